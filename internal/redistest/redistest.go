@@ -1,0 +1,175 @@
+// Package redistest starts private redis-server processes for tests: each
+// on a free loopback port, in its own temporary directory, stopped by pid.
+// It never connects to a server it did not start.
+//
+// Where redis-server is not on PATH, Start skips the test with a clear
+// message, except under CI=true, where a missing server fails it.
+package redistest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Binary is the server program the package runs.
+const Binary = "redis-server"
+
+// Server is a running redis-server of this process's own.
+type Server struct {
+	Addr string // host:port on loopback
+	Port int
+	Dir  string // its working directory: config, logs, AOF
+
+	conf []string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// Require skips tb when redis-server is not installed, or fails it under
+// CI=true, where the real-server tests must run.
+func Require(tb testing.TB) {
+	tb.Helper()
+	if _, err := exec.LookPath(Binary); err != nil {
+		msg := "redis-server is not on PATH; install it (Debian: apt-get install redis-server) to run the real-server tests"
+		if os.Getenv("CI") == "true" {
+			tb.Fatal(msg + " (CI=true: this is a failure, not a skip)")
+		}
+		tb.Skip(msg)
+	}
+}
+
+// Start starts a server for tb and stops it when tb ends. conf holds extra
+// redis-server arguments, such as "--appendonly", "yes".
+func Start(tb testing.TB, conf ...string) *Server {
+	tb.Helper()
+	Require(tb)
+	s, err := StartIn(tb.TempDir(), conf...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Stop)
+	return s
+}
+
+// StartIn starts a server with its files in dir, on a free port. The
+// caller must Stop it.
+func StartIn(dir string, conf ...string) (*Server, error) {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		var port int
+		if port, err = freePort(); err != nil {
+			return nil, err
+		}
+		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, conf: conf}
+		if err = s.start(); err == nil {
+			return s, nil
+		}
+		// Another process may have taken the port in between: try another.
+	}
+	return nil, err
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func (s *Server) start() error {
+	args := append([]string{
+		"--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
+		"--dir", s.Dir, "--save", "", "--daemonize", "no",
+	}, s.conf...)
+	logf, err := os.OpenFile(filepath.Join(s.Dir, "redis-"+strconv.Itoa(s.Port)+".log"),
+		os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(Binary, args...)
+	cmd.Dir = s.Dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("redistest: start %s: %w", Binary, err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	s.cmd, s.done = cmd, done
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-done:
+			return fmt.Errorf("redistest: %s on port %d exited at start; see %s", Binary, s.Port, logf.Name())
+		default:
+		}
+		if _, err := s.Do("PING"); err == nil {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	s.Stop()
+	return errors.New("redistest: redis-server did not answer PING within 10s")
+}
+
+// Do runs one command on a fresh side connection to the server.
+func (s *Server) Do(cmd string, args ...interface{}) (interface{}, error) {
+	c, err := redis.Dial("tcp", s.Addr, redis.DialConnectTimeout(time.Second),
+		redis.DialReadTimeout(10*time.Second), redis.DialWriteTimeout(10*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return c.Do(cmd, args...)
+}
+
+// Pool returns a new connection pool to the server.
+func (s *Server) Pool() *redis.Pool {
+	return &redis.Pool{
+		MaxIdle:     64,
+		IdleTimeout: time.Minute,
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialContext(ctx, "tcp", s.Addr, redis.DialConnectTimeout(2*time.Second))
+		},
+	}
+}
+
+// Kill ends the server at once with SIGKILL, as a crash would, and waits
+// for it to exit. Its files stay for Restart.
+func (s *Server) Kill() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	s.cmd = nil
+}
+
+// Restart starts the server again on the same port and directory, with
+// the same configuration, after Kill or Stop.
+func (s *Server) Restart() error {
+	s.Kill()
+	var err error
+	for attempt := 0; attempt < 50; attempt++ {
+		if err = s.start(); err == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond) // the port may linger briefly
+	}
+	return err
+}
+
+// Stop ends the server by pid and waits for it to exit.
+func (s *Server) Stop() { s.Kill() }
