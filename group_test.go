@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 func pageIDs(list []Article) []string {
@@ -88,6 +90,20 @@ func TestGroupPagesMatchModel(t *testing.T) {
 				want := modelOrder(all, members[g], order)
 				if strings.Join(got, ",") != strings.Join(want, ",") {
 					t.Errorf("group %q %v:\n got %v\nwant %v", g, order, got, want)
+				}
+			}
+			// The caches hold the real scores and post times: nothing of
+			// the group set's own member scores leaks in.
+			for id := range members[g] {
+				a := all[id]
+				for key, want := range map[string]float64{
+					s.keys.cacheKey(g, ScoreDesc): a.Score,
+					s.keys.cacheKey(g, TimeDesc):  float64(a.Posted.Unix()),
+				} {
+					got, err := redis.Float64(b.do(t, "ZSCORE", key, id), nil)
+					if err != nil || got != want {
+						t.Errorf("%s holds %s at %v, %v; want %v", key, id, got, err, want)
+					}
 				}
 			}
 			gs, err := s.Groups(ctx, "1")
