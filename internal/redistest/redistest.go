@@ -64,17 +64,35 @@ func Start(tb testing.TB, conf ...string) *Server {
 // StartIn starts a server with its files in dir, on a free port. The
 // caller must Stop it.
 func StartIn(dir string, conf ...string) (*Server, error) {
+	return startIn(dir, conf, false)
+}
+
+// startIn starts a server in dir on a free port; a cluster node also gets
+// a free port of its own for the cluster bus, as the default (port+10000)
+// may be out of range or taken.
+func startIn(dir string, conf []string, clusterBus bool) (*Server, error) {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		var port int
+		var port, bus int
 		if port, err = freePort(); err != nil {
 			return nil, err
 		}
-		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, conf: conf}
+		c := conf
+		if clusterBus {
+			if bus, err = freePort(); err != nil {
+				return nil, err
+			}
+			if bus == port {
+				err = errors.New("redistest: the same free port twice")
+				continue
+			}
+			c = append(append([]string(nil), conf...), "--cluster-port", strconv.Itoa(bus))
+		}
+		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, conf: c}
 		if err = s.start(); err == nil {
 			return s, nil
 		}
-		// Another process may have taken the port in between: try another.
+		// Another process may have taken a port in between: try others.
 	}
 	return nil, err
 }
