@@ -469,9 +469,20 @@ func TestContextDeadline(t *testing.T) {
 		"Delete":        func(c context.Context) error { return s.Delete(c, "1") },
 	}
 	const deadline, sleep = 100 * time.Millisecond, 0.6 // DEBUG SLEEP seconds
+	side, err := redis.Dial("tcp", srv.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer side.Close()
+	if err := side.Send("DEBUG", "SLEEP", sleep); err != nil {
+		t.Fatal(err)
+	}
+	if err := side.Flush(); err != nil { // sent: the server falls asleep
+		t.Fatal(err)
+	}
 	slept := make(chan error, 1)
-	go func() { _, err := srv.Do("DEBUG", "SLEEP", sleep); slept <- err }()
-	time.Sleep(50 * time.Millisecond) // the server is asleep
+	go func() { _, err := side.Receive(); slept <- err }()
+	time.Sleep(20 * time.Millisecond)
 
 	var wg sync.WaitGroup
 	var mu sync.Mutex
