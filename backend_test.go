@@ -318,15 +318,18 @@ func newStore(t testing.TB, b *backend, opts ...Option) (*Store, *fakeClock) {
 		WithKeyPrefix(fmt.Sprintf("test%d", prefixSeq.Add(1))),
 		WithClock(clock.Now),
 	}, opts...)
-	s, err := New(b.pool, opts...)
+	pool := b.pool
+	if b.node != nil {
+		// On a cluster, connect the store to the node of its prefix's slot.
+		c := defaultConfig()
+		for _, o := range opts {
+			o(&c)
+		}
+		pool = b.node(newKeys(c.prefix).seq)
+	}
+	s, err := New(pool, opts...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if b.node != nil {
-		// On a cluster, connect the store to the node of its slot.
-		if s, err = New(b.node(s.keys.seq), opts...); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return s, clock
 }

@@ -1,6 +1,7 @@
 // Package redistest starts private redis-server processes for tests: each
-// on a free loopback port, in its own temporary directory, stopped by pid.
-// It never connects to a server it did not start.
+// on a free loopback port, in its own temporary directory, stopped by pid;
+// alone (Start) or as the masters of a Redis Cluster (StartCluster). It
+// never connects to a server it did not start.
 //
 // Where redis-server is not on PATH, Start skips the test with a clear
 // message, except under CI=true, where a missing server fails it.
