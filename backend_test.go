@@ -159,8 +159,11 @@ func newClusterBackend(t testing.TB) *backend {
 	pools := map[*redistest.Server]*redis.Pool{}
 	commands := map[*redistest.Server]*atomic.Int64{}
 	var redirects atomic.Int64
+	var mu sync.Mutex
 	b := &backend{name: "cluster"}
 	b.node = func(key string) *redis.Pool {
+		mu.Lock()
+		defer mu.Unlock()
 		n := owners[redistest.Slot(key)]
 		if pools[n] == nil {
 			commands[n] = new(atomic.Int64)
@@ -168,10 +171,9 @@ func newClusterBackend(t testing.TB) *backend {
 				return &clusterConn{Conn: c, commands: commands[n], redirects: &redirects}
 			})
 		}
-		b.pool = pools[n]
-		return b.pool
+		return pools[n]
 	}
-	b.node("{voting}:seq") // the default store's node, until newStore picks
+	b.pool = b.node("{voting}:seq") // the default store's node, until newStore picks
 	t.Cleanup(func() {
 		var total, nodes int64
 		for n, p := range pools {
@@ -233,10 +235,11 @@ func isRedirect(err error) bool {
 // its first argument when that is a key.
 func (b *backend) do(t testing.TB, cmd string, args ...interface{}) interface{} {
 	t.Helper()
+	pool := b.pool
 	if key, ok := firstKey(args); ok && b.node != nil {
-		b.node(key)
+		pool = b.node(key)
 	}
-	c := b.pool.Get()
+	c := pool.Get()
 	defer c.Close()
 	v, err := c.Do(cmd, args...)
 	if err != nil {
@@ -326,6 +329,7 @@ func newStore(t testing.TB, b *backend, opts ...Option) (*Store, *fakeClock) {
 			o(&c)
 		}
 		pool = b.node(newKeys(c.prefix).seq)
+		b.pool = pool
 	}
 	s, err := New(pool, opts...)
 	if err != nil {
