@@ -77,10 +77,11 @@ func realServer(t testing.TB) *redistest.Server {
 }
 
 // clusterServer returns the package's shared Redis Cluster, starting it
-// on first use; it skips t (fails it under CI=true) without redis-server.
+// on first use; it skips t (fails it under CI=true) without redis-server
+// and redis-cli.
 func clusterServer(t testing.TB) (*redistest.Cluster, []*redistest.Server) {
 	t.Helper()
-	redistest.Require(t)
+	redistest.RequireCluster(t)
 	c := &sharedCluster
 	c.once.Do(func() {
 		c.dir, c.err = os.MkdirTemp("", "voting-cluster-")

@@ -31,7 +31,7 @@ type Cluster struct {
 // redis-cli.
 func StartCluster(tb testing.TB, masters int) *Cluster {
 	tb.Helper()
-	Require(tb)
+	RequireCluster(tb)
 	c, err := StartClusterIn(tb.TempDir(), masters)
 	if err != nil {
 		tb.Fatal(err)

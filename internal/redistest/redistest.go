@@ -40,8 +40,20 @@ type Server struct {
 // CI=true, where the real-server tests must run.
 func Require(tb testing.TB) {
 	tb.Helper()
-	if _, err := exec.LookPath(Binary); err != nil {
-		msg := "redis-server is not on PATH; install it (Debian: apt-get install redis-server) to run the real-server tests"
+	require(tb, Binary)
+}
+
+// RequireCluster is Require for cluster tests, which need redis-cli too.
+func RequireCluster(tb testing.TB) {
+	tb.Helper()
+	require(tb, Binary)
+	require(tb, CLI)
+}
+
+func require(tb testing.TB, program string) {
+	tb.Helper()
+	if _, err := exec.LookPath(program); err != nil {
+		msg := program + " is not on PATH; install it (Debian: apt-get install redis-server) to run the real-server tests"
 		if os.Getenv("CI") == "true" {
 			tb.Fatal(msg + " (CI=true: this is a failure, not a skip)")
 		}
