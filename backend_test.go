@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,14 +13,15 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/gomodule/redigo/redis"
+	"go.uber.org/goleak"
 
 	"github.com/votekit/voting/internal/redistest"
 )
 
-// The behavioural tests run on two backends, miniredis and a real
-// redis-server, through forEachBackend, so the two cannot drift apart.
-// The real server is started once for the package, and each test works
-// under a prefix of its own.
+// The behavioural tests run on three backends, miniredis, a real
+// redis-server and a 3-master Redis Cluster, through forEachBackend, so
+// they cannot drift apart. The real server and the cluster are started
+// once for the package, and each test works under a prefix of its own.
 
 var shared struct {
 	once sync.Once
@@ -28,11 +30,31 @@ var shared struct {
 	dir  string
 }
 
+var sharedCluster struct {
+	once    sync.Once
+	cluster *redistest.Cluster
+	owners  []*redistest.Server // the node of each slot
+	err     error
+	dir     string
+}
+
+// TestMain stops the shared servers, then fails the run if any goroutine
+// is left over: a store must leak none, even on timeouts and faults.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if shared.srv != nil {
 		shared.srv.Stop()
 		os.RemoveAll(shared.dir)
+	}
+	if sharedCluster.cluster != nil {
+		sharedCluster.cluster.Stop()
+		os.RemoveAll(sharedCluster.dir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: goroutines left after the tests: %v\n", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
@@ -54,16 +76,45 @@ func realServer(t testing.TB) *redistest.Server {
 	return shared.srv
 }
 
+// clusterServer returns the package's shared Redis Cluster, starting it
+// on first use; it skips t (fails it under CI=true) without redis-server
+// and redis-cli.
+func clusterServer(t testing.TB) (*redistest.Cluster, []*redistest.Server) {
+	t.Helper()
+	redistest.RequireCluster(t)
+	c := &sharedCluster
+	c.once.Do(func() {
+		c.dir, c.err = os.MkdirTemp("", "voting-cluster-")
+		if c.err == nil {
+			c.cluster, c.err = redistest.StartClusterIn(c.dir, 3)
+		}
+		if c.err == nil {
+			c.owners, c.err = c.cluster.Owners()
+		}
+	})
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return c.cluster, c.owners
+}
+
 // backend is one Redis to run a test against.
 type backend struct {
 	name string
+	// pool reaches the server; on a cluster, the node of the store that
+	// newStore made last.
 	pool *redis.Pool
 	mr   *miniredis.Miniredis // nil on the real server
+	// node, on a cluster only, returns a pool to the node that owns key's
+	// hash slot: newStore connects each store to the node of its prefix,
+	// and do sends a command to the node of its first argument.
+	node func(key string) *redis.Pool
 }
 
 var prefixSeq atomic.Int64
 
-// forEachBackend runs fn as a subtest on miniredis and on the real server.
+// forEachBackend runs fn as a subtest on miniredis, on the real server and
+// on the cluster.
 func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 	t.Helper()
 	t.Run("miniredis", func(t *testing.T) {
@@ -74,29 +125,136 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 		srv := realServer(t)
 		fn(t, newBackend(t, "redis", srv.Addr, nil))
 	})
+	t.Run("cluster", func(t *testing.T) {
+		fn(t, newClusterBackend(t))
+	})
 }
 
 func newBackend(t testing.TB, name, addr string, mr *miniredis.Miniredis) *backend {
-	pool := &redis.Pool{
-		MaxIdle: 64,
-		DialContext: func(ctx context.Context) (redis.Conn, error) {
-			return redis.DialContext(ctx, "tcp", addr)
-		},
-	}
+	pool := newPool(addr, nil)
 	t.Cleanup(func() { pool.Close() })
 	return &backend{name: name, pool: pool, mr: mr}
 }
 
-// do runs one command on a side connection.
+// newPool returns a pool to addr; wrap, if not nil, wraps each new
+// connection.
+func newPool(addr string, wrap func(redis.Conn) redis.Conn) *redis.Pool {
+	return &redis.Pool{
+		MaxIdle: 64,
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			c, err := redis.DialContext(ctx, "tcp", addr)
+			if err != nil || wrap == nil {
+				return c, err
+			}
+			return wrap(c), nil
+		},
+	}
+}
+
+// newClusterBackend returns a backend on the shared cluster whose pools
+// each reach one node directly, as a plain redigo pool would: a command
+// for a slot the node does not own fails with MOVED. Every such error, and
+// CROSSSLOT and non-local-key errors from scripts, fails t at its end.
+func newClusterBackend(t testing.TB) *backend {
+	_, owners := clusterServer(t)
+	pools := map[*redistest.Server]*redis.Pool{}
+	commands := map[*redistest.Server]*atomic.Int64{}
+	var redirects atomic.Int64
+	var mu sync.Mutex
+	b := &backend{name: "cluster"}
+	b.node = func(key string) *redis.Pool {
+		mu.Lock()
+		defer mu.Unlock()
+		n := owners[redistest.Slot(key)]
+		if pools[n] == nil {
+			commands[n] = new(atomic.Int64)
+			pools[n] = newPool(n.Addr, func(c redis.Conn) redis.Conn {
+				return &clusterConn{Conn: c, commands: commands[n], redirects: &redirects}
+			})
+		}
+		return pools[n]
+	}
+	b.pool = b.node("{voting}:seq") // the default store's node, until newStore picks
+	t.Cleanup(func() {
+		var total, nodes int64
+		for n, p := range pools {
+			p.Close()
+			if c := commands[n].Load(); c > 0 {
+				total += c
+				nodes++
+			}
+		}
+		if n := redirects.Load(); n > 0 {
+			t.Errorf("cluster: %d MOVED, CROSSSLOT or non-local-key errors in %d commands", n, total)
+			return
+		}
+		t.Logf("cluster: %d commands to %d node(s), 0 MOVED, CROSSSLOT or non-local-key errors", total, nodes)
+	})
+	return b
+}
+
+// clusterConn counts the commands sent to a cluster node, and the errors
+// that say a command reached the wrong node.
+type clusterConn struct {
+	redis.Conn
+	commands, redirects *atomic.Int64
+}
+
+func (c *clusterConn) Do(cmd string, args ...interface{}) (interface{}, error) {
+	return c.count(c.Conn.Do(cmd, args...))
+}
+
+func (c *clusterConn) DoContext(ctx context.Context, cmd string, args ...interface{}) (interface{}, error) {
+	return c.count(redis.DoContext(c.Conn, ctx, cmd, args...))
+}
+
+func (c *clusterConn) ReceiveContext(ctx context.Context) (interface{}, error) {
+	return redis.ReceiveContext(c.Conn, ctx)
+}
+
+func (c *clusterConn) count(v interface{}, err error) (interface{}, error) {
+	c.commands.Add(1)
+	if err != nil && isRedirect(err) {
+		c.redirects.Add(1)
+	}
+	return v, err
+}
+
+// isRedirect reports whether err says a command or script touched a key
+// of another node or of several slots.
+func isRedirect(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"MOVED", "ASK ", "CROSSSLOT", "non local key", "do not hash to the same slot"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// do runs one command on a side connection: on a cluster, to the node of
+// its first argument when that is a key.
 func (b *backend) do(t testing.TB, cmd string, args ...interface{}) interface{} {
 	t.Helper()
-	c := b.pool.Get()
+	pool := b.pool
+	if key, ok := firstKey(args); ok && b.node != nil {
+		pool = b.node(key)
+	}
+	c := pool.Get()
 	defer c.Close()
 	v, err := c.Do(cmd, args...)
 	if err != nil {
 		t.Fatalf("%s: %v", cmd, err)
 	}
 	return v
+}
+
+func firstKey(args []interface{}) (string, bool) {
+	if len(args) == 0 {
+		return "", false
+	}
+	s, ok := args[0].(string)
+	return s, ok
 }
 
 // ttl returns a key's remaining time to live; -1 without one, -2 missing.
@@ -164,7 +322,17 @@ func newStore(t testing.TB, b *backend, opts ...Option) (*Store, *fakeClock) {
 		WithKeyPrefix(fmt.Sprintf("test%d", prefixSeq.Add(1))),
 		WithClock(clock.Now),
 	}, opts...)
-	s, err := New(b.pool, opts...)
+	pool := b.pool
+	if b.node != nil {
+		// On a cluster, connect the store to the node of its prefix's slot.
+		c := defaultConfig()
+		for _, o := range opts {
+			o(&c)
+		}
+		pool = b.node(newKeys(c.prefix).seq)
+		b.pool = pool
+	}
+	s, err := New(pool, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

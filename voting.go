@@ -135,7 +135,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 func (s *Store) eval(ctx context.Context, script *redis.Script, keysAndArgs ...interface{}) (interface{}, error) {
 	conn, err := s.pool.GetContext(ctx)
 	if err != nil {
-		return nil, err
+		return nil, contextError(ctx, err)
 	}
 	defer conn.Close()
 	if b, ok := conn.(binder); ok {
@@ -146,7 +146,8 @@ func (s *Store) eval(ctx context.Context, script *redis.Script, keysAndArgs ...i
 		}
 	}
 	if _, ok := conn.(redis.ConnWithContext); ok {
-		return script.DoContext(ctx, conn, keysAndArgs...)
+		reply, err := script.DoContext(ctx, conn, keysAndArgs...)
+		return reply, contextError(ctx, err)
 	}
 	// A connection without context support still honours a context that
 	// is already done.
@@ -154,6 +155,24 @@ func (s *Store) eval(ctx context.Context, script *redis.Script, keysAndArgs ...i
 		return nil, err
 	}
 	return script.Do(conn, keysAndArgs...)
+}
+
+// contextError returns err, from a call that failed once ctx was done or
+// past its deadline, as an error that also wraps the context's: redigo may
+// report a passed deadline as a read or dial timeout, and the caller must
+// be able to tell with errors.Is(err, context.DeadlineExceeded).
+func contextError(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	cause := ctx.Err()
+	if dl, ok := ctx.Deadline(); ok && cause == nil && !time.Now().Before(dl) {
+		cause = context.DeadlineExceeded // the context's timer has yet to fire
+	}
+	if cause == nil || errors.Is(err, cause) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", cause, err)
 }
 
 // Post posts an article by poster and records the poster's own upvote, so

@@ -13,10 +13,10 @@
 local built = 0
 if redis.call('EXISTS', KEYS[2]) == 0 then
   -- WEIGHTS 0 1: the group set's own member scores add nothing, so the
-  -- cache holds the ordering's real scores.
-  if redis.call('ZINTERSTORE', KEYS[2], 2, KEYS[1], KEYS[3], 'WEIGHTS', 0, 1) > 0 then
-    redis.call('PEXPIRE', KEYS[2], ARGV[5])
-  end
+  -- cache holds the ordering's real scores. The expiry is set even on an
+  -- empty result: Redis stores none, but miniredis keeps an empty key.
+  redis.call('ZINTERSTORE', KEYS[2], 2, KEYS[1], KEYS[3], 'WEIGHTS', 0, 1)
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
   built = 1
 end
 local ids

@@ -1,6 +1,7 @@
 // Package redistest starts private redis-server processes for tests: each
-// on a free loopback port, in its own temporary directory, stopped by pid.
-// It never connects to a server it did not start.
+// on a free loopback port, in its own temporary directory, stopped by pid;
+// alone (Start) or as the masters of a Redis Cluster (StartCluster). It
+// never connects to a server it did not start.
 //
 // Where redis-server is not on PATH, Start skips the test with a clear
 // message, except under CI=true, where a missing server fails it.
@@ -39,8 +40,20 @@ type Server struct {
 // CI=true, where the real-server tests must run.
 func Require(tb testing.TB) {
 	tb.Helper()
-	if _, err := exec.LookPath(Binary); err != nil {
-		msg := "redis-server is not on PATH; install it (Debian: apt-get install redis-server) to run the real-server tests"
+	require(tb, Binary)
+}
+
+// RequireCluster is Require for cluster tests, which need redis-cli too.
+func RequireCluster(tb testing.TB) {
+	tb.Helper()
+	require(tb, Binary)
+	require(tb, CLI)
+}
+
+func require(tb testing.TB, program string) {
+	tb.Helper()
+	if _, err := exec.LookPath(program); err != nil {
+		msg := program + " is not on PATH; install it (Debian: apt-get install redis-server) to run the real-server tests"
 		if os.Getenv("CI") == "true" {
 			tb.Fatal(msg + " (CI=true: this is a failure, not a skip)")
 		}
@@ -64,17 +77,35 @@ func Start(tb testing.TB, conf ...string) *Server {
 // StartIn starts a server with its files in dir, on a free port. The
 // caller must Stop it.
 func StartIn(dir string, conf ...string) (*Server, error) {
+	return startIn(dir, conf, false)
+}
+
+// startIn starts a server in dir on a free port; a cluster node also gets
+// a free port of its own for the cluster bus, as the default (port+10000)
+// may be out of range or taken.
+func startIn(dir string, conf []string, clusterBus bool) (*Server, error) {
 	var err error
 	for attempt := 0; attempt < 5; attempt++ {
-		var port int
+		var port, bus int
 		if port, err = freePort(); err != nil {
 			return nil, err
 		}
-		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, conf: conf}
+		c := conf
+		if clusterBus {
+			if bus, err = freePort(); err != nil {
+				return nil, err
+			}
+			if bus == port {
+				err = errors.New("redistest: the same free port twice")
+				continue
+			}
+			c = append(append([]string(nil), conf...), "--cluster-port", strconv.Itoa(bus))
+		}
+		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, conf: c}
 		if err = s.start(); err == nil {
 			return s, nil
 		}
-		// Another process may have taken the port in between: try another.
+		// Another process may have taken a port in between: try others.
 	}
 	return nil, err
 }
