@@ -71,15 +71,28 @@
 //
 // # Redis Cluster
 //
-// The braces make the prefix a hash tag: all keys of a store live in one
-// hash slot, so every script may touch any of them, on a single server or
-// on a cluster. One prefix lives on one cluster node; to spread a large
-// site over a cluster, use several prefixes (one Store per site, community
-// or tenant), which land in different slots. Scripts run with EVALSHA,
-// whose first argument is not a key, so a cluster-aware pool must be told
-// where to route them: when a connection from the pool has a method
-// Bind(keys ...string) error, as those of github.com/mna/redisc have, the
-// store binds it to one of its own keys before running a script.
+// The braces make the prefix a Redis Cluster hash tag: all of a store's
+// keys hash to one slot, every script touches that slot only, and the
+// store runs unchanged on a cluster, with no MOVED or CROSSSLOT errors.
+// The other side of this is that one prefix lives on one node: one Store's
+// load and memory go to a single master, however large the cluster. To
+// spread load, use several prefixes, one Store per site, community or
+// tenant (WithKeyPrefix("news"), WithKeyPrefix("tenant-42")); they hash to
+// different slots, so a cluster of fair size spreads them over its nodes.
+// A Store holds no state, so keeping one per tenant is cheap.
+//
+// The pool must reach the node that owns the prefix's slot. Scripts run
+// with EVALSHA, whose first argument is the script's hash, not a key, so a
+// pool that routes commands by their first argument cannot route them.
+// Plug in a cluster-aware pool whose connections have a method
+// Bind(keys ...string) error, as those of github.com/mna/redisc have: the
+// store binds each connection to one of its own keys before it runs a
+// script, and the pool sends the script to the right node. A plain
+// *redis.Pool dialling the owner of the slot (CLUSTER KEYSLOT "{prefix}",
+// then CLUSTER SHARDS) works too, but must be re-pointed by hand when the
+// slot moves. Where the pool's connections do not support contexts
+// (redis.ConnWithContext), a context is checked only before the call: give
+// the pool read and write timeouts.
 //
 // # Concurrency and failure
 //
@@ -94,8 +107,14 @@
 // Scripts are sent with EVALSHA and fall back to EVAL when the server does
 // not know them, so a restarted or flushed server heals by itself. Every
 // method takes a context, honoured while waiting for a connection and for
-// the reply. Redis errors are returned, wrapped; the store never panics on
-// bad input or a bad reply.
+// the reply; a call cut short by its deadline returns an error for which
+// errors.Is(err, context.DeadlineExceeded) holds. Redis errors are
+// returned, wrapped; the store never panics on bad input or a bad reply.
+//
+// A Vote whose reply was lost may be retried safely: it counts once. A
+// retried Post posts a second article. After a server restart, each idle
+// connection of a *redis.Pool fails once; set the pool's TestOnBorrow to
+// ping connections idle for a while if that matters.
 //
 // # Errors
 //

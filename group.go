@@ -2,6 +2,7 @@ package voting
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 
@@ -83,7 +84,7 @@ func (s *Store) Groups(ctx context.Context, id string) ([]string, error) {
 		return nil, err
 	}
 	groups, err := redis.Strings(s.eval(ctx, groupsScript, s.keys.articleKey(id), s.keys.groupsOfKey(id)))
-	if err == redis.ErrNil {
+	if errors.Is(err, redis.ErrNil) {
 		return nil, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	if err != nil {
