@@ -165,6 +165,10 @@ func simulate(ctx context.Context, pool voting.Pool, prefix string, out io.Write
 	return r, nil
 }
 
+// run moves the simulated clock a step at a time. Each step posts the
+// articles due in it, each at its own second; casts the votes that fall
+// in it, at its end; and samples the top of the score ordering, crediting
+// every interesting article in it with the step's time.
 func (s *sim) run(ctx context.Context) error {
 	s.printHeader()
 	stepsPerDay := int(day / step)
@@ -224,8 +228,6 @@ func (s *sim) post(ctx context.Context) error {
 	s.now.Store(at.Unix())
 	d, i := s.posted/s.cfg.PerDay, s.posted%s.cfg.PerDay
 	s.posted++
-	// Which articles of a day are interesting is fixed at the day's first
-	// post, from the seed.
 	interesting := s.interesting(d, i)
 	groups, title := s.topic()
 	a, err := s.store.Post(ctx, fmt.Sprintf("poster%d", s.rng.IntN(500)), title,
