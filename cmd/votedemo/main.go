@@ -91,7 +91,7 @@ func run(ctx context.Context, out io.Writer, cfg config, addr string, keep bool)
 		// The embedded server runs every script in a fresh Lua state: a
 		// lot of short-lived garbage. A larger heap target makes the
 		// collector run less often and the demo a third faster.
-		debug.SetGCPercent(400)
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
 		cfg.Backend = "an embedded miniredis"
 		cfg.Elapse = mr.FastForward
 		dial = func(ctx context.Context) (redis.Conn, error) {

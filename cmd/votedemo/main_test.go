@@ -92,12 +92,18 @@ func TestSimulateRepeats(t *testing.T) {
 }
 
 // On a real server, the run keeps to a fresh prefix and deletes its keys
-// at the end; the group table is current without Elapse.
+// at the end, and prints what it prints on miniredis: the two backends
+// agree, and the group table is current without Elapse.
 func TestRunOnRedis(t *testing.T) {
 	srv := redistest.Start(t)
 	srv.Do("SET", "other", "data")
 	// Scaled down fiftyfold: 20 articles a day, one interesting, a top of 2.
 	cfg := config{Days: 4, PerDay: 20, Seed: 1, Top: 2, Show: 2, Group: defaultGroup, Workers: 4}
+	var mini bytes.Buffer
+	if ok, err := run(context.Background(), &mini, cfg, "", false); err != nil || !ok {
+		t.Fatalf("run on miniredis: ok %v, err %v\n%s", ok, err, mini.String())
+	}
+	_, wantBody, _ := strings.Cut(mini.String(), "\n")
 	for _, addr := range []string{srv.Addr, "redis://" + srv.Addr + "/0"} {
 		var out bytes.Buffer
 		ok, err := run(context.Background(), &out, cfg, addr, false)
@@ -106,6 +112,9 @@ func TestRunOnRedis(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), `on Redis at `+addr+` (key prefix "votedemo-`) {
 			t.Errorf("header does not name the server and prefix:\n%s", out.String())
+		}
+		if _, body, _ := strings.Cut(out.String(), "\n"); body != wantBody {
+			t.Errorf("on %s the run printed:\n%s\non miniredis:\n%s", addr, body, wantBody)
 		}
 		keys, err := redis.Strings(srv.Do("KEYS", "*"))
 		if err != nil || len(keys) != 1 || keys[0] != "other" {
