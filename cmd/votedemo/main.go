@@ -40,7 +40,7 @@ import (
 )
 
 func main() {
-	cfg := config{Top: 100, Group: defaultGroup}
+	cfg := config{Group: defaultGroup}
 	flag.IntVar(&cfg.Days, "days", 7, "simulated `days` of posting (at least 4)")
 	flag.IntVar(&cfg.PerDay, "per-day", 1000, "articles posted a simulated day; one in 20 is interesting")
 	flag.Uint64Var(&cfg.Seed, "seed", 1, "random `seed` of the traffic; a seed replays the same run")

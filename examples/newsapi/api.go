@@ -43,7 +43,7 @@ func (a *api) routes() http.Handler {
 	mux.HandleFunc("GET /groups/{group}", a.listGroup)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, pattern := mux.Handler(r); pattern == "" {
-			status := statusRecorder{ResponseWriter: w}
+			status := statusRecorder{ResponseWriter: w, code: http.StatusNotFound}
 			h.ServeHTTP(&status, r)
 			a.reply(w, status.code, errorBody{strings.ToLower(http.StatusText(status.code))})
 			return
