@@ -46,7 +46,9 @@
 // The store's clock (time.Now unless WithClock) dates posts and decides
 // whether voting is open; scripts receive "now" as an argument. Redis's own
 // clock only expires keys, by relative TTLs computed from the store's
-// clock, so a simulated clock works against a real server.
+// clock, so a simulated clock works against a real server. The group
+// cache TTL, however, runs on the server's clock: a simulation that moves
+// its clock faster than real time wants a short WithGroupCacheTTL.
 //
 // # Key layout
 //
