@@ -96,9 +96,9 @@ type VoteResult struct {
 type Store struct {
 	pool     Pool
 	keys     keys
-	weight   string // the vote weight, formatted for the scripts
-	window   int64  // the vote window, in seconds
-	cacheTTL int64  // the group cache TTL, in milliseconds
+	weight   interface{} // the vote weight as a string, boxed once for the scripts
+	window   interface{} // the vote window in seconds (int64), boxed once
+	cacheTTL int64       // the group cache TTL, in milliseconds
 	pageSize int
 	now      func() time.Time
 	rebuilds atomic.Int64 // group cache builds, observed by tests
