@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/redistest"
 )
 
 // The benchmarks run against a real redis-server, the package's shared
@@ -33,7 +35,6 @@ type benchFixture struct {
 	cp    *countingPool // counts the store's round trips
 	pool  *redis.Pool   // uncounted, for setup
 	n     int           // articles, with ids "1" to n
-	bytes float64       // Redis memory per article or vote, where measured
 }
 
 var benchFixtures = map[string]*benchFixture{}
@@ -45,7 +46,7 @@ func fixture(b *testing.B, name string, build func(b *testing.B, f *benchFixture
 	if f, ok := benchFixtures[name]; ok {
 		return f
 	}
-	f := newBenchStore(b, name)
+	f := newBenchStore(b, realServer(b).Pool(), name)
 	start := time.Now()
 	build(b, f)
 	b.Logf("fixture %s: %d articles, built in %v", name, f.n, time.Since(start).Round(time.Millisecond))
@@ -53,12 +54,11 @@ func fixture(b *testing.B, name string, build func(b *testing.B, f *benchFixture
 	return f
 }
 
-// newBenchStore returns an empty store on the real server under a prefix
-// of its own, with the test clock fixed at epoch and its scripts loaded.
-func newBenchStore(b *testing.B, name string) *benchFixture {
+// newBenchStore returns an empty store on pool's server under a prefix of
+// its own, with the test clock fixed at epoch and its scripts loaded.
+func newBenchStore(b *testing.B, pool *redis.Pool, name string) *benchFixture {
 	b.Helper()
-	srv := realServer(b)
-	f := &benchFixture{pool: srv.Pool()}
+	f := &benchFixture{pool: pool}
 	f.cp = newCountingPool(f.pool)
 	clock := newClock()
 	s, err := New(f.cp, WithKeyPrefix("bench:"+name), WithClock(clock.Now))
@@ -156,16 +156,36 @@ func sized(b *testing.B, n int) *benchFixture {
 	})
 }
 
-// roundTrips starts counting f's round trips for b, and the time Redis
-// spends running scripts; the function it returns reports both per op.
-// Call it after setup, with the timer reset.
+// roundTrips starts counting f's round trips for b, the time Redis spends
+// running scripts and the CPU time of the Redis process; the function it
+// returns reports all three per op. Call it after setup, with the timer
+// reset.
 func roundTrips(b *testing.B, f *benchFixture) (report func()) {
-	start, usec := f.cp.RoundTrips(), scriptUsec(b, f.pool)
+	start, usec, cpu := f.cp.RoundTrips(), scriptUsec(b, f.pool), serverCPU(b, f.pool)
 	return func() {
 		n := float64(b.N)
 		b.ReportMetric(float64(f.cp.RoundTrips()-start)/n, "roundtrips/op")
 		b.ReportMetric(float64(scriptUsec(b, f.pool)-usec)/n, "redis-µs/op")
+		b.ReportMetric((serverCPU(b, f.pool)-cpu)*1e6/n, "redis-cpu-µs/op")
 	}
+}
+
+// serverCPU returns the CPU seconds, user and system, that the server
+// process has used, from INFO cpu.
+func serverCPU(b *testing.B, pool *redis.Pool) float64 {
+	b.Helper()
+	var total float64
+	for _, line := range info(b, pool, "cpu") {
+		name, v, _ := strings.Cut(line, ":")
+		if name == "used_cpu_user" || name == "used_cpu_sys" {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatalf("INFO cpu %q: %v", line, err)
+			}
+			total += n
+		}
+	}
+	return total
 }
 
 // scriptUsec returns the microseconds the server has spent in EVALSHA and
@@ -415,36 +435,43 @@ func sizeName(n int) string {
 }
 
 // BenchmarkScaleMemory measures the Redis memory of articles and of
-// votes. It reports bytes only, not time.
+// votes, on a server of its own that holds nothing else. It reports bytes
+// only, not time.
 //
-// article: the growth of INFO memory's used_memory over 100,000 posts, per
-// article, and MEMORY USAGE of the parts of one article: its hash, its
-// voter record (the poster's vote), its entries in the score and time
-// sorted sets.
+// article: the growth of INFO memory's used_memory over 100,000 posts,
+// per article, and MEMORY USAGE of the parts of one article: its hash,
+// its voter record (the poster's vote), and its share of the score and
+// time sorted sets.
 //
 // vote/N-per-article: the growth of MEMORY USAGE of every voter record
 // while articles get N votes each (the poster's and N-1 more), per vote;
 // N is chosen on both sides of hash-max-listpack-entries, where a record
 // turns from a compact listpack into a hash table.
 func BenchmarkScaleMemory(b *testing.B) {
+	srv := redistest.Start(b)
+	pool := srv.Pool()
+	defer pool.Close()
+
+	const n = 100_000
+	f := newBenchStore(b, pool, "memory-articles")
+	before := usedMemory(b, pool)
+	postMany(b, f, n)
+	perArticle := float64(usedMemory(b, pool)-before) / n
+	k := f.store.keys
+	id := strconv.Itoa(n / 2)
+	hash, voters := memoryUsage(b, pool, k.articleKey(id)), memoryUsage(b, pool, k.votedKey(id))
+	zsets := memoryUsage(b, pool, k.score) + memoryUsage(b, pool, k.time)
+	encodings := fmt.Sprintf("encodings: article hash %s, voter record %s, score and time %s",
+		encoding(b, pool, k.articleKey(id)), encoding(b, pool, k.votedKey(id)), encoding(b, pool, k.score))
 	b.Run("article", func(b *testing.B) {
-		const n = 100_000
-		f := fixture(b, "memory-articles", func(b *testing.B, f *benchFixture) {
-			before := usedMemory(b, f.pool)
-			postMany(b, f, n)
-			f.bytes = float64(usedMemory(b, f.pool)-before) / n
-		})
-		k := f.store.keys
-		id := "5000"
-		b.ReportMetric(f.bytes, "B/article")
-		b.ReportMetric(float64(memoryUsage(b, f.pool, k.articleKey(id))), "hash-B/article")
-		b.ReportMetric(float64(memoryUsage(b, f.pool, k.votedKey(id))), "voters-B/article")
-		b.ReportMetric(float64(memoryUsage(b, f.pool, k.score)+memoryUsage(b, f.pool, k.time))/n, "zsets-B/article")
-		b.Logf("encodings: article hash %s, voter record %s, score and time %s",
-			encoding(b, f.pool, k.articleKey(id)), encoding(b, f.pool, k.votedKey(id)), encoding(b, f.pool, k.score))
-		b.ReportMetric(0, "ns/op")
+		reportBytes(b, encodings)
+		b.ReportMetric(perArticle, "B/article")
+		b.ReportMetric(float64(hash), "hash-B/article")
+		b.ReportMetric(float64(voters), "voters-B/article")
+		b.ReportMetric(float64(zsets)/n, "zsets-B/article")
 	})
-	config, err := redis.StringMap(realServer(b).Do("CONFIG", "GET", "hash-max-listpack-entries"))
+
+	config, err := redis.StringMap(srv.Do("CONFIG", "GET", "hash-max-listpack-entries"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -453,28 +480,26 @@ func BenchmarkScaleMemory(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, per := range []int{10, 100, max, max + 1, 2000} {
+		const nVotes = 100_000 // besides the posters'
+		articles := nVotes / (per - 1)
+		f := newBenchStore(b, pool, "memory-votes"+strconv.Itoa(per))
+		postMany(b, f, articles)
+		s := f.store
+		now := s.now().Unix()
+		before := recordsUsage(b, f)
+		pipeline(b, pool, articles*(per-1), func(c redis.Conn, i int) error {
+			id := strconv.Itoa(1 + i/(per-1))
+			return voteScript.SendHash(c, voteArgs(s, benchUser(i%(per-1)), id, Upvote, now)...)
+		})
+		perVote := float64(recordsUsage(b, f)-before) / float64(articles*(per-1))
+		if a, err := s.Article(context.Background(), "1"); err != nil || a.Upvotes != int64(per) {
+			b.Fatalf("article 1 after the votes: %+v, %v", a, err)
+		}
+		note := fmt.Sprintf("hash-max-listpack-entries %d: a record of %d votes is a %s", max, per,
+			encoding(b, pool, s.keys.votedKey("1")))
 		b.Run(fmt.Sprintf("vote/%d-per-article", per), func(b *testing.B) {
-			const nVotes = 100_000 // besides the posters'
-			articles := nVotes / (per - 1)
-			f := fixture(b, "memory-votes"+strconv.Itoa(per), func(b *testing.B, f *benchFixture) {
-				postMany(b, f, articles)
-				s := f.store
-				now := s.now().Unix()
-				before := recordsUsage(b, f)
-				pipeline(b, f.pool, articles*(per-1), func(c redis.Conn, i int) error {
-					id := strconv.Itoa(1 + i/(per-1))
-					return voteScript.SendHash(c, voteArgs(s, benchUser(i%(per-1)), id, Upvote, now)...)
-				})
-				f.bytes = float64(recordsUsage(b, f)-before) / float64(articles*(per-1))
-			})
-			a, err := f.store.Article(context.Background(), "1")
-			if err != nil || a.Upvotes != int64(per) {
-				b.Fatalf("article 1 after the votes: %+v, %v", a, err)
-			}
-			b.ReportMetric(f.bytes, "B/vote")
-			b.Logf("hash-max-listpack-entries %d: a record of %d votes is a %s", max, per,
-				encoding(b, f.pool, f.store.keys.votedKey("1")))
-			b.ReportMetric(0, "ns/op")
+			reportBytes(b, note)
+			b.ReportMetric(perVote, "B/vote")
 		})
 	}
 }
@@ -542,4 +567,17 @@ func encoding(b *testing.B, pool *redis.Pool, key string) string {
 		b.Fatal(err)
 	}
 	return e
+}
+
+// reportBytes makes b, a benchmark that reports Redis memory measured
+// before it started, report that alone: no time, no allocations. Its note
+// is logged once.
+func reportBytes(b *testing.B, note string) {
+	if b.N == 1 {
+		b.Log(note)
+	}
+	b.ResetTimer()
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(0, "B/op")
+	b.ReportMetric(0, "allocs/op")
 }
