@@ -17,12 +17,14 @@ import (
 )
 
 // The benchmarks run against a real redis-server, the package's shared
-// one (realServer), and skip without one. See BENCHMARKS.md for how to run
-// them and what their numbers mean.
+// one (realServer), or for memory one of their own, and skip without
+// redis-server. See BENCHMARKS.md for how to run them and what their
+// numbers mean.
 //
 // Every benchmark reports, besides ns/op and (with -benchmem) the Go
-// allocations of the client, roundtrips/op from a countingPool; the
-// counting wrapper itself costs one of the allocations of each call.
+// allocations of the client, roundtrips/op from a countingPool (the
+// counting wrapper costs one of the allocations of each call), and the
+// server's CPU and script time per op from INFO.
 //
 // The data sets are built once per process, under a prefix each, and kept
 // while the server runs: large ones are written by pipelining the store's
@@ -37,7 +39,10 @@ type benchFixture struct {
 	n     int           // articles, with ids "1" to n
 }
 
-var benchFixtures = map[string]*benchFixture{}
+var (
+	benchFixtures = map[string]*benchFixture{}
+	benchPool     *redis.Pool // to realServer, shared by the fixtures
+)
 
 // fixture returns the data set called name, building it with build on
 // first use. build gets an empty store.
@@ -46,7 +51,10 @@ func fixture(b *testing.B, name string, build func(b *testing.B, f *benchFixture
 	if f, ok := benchFixtures[name]; ok {
 		return f
 	}
-	f := newBenchStore(b, realServer(b).Pool(), name)
+	if benchPool == nil {
+		benchPool = realServer(b).Pool()
+	}
+	f := newBenchStore(b, benchPool, name)
 	start := time.Now()
 	build(b, f)
 	b.Logf("fixture %s: %d articles, built in %v", name, f.n, time.Since(start).Round(time.Millisecond))
