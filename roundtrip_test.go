@@ -3,7 +3,9 @@ package voting
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -65,6 +67,18 @@ func (c *countingConn) ReceiveContext(ctx context.Context) (interface{}, error) 
 var allScripts = []*redis.Script{
 	postScript, voteScript, articleScript, pageScript, votesScript,
 	groupAddScript, groupRemoveScript, groupsScript, groupPageScript, deleteScript,
+}
+
+// TestAllScriptsListed keeps allScripts in step with scripts.go, so that
+// loadScripts leaves no script cold.
+func TestAllScriptsListed(t *testing.T) {
+	src, err := os.ReadFile("scripts.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(src), "redis.NewScript("); n != len(allScripts) {
+		t.Fatalf("scripts.go makes %d scripts, allScripts lists %d", n, len(allScripts))
+	}
 }
 
 // loadScripts loads every script into the server, so that the first call
