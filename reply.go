@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // rowFields is the width of one article row, as lua/rows.lua writes it:
@@ -61,4 +63,32 @@ func parseArticle(row []interface{}, a *Article) error {
 		Downvotes: down,
 	}
 	return nil
+}
+
+// parseVote parses the vote script's reply: a status, then, for status 0
+// (applied), the previous vote, the score and the counters. It reads the
+// fields one by one rather than with redis.Scan, whose pointer arguments
+// would cost an allocation each on the hottest path.
+func parseVote(reply []interface{}) (status int64, r VoteResult, err error) {
+	if len(reply) == 0 {
+		return 0, r, fmt.Errorf("empty vote reply")
+	}
+	if status, err = redis.Int64(reply[0], nil); err != nil || status != 0 {
+		return status, r, err
+	}
+	if len(reply) != 5 {
+		return 0, r, fmt.Errorf("vote reply of %d fields, want 5", len(reply))
+	}
+	prev, err := redis.Int64(reply[1], nil)
+	if err == nil {
+		r.Score, err = redis.Float64(reply[2], nil)
+	}
+	if err == nil {
+		r.Upvotes, err = redis.Int64(reply[3], nil)
+	}
+	if err == nil {
+		r.Downvotes, err = redis.Int64(reply[4], nil)
+	}
+	r.Previous = VoteType(prev)
+	return 0, r, err
 }

@@ -96,9 +96,9 @@ type VoteResult struct {
 type Store struct {
 	pool     Pool
 	keys     keys
-	weight   string // the vote weight, formatted for the scripts
-	window   int64  // the vote window, in seconds
-	cacheTTL int64  // the group cache TTL, in milliseconds
+	weight   interface{} // the vote weight as a string, boxed once for the scripts
+	window   interface{} // the vote window in seconds (int64), boxed once
+	cacheTTL int64       // the group cache TTL, in milliseconds
 	pageSize int
 	now      func() time.Time
 	rebuilds atomic.Int64 // group cache builds, observed by tests
@@ -145,12 +145,13 @@ func (s *Store) eval(ctx context.Context, script *redis.Script, keysAndArgs ...i
 			return nil, err
 		}
 	}
-	if _, ok := conn.(redis.ConnWithContext); ok {
+	if _, ok := conn.(redis.ConnWithContext); ok && ctx.Done() != nil {
 		reply, err := script.DoContext(ctx, conn, keysAndArgs...)
 		return reply, contextError(ctx, err)
 	}
-	// A connection without context support still honours a context that
-	// is already done.
+	// A context that can never be done (context.Background) needs no
+	// watching, which costs redigo a goroutine per call. A connection
+	// without context support still honours a context that is already done.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -297,22 +298,15 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 	if err != nil {
 		return VoteResult{}, fmt.Errorf("voting: vote: %w", err)
 	}
-	var status int
-	if _, err := redis.Scan(reply, &status); err != nil {
+	status, r, err := parseVote(reply)
+	switch {
+	case err != nil:
 		return VoteResult{}, fmt.Errorf("voting: vote: %w", err)
-	}
-	switch status {
-	case 1:
+	case status == 1:
 		return VoteResult{}, fmt.Errorf("%w: %q", ErrNotFound, id)
-	case 2:
+	case status == 2:
 		return VoteResult{}, fmt.Errorf("%w: article %q", ErrVotingClosed, id)
 	}
-	var r VoteResult
-	var prev int
-	if _, err := redis.Scan(reply[1:], &prev, &r.Score, &r.Upvotes, &r.Downvotes); err != nil {
-		return VoteResult{}, fmt.Errorf("voting: vote: %w", err)
-	}
-	r.Previous = VoteType(prev)
 	return r, nil
 }
 
