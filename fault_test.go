@@ -591,7 +591,14 @@ type lossyConn struct {
 }
 
 func (c *lossyConn) DoContext(ctx context.Context, cmd string, args ...interface{}) (interface{}, error) {
-	v, err := c.ConnWithContext.DoContext(ctx, cmd, args...)
+	return c.lost(c.ConnWithContext.DoContext(ctx, cmd, args...))
+}
+
+func (c *lossyConn) Do(cmd string, args ...interface{}) (interface{}, error) {
+	return c.lost(c.ConnWithContext.Do(cmd, args...))
+}
+
+func (c *lossyConn) lost(v interface{}, err error) (interface{}, error) {
 	if err == nil && c.pool.lose.CompareAndSwap(true, false) {
 		return nil, errLostReply
 	}

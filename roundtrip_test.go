@@ -101,8 +101,8 @@ func loadScripts(tb testing.TB, pool Pool) {
 // round trip, whatever its outcome, and input it rejects costs none.
 func TestRoundTrips(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b) // on a cluster, points b.pool at the store's node
 		cp := newCountingPool(b.pool)
-		s, clock := newStore(t, b)
 		s.pool = cp
 		loadScripts(t, b.pool)
 
