@@ -65,6 +65,13 @@ func parseArticle(row []interface{}, a *Article) error {
 	return nil
 }
 
+// The statuses of lua/vote.lua's reply.
+const (
+	voteApplied  = 0 // the vote is in place; the result follows
+	voteNotFound = 1 // the article does not exist
+	voteClosed   = 2 // the article's voting window has ended
+)
+
 // parseVote parses the vote script's reply: a status, then, for status 0
 // (applied), the previous vote, the score and the counters. It reads the
 // fields one by one rather than with redis.Scan, whose pointer arguments
@@ -73,7 +80,7 @@ func parseVote(reply []interface{}) (status int64, r VoteResult, err error) {
 	if len(reply) == 0 {
 		return 0, r, fmt.Errorf("empty vote reply")
 	}
-	if status, err = redis.Int64(reply[0], nil); err != nil || status != 0 {
+	if status, err = redis.Int64(reply[0], nil); err != nil || status != voteApplied {
 		return status, r, err
 	}
 	if len(reply) != 5 {
@@ -90,5 +97,5 @@ func parseVote(reply []interface{}) (status int64, r VoteResult, err error) {
 		r.Downvotes, err = redis.Int64(reply[4], nil)
 	}
 	r.Previous = VoteType(prev)
-	return 0, r, err
+	return voteApplied, r, err
 }

@@ -302,9 +302,9 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 	switch {
 	case err != nil:
 		return VoteResult{}, fmt.Errorf("voting: vote: %w", err)
-	case status == 1:
+	case status == voteNotFound:
 		return VoteResult{}, fmt.Errorf("%w: %q", ErrNotFound, id)
-	case status == 2:
+	case status == voteClosed:
 		return VoteResult{}, fmt.Errorf("%w: article %q", ErrVotingClosed, id)
 	}
 	return r, nil
