@@ -322,19 +322,14 @@ func newStore(t testing.TB, b *backend, opts ...Option) (*Store, *fakeClock) {
 		WithKeyPrefix(fmt.Sprintf("test%d", prefixSeq.Add(1))),
 		WithClock(clock.Now),
 	}, opts...)
-	pool := b.pool
-	if b.node != nil {
-		// On a cluster, connect the store to the node of its prefix's slot.
-		c := defaultConfig()
-		for _, o := range opts {
-			o(&c)
-		}
-		pool = b.node(newKeys(c.prefix).seq)
-		b.pool = pool
-	}
-	s, err := New(pool, opts...)
+	s, err := New(b.pool, opts...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if b.node != nil {
+		// On a cluster, connect the store to the node of its prefix's slot.
+		b.pool = b.node(s.keys.seq)
+		s.pool = b.pool
 	}
 	return s, clock
 }
