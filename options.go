@@ -14,8 +14,6 @@ const (
 	DefaultVoteWindow    = 7 * 24 * time.Hour
 	DefaultGroupCacheTTL = 60 * time.Second
 	DefaultPageSize      = 25
-	// MaxPageSize is the largest page size WithPageSize accepts.
-	MaxPageSize = 1000
 )
 
 // An Option configures a Store in New. Values are checked by New, which
@@ -23,12 +21,14 @@ const (
 type Option func(*config)
 
 type config struct {
-	prefix   string
-	weight   float64
-	window   time.Duration
-	cacheTTL time.Duration
-	pageSize int
-	now      func() time.Time
+	prefix      string
+	weight      float64
+	window      time.Duration
+	cacheTTL    time.Duration
+	pageSize    int
+	now         func() time.Time
+	orders      []Order
+	uniqueLinks bool
 }
 
 func defaultConfig() config {
@@ -50,25 +50,30 @@ func WithKeyPrefix(prefix string) Option {
 	return func(c *config) { c.prefix = prefix }
 }
 
-// WithVoteWeight sets the points one vote adds to (or takes from) an
-// article's score. Default 432 (= 86400/200). Negative, NaN and infinite
-// weights are rejected; 0 orders by post time alone.
+// WithVoteWeight sets the points one vote adds to (or takes from) the
+// score of the articles the store posts; each article keeps the weight it
+// was posted with, whichever store later counts its votes. Default 432
+// (= 86400/200). Negative, NaN and infinite weights are rejected; 0
+// orders by post time alone.
 func WithVoteWeight(points float64) Option {
 	return func(c *config) { c.weight = points }
 }
 
-// WithVoteWindow sets how long after posting an article accepts votes;
-// after it the score is frozen and the voter records expire. Default one
-// week. It is counted in whole seconds (the fraction is dropped); windows
-// under one second are rejected.
+// WithVoteWindow sets how long after posting the articles the store posts
+// accept votes; each article keeps the window it was posted with. After
+// it the score is frozen and the voter records expire. Default one week.
+// It is counted in whole seconds (the fraction is dropped); windows under
+// one second are rejected.
 func WithVoteWindow(d time.Duration) Option {
 	return func(c *config) { c.window = d }
 }
 
-// WithGroupCacheTTL sets how long a group's cached ordering lives before a
-// read rebuilds it: group pages may show an order up to this old. Default
-// 60s. It is counted in whole milliseconds; under one millisecond is
-// rejected.
+// WithGroupCacheTTL sets how long a group's cached page in one ordering
+// lives after its last read. Every mutation keeps cached pages exact, so
+// the TTL does not make pages stale: it only returns the memory of groups
+// nobody reads, whose next read rebuilds the cache. Default 60s. It is
+// counted in whole milliseconds; a TTL of zero or less keeps caches for
+// good; from zero to one millisecond (exclusive) is rejected.
 func WithGroupCacheTTL(d time.Duration) Option {
 	return func(c *config) { c.cacheTTL = d }
 }
@@ -80,11 +85,33 @@ func WithPageSize(n int) Option {
 }
 
 // WithClock sets the clock that dates posts and decides whether voting is
-// still open. Default time.Now. Redis's own clock is used only to expire
-// keys, by TTLs computed from this clock, so a simulated clock works
-// against a real server. A nil clock is rejected.
+// still open. Default time.Now. Voting also closes when the article's
+// voter records expire on Redis's clock, so skew between clocks can only
+// close voting early, never count a vote twice (see the package
+// documentation). A nil clock is rejected.
 func WithClock(now func() time.Time) Option {
 	return func(c *config) { c.now = now }
+}
+
+// WithOrders enables the orders Top, Hot, Best and Controversial for the
+// articles the store posts: Post indexes them in each, every vote keeps
+// them exact, and Articles, GroupArticles (and, with Top, TopSince)
+// accept them. Each article keeps the orders it was posted with, so stores
+// sharing a prefix should enable the same ones. Without it a store keeps
+// no extra keys and does no extra work per vote. ScoreDesc, ScoreAsc,
+// TimeDesc and TimeAsc are always enabled; values outside the Order
+// constants are rejected.
+func WithOrders(orders ...Order) Option {
+	return func(c *config) { c.orders = append(c.orders, orders...) }
+}
+
+// WithUniqueLinks makes Post refuse a non-empty link that a live article
+// posted with this option already has: it returns that article and an
+// error wrapping ErrDuplicate, and changes nothing, so retrying a Post
+// whose reply was lost is safe. Empty links never collide; Delete and
+// Prune free the link. Default off.
+func WithUniqueLinks() Option {
+	return func(c *config) { c.uniqueLinks = true }
 }
 
 func (c *config) validate() error {
@@ -96,12 +123,17 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: vote weight %v is not a finite number >= 0", ErrInvalidArgument, c.weight)
 	case c.window < time.Second:
 		return fmt.Errorf("%w: vote window %v is under one second", ErrInvalidArgument, c.window)
-	case c.cacheTTL < time.Millisecond:
+	case c.cacheTTL > 0 && c.cacheTTL < time.Millisecond:
 		return fmt.Errorf("%w: group cache TTL %v is under one millisecond", ErrInvalidArgument, c.cacheTTL)
 	case c.pageSize < 1 || c.pageSize > MaxPageSize:
 		return fmt.Errorf("%w: page size %d is not in [1, %d]", ErrInvalidArgument, c.pageSize, MaxPageSize)
 	case c.now == nil:
 		return fmt.Errorf("%w: clock is nil", ErrInvalidArgument)
+	}
+	for _, o := range c.orders {
+		if !o.Valid() {
+			return fmt.Errorf("%w: unknown order %v", ErrInvalidArgument, o)
+		}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package voting
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -8,12 +9,60 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// rowFields is the width of one article row, as lua/rows.lua writes it:
+// Every script replies {status, ...}. These are the statuses, as
+// lua/lib.lua names them; decode splits them from the rest, and statusErr
+// turns them into the package's errors. Every reply is decoded here.
+const (
+	statusOK       = 0 // done; the rest of the reply follows
+	statusNotFound = 1 // the article does not exist
+	statusClosed   = 2 // the article's voting has closed
+	statusDup      = 3 // a live article has the link; its row follows
+	statusBuilding = 4 // a step of a group cache build was done: call again
+	statusLimit    = 5 // the article would be in more than MaxArticleGroups groups
+)
+
+// decode splits a script's reply into its status and the rest.
+func decode(reply interface{}, err error) (int64, []interface{}, error) {
+	values, err := redis.Values(reply, err)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(values) == 0 {
+		return 0, nil, errors.New("empty reply")
+	}
+	status, err := redis.Int64(values[0], nil)
+	if err != nil {
+		return 0, nil, fmt.Errorf("reply status: %w", err)
+	}
+	return status, values[1:], nil
+}
+
+// statusErr returns the error of op for a status other than statusOK
+// about the article id.
+func statusErr(op string, status int64, id string) error {
+	e := &opError{op: op, detail: strconv.Quote(id)}
+	switch status {
+	case statusNotFound:
+		e.err = ErrNotFound
+	case statusClosed:
+		e.err = ErrVotingClosed
+	case statusDup:
+		e.err = ErrDuplicate
+	case statusLimit:
+		e.err = ErrInvalidArgument
+		e.detail = fmt.Sprintf("article %q would be in more than %d groups", id, MaxArticleGroups)
+	default:
+		e.err = fmt.Errorf("unexpected reply status %d", status)
+	}
+	return e
+}
+
+// rowFields is the width of one article row, as lib.lua's rows writes it:
 // id, title, link, poster, posted, upvotes, downvotes, score.
 const rowFields = 8
 
-// parseArticles turns the rows of a read script into Articles: the one
-// parser behind Article, Articles and GroupArticles.
+// parseArticles turns article rows into Articles: the one parser behind
+// every read of articles.
 func parseArticles(rows []interface{}) ([]Article, error) {
 	if len(rows)%rowFields != 0 {
 		return nil, fmt.Errorf("reply of %d fields is not whole rows", len(rows))
@@ -57,7 +106,7 @@ func parseArticle(row []interface{}, a *Article) error {
 		Title:     string(b[1]),
 		Link:      string(b[2]),
 		Poster:    string(b[3]),
-		Posted:    time.Unix(posted, 0),
+		Posted:    time.Unix(posted, 0).UTC(),
 		Score:     score,
 		Upvotes:   up,
 		Downvotes: down,
@@ -65,37 +114,59 @@ func parseArticle(row []interface{}, a *Article) error {
 	return nil
 }
 
-// The statuses of lua/vote.lua's reply.
-const (
-	voteApplied  = 0 // the vote is in place; the result follows
-	voteNotFound = 1 // the article does not exist
-	voteClosed   = 2 // the article's voting window has ended
-)
-
-// parseVote parses the vote script's reply: a status, then, for status 0
-// (applied), the previous vote, the score and the counters. It reads the
-// fields one by one rather than with redis.Scan, whose pointer arguments
-// would cost an allocation each on the hottest path.
-func parseVote(reply []interface{}) (status int64, r VoteResult, err error) {
-	if len(reply) == 0 {
-		return 0, r, fmt.Errorf("empty vote reply")
-	}
-	if status, err = redis.Int64(reply[0], nil); err != nil || status != voteApplied {
+// parseVote parses one vote's reply: {status} or, for statusOK,
+// {status, previous, score, up, down}. It reads the fields one by one
+// rather than with redis.Scan, whose pointer arguments would cost an
+// allocation each on the hottest path.
+func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ error) {
+	status, rest, err := decode(reply, err)
+	if err != nil || status != statusOK {
 		return status, r, err
 	}
-	if len(reply) != 5 {
-		return 0, r, fmt.Errorf("vote reply of %d fields, want 5", len(reply))
+	if len(rest) != 4 {
+		return 0, r, fmt.Errorf("vote reply of %d fields, want 5", len(rest)+1)
 	}
-	prev, err := redis.Int64(reply[1], nil)
+	prev, err := redis.Int64(rest[0], nil)
 	if err == nil {
-		r.Score, err = redis.Float64(reply[2], nil)
-	}
-	if err == nil {
-		r.Upvotes, err = redis.Int64(reply[3], nil)
+		r.Score, err = redis.Float64(rest[1], nil)
 	}
 	if err == nil {
-		r.Downvotes, err = redis.Int64(reply[4], nil)
+		r.Upvotes, err = redis.Int64(rest[2], nil)
+	}
+	if err == nil {
+		r.Downvotes, err = redis.Int64(rest[3], nil)
 	}
 	r.Previous = VoteType(prev)
-	return voteApplied, r, err
+	if err == nil && !r.Previous.Valid() {
+		err = fmt.Errorf("vote reply: previous vote %d", prev)
+	}
+	return statusOK, r, err
 }
+
+// parseVotes parses votes.lua's pairs of status and vote, one per id.
+func parseVotes(rest []interface{}, n int) ([]VoteType, []bool, error) {
+	if len(rest) != 2*n {
+		return nil, nil, fmt.Errorf("%d reply fields for %d ids", len(rest), n)
+	}
+	votes := make([]VoteType, n)
+	found := make([]bool, n)
+	for i := range votes {
+		st, err := redis.Int64(rest[2*i], nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := redis.Int64(rest[2*i+1], nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		votes[i], found[i] = VoteType(v), st == statusOK
+		if !votes[i].Valid() {
+			return nil, nil, fmt.Errorf("vote %d in reply", v)
+		}
+	}
+	return votes, found, nil
+}
+
+func replyString(v interface{}) (string, error) { return redis.String(v, nil) }
+func replyFloat(v interface{}) (float64, error) { return redis.Float64(v, nil) }
+func replyInt(v interface{}) (int64, error)     { return redis.Int64(v, nil) }

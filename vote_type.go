@@ -17,7 +17,9 @@ const (
 )
 
 // ParseVoteType parses "up", "down" or "none" (the forms String returns).
-// Anything else gets an error wrapping ErrInvalidVote.
+// Anything else gets an error wrapping ErrInvalidVote, with a VoteType
+// that is not Valid, never NoVote: a caller that drops the error cannot
+// cancel a vote by accident.
 func ParseVoteType(s string) (VoteType, error) {
 	switch s {
 	case "up":
@@ -27,8 +29,11 @@ func ParseVoteType(s string) (VoteType, error) {
 	case "none":
 		return NoVote, nil
 	}
-	return NoVote, fmt.Errorf("%w: %q is not up, down or none", ErrInvalidVote, s)
+	return invalidVote, fmt.Errorf("%w: %q is not up, down or none", ErrInvalidVote, s)
 }
+
+// invalidVote is what ParseVoteType returns with its error.
+const invalidVote VoteType = -128
 
 // String returns "up", "down" or "none", or "VoteType(n)" for a value
 // outside the three constants.

@@ -2,80 +2,18 @@ package voting
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strconv"
-	"sync/atomic"
+	"strings"
 	"time"
-
-	"github.com/gomodule/redigo/redis"
 )
-
-// Errors returned by the store. Check them with errors.Is: they come
-// wrapped with details ("voting: article not found: \"42\"").
-var (
-	// ErrNotFound means the article does not exist: it was never posted,
-	// was deleted, or the id is not one the store issues.
-	ErrNotFound = errors.New("voting: article not found")
-	// ErrVotingClosed means the article's voting window has ended.
-	ErrVotingClosed = errors.New("voting: voting closed")
-	// ErrInvalidVote means a VoteType outside NoVote, Upvote and Downvote.
-	ErrInvalidVote = errors.New("voting: invalid vote type")
-	// ErrInvalidArgument means an input out of the documented limits: an
-	// empty or over-long name, title or id, a bad page or Order, or an
-	// option value New rejects.
-	ErrInvalidArgument = errors.New("voting: invalid argument")
-)
-
-// Pool hands out Redis connections. *redis.Pool satisfies it, and so does
-// any cluster-aware pool whose connections route EVALSHA; see doc.go.
-type Pool interface {
-	GetContext(ctx context.Context) (redis.Conn, error)
-}
-
-var _ Pool = (*redis.Pool)(nil)
-
-// binder is a connection that must be bound to a key before use, as the
-// connections of cluster-aware pools (mna/redisc) are: they route a
-// command by its first argument, which for EVALSHA is not a key.
-type binder interface {
-	Bind(keys ...string) error
-}
-
-// Order is the order of a page of articles.
-type Order int
-
-// The orders of a page.
-const (
-	ScoreDesc Order = iota // highest score first: the front page
-	ScoreAsc               // lowest score first
-	TimeDesc               // newest first
-	TimeAsc                // oldest first
-)
-
-func (o Order) valid() bool { return o >= ScoreDesc && o <= TimeAsc }
-
-// String returns "score-desc", "score-asc", "time-desc" or "time-asc".
-func (o Order) String() string {
-	switch o {
-	case ScoreDesc:
-		return "score-desc"
-	case ScoreAsc:
-		return "score-asc"
-	case TimeDesc:
-		return "time-desc"
-	case TimeAsc:
-		return "time-asc"
-	}
-	return "Order(" + strconv.Itoa(int(o)) + ")"
-}
 
 // Article is a posted article as the store holds it.
 type Article struct {
 	ID                  string
 	Title, Link, Poster string
-	Posted              time.Time // whole seconds, in local time
-	// Score is Posted.Unix() + weight × (Upvotes − Downvotes).
+	Posted              time.Time // whole seconds, in UTC
+	// Score is Posted.Unix() + weight × (Upvotes − Downvotes), with the
+	// weight the article was posted with.
 	Score              float64
 	Upvotes, Downvotes int64
 }
@@ -92,16 +30,19 @@ type VoteResult struct {
 // one key prefix. It holds no state of its own beyond its settings: any
 // number of Stores in any number of processes may share the same prefix.
 // Store is safe for concurrent use; every method is one atomic Lua script
-// in one round trip.
+// in one round trip, but for those whose documentation says otherwise
+// (GroupArticles on a cold cache, VoteBatch, Prune, Drop).
 type Store struct {
-	pool     Pool
-	keys     keys
-	weight   interface{} // the vote weight as a string, boxed once for the scripts
-	window   interface{} // the vote window in seconds (int64), boxed once
-	cacheTTL int64       // the group cache TTL, in milliseconds
-	pageSize int
-	now      func() time.Time
-	rebuilds atomic.Int64 // group cache builds, observed by tests
+	pool        Pool
+	keys        keys
+	weight      string // the vote weight, formatted for the scripts
+	window      int64  // the vote window in seconds
+	cacheTTL    int64  // the group cache TTL in milliseconds; 0 for none
+	pageSize    int
+	now         func() time.Time
+	orders      string         // the optional orders enabled, space-separated, for post.lua
+	enabled     map[Order]bool // the optional orders enabled
+	uniqueLinks bool
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -119,161 +60,219 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	if err := c.validate(); err != nil {
 		return nil, err
 	}
-	return &Store{
-		pool:     pool,
-		keys:     newKeys(c.prefix),
-		weight:   strconv.FormatFloat(c.weight, 'g', -1, 64),
-		window:   int64(c.window / time.Second),
-		cacheTTL: int64(c.cacheTTL / time.Millisecond),
-		pageSize: c.pageSize,
-		now:      c.now,
-	}, nil
-}
-
-// eval runs one script on one pooled connection: the only way the store
-// talks to Redis.
-func (s *Store) eval(ctx context.Context, script *redis.Script, keysAndArgs ...interface{}) (interface{}, error) {
-	conn, err := s.pool.GetContext(ctx)
-	if err != nil {
-		return nil, contextError(ctx, err)
+	s := &Store{
+		pool:        pool,
+		keys:        newKeys(c.prefix),
+		weight:      formatWeight(c.weight),
+		window:      int64(c.window / time.Second),
+		pageSize:    c.pageSize,
+		now:         c.now,
+		enabled:     map[Order]bool{},
+		uniqueLinks: c.uniqueLinks,
 	}
-	defer conn.Close()
-	if b, ok := conn.(binder); ok {
-		// Every key of the store hashes to one slot: binding to the
-		// sequence key routes the script to the node that owns them all.
-		if err := b.Bind(s.keys.seq); err != nil {
-			return nil, err
+	if c.cacheTTL > 0 {
+		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
+	}
+	var names []string
+	for o := Top; o <= Controversial; o++ {
+		for _, e := range c.orders {
+			if e == o && !s.enabled[o] {
+				s.enabled[o] = true
+				names = append(names, o.String())
+			}
 		}
 	}
-	if _, ok := conn.(redis.ConnWithContext); ok && ctx.Done() != nil {
-		reply, err := script.DoContext(ctx, conn, keysAndArgs...)
-		return reply, contextError(ctx, err)
-	}
-	// A context that can never be done (context.Background) needs no
-	// watching, which costs redigo a goroutine per call. A connection
-	// without context support still honours a context that is already done.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return script.Do(conn, keysAndArgs...)
-}
-
-// contextError returns err, from a call that failed once ctx was done or
-// past its deadline, as an error that also wraps the context's: redigo may
-// report a passed deadline as a read or dial timeout, and the caller must
-// be able to tell with errors.Is(err, context.DeadlineExceeded).
-func contextError(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	cause := ctx.Err()
-	if dl, ok := ctx.Deadline(); ok && cause == nil && !time.Now().Before(dl) {
-		cause = context.DeadlineExceeded // the context's timer has yet to fire
-	}
-	if cause == nil || errors.Is(err, cause) {
-		return err
-	}
-	return fmt.Errorf("%w: %w", cause, err)
+	s.orders = strings.Join(names, " ")
+	return s, nil
 }
 
 // Post posts an article by poster and records the poster's own upvote, so
 // the article starts with one upvote and a score of its post time plus one
-// vote weight. The poster may later change or cancel that vote.
-// Title must not be blank; link may be empty; both are stored byte for byte.
+// vote weight. The poster may later change or cancel that vote. Title
+// must not be blank; link may be empty; both are stored byte for byte.
+// With WithUniqueLinks, a link a live article has already gets that
+// article and an error wrapping ErrDuplicate.
+//
+// A Post whose reply is lost may or may not have posted; without
+// WithUniqueLinks a retry may post the article twice.
 func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, error) {
+	const op = "post"
 	if err := checkName("poster", poster); err != nil {
-		return Article{}, err
+		return Article{}, opErr(op, err)
 	}
 	if err := checkText("title", title, MaxTitleLen, true); err != nil {
-		return Article{}, err
+		return Article{}, opErr(op, err)
 	}
 	if err := checkText("link", link, MaxLinkLen, false); err != nil {
-		return Article{}, err
+		return Article{}, opErr(op, err)
 	}
 	posted := s.now().Unix()
-	k := s.keys
-	reply, err := redis.Values(s.eval(ctx, postScript, k.seq, k.score, k.time,
-		k.article, k.voted, poster, title, link, posted, s.window, s.weight))
+	status, rest, err := decode(s.eval(ctx, postScript, s.postArgs(poster, title, link, posted)))
 	if err != nil {
-		return Article{}, fmt.Errorf("voting: post: %w", err)
+		return Article{}, opErr(op, err)
 	}
-	var id string
-	var score float64
-	if _, err := redis.Scan(reply, &id, &score); err != nil {
-		return Article{}, fmt.Errorf("voting: post: %w", err)
+	switch status {
+	case statusOK:
+		if len(rest) != 2 {
+			return Article{}, opErr(op, fmt.Errorf("reply of %d fields", len(rest)+1))
+		}
+		a := Article{Title: title, Link: link, Poster: poster, Posted: time.Unix(posted, 0).UTC(), Upvotes: 1}
+		if a.ID, err = replyString(rest[0]); err == nil {
+			a.Score, err = replyFloat(rest[1])
+		}
+		if err != nil {
+			return Article{}, opErr(op, err)
+		}
+		return a, nil
+	case statusDup:
+		list, err := parseArticles(rest)
+		if err != nil || len(list) != 1 {
+			return Article{}, opErr(op, fmt.Errorf("duplicate reply: %v", err))
+		}
+		return list[0], &opError{op: op, err: ErrDuplicate, detail: fmt.Sprintf("%q is article %q", link, list[0].ID)}
 	}
-	return Article{
-		ID: id, Title: title, Link: link, Poster: poster,
-		Posted: time.Unix(posted, 0),
-		Score:  score, Upvotes: 1,
-	}, nil
+	return Article{}, statusErr(op, status, "")
 }
 
 // Article returns the article with the given id, or an error wrapping
 // ErrNotFound.
 func (s *Store) Article(ctx context.Context, id string) (Article, error) {
-	if err := checkID(id); err != nil {
+	const op = "article"
+	if !canonicalID(id) {
+		return Article{}, notFound(op, id)
+	}
+	list, err := s.articles(ctx, op, []string{id})
+	if err != nil {
 		return Article{}, err
 	}
-	reply, err := redis.Values(s.eval(ctx, articleScript, s.keys.score, s.keys.article, id))
-	if err != nil {
-		return Article{}, fmt.Errorf("voting: article: %w", err)
-	}
-	list, err := parseArticles(reply)
-	if err != nil {
-		return Article{}, fmt.Errorf("voting: article: %w", err)
-	}
 	if len(list) == 0 {
-		return Article{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+		return Article{}, notFound(op, id)
 	}
 	return list[0], nil
 }
 
-// Articles returns page (1-based) of all articles in the given order, with
-// every article's fields, in one round trip. A page past the end is empty.
-// A page below 1 or an unknown Order gets ErrInvalidArgument.
-func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article, error) {
-	start, stop, err := s.pageRange(order, page)
-	if err != nil || start < 0 {
-		return nil, err
+// ArticlesByID returns the articles with the given ids, in the order of
+// ids, in one round trip, skipping ids that name no article (never
+// posted, deleted, or malformed). At most MaxBatch ids.
+func (s *Store) ArticlesByID(ctx context.Context, ids []string) ([]Article, error) {
+	const op = "articles by id"
+	if len(ids) > MaxBatch {
+		return nil, opErr(op, fmt.Errorf("%w: more than %d ids", ErrInvalidArgument, MaxBatch))
 	}
-	key, desc := s.keys.ordering(order)
-	reply, err := redis.Values(s.eval(ctx, pageScript, key, s.keys.score,
-		s.keys.article, start, stop, flag(desc)))
-	if err != nil {
-		return nil, fmt.Errorf("voting: articles: %w", err)
+	valid := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if canonicalID(id) {
+			valid = append(valid, id)
+		}
 	}
-	list, err := parseArticles(reply)
+	if len(valid) == 0 {
+		return []Article{}, nil
+	}
+	return s.articles(ctx, op, valid)
+}
+
+func (s *Store) articles(ctx context.Context, op string, ids []string) ([]Article, error) {
+	return s.readRows(ctx, op, articlesScript, s.articlesArgs(ids))
+}
+
+// readRows runs a read script whose reply is {OK, rows...}.
+func (s *Store) readRows(ctx context.Context, op string, sc script, args []interface{}) ([]Article, error) {
+	status, rest, err := decode(s.eval(ctx, sc, args))
 	if err != nil {
-		return nil, fmt.Errorf("voting: articles: %w", err)
+		return nil, opErr(op, err)
+	}
+	if status != statusOK {
+		return nil, statusErr(op, status, "")
+	}
+	list, err := parseArticles(rest)
+	if err != nil {
+		return nil, opErr(op, err)
 	}
 	return list, nil
+}
+
+// Articles returns page (1-based) of all articles in the given order, with
+// every article's fields, in one round trip. A page past the end is empty.
+// A page below 1, an unknown Order or one the store has not enabled
+// (WithOrders) gets ErrInvalidArgument.
+func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article, error) {
+	const op = "articles"
+	start, stop, err := s.pageRange(order, page, maxRank)
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	if start < 0 {
+		return []Article{}, nil
+	}
+	return s.readRows(ctx, op, pageScript, s.pageArgs(order, start, stop))
+}
+
+// TopSince returns page (1-based) of the articles posted within the last d
+// by the store's clock (at or after its now minus d, to the second), by
+// net votes, ties newest first, in one round trip. It lists the first
+// MaxTopSince articles of the period; later pages are empty. It needs Top
+// enabled (WithOrders) and sees the articles posted with Top enabled; a d
+// of zero or less, or a page below 1, gets ErrInvalidArgument.
+func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Article, error) {
+	const op = "top since"
+	if d <= 0 {
+		return nil, opErr(op, fmt.Errorf("%w: period %v is not positive", ErrInvalidArgument, d))
+	}
+	start, stop, err := s.pageRange(Top, page, MaxTopSince)
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	if start < 0 {
+		return []Article{}, nil
+	}
+	// The first whole second at or after now - d.
+	cutoff := s.now().Add(-d)
+	first := cutoff.Unix()
+	if cutoff.Nanosecond() > 0 {
+		first++
+	}
+	return s.readRows(ctx, op, topSinceScript, s.topSinceArgs(first, start, stop))
 }
 
 // maxRank bounds the ranks a page may start at; no sorted set holds more.
 const maxRank = 1 << 40
 
-// pageRange validates a page request and returns its inclusive ranks. A
-// page beyond any possible set gets start -1: empty, without a round trip.
-func (s *Store) pageRange(order Order, page int) (start, stop int64, err error) {
-	if !order.valid() {
+// pageRange validates a page request and returns its inclusive ranks,
+// cut at depth articles. A page at or past depth gets start -1: empty,
+// without a round trip.
+func (s *Store) pageRange(order Order, page int, depth int64) (start, stop int64, err error) {
+	switch {
+	case !order.Valid():
 		return 0, 0, fmt.Errorf("%w: unknown order %v", ErrInvalidArgument, order)
-	}
-	if page < 1 {
+	case order.optional() && !s.enabled[order]:
+		return 0, 0, fmt.Errorf("%w: order %v is not enabled (WithOrders)", ErrInvalidArgument, order)
+	case page < 1:
 		return 0, 0, fmt.Errorf("%w: page %d is below 1", ErrInvalidArgument, page)
-	}
-	if int64(page-1) >= maxRank/int64(s.pageSize) {
+	case int64(page-1) >= depth/int64(s.pageSize):
 		return -1, -1, nil
 	}
 	start = int64(page-1) * int64(s.pageSize)
-	return start, start + int64(s.pageSize) - 1, nil
+	return start, min(start+int64(s.pageSize), depth) - 1, nil
 }
 
-func flag(b bool) string {
-	if b {
-		return "1"
+// Count returns the number of articles of the store.
+func (s *Store) Count(ctx context.Context) (int64, error) {
+	return s.count(ctx, "count", s.keys.orderingKey("time"), "zset")
+}
+
+func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) {
+	status, rest, err := decode(s.eval(ctx, countScript, []interface{}{key, kind}))
+	if err == nil && (status != statusOK || len(rest) != 1) {
+		err = fmt.Errorf("reply status %d of %d fields", status, len(rest)+1)
 	}
-	return "0"
+	if err != nil {
+		return 0, opErr(op, err)
+	}
+	n, err := replyInt(rest[0])
+	if err != nil {
+		return 0, opErr(op, err)
+	}
+	return n, nil
 }
 
 // Vote records user's vote v on the article: Upvote, Downvote, or NoVote to
@@ -281,102 +280,126 @@ func flag(b bool) string {
 // voting the same way again changes nothing, so a retried Vote is safe.
 // It returns an error wrapping ErrInvalidVote for any v outside the three
 // constants (before Redis is touched), ErrNotFound for an unknown article,
-// and ErrVotingClosed once the vote window has ended.
+// and ErrVotingClosed once voting has closed: the store's clock passed the
+// article's close, or its voter records expired.
 func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResult, error) {
-	if !v.Valid() {
-		return VoteResult{}, fmt.Errorf("%w: %d", ErrInvalidVote, int(v))
+	const op = "vote"
+	if err := checkBallot(user, id, v); err != nil {
+		return VoteResult{}, opErr(op, err)
 	}
-	if err := checkName("user", user); err != nil {
-		return VoteResult{}, err
+	if !canonicalID(id) {
+		return VoteResult{}, notFound(op, id)
 	}
-	if err := checkID(id); err != nil {
-		return VoteResult{}, err
-	}
-	k := s.keys
-	reply, err := redis.Values(s.eval(ctx, voteScript, k.articleKey(id), k.votedKey(id), k.score,
-		id, user, int(v), s.now().Unix(), s.window, s.weight))
+	status, r, err := parseVote(s.eval(ctx, voteScript, s.voteArgs(user, id, v, s.now().Unix())))
 	if err != nil {
-		return VoteResult{}, fmt.Errorf("voting: vote: %w", err)
+		return VoteResult{}, opErr(op, err)
 	}
-	status, r, err := parseVote(reply)
-	switch {
-	case err != nil:
-		return VoteResult{}, fmt.Errorf("voting: vote: %w", err)
-	case status == voteNotFound:
-		return VoteResult{}, fmt.Errorf("%w: %q", ErrNotFound, id)
-	case status == voteClosed:
-		return VoteResult{}, fmt.Errorf("%w: article %q", ErrVotingClosed, id)
+	if status != statusOK {
+		return VoteResult{}, statusErr(op, status, id)
 	}
 	return r, nil
 }
 
+// checkBallot validates a vote and its user; ids are checked apart, as
+// a malformed one is not found.
+func checkBallot(user, id string, v VoteType) error {
+	if !v.Valid() {
+		return fmt.Errorf("%w: %d", ErrInvalidVote, int(v))
+	}
+	return checkName("user", user)
+}
+
 // VoteOf returns user's vote on the article: NoVote if the user has not
 // voted, has cancelled, or the article's voting closed and its voter
-// records expired. An unknown article gets ErrNotFound.
+// records expired. An unknown article gets ErrNotFound. A voter record
+// holding anything but a vote (written by hand) gets an error, never an
+// invalid VoteType.
 func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
-	votes, err := s.votesOf(ctx, user, []string{id})
+	const op = "vote of"
+	if err := checkName("user", user); err != nil {
+		return NoVote, opErr(op, err)
+	}
+	if !canonicalID(id) {
+		return NoVote, notFound(op, id)
+	}
+	votes, found, err := s.votesOf(ctx, op, user, []string{id})
 	if err != nil {
 		return NoVote, err
 	}
-	if votes[0] == missing {
-		return NoVote, fmt.Errorf("%w: %q", ErrNotFound, id)
+	if !found[0] {
+		return NoVote, notFound(op, id)
 	}
 	return votes[0], nil
 }
 
 // VotesOf returns user's vote on each of ids, in one round trip, so a page
 // can show its arrows: votes[i] is the vote on ids[i], NoVote where there is
-// none or the article does not exist. At most MaxBatch ids.
+// none or no such article exists. At most MaxBatch ids.
 func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteType, error) {
-	if len(ids) > MaxBatch {
-		return nil, fmt.Errorf("%w: more than %d ids", ErrInvalidArgument, MaxBatch)
-	}
-	votes, err := s.votesOf(ctx, user, ids)
-	for i, v := range votes {
-		if v == missing {
-			votes[i] = NoVote
-		}
-	}
-	return votes, err
-}
-
-// missing marks an id whose article does not exist in votesOf's result.
-const missing VoteType = 2
-
-func (s *Store) votesOf(ctx context.Context, user string, ids []string) ([]VoteType, error) {
+	const op = "votes of"
 	if err := checkName("user", user); err != nil {
-		return nil, err
+		return nil, opErr(op, err)
+	}
+	if len(ids) > MaxBatch {
+		return nil, opErr(op, fmt.Errorf("%w: more than %d ids", ErrInvalidArgument, MaxBatch))
 	}
 	votes := make([]VoteType, len(ids))
-	args := make([]interface{}, 0, 2+2*len(ids))
-	args = append(args, 0) // the key count, set below
-	var asked []int        // the indexes of ids that may exist
+	var asked []string // the ids that may exist
+	var at []int       // their indexes in ids
 	for i, id := range ids {
-		err := checkID(id)
-		if errors.Is(err, ErrNotFound) {
-			votes[i] = missing
-			continue
+		if canonicalID(id) {
+			asked = append(asked, id)
+			at = append(at, i)
 		}
-		if err != nil {
-			return nil, err
-		}
-		asked = append(asked, i)
-		args = append(args, s.keys.articleKey(id), s.keys.votedKey(id))
 	}
 	if len(asked) == 0 {
 		return votes, nil
 	}
-	args[0] = len(args) - 1
-	args = append(args, user)
-	reply, err := redis.Int64s(s.eval(ctx, votesScript, args...))
+	got, _, err := s.votesOf(ctx, op, user, asked)
 	if err != nil {
-		return nil, fmt.Errorf("voting: votes: %w", err)
+		return nil, err
 	}
-	if len(reply) != len(asked) {
-		return nil, fmt.Errorf("voting: votes: %d replies for %d ids", len(reply), len(asked))
-	}
-	for j, i := range asked {
-		votes[i] = VoteType(reply[j])
+	for j, i := range at {
+		votes[i] = got[j]
 	}
 	return votes, nil
+}
+
+func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]VoteType, []bool, error) {
+	status, rest, err := decode(s.eval(ctx, votesScript, s.votesArgs(user, ids)))
+	if err == nil && status != statusOK {
+		err = fmt.Errorf("reply status %d", status)
+	}
+	if err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	votes, found, err := parseVotes(rest, len(ids))
+	if err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return votes, found, nil
+}
+
+// Delete removes the article and every trace of it, in one atomic step:
+// its fields, its place in every ordering and cached group page, its
+// voter records, its group memberships and its link. Afterwards the
+// article is not found anywhere; deleting it again gets ErrNotFound.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	const op = "delete"
+	if !canonicalID(id) {
+		return notFound(op, id)
+	}
+	return s.mutate(ctx, op, deleteScript, id, s.deleteArgs(id))
+}
+
+// mutate runs a script about one article whose reply is a bare status.
+func (s *Store) mutate(ctx context.Context, op string, sc script, id string, args []interface{}) error {
+	status, _, err := decode(s.eval(ctx, sc, args))
+	if err != nil {
+		return opErr(op, err)
+	}
+	if status != statusOK {
+		return statusErr(op, status, id)
+	}
+	return nil
 }

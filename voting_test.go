@@ -1,7 +1,6 @@
 package voting
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -10,9 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
 
-var ctx = context.Background()
+	"github.com/gomodule/redigo/redis"
+)
 
 func mustPost(t testing.TB, s *Store, poster, title string) Article {
 	t.Helper()
@@ -356,14 +355,13 @@ func TestNewOptions(t *testing.T) {
 		"zero window":       {WithVoteWindow(0)},
 		"negative window":   {WithVoteWindow(-time.Hour)},
 		"sub-second window": {WithVoteWindow(time.Millisecond)},
-		"zero TTL":          {WithGroupCacheTTL(0)},
-		"negative TTL":      {WithGroupCacheTTL(-time.Second)},
+		"sub-ms TTL":        {WithGroupCacheTTL(time.Microsecond)},
 		"zero page size":    {WithPageSize(0)},
 		"negative page":     {WithPageSize(-5)},
 		"huge page size":    {WithPageSize(MaxPageSize + 1)},
 		"nil clock":         {WithClock(nil)},
 	}
-	p := fakePool{}
+	p := &redis.Pool{}
 	for name, opts := range bad {
 		if _, err := New(p, opts...); !errors.Is(err, ErrInvalidArgument) {
 			t.Errorf("%s: New = %v, want ErrInvalidArgument", name, err)
@@ -376,8 +374,8 @@ func TestNewOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.keys.score != "{site:news}:score" {
-		t.Fatalf("score key = %q", s.keys.score)
+	if k := s.keys.orderingKey("score"); k != "{site:news}:by:score" {
+		t.Fatalf("score key = %q", k)
 	}
 }
 
@@ -396,17 +394,6 @@ func TestParseVoteType(t *testing.T) {
 	if s := VoteType(5).String(); s != "VoteType(5)" {
 		t.Errorf("VoteType(5).String() = %q", s)
 	}
-}
-
-func TestContextCanceled(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b)
-		c, cancel := context.WithCancel(ctx)
-		cancel()
-		if _, err := s.Post(c, "alice", "t", ""); !errors.Is(err, context.Canceled) {
-			t.Fatalf("Post with a canceled context = %v", err)
-		}
-	})
 }
 
 // TestConcurrentVotes races many voters over few users and articles, then

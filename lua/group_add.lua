@@ -1,16 +1,42 @@
--- group_add.lua: adds an article to groups.
---
--- KEYS[1] article hash  KEYS[2] set of the article's groups
--- KEYS[3..] one group set per group, in the order of ARGV[2..]
--- ARGV[1] id  ARGV[2..] group names
---
--- Reply: 1, or 0 when the article does not exist. Cached group pages are
--- left alone: an addition shows once they expire.
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
+-- group_add.lua: adds an article to groups, and to the cached pages those
+-- groups have (built or being built), so group pages stay exact.
+-- Uses lib.lua.
+local scoreKey = KEYS[1] -- the store's slot, for routing
+local id, limit = ARGV[1], tonumber(ARGV[2])
+local k = {article = ARGV[3], groups = ARGV[4], group = ARGV[5], by = ARGV[6], cache = ARGV[7]}
+-- ARGV[8..]: the group names.
+-- Reply: {OK} | {NOT_FOUND} | {LIMIT} when the article would be in more
+-- than limit groups.
+if redis.call('EXISTS', k.article .. id) == 0 then
+  return {NOT_FOUND}
 end
-for i = 2, #ARGV do
-  redis.call('SADD', KEYS[i + 1], ARGV[1])
-  redis.call('SADD', KEYS[2], ARGV[i])
+local groupsKey, m = k.groups .. id, member(id)
+expect(groupsKey, 'set')
+local n = redis.call('SCARD', groupsKey)
+local new = {}
+for i = 8, #ARGV do
+  local g = ARGV[i]
+  expect(k.group .. g, 'set')
+  if redis.call('SISMEMBER', groupsKey, g) == 0 and not new[g] then
+    new[g] = true
+    n = n + 1
+  end
 end
-return 1
+if n > limit then
+  return {LIMIT}
+end
+for i = 8, #ARGV do
+  local g = ARGV[i]
+  redis.call('SADD', k.group .. g, m)
+  redis.call('SADD', groupsKey, g)
+  for _, o in ipairs(ALL) do
+    local cache = k.cache .. o .. ':' .. g
+    if redis.call('EXISTS', cache) == 1 then
+      local v = redis.call('ZSCORE', k.by .. o, m)
+      if v then
+        redis.pcall('ZADD', cache, v, m)
+      end
+    end
+  end
+end
+return {OK}

@@ -1,28 +1,60 @@
--- group_page.lua: reads one page of a group, building its cached ordering
--- first when it is missing. Check, build, expire and read are one atomic
--- step: concurrent readers of a cold group cost one build, and the cache
--- key never exists without its expiry.
+-- group_page.lua: reads one page of a group in one ordering, from the
+-- group's cached page, which it builds in bounded steps when missing.
+-- Uses lib.lua.
+local groupKey, cacheKey, orderingKey, scoreKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local articlePrefix, start, stop, desc = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local ttl, step = tonumber(ARGV[5]), ARGV[6]
+-- start, stop: ranks, inclusive; desc: '1' from the highest value down;
+-- ttl: the cache's expiry in ms, renewed by every read (0: none); step:
+-- the SSCAN COUNT of one build step.
+-- Reply: {OK, the page's rows} | {BUILDING}: a step was done, call again.
 --
--- KEYS[1] group set  KEYS[2] the group's cache for this ordering
--- KEYS[3] the ordering zset (score or time)  KEYS[4] score zset
--- ARGV[1] article key prefix  ARGV[2] start  ARGV[3] stop (ranks, inclusive)
--- ARGV[4] "1" for descending, "0" for ascending  ARGV[5] cache TTL (ms)
---
--- Reply: {built, rows...}: built is 1 when this call built the cache, then
--- the page's rows (rows.lua).
-local built = 0
-if redis.call('EXISTS', KEYS[2]) == 0 then
-  -- WEIGHTS 0 1: the group set's own member scores add nothing, so the
-  -- cache holds the ordering's real scores. The expiry is set even on an
-  -- empty result: Redis stores none, but miniredis keeps an empty key.
-  redis.call('ZINTERSTORE', KEYS[2], 2, KEYS[1], KEYS[3], 'WEIGHTS', 0, 1)
-  redis.call('PEXPIRE', KEYS[2], ARGV[5])
-  built = 1
+-- The cache holds the group's members with their values in the ordering,
+-- and, at score -inf (rank 0), a marker: "#" when the cache is complete,
+-- "#<cursor>" while a build is under way, the SSCAN cursor of the group
+-- where the next step resumes. Mutations keep every existing cache
+-- current (lib.lua vote, group_add, group_remove, delete), so members the
+-- scan has passed stay exact, and members it has yet to reach are copied
+-- with their values of that moment. Concurrent readers share one build.
+if redis.call('EXISTS', groupKey) == 0 then
+  return {OK}
 end
-local ids
-if ARGV[4] == '1' then
-  ids = redis.call('ZREVRANGE', KEYS[2], ARGV[2], ARGV[3])
+expect(cacheKey, 'zset')
+local marker = redis.call('ZRANGE', cacheKey, 0, 0)[1]
+if marker ~= '#' then
+  local cursor = '0'
+  if marker and string.sub(marker, 1, 1) == '#' then
+    cursor = string.sub(marker, 2)
+    redis.call('ZREM', cacheKey, marker)
+  elseif marker then
+    redis.call('DEL', cacheKey) -- not a cache of this store's making
+  end
+  local r = redis.call('SSCAN', groupKey, cursor, 'COUNT', step)
+  for _, m in ipairs(r[2]) do
+    local v = redis.call('ZSCORE', orderingKey, m)
+    if v then
+      redis.call('ZADD', cacheKey, v, m)
+    end
+  end
+  cursor = r[1]
+  if cursor == '0' then cursor = '' end
+  redis.call('ZADD', cacheKey, '-inf', '#' .. cursor)
+  if ttl > 0 then
+    redis.call('PEXPIRE', cacheKey, ttl)
+  end
+  if cursor ~= '' then
+    return {BUILDING}
+  end
+elseif ttl > 0 then
+  redis.call('PEXPIRE', cacheKey, ttl)
+end
+local members
+if desc == '1' then
+  members = redis.call('ZREVRANGE', cacheKey, start, stop)
+  if members[#members] == '#' then
+    members[#members] = nil
+  end
 else
-  ids = redis.call('ZRANGE', KEYS[2], ARGV[2], ARGV[3])
+  members = redis.call('ZRANGE', cacheKey, start + 1, stop + 1)
 end
-return rows(ARGV[1], KEYS[4], ids, {built})
+return rows(articlePrefix, scoreKey, members, {OK})

@@ -1,19 +1,24 @@
--- group_remove.lua: removes an article from groups, and from their cached
--- pages, so a removed article never shows in a group page.
---
--- KEYS[1] article hash  KEYS[2] set of the article's groups
--- KEYS[3i .. 3i+2] for the i-th group: its set, its score cache, its time cache
--- ARGV[1] id  ARGV[2..] group names, in the order of the key triples
---
--- Reply: 1, or 0 when the article does not exist.
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return 0
+-- group_remove.lua: removes an article from groups and from their cached
+-- pages, so it never shows in those groups' pages again. Uses lib.lua.
+local scoreKey = KEYS[1] -- the store's slot, for routing
+local id = ARGV[1]
+local k = {article = ARGV[2], groups = ARGV[3], group = ARGV[4], cache = ARGV[5]}
+-- ARGV[6..]: the group names.
+-- Reply: {OK} | {NOT_FOUND}.
+if redis.call('EXISTS', k.article .. id) == 0 then
+  return {NOT_FOUND}
 end
-for i = 2, #ARGV do
-  local k = 3 * (i - 1)
-  redis.call('SREM', KEYS[k], ARGV[1])
-  redis.call('ZREM', KEYS[k + 1], ARGV[1])
-  redis.call('ZREM', KEYS[k + 2], ARGV[1])
-  redis.call('SREM', KEYS[2], ARGV[i])
+local groupsKey, m = k.groups .. id, member(id)
+expect(groupsKey, 'set')
+for i = 6, #ARGV do
+  expect(k.group .. ARGV[i], 'set')
 end
-return 1
+for i = 6, #ARGV do
+  local g = ARGV[i]
+  redis.call('SREM', k.group .. g, m)
+  redis.call('SREM', groupsKey, g)
+  for _, o in ipairs(ALL) do
+    redis.pcall('ZREM', k.cache .. o .. ':' .. g, m)
+  end
+end
+return {OK}

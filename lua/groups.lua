@@ -1,9 +1,9 @@
--- groups.lua: lists the groups an article is in.
---
--- KEYS[1] article hash  KEYS[2] set of the article's groups
---
--- Reply: the group names (unordered), or nil when the article does not exist.
-if redis.call('EXISTS', KEYS[1]) == 0 then
-  return false
+-- groups.lua: lists the groups an article is in. Uses lib.lua.
+local articleKey, groupsKey = KEYS[1], KEYS[2]
+-- Reply: {OK, names...} (unordered) | {NOT_FOUND}.
+if redis.call('EXISTS', articleKey) == 0 then
+  return {NOT_FOUND}
 end
-return redis.call('SMEMBERS', KEYS[2])
+local out = redis.call('SMEMBERS', groupsKey)
+table.insert(out, 1, OK)
+return out

@@ -1,22 +1,106 @@
 -- post.lua: posts an article and records the poster's own upvote.
---
--- KEYS[1] id counter          KEYS[2] score zset       KEYS[3] time zset
--- ARGV[1] article key prefix  ARGV[2] voter key prefix
--- ARGV[3] poster  ARGV[4] title  ARGV[5] link
--- ARGV[6] now (Unix seconds)  ARGV[7] vote window (seconds)  ARGV[8] weight
---
--- The article and voter keys are built here from their prefixes, which
--- carry the store's hash tag, so they share the slot of KEYS.
--- Reply: {id, score}, the score as a string.
-local id = tostring(redis.call('INCR', KEYS[1]))
-local now = tonumber(ARGV[6])
-local score = string.format('%.17g', now + tonumber(ARGV[8]))
-local voted = ARGV[2] .. id
-redis.call('HSET', ARGV[1] .. id,
-  'title', ARGV[4], 'link', ARGV[5], 'poster', ARGV[3],
-  'posted', ARGV[6], 'up', 1, 'down', 0)
-redis.call('ZADD', KEYS[2], score, id)
-redis.call('ZADD', KEYS[3], ARGV[6], id)
-redis.call('HSET', voted, ARGV[3], 1)
-redis.call('EXPIRE', voted, ARGV[7])
-return {id, score}
+-- Uses lib.lua.
+local seqKey, scoreKey, timeKey = KEYS[1], KEYS[2], KEYS[3]
+local poster, title, link = ARGV[1], ARGV[2], ARGV[3]
+local now, window, weight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local orders, unique = ARGV[7], ARGV[8] == '1'
+local k = {article = ARGV[9], voted = ARGV[10], groups = ARGV[11],
+  by = ARGV[12], bucket = ARGV[13], link = ARGV[14]}
+-- orders: the names of the orders the store keeps (lib.lua ORDERS),
+-- space-separated; the article keeps them, and its window and weight,
+-- for good.
+-- Reply: {OK, id, score} | {DUPLICATE, row} when unique is set and a live
+-- article has the link.
+
+-- Links are recorded only by stores that keep them unique.
+local linkKey = unique and link ~= '' and k.link .. link
+if linkKey then
+  expect(linkKey, 'string')
+  local other = redis.call('GET', linkKey)
+  if other and redis.call('EXISTS', k.article .. other) == 1 then
+    return rows(k.article, scoreKey, {member(other)}, {DUPLICATE})
+  end
+end
+
+-- Every key this script writes is checked before the first write.
+expect(seqKey, 'string')
+expect(scoreKey, 'zset')
+expect(timeKey, 'zset')
+for _, o in ipairs(ORDERS) do
+  if has(orders, o) then expect(k.by .. o, 'zset') end
+end
+if has(orders, 'top') then
+  for _, size in ipairs(BUCKETS) do expect(bucket(k.bucket, size, now), 'zset') end
+end
+
+-- The counter must hold a canonical id below the int64 maximum; it is
+-- read back as a string after INCR, since Lua numbers lose digits past
+-- 2^53.
+local MAX = '9223372036854775807'
+local function canonical(s)
+  return s and string.find(s, '^[1-9]%d*$') and (#s < #MAX or (#s == #MAX and s <= MAX))
+end
+local seq = redis.call('GET', seqKey)
+if seq and seq ~= '0' and not canonical(seq) then
+  return error(redis.error_reply('voting: id counter ' .. seqKey .. ' holds ' .. seq .. ', not an id'))
+end
+
+-- taken reports whether anything of an article with that id exists: a
+-- counter behind the articles (restored, deleted, evicted) must never
+-- make Post overwrite one or inherit its voters or groups.
+local function taken(id)
+  return redis.call('EXISTS', k.article .. id, k.voted .. id, k.groups .. id) > 0
+    or redis.call('ZSCORE', timeKey, member(id)) ~= false
+end
+local function nextID()
+  if redis.call('GET', seqKey) == MAX then
+    return error(redis.error_reply('voting: id counter ' .. seqKey .. ' is at the int64 maximum'))
+  end
+  redis.call('INCR', seqKey)
+  return redis.call('GET', seqKey)
+end
+
+local id = nextID()
+if taken(id) then
+  -- Behind: jump to the newest article's id, then probe a few more.
+  local newest = redis.call('ZREVRANGE', timeKey, 0, 0)[1]
+  if newest then
+    local n = idof(newest)
+    if canonical(n) and (#n > #id or (#n == #id and n > id)) then
+      redis.call('SET', seqKey, n)
+    end
+  end
+  for _ = 1, 100 do
+    id = nextID()
+    if not taken(id) then break end
+  end
+  if taken(id) then
+    return error(redis.error_reply('voting: id counter ' .. seqKey .. ' is behind the articles: set it to the highest id'))
+  end
+end
+
+local m = member(id)
+local score = num(value('score', now, weight, 1, 0))
+redis.call('HSET', k.article .. id,
+  'title', title, 'link', link, 'poster', poster, 'posted', ARGV[4],
+  'closes', num(now + window), 'weight', ARGV[6], 'orders', orders, 'up', 1, 'down', 0)
+redis.call('ZADD', scoreKey, score, m)
+redis.call('ZADD', timeKey, ARGV[4], m)
+for _, o in ipairs(ORDERS) do
+  if has(orders, o) then
+    redis.call('ZADD', k.by .. o, num(value(o, now, weight, 1, 0)), m)
+  end
+end
+if has(orders, 'top') then
+  for _, size in ipairs(BUCKETS) do redis.call('ZADD', bucket(k.bucket, size, now), 1, m) end
+end
+-- The voter record lives as long as the window, on the server's clock,
+-- and the "" field keeps it from being emptied by cancels: while it
+-- exists voting is open, and once it is gone it never comes back.
+local votedKey = k.voted .. id
+redis.call('HSET', votedKey, '', 0, poster, 1)
+redis.call('EXPIRE', votedKey, window)
+if linkKey then
+  redis.call('SET', linkKey, id)
+end
+return {OK, id, score}

@@ -1,16 +1,24 @@
--- votes.lua: reads one user's votes on several articles.
---
--- KEYS[2i-1] article hash of the i-th id  KEYS[2i] its voter hash
--- ARGV[1] user
---
--- Reply: one integer per id: 1 up, -1 down, 0 none, 2 when the article
--- does not exist.
-local out = {}
-for i = 1, #KEYS, 2 do
-  if redis.call('EXISTS', KEYS[i]) == 0 then
-    out[#out + 1] = 2
+-- votes.lua: reads one user's votes on several articles. Uses lib.lua.
+local scoreKey = KEYS[1] -- the store's slot, for routing
+local user, articlePrefix, votedPrefix = ARGV[1], ARGV[2], ARGV[3]
+-- ARGV[4..]: the ids.
+-- Reply: {OK, then per id: status, vote}: OK and 1 up, -1 down or 0 none;
+-- NOT_FOUND and 0 when the article does not exist. A voter record that
+-- holds anything but 1 or -1 fails the script.
+local out = {OK}
+for i = 4, #ARGV do
+  local id = ARGV[i]
+  local st, v = OK, 0
+  if redis.call('EXISTS', articlePrefix .. id) == 0 then
+    st = NOT_FOUND
   else
-    out[#out + 1] = tonumber(redis.call('HGET', KEYS[i + 1], ARGV[1]) or 0)
+    v = redis.call('HGET', votedPrefix .. id, user)
+    if v ~= false and v ~= '1' and v ~= '-1' then
+      return redis.error_reply('voting: corrupt voter record ' .. votedPrefix .. id .. ' for ' .. user)
+    end
+    v = tonumber(v or 0)
   end
+  out[#out + 1] = st
+  out[#out + 1] = v
 end
 return out

@@ -1,0 +1,133 @@
+package voting
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Ballot is one vote of a VoteBatch: User's vote Vote on article ID.
+type Ballot struct {
+	User, ID string
+	Vote     VoteType
+}
+
+// BallotResult is the outcome of one ballot: what Vote would have
+// returned for it.
+type BallotResult struct {
+	VoteResult
+	Err error
+}
+
+// VoteBatch applies up to MaxBatch ballots in order, in one round trip,
+// for consumers of vote queues. Each ballot counts exactly as a Vote would,
+// and gets what Vote would return, its error included (ErrNotFound,
+// ErrVotingClosed, ErrInvalidVote, ErrInvalidArgument): two ballots of one
+// user on one article leave the second in place. The error return is for
+// the call as a whole (the pool, the connection, the context, too many
+// ballots); a call that fails so may have applied any prefix of the
+// ballots, and each is safe to retry.
+//
+// The ballots go to Redis as a pipeline of scripts of up to 25 ballots
+// each, so no command runs long; each script is atomic, the batch as a
+// whole is not.
+func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult, error) {
+	const op = "vote batch"
+	if len(ballots) > MaxBatch {
+		return nil, opErr(op, fmt.Errorf("%w: more than %d ballots", ErrInvalidArgument, MaxBatch))
+	}
+	results := make([]BallotResult, len(ballots))
+	valid := make([]Ballot, 0, len(ballots))
+	var at []int // the index in ballots of each of valid
+	for i, b := range ballots {
+		switch {
+		case checkBallot(b.User, b.ID, b.Vote) != nil:
+			results[i].Err = opErr("vote", checkBallot(b.User, b.ID, b.Vote))
+		case !canonicalID(b.ID):
+			results[i].Err = notFound("vote", b.ID)
+		default:
+			valid = append(valid, b)
+			at = append(at, i)
+		}
+	}
+	if len(valid) == 0 {
+		return results, nil
+	}
+	replies, err := s.pipeline(ctx, valid)
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	for j, reply := range replies {
+		i := at[j]
+		status, r, err := parseVote(reply, nil)
+		switch {
+		case err != nil:
+			return nil, opErr(op, err)
+		case status != statusOK:
+			results[i].Err = statusErr("vote", status, ballots[i].ID)
+		default:
+			results[i].VoteResult = r
+		}
+	}
+	return results, nil
+}
+
+// pipeline sends the ballots as vote_batch scripts of batchStep ballots
+// on one connection, in one round trip, and returns one vote reply per
+// ballot. It sends EVAL, not EVALSHA: a pipeline cannot fall back from
+// NOSCRIPT without breaking the ballots' order.
+func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, error) {
+	c, err := s.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now := s.now().Unix()
+	chunks := 0
+	for i := 0; i < len(ballots); i += batchStep {
+		chunk := ballots[i:min(i+batchStep, len(ballots))]
+		args := s.voteBatchArgs(chunk, now)
+		if err := c.Send("EVAL", append([]interface{}{libLua + voteBatchLua, 1}, args...)...); err != nil {
+			return nil, err
+		}
+		chunks++
+	}
+	if err := c.Flush(); err != nil {
+		return nil, contextError(ctx, err)
+	}
+	replies := make([]interface{}, 0, len(ballots))
+	var first error
+	for i := 0; i < chunks; i++ {
+		status, rest, err := decode(receive(ctx, c))
+		if err == nil && status != statusOK {
+			err = fmt.Errorf("reply status %d", status)
+		}
+		if err != nil {
+			if first == nil {
+				first = contextError(ctx, err)
+			}
+			continue // read every reply, so the connection goes back clean
+		}
+		replies = append(replies, rest...)
+	}
+	if first != nil {
+		return nil, first
+	}
+	if len(replies) != len(ballots) {
+		return nil, fmt.Errorf("%d replies for %d ballots", len(replies), len(ballots))
+	}
+	return replies, nil
+}
+
+// receive reads one pipelined reply, under ctx where the connection
+// supports it.
+func receive(ctx context.Context, c redis.Conn) (interface{}, error) {
+	if _, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
+		return redis.ReceiveContext(c, ctx)
+	}
+	return c.Receive()
+}

@@ -1,0 +1,113 @@
+package voting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Pool hands out Redis connections. *redis.Pool satisfies it, and so does
+// *redisc.Cluster (github.com/mna/redisc), whose connections the store
+// binds to its keys (see Binder). Where the pool also has GetContext, as
+// *redis.Pool does, the store waits for a connection under the call's
+// context.
+type Pool interface {
+	Get() redis.Conn
+}
+
+// ContextPool is a Pool that can wait for a connection under a context.
+// The store uses GetContext whenever the pool has it.
+type ContextPool interface {
+	Pool
+	GetContext(ctx context.Context) (redis.Conn, error)
+}
+
+// Binder is a connection that must be bound to a key before use, as the
+// connections of cluster-aware pools (mna/redisc) are: they route a
+// command by its first argument, which for EVALSHA is not a key. The store
+// binds such a connection to one of its own keys before each call; every
+// key of a store is in one hash slot, so that routes every script.
+type Binder interface {
+	Bind(keys ...string) error
+}
+
+var (
+	_ ContextPool = (*redis.Pool)(nil)
+	_ Pool        = (*redis.Pool)(nil)
+)
+
+// conn takes a connection from the pool, bound to the store's slot.
+func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
+	var c redis.Conn
+	if p, ok := s.pool.(ContextPool); ok {
+		var err error
+		if c, err = p.GetContext(ctx); err != nil {
+			return nil, contextError(ctx, err)
+		}
+	} else {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		c = s.pool.Get()
+		if err := c.Err(); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	if b, ok := c.(Binder); ok {
+		if err := b.Bind(s.keys.seq); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// eval runs one script on one pooled connection: the one way the store
+// talks to Redis, but for VoteBatch, which pipelines several scripts on
+// one connection. Calls whose work grows with the data run eval once a
+// step.
+func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
+	c, err := s.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return run(ctx, c, sc.Script, keysAndArgs)
+}
+
+// run runs a script on c under ctx.
+func run(ctx context.Context, c redis.Conn, sc *redis.Script, keysAndArgs []interface{}) (interface{}, error) {
+	if _, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
+		reply, err := sc.DoContext(ctx, c, keysAndArgs...)
+		return reply, contextError(ctx, err)
+	}
+	// A context that can never be done (context.Background) needs no
+	// watching, which costs redigo a goroutine per call. A connection
+	// without context support still honours a context that is already done.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return sc.Do(c, keysAndArgs...)
+}
+
+// contextError returns err, from a call that failed once ctx was done or
+// past its deadline, as an error that also wraps the context's: redigo may
+// report a passed deadline as a read or dial timeout, and the caller must
+// be able to tell with errors.Is(err, context.DeadlineExceeded).
+func contextError(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	cause := ctx.Err()
+	if dl, ok := ctx.Deadline(); ok && cause == nil && !time.Now().Before(dl) {
+		cause = context.DeadlineExceeded // the context's timer has yet to fire
+	}
+	if cause == nil || errors.Is(err, cause) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", cause, err)
+}

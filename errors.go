@@ -1,0 +1,60 @@
+package voting
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Errors returned by the store. Check them with errors.Is: they come
+// wrapped with the operation and the article ("voting: vote: article not
+// found: \"9\"").
+var (
+	// ErrNotFound means the article does not exist: it was never posted,
+	// was deleted or pruned, or the id is not one the store issues
+	// ("abc", "01", "").
+	ErrNotFound = errors.New("voting: article not found")
+	// ErrVotingClosed means the article's voting window has ended.
+	ErrVotingClosed = errors.New("voting: voting closed")
+	// ErrInvalidVote means a VoteType outside NoVote, Upvote and Downvote.
+	ErrInvalidVote = errors.New("voting: invalid vote type")
+	// ErrInvalidArgument means an input out of the documented limits: an
+	// empty or over-long name or title, a bad page or Order, or an option
+	// value New rejects.
+	ErrInvalidArgument = errors.New("voting: invalid argument")
+	// ErrDuplicate means Post, with WithUniqueLinks, found a live article
+	// with the same link; Post returns that article with it.
+	ErrDuplicate = errors.New("voting: duplicate link")
+)
+
+// opError is an error of one operation of the store: "voting: <op>: <err>",
+// where err is a sentinel (its own "voting: " dropped) with an optional
+// detail, or the error of the pool or connection.
+type opError struct {
+	op     string
+	err    error
+	detail string
+}
+
+func (e *opError) Error() string {
+	var b strings.Builder
+	b.WriteString("voting: ")
+	b.WriteString(e.op)
+	b.WriteString(": ")
+	b.WriteString(strings.TrimPrefix(e.err.Error(), "voting: "))
+	if e.detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.detail)
+	}
+	return b.String()
+}
+
+func (e *opError) Unwrap() error { return e.err }
+
+// opErr wraps err, which is not nil, as an error of op.
+func opErr(op string, err error) error { return &opError{op: op, err: err} }
+
+// notFound is the error of op for an article that does not exist.
+func notFound(op, id string) error {
+	return &opError{op: op, err: ErrNotFound, detail: fmt.Sprintf("%q", id)}
+}

@@ -1,0 +1,70 @@
+package voting
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Prune deletes every article posted before before, with every trace
+// Delete removes, and returns how many it deleted. It works in steps of
+// 50 articles, one round trip and one atomic script each, so no Redis
+// command runs long however many articles go: it is safe to run while the
+// site runs (a periodic Prune is the store's retention policy), and to
+// interrupt and run again. On an error it returns the count deleted so
+// far with it.
+func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
+	const op = "prune"
+	// The last whole second before before.
+	last := before.Unix()
+	if before.Nanosecond() == 0 {
+		last--
+	}
+	total := 0
+	for {
+		status, rest, err := decode(s.eval(ctx, pruneScript, s.pruneArgs(last)))
+		if err == nil && (status != statusOK || len(rest) != 2) {
+			err = fmt.Errorf("reply status %d of %d fields", status, len(rest)+1)
+		}
+		if err != nil {
+			return total, opErr(op, err)
+		}
+		n, err := replyInt(rest[0])
+		if err != nil {
+			return total, opErr(op, err)
+		}
+		total += int(n)
+		more, err := replyInt(rest[1])
+		if err != nil {
+			return total, opErr(op, err)
+		}
+		if more == 0 {
+			return total, nil
+		}
+	}
+}
+
+// Drop removes every key of the store, and no other: the articles, the
+// orderings, the groups, the caches and the id counter. It scans the
+// store's keys in steps, one round trip and one script each, so no Redis
+// command runs long; keys written while it runs may survive it, so stop
+// the store's writers first. Other prefixes are untouched.
+func (s *Store) Drop(ctx context.Context) error {
+	const op = "drop"
+	cursor := "0"
+	for {
+		status, rest, err := decode(s.eval(ctx, dropScript, s.dropArgs(cursor)))
+		if err == nil && (status != statusOK || len(rest) != 1) {
+			err = fmt.Errorf("reply status %d of %d fields", status, len(rest)+1)
+		}
+		if err != nil {
+			return opErr(op, err)
+		}
+		if cursor, err = replyString(rest[0]); err != nil {
+			return opErr(op, err)
+		}
+		if cursor == "0" {
+			return nil
+		}
+	}
+}

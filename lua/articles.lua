@@ -1,0 +1,10 @@
+-- articles.lua: reads articles by id. Uses lib.lua.
+local scoreKey = KEYS[1]
+local articlePrefix = ARGV[1]
+-- ARGV[2..]: the ids.
+-- Reply: {OK, one row per id whose article exists, in the order of the ids}.
+local members = {}
+for i = 2, #ARGV do
+  members[#members + 1] = member(ARGV[i])
+end
+return rows(articlePrefix, scoreKey, members, {OK})

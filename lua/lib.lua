@@ -1,0 +1,225 @@
+-- lib.lua: the helpers shared by the scripts whose header says
+-- "Uses lib.lua". scripts.go puts this file in front of those scripts.
+--
+-- Replies: every script replies {status, ...}; the statuses are those of
+-- reply.go.
+local OK, NOT_FOUND, CLOSED, DUPLICATE, BUILDING, LIMIT = 0, 1, 2, 3, 4, 5
+
+-- The orderings an article can be in besides score and time, and the
+-- sizes in seconds of the TopSince buckets.
+local ORDERS = {'top', 'hot', 'best', 'controversial'}
+local BUCKETS = {600, 86400}
+
+-- member returns the sorted-set member of an article id: its digit count
+-- as a letter, then the id, so that members sort by id as numbers ("a9" <
+-- "b10"); idof reverses it.
+local function member(id) return string.char(96 + #id) .. id end
+local function idof(m) return string.sub(m, 2) end
+
+-- num formats a score for ZADD and for the reply without losing precision.
+local function num(x) return string.format('%.17g', x) end
+
+-- expect fails the script, before it writes anything, when key holds a
+-- value of another type than want (a foreign value at one of the store's
+-- keys), so no script leaves half its writes behind.
+local function expect(key, want)
+  local t = redis.call('TYPE', key)
+  t = t.ok or t
+  if t ~= 'none' and t ~= want then
+    return error(redis.error_reply('voting: key ' .. key .. ' holds a ' .. t .. ', not a ' .. want))
+  end
+end
+
+-- has reports whether the article's orders field (space-separated names)
+-- names order.
+local function has(orders, order)
+  return orders ~= nil and string.find(' ' .. orders .. ' ', ' ' .. order .. ' ', 1, true) ~= nil
+end
+
+-- value returns the article's value in an ordering given its post time,
+-- vote weight and counts (the formulas of order.go).
+local function value(ordering, posted, weight, up, down)
+  local s = up - down
+  if ordering == 'score' then
+    return posted + weight * s
+  elseif ordering == 'top' then
+    return s
+  elseif ordering == 'hot' then
+    local sign = 0
+    if s > 0 then sign = 1 elseif s < 0 then sign = -1 end
+    return sign * math.log10(math.max(math.abs(s), 1)) + (posted - 1134028003) / 45000
+  elseif ordering == 'best' then
+    local n = up + down
+    if n == 0 then return 0 end
+    local z = 1.281551565545
+    local p = up / n
+    return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
+  elseif ordering == 'controversial' then
+    if up <= 0 or down <= 0 then return 0 end
+    local balance = down / up
+    if up < down then balance = up / down end
+    return (up + down) ^ balance
+  end
+  return posted -- time
+end
+
+-- bucket returns the TopSince bucket key of a post time at one size.
+local function bucket(prefix, size, posted)
+  return prefix .. size .. ':' .. math.floor(posted / size)
+end
+
+-- rows appends, for each member whose article exists, eight fields to out:
+--   id, title, link, poster, posted, upvotes, downvotes, score
+-- the score as Redis formats it. Members whose article is gone are
+-- skipped. reply.go parses these rows.
+local function rows(articlePrefix, scoreKey, members, out)
+  for _, m in ipairs(members) do
+    local id = idof(m)
+    local f = redis.call('HMGET', articlePrefix .. id, 'title', 'link', 'poster', 'posted', 'up', 'down')
+    if f[4] then
+      local n = #out
+      out[n + 1] = id
+      out[n + 2] = f[1]
+      out[n + 3] = f[2]
+      out[n + 4] = f[3]
+      out[n + 5] = f[4]
+      out[n + 6] = f[5]
+      out[n + 7] = f[6]
+      out[n + 8] = redis.call('ZSCORE', scoreKey, m)
+    end
+  end
+  return out
+end
+
+-- range returns the members at ranks start..stop of a zset, from the top
+-- when desc is '1'.
+local function range(key, start, stop, desc)
+  if desc == '1' then
+    return redis.call('ZREVRANGE', key, start, stop)
+  end
+  return redis.call('ZRANGE', key, start, stop)
+end
+
+-- groupCaches calls fn(cacheKey, ordering) for each cached page, built or
+-- being built, that the groups of an article may have in the orderings.
+local function groupCaches(groupsKey, cachePrefix, orderings, fn)
+  for _, g in ipairs(redis.call('SMEMBERS', groupsKey)) do
+    for _, o in ipairs(orderings) do
+      fn(cachePrefix .. o .. ':' .. g, o)
+    end
+  end
+end
+
+-- ALL is every ordering.
+local ALL = {'score', 'time', 'top', 'hot', 'best', 'controversial'}
+
+-- vote applies one vote and returns its reply:
+--   {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED}
+-- k holds the key prefixes: article, voted, groups, by, cache, bucket.
+-- A vote counts only while the article's voter record exists: Post
+-- creates it with a field that is never removed, and it expires when
+-- voting closes on the server's clock, so a record that is gone means
+-- voting is over, never "no previous vote". Voting closes too when now,
+-- the caller's clock, reaches the article's close.
+local function vote(k, id, user, new, now)
+  local articleKey, votedKey = k.article .. id, k.voted .. id
+  local f = redis.call('HMGET', articleKey, 'posted', 'closes', 'weight', 'orders', 'up', 'down')
+  if not f[1] then
+    return {NOT_FOUND}
+  end
+  if redis.call('EXISTS', votedKey) == 0 or now >= tonumber(f[2]) then
+    return {CLOSED}
+  end
+  local posted, weight, orders = tonumber(f[1]), tonumber(f[3]), f[4]
+  local up, down = tonumber(f[5]), tonumber(f[6])
+  local m = member(id)
+  local prev = redis.call('HGET', votedKey, user)
+  if prev == false then
+    prev = 0
+  elseif prev == '1' or prev == '-1' then
+    prev = tonumber(prev)
+  else
+    return error(redis.error_reply('voting: corrupt voter record ' .. votedKey .. ' for ' .. user))
+  end
+  if new == prev then
+    return {OK, prev, redis.call('ZSCORE', k.by .. 'score', m), up, down}
+  end
+  local changed = {'score'}
+  for _, o in ipairs(ORDERS) do
+    if has(orders, o) then
+      changed[#changed + 1] = o
+      expect(k.by .. o, 'zset')
+    end
+  end
+  expect(k.by .. 'score', 'zset')
+
+  if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
+  if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
+  redis.call('HSET', articleKey, 'up', up, 'down', down)
+  if new == 0 then
+    redis.call('HDEL', votedKey, user)
+  else
+    redis.call('HSET', votedKey, user, new)
+  end
+  -- Values are recomputed, never incremented, so they never drift from
+  -- their formulas, whatever the weight.
+  local values = {}
+  for _, o in ipairs(changed) do
+    values[o] = num(value(o, posted, weight, up, down))
+    redis.call('ZADD', k.by .. o, values[o], m)
+  end
+  if has(orders, 'top') then
+    for _, size in ipairs(BUCKETS) do
+      redis.call('ZADD', bucket(k.bucket, size, posted), values.top, m)
+    end
+  end
+  -- XX: a cache is updated where it holds the article; a cache being
+  -- built that has yet to reach it will copy the new value. A foreign
+  -- value at a cache key fails the reads of that page, not the vote.
+  groupCaches(k.groups .. id, k.cache, changed, function(key, o)
+    redis.pcall('ZADD', key, 'XX', values[o], m)
+  end)
+  return {OK, prev, values.score, up, down}
+end
+
+-- delete removes an article and every trace of it; it returns false when
+-- the article does not exist.
+local function delete(k, id)
+  local articleKey = k.article .. id
+  local f = redis.call('HMGET', articleKey, 'posted', 'link', 'orders')
+  if not f[1] then
+    return false
+  end
+  local link = f[2] ~= '' and k.link .. f[2]
+  if link then
+    expect(link, 'string')
+  end
+  local groups = redis.call('SMEMBERS', k.groups .. id)
+  for _, g in ipairs(groups) do
+    expect(k.group .. g, 'set')
+  end
+  local m = member(id)
+  for _, g in ipairs(groups) do
+    redis.call('SREM', k.group .. g, m)
+    for _, o in ipairs(ALL) do
+      redis.pcall('ZREM', k.cache .. o .. ':' .. g, m)
+    end
+  end
+  redis.call('ZREM', k.by .. 'score', m)
+  redis.call('ZREM', k.by .. 'time', m)
+  for _, o in ipairs(ORDERS) do
+    if has(f[3], o) then
+      redis.call('ZREM', k.by .. o, m)
+    end
+  end
+  if has(f[3], 'top') then
+    for _, size in ipairs(BUCKETS) do
+      redis.call('ZREM', bucket(k.bucket, size, tonumber(f[1])), m)
+    end
+  end
+  if link and redis.call('GET', link) == id then
+    redis.call('DEL', link)
+  end
+  redis.call('DEL', articleKey, k.voted .. id, k.groups .. id)
+  return true
+end

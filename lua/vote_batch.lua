@@ -1,0 +1,13 @@
+-- vote_batch.lua: decides several votes in order, each as vote.lua does.
+-- Uses lib.lua.
+local scoreKey = KEYS[1] -- the store's slot, for routing
+local now = tonumber(ARGV[1])
+local k = {article = ARGV[2], voted = ARGV[3], groups = ARGV[4],
+  by = ARGV[5], cache = ARGV[6], bucket = ARGV[7]}
+-- ARGV[8..]: id, user, vote, for each ballot.
+-- Reply: {OK, one vote.lua reply per ballot}.
+local out = {OK}
+for i = 8, #ARGV, 3 do
+  out[#out + 1] = vote(k, ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), now)
+end
+return out

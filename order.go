@@ -1,0 +1,96 @@
+package voting
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// Order is the order of a page of articles. Every order breaks ties by id
+// as a number: newest first in descending orders, oldest first in
+// ascending ones.
+type Order int
+
+// The orders of a page. ScoreDesc, ScoreAsc, TimeDesc and TimeAsc are
+// always available; Top, Hot, Best and Controversial are descending only
+// and kept for the articles a store posts with them enabled (WithOrders).
+// With s = up − down and n = up + down:
+const (
+	ScoreDesc Order = iota // highest score first: the front page
+	ScoreAsc               // lowest score first
+	TimeDesc               // newest first
+	TimeAsc                // oldest first
+	// Top is by net votes, s.
+	Top
+	// Hot is Reddit's hot: sign(s)·log10(max(|s|, 1)) + (posted − 1134028003)/45000.
+	Hot
+	// Best is the lower bound of the Wilson score interval of up/n at
+	// z = 1.281551565545 (80%); 0 with no votes.
+	Best
+	// Controversial is n^(min(up, down)/max(up, down)) when up and down
+	// are both above 0, else 0.
+	Controversial
+)
+
+var orderNames = [...]string{"score-desc", "score-asc", "time-desc", "time-asc", "top", "hot", "best", "controversial"}
+
+// Valid reports whether o is one of the Order constants.
+func (o Order) Valid() bool { return o >= ScoreDesc && o <= Controversial }
+
+// String returns the order's name: "score-desc", "score-asc",
+// "time-desc", "time-asc", "top", "hot", "best" or "controversial", or
+// "Order(n)" for a value outside the constants.
+func (o Order) String() string {
+	if o.Valid() {
+		return orderNames[o]
+	}
+	return "Order(" + strconv.Itoa(int(o)) + ")"
+}
+
+// ParseOrder parses the names String returns. Anything else gets an error
+// wrapping ErrInvalidArgument, with an Order that is not Valid.
+func ParseOrder(s string) (Order, error) {
+	for o, name := range orderNames {
+		if s == name {
+			return Order(o), nil
+		}
+	}
+	return -1, fmt.Errorf("%w: unknown order %q", ErrInvalidArgument, s)
+}
+
+// MarshalText encodes o as String does, so Order reads as its name in
+// JSON. A value outside the constants gets ErrInvalidArgument.
+func (o Order) MarshalText() ([]byte, error) {
+	if !o.Valid() {
+		return nil, fmt.Errorf("%w: unknown order %d", ErrInvalidArgument, int(o))
+	}
+	return []byte(o.String()), nil
+}
+
+// UnmarshalText decodes what ParseOrder accepts.
+func (o *Order) UnmarshalText(b []byte) error {
+	p, err := ParseOrder(string(b))
+	if err != nil {
+		return err
+	}
+	*o = p
+	return nil
+}
+
+// ordering returns the name of the ordering an order reads (keys.go), and
+// whether it reads it from the highest value down.
+func (o Order) ordering() (name string, desc bool) {
+	switch o {
+	case ScoreDesc:
+		return "score", true
+	case ScoreAsc:
+		return "score", false
+	case TimeDesc:
+		return "time", true
+	case TimeAsc:
+		return "time", false
+	}
+	return o.String(), true
+}
+
+// optional reports whether o is kept only where enabled (WithOrders).
+func (o Order) optional() bool { return o >= Top && o <= Controversial }

@@ -1,0 +1,133 @@
+package voting
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on what callers pass in. Input beyond them gets ErrInvalidArgument
+// before Redis is touched.
+const (
+	// MaxNameLen is the longest user, poster or group name, in bytes.
+	MaxNameLen = 256
+	// MaxTitleLen is the longest article title, in bytes.
+	MaxTitleLen = 1024
+	// MaxLinkLen is the longest article link, in bytes.
+	MaxLinkLen = 4096
+	// MaxBatch is the most ids one VotesOf or ArticlesByID call, ballots
+	// one VoteBatch call, or groups one AddToGroups or RemoveFromGroups
+	// call may name.
+	MaxBatch = 1000
+	// MaxArticleGroups is the most groups one article may be in. A vote
+	// updates the article's place in the cached pages of each of its
+	// groups, so this bounds the work of one vote.
+	MaxArticleGroups = 32
+	// MaxPageSize is the largest page size WithPageSize accepts.
+	MaxPageSize = 1000
+	// MaxPrefixLen is the longest key prefix, in bytes.
+	MaxPrefixLen = 64
+	// MaxTopSince is how deep TopSince lists: pages past its first
+	// MaxTopSince articles are empty, as Reddit's listings end at 1000.
+	MaxTopSince = 1000
+)
+
+// maxID is the largest id the store issues: ids are the decimal strings
+// "1" to "9223372036854775807" (the int64 maximum).
+const maxID = "9223372036854775807"
+
+// canonicalID reports whether id has the form the store issues: 1 to 19
+// decimal digits without a leading zero, at most maxID. Any other string
+// names no article.
+func canonicalID(id string) bool {
+	if len(id) == 0 || len(id) > len(maxID) || id[0] == '0' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < '0' || id[i] > '9' {
+			return false
+		}
+	}
+	return len(id) < len(maxID) || id <= maxID
+}
+
+// checkPrefix validates a key prefix: non-empty, at most MaxPrefixLen
+// bytes of printable UTF-8 without braces, which would break the hash tag.
+func checkPrefix(p string) error {
+	switch {
+	case p == "":
+		return fmt.Errorf("%w: key prefix is empty", ErrInvalidArgument)
+	case len(p) > MaxPrefixLen:
+		return fmt.Errorf("%w: key prefix is longer than %d bytes", ErrInvalidArgument, MaxPrefixLen)
+	case strings.ContainsAny(p, "{}"):
+		return fmt.Errorf("%w: key prefix %q contains a brace", ErrInvalidArgument, p)
+	case !printable(p):
+		return fmt.Errorf("%w: key prefix %q is not printable UTF-8", ErrInvalidArgument, p)
+	}
+	return nil
+}
+
+// checkName validates a user, poster or group name: 1 to MaxNameLen bytes
+// of printable UTF-8 (graphic characters and spaces: no control, format
+// or invisible characters, so two names that look alike are alike), not
+// only white space.
+func checkName(what, s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("%w: %s is empty", ErrInvalidArgument, what)
+	case len(s) > MaxNameLen:
+		return fmt.Errorf("%w: %s is longer than %d bytes", ErrInvalidArgument, what, MaxNameLen)
+	case !printable(s):
+		return fmt.Errorf("%w: %s %q is not printable UTF-8", ErrInvalidArgument, what, s)
+	case strings.TrimSpace(s) == "":
+		return fmt.Errorf("%w: %s is blank", ErrInvalidArgument, what)
+	}
+	return nil
+}
+
+// checkText validates a title or link: valid UTF-8 of at most max bytes,
+// stored byte for byte. A title must not be blank; a link may be empty.
+func checkText(what, s string, max int, required bool) error {
+	switch {
+	case required && strings.TrimSpace(s) == "":
+		return fmt.Errorf("%w: %s is blank", ErrInvalidArgument, what)
+	case len(s) > max:
+		return fmt.Errorf("%w: %s is longer than %d bytes", ErrInvalidArgument, what, max)
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalidArgument, what)
+	}
+	return nil
+}
+
+// checkGroups validates the group names of one call.
+func checkGroups(groups []string) error {
+	if len(groups) > MaxBatch {
+		return fmt.Errorf("%w: more than %d groups", ErrInvalidArgument, MaxBatch)
+	}
+	for _, g := range groups {
+		if err := checkName("group name", g); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// printable reports whether s is valid UTF-8 of graphic characters
+// (letters, marks, numbers, punctuation, symbols) and spaces only:
+// unicode.IsGraphic rejects controls, format characters (zero-width
+// spaces and joiners, bidi overrides, BOM), private-use, surrogate and
+// unassigned code points.
+func printable(s string) bool {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return false
+			}
+		}
+		if !unicode.IsGraphic(r) {
+			return false
+		}
+	}
+	return true
+}
