@@ -20,21 +20,67 @@ import (
 var posted = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 
 // exampleStore returns a store on a fresh miniredis whose clock reads
-// posted, and a function that closes both.
-func exampleStore(opts ...voting.Option) (*voting.Store, func()) {
+// *now (posted if now is nil), and a function that closes both.
+func exampleStore(now *time.Time, opts ...voting.Option) (*voting.Store, func()) {
 	mr, err := miniredis.Run()
 	if err != nil {
 		log.Fatal(err)
 	}
-	pool := &redis.Pool{DialContext: func(ctx context.Context) (redis.Conn, error) {
+	pool := &redis.Pool{MaxIdle: 4, DialContext: func(ctx context.Context) (redis.Conn, error) {
 		return redis.DialContext(ctx, "tcp", mr.Addr())
 	}}
-	opts = append([]voting.Option{voting.WithClock(func() time.Time { return posted })}, opts...)
+	if now == nil {
+		now = &posted
+	}
+	opts = append([]voting.Option{voting.WithClock(func() time.Time { return *now })}, opts...)
 	store, err := voting.New(pool, opts...)
 	if err != nil {
 		log.Fatal(err)
 	}
 	return store, func() { pool.Close(); mr.Close() }
+}
+
+// A news site: post, vote, read the front page and a user's arrows.
+func Example() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+
+	redisBook, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
+	if err != nil {
+		log.Fatal(err)
+	}
+	goBook, err := store.Post(ctx, "bob", "The Go Programming Language", "https://go.dev")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, user := range []string{"carol", "dave"} {
+		if _, err := store.Vote(ctx, user, goBook.ID, voting.Upvote); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if _, err := store.Vote(ctx, "carol", redisBook.ID, voting.Downvote); err != nil {
+		log.Fatal(err)
+	}
+
+	front, err := store.Articles(ctx, voting.ScoreDesc, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ids := make([]string, len(front))
+	for i, a := range front {
+		ids[i] = a.ID
+	}
+	arrows, err := store.VotesOf(ctx, "carol", ids)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for i, a := range front {
+		fmt.Printf("%s %-28s +%d -%d  carol: %v\n", a.ID, a.Title, a.Upvotes, a.Downvotes, arrows[i])
+	}
+	// Output:
+	// 2 The Go Programming Language  +3 -0  carol: up
+	// 1 Redis in Action              +1 -1  carol: down
 }
 
 func ExampleNew() {
@@ -45,10 +91,11 @@ func ExampleNew() {
 	defer mr.Close()
 
 	pool := &redis.Pool{
-		MaxIdle:     16,
+		MaxIdle:     16, // without it, every call dials a new connection
 		IdleTimeout: time.Minute,
 		DialContext: func(ctx context.Context) (redis.Conn, error) {
-			return redis.DialContext(ctx, "tcp", mr.Addr())
+			return redis.DialContext(ctx, "tcp", mr.Addr(),
+				redis.DialReadTimeout(time.Second), redis.DialWriteTimeout(time.Second))
 		},
 	}
 	defer pool.Close()
@@ -69,11 +116,60 @@ func ExampleNew() {
 	fmt.Println(mr.Keys())
 	// Output:
 	// posted article 1
-	// [{news}:article:1 {news}:score {news}:seq {news}:time {news}:voted:1]
+	// [{news}:article:1 {news}:by:score {news}:by:time {news}:seq {news}:voted:1]
+}
+
+// On a Redis Cluster, all keys of a store are in the slot of its prefix.
+// A cluster-aware pool whose connections bind to a key, such as
+// *redisc.Cluster from github.com/mna/redisc, is a voting.Pool as it is:
+//
+//	cluster := &redisc.Cluster{StartupNodes: []string{"10.0.0.1:6379"}, CreatePool: newPool}
+//	store, err := voting.New(cluster, voting.WithKeyPrefix("news"))
+//
+// Without one, a plain pool to the node that owns the slot works, as here,
+// until the slot moves.
+func ExampleNew_cluster() {
+	const prefix = "news"
+	node, err := redis.Dial("tcp", "10.0.0.1:6379") // any node of the cluster
+	if err != nil {
+		log.Fatal(err)
+	}
+	slot, err := redis.Int(node.Do("CLUSTER", "KEYSLOT", "{"+prefix+"}"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	slots, err := redis.Values(node.Do("CLUSTER", "SLOTS"))
+	node.Close()
+	if err != nil {
+		log.Fatal(err)
+	}
+	var owner string
+	for _, s := range slots {
+		r, _ := redis.Values(s, nil) // start, end, [host, port, ...], replicas...
+		if len(r) < 3 {
+			continue
+		}
+		start, _ := redis.Int(r[0], nil)
+		end, _ := redis.Int(r[1], nil)
+		addr, _ := redis.Values(r[2], nil)
+		if start <= slot && slot <= end && len(addr) >= 2 {
+			host, _ := redis.String(addr[0], nil)
+			port, _ := redis.Int(addr[1], nil)
+			owner = fmt.Sprintf("%s:%d", host, port)
+		}
+	}
+	pool := &redis.Pool{MaxIdle: 16, DialContext: func(ctx context.Context) (redis.Conn, error) {
+		return redis.DialContext(ctx, "tcp", owner)
+	}}
+	store, err := voting.New(pool, voting.WithKeyPrefix(prefix))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = store
 }
 
 func ExampleStore_Post() {
-	store, done := exampleStore()
+	store, done := exampleStore(nil)
 	defer done()
 
 	a, err := store.Post(context.Background(), "alice", "Redis in Action", "https://redis.io")
@@ -87,9 +183,47 @@ func ExampleStore_Post() {
 	// id=1 up=1 down=0 score=1795349232 (posted 1795348800)
 }
 
+// With WithUniqueLinks, a retried Post (its reply lost) cannot post twice.
+func ExampleWithUniqueLinks() {
+	ctx := context.Background()
+	store, done := exampleStore(nil, voting.WithUniqueLinks())
+	defer done()
+
+	first, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
+	if err != nil {
+		log.Fatal(err)
+	}
+	again, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
+	fmt.Println(errors.Is(err, voting.ErrDuplicate), again.ID == first.ID)
+	fmt.Println(err)
+	// Output:
+	// true true
+	// voting: post: duplicate link: "https://redis.io" is article "1"
+}
+
+func ExampleStore_Article() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	if _, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io"); err != nil {
+		log.Fatal(err)
+	}
+
+	a, err := store.Article(ctx, "1")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(a.Title, a.Link, a.Poster, a.Posted, a.Upvotes)
+	_, err = store.Article(ctx, "2")
+	fmt.Println(err)
+	// Output:
+	// Redis in Action https://redis.io alice 2026-11-22 12:00:00 +0000 UTC 1
+	// voting: article: article not found: "2"
+}
+
 func ExampleStore_Vote() {
 	ctx := context.Background()
-	store, done := exampleStore()
+	store, done := exampleStore(nil)
 	defer done()
 	a, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
 	if err != nil {
@@ -113,39 +247,70 @@ func ExampleStore_Vote() {
 		fmt.Printf("%-5s %-4v (was %-4v) up=%d down=%d score=+%.0f\n",
 			v.user, v.vote, r.Previous, r.Upvotes, r.Downvotes, r.Score-float64(a.Posted.Unix()))
 	}
-
-	_, err = store.Vote(ctx, "dave", "404", voting.Upvote)
-	fmt.Println(errors.Is(err, voting.ErrNotFound), err)
 	// Output:
 	// bob   up   (was none) up=2 down=0 score=+864
 	// carol down (was none) up=2 down=1 score=+432
 	// carol up   (was down) up=3 down=0 score=+1296
 	// bob   none (was up  ) up=2 down=0 score=+864
 	// bob   none (was none) up=2 down=0 score=+864
-	// true voting: article not found: "404"
 }
 
-func ExampleStore_Vote_closed() {
+// Every error wraps a sentinel: check it with errors.Is.
+func ExampleStore_Vote_errors() {
 	ctx := context.Background()
 	now := posted
-	store, done := exampleStore(voting.WithClock(func() time.Time { return now }))
+	store, done := exampleStore(&now)
 	defer done()
 	a, err := store.Post(ctx, "alice", "Old news", "")
 	if err != nil {
 		log.Fatal(err)
 	}
 
+	_, err = store.Vote(ctx, "bob", "404", voting.Upvote)
+	fmt.Println(errors.Is(err, voting.ErrNotFound), err)
+	_, err = store.Vote(ctx, "bob", a.ID, voting.VoteType(2))
+	fmt.Println(errors.Is(err, voting.ErrInvalidVote), err)
+	_, err = store.Vote(ctx, "", a.ID, voting.Upvote)
+	fmt.Println(errors.Is(err, voting.ErrInvalidArgument), err)
 	now = now.Add(voting.DefaultVoteWindow) // a week later
 	_, err = store.Vote(ctx, "bob", a.ID, voting.Upvote)
-	fmt.Println(errors.Is(err, voting.ErrVotingClosed))
+	fmt.Println(errors.Is(err, voting.ErrVotingClosed), err)
 	// Output:
-	// true
+	// true voting: vote: article not found: "404"
+	// true voting: vote: invalid vote type: 2
+	// true voting: vote: invalid argument: user is empty
+	// true voting: vote: voting closed: "1"
+}
+
+func ExampleStore_VoteOf() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	a, err := store.Post(ctx, "alice", "Redis in Action", "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := store.Vote(ctx, "bob", a.ID, voting.Downvote); err != nil {
+		log.Fatal(err)
+	}
+
+	for _, user := range []string{"alice", "bob", "carol"} {
+		v, err := store.VoteOf(ctx, user, a.ID)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(user, v)
+	}
+	// Output:
+	// alice up
+	// bob down
+	// carol none
 }
 
 func ExampleStore_Articles() {
 	ctx := context.Background()
 	now := posted
-	store, done := exampleStore(voting.WithClock(func() time.Time { return now }))
+	store, done := exampleStore(&now)
 	defer done()
 	for _, title := range []string{"first", "second", "third"} {
 		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
@@ -172,14 +337,62 @@ func ExampleStore_Articles() {
 		}
 		fmt.Println()
 	}
+	n, err := store.Count(ctx)
+	fmt.Println(n, "articles", err)
 	// Output:
 	// score-desc: first(4 up) third(1 up) second(1 up)
 	// time-desc: third(1 up) second(1 up) first(4 up)
+	// 3 articles <nil>
+}
+
+// Reddit's orders, and the top of a period.
+func ExampleWithOrders() {
+	ctx := context.Background()
+	now := posted
+	store, done := exampleStore(&now, voting.WithOrders(voting.Top, voting.Controversial))
+	defer done()
+	for _, title := range []string{"loved", "fought over", "new"} {
+		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
+			log.Fatal(err)
+		}
+		now = now.Add(12 * time.Hour)
+	}
+	ballots := []voting.Ballot{
+		{User: "bob", ID: "1", Vote: voting.Upvote},
+		{User: "carol", ID: "1", Vote: voting.Upvote},
+		{User: "bob", ID: "2", Vote: voting.Downvote},
+		{User: "carol", ID: "2", Vote: voting.Downvote},
+		{User: "dave", ID: "2", Vote: voting.Upvote},
+	}
+	if _, err := store.VoteBatch(ctx, ballots); err != nil {
+		log.Fatal(err)
+	}
+
+	show := func(label string, page []voting.Article, err error) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(label, ":")
+		for _, a := range page {
+			fmt.Printf(" %s(%+d)", a.Title, a.Upvotes-a.Downvotes)
+		}
+		fmt.Println()
+	}
+	page, err := store.Articles(ctx, voting.Top, 1)
+	show("top", page, err)
+	page, err = store.Articles(ctx, voting.Controversial, 1)
+	show("controversial", page, err)
+	page, err = store.TopSince(ctx, 24*time.Hour, 1)
+	show("top of the day", page, err)
+	// Output:
+	// top: loved(+3) new(+1) fought over(+0)
+	// controversial: fought over(+0) new(+1) loved(+3)
+	// top of the day: new(+1) fought over(+0)
 }
 
 func ExampleStore_VotesOf() {
 	ctx := context.Background()
-	store, done := exampleStore()
+	store, done := exampleStore(nil)
 	defer done()
 	for i := 0; i < 3; i++ {
 		if _, err := store.Post(ctx, "alice", "article", ""); err != nil {
@@ -200,9 +413,82 @@ func ExampleStore_VotesOf() {
 	// [none down none]
 }
 
+// A queue consumer applies its votes in batches, one round trip each.
+func ExampleStore_VoteBatch() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	if _, err := store.Post(ctx, "alice", "article", ""); err != nil {
+		log.Fatal(err)
+	}
+
+	results, err := store.VoteBatch(ctx, []voting.Ballot{
+		{User: "bob", ID: "1", Vote: voting.Upvote},
+		{User: "bob", ID: "1", Vote: voting.Downvote}, // replaces bob's upvote
+		{User: "carol", ID: "9", Vote: voting.Upvote},
+	})
+	if err != nil {
+		log.Fatal(err) // the call as a whole failed
+	}
+	for _, r := range results {
+		fmt.Println(r.Previous, r.Upvotes, r.Downvotes, r.Err)
+	}
+	// Output:
+	// none 2 0 <nil>
+	// up 1 1 <nil>
+	// none 0 0 voting: vote: article not found: "9"
+}
+
+// A user's bookmarks, in the user's order, in one round trip.
+func ExampleStore_ArticlesByID() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	for _, title := range []string{"one", "two", "three"} {
+		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	list, err := store.ArticlesByID(ctx, []string{"3", "404", "1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range list {
+		fmt.Println(a.ID, a.Title)
+	}
+	// Output:
+	// 3 three
+	// 1 one
+}
+
+func ExampleStore_AddToGroups() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	a, err := store.Post(ctx, "alice", "Redis streams", "")
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	if err := store.AddToGroups(ctx, a.ID, "databases", "redis", "drafts"); err != nil {
+		log.Fatal(err)
+	}
+	if err := store.RemoveFromGroups(ctx, a.ID, "drafts"); err != nil {
+		log.Fatal(err)
+	}
+	groups, err := store.Groups(ctx, a.ID)
+	fmt.Println(groups, err)
+	n, err := store.GroupCount(ctx, "drafts")
+	fmt.Println(n, err)
+	// Output:
+	// [databases redis] <nil>
+	// 0 <nil>
+}
+
 func ExampleStore_GroupArticles() {
 	ctx := context.Background()
-	store, done := exampleStore()
+	store, done := exampleStore(nil)
 	defer done()
 	for _, p := range []struct{ title, group string }{
 		{"Redis streams", "databases"},
@@ -217,29 +503,32 @@ func ExampleStore_GroupArticles() {
 			log.Fatal(err)
 		}
 	}
-	if _, err := store.Vote(ctx, "bob", "3", voting.Upvote); err != nil {
-		log.Fatal(err)
+	show := func() {
+		page, err := store.GroupArticles(ctx, "databases", voting.ScoreDesc, 1)
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, a := range page {
+			fmt.Printf(" %s(%d up)", a.Title, a.Upvotes)
+		}
+		fmt.Println()
 	}
-
-	// The group's page is cached for a minute (WithGroupCacheTTL).
-	page, err := store.GroupArticles(ctx, "databases", voting.ScoreDesc, 1)
-	if err != nil {
-		log.Fatal(err)
+	show()
+	// Group pages are exact at once: a vote moves the article there too.
+	for _, user := range []string{"bob", "carol"} {
+		if _, err := store.Vote(ctx, user, "1", voting.Upvote); err != nil {
+			log.Fatal(err)
+		}
 	}
-	for _, a := range page {
-		fmt.Println(a.ID, a.Title, a.Upvotes)
-	}
-	groups, err := store.Groups(ctx, "1")
-	fmt.Println(groups, err)
+	show()
 	// Output:
-	// 3 Postgres indexes 2
-	// 1 Redis streams 1
-	// [databases] <nil>
+	//  Postgres indexes(1 up) Redis streams(1 up)
+	//  Redis streams(3 up) Postgres indexes(1 up)
 }
 
 func ExampleStore_Delete() {
 	ctx := context.Background()
-	store, done := exampleStore()
+	store, done := exampleStore(nil)
 	defer done()
 	a, err := store.Post(ctx, "alice", "Oops", "")
 	if err != nil {
@@ -263,14 +552,47 @@ func ExampleStore_Delete() {
 	// true
 }
 
+// A periodic Prune keeps memory flat: here, articles older than 180 days go.
+func ExampleStore_Prune() {
+	ctx := context.Background()
+	now := posted
+	store, done := exampleStore(&now)
+	defer done()
+	for _, title := range []string{"old", "older", "recent"} {
+		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
+			log.Fatal(err)
+		}
+		now = now.AddDate(0, 0, 100)
+	}
+
+	n, err := store.Prune(ctx, now.AddDate(0, 0, -180))
+	fmt.Println(n, err)
+	left, err := store.Count(ctx)
+	fmt.Println(left, err)
+	// Output:
+	// 2 <nil>
+	// 1 <nil>
+}
+
 func ExampleParseVoteType() {
 	for _, s := range []string{"up", "down", "none", "sideways"} {
 		v, err := voting.ParseVoteType(s)
-		fmt.Println(int(v), err)
+		fmt.Println(v.Valid(), int(v), err)
 	}
 	// Output:
-	// 1 <nil>
-	// -1 <nil>
-	// 0 <nil>
-	// 0 voting: invalid vote type: "sideways" is not up, down or none
+	// true 1 <nil>
+	// true -1 <nil>
+	// true 0 <nil>
+	// false -128 voting: invalid vote type: "sideways" is not up, down or none
+}
+
+func ExampleParseOrder() {
+	for _, s := range []string{"score-desc", "hot", "sideways"} {
+		o, err := voting.ParseOrder(s)
+		fmt.Println(o, o.Valid(), err)
+	}
+	// Output:
+	// score-desc true <nil>
+	// hot true <nil>
+	// Order(-1) false voting: invalid argument: unknown order "sideways"
 }

@@ -3,24 +3,8 @@ package voting
 // keys names every Redis key of one store; nothing else in the package
 // builds a key name. Every name starts with "{prefix}:", a Redis Cluster
 // hash tag, so all keys of a store live in one hash slot and one script may
-// touch any of them. The layout:
-//
-//	{p}:seq                     string  last issued article id
-//	{p}:by:<ordering>           zset    member -> the article's value in an ordering
-//	{p}:top:<size>:<n>          zset    member -> net votes, for articles posted in
-//	                                    [n*size, (n+1)*size) seconds (TopSince)
-//	{p}:article:<id>            hash    title, link, poster, posted, closes, weight,
-//	                                    orders, up, down
-//	{p}:voted:<id>              hash    user -> 1 or -1, and "" -> 0 (keeps it alive);
-//	                                    expires when voting closes
-//	{p}:groups:<id>             set     names of the groups the article is in
-//	{p}:group:<name>            set     members of the group
-//	{p}:cache:<ordering>:<name> zset    the group ∩ {p}:by:<ordering>, built in steps
-//	{p}:link:<link>             string  the id of the live article with that link
-//
-// The orderings are score, time, top, hot, best and controversial. A
-// member is an article id prefixed by its digit count as a letter ("a7",
-// "b12"), so that members of equal value sort by id as numbers.
+// touch any of them. The layout is the package documentation's (doc.go,
+// "Key layout"), which says what each family holds.
 //
 // Scripts that reach keys named after an id, a group, an ordering or a
 // bucket receive the family prefix from here and append only that name.
