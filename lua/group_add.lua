@@ -7,7 +7,7 @@ local k = {article = ARGV[3], groups = ARGV[4], group = ARGV[5], by = ARGV[6], c
 -- ARGV[8..]: the group names.
 -- Reply: {OK} | {NOT_FOUND} | {LIMIT} when the article would be in more
 -- than limit groups.
-if redis.call('EXISTS', k.article .. id) == 0 then
+if missing(k.article .. id) then
   return {NOT_FOUND}
 end
 local groupsKey, m = k.groups .. id, member(id)
@@ -29,14 +29,13 @@ for i = 8, #ARGV do
   local g = ARGV[i]
   redis.call('SADD', k.group .. g, m)
   redis.call('SADD', groupsKey, g)
-  for _, o in ipairs(ALL) do
-    local cache = k.cache .. o .. ':' .. g
+  eachCache(k.cache, g, ALL, function(cache, o)
     if redis.call('EXISTS', cache) == 1 then
       local v = redis.call('ZSCORE', k.by .. o, m)
       if v then
         redis.pcall('ZADD', cache, v, m)
       end
     end
-  end
+  end)
 end
 return {OK}

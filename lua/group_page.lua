@@ -48,13 +48,15 @@ if marker ~= '#' then
 elseif ttl > 0 then
   redis.call('PEXPIRE', cacheKey, ttl)
 end
+-- The marker is rank 0: ascending ranks skip it, a descending page may
+-- end with it.
 local members
 if desc == '1' then
-  members = redis.call('ZREVRANGE', cacheKey, start, stop)
+  members = range(cacheKey, start, stop, desc)
   if members[#members] == '#' then
     members[#members] = nil
   end
 else
-  members = redis.call('ZRANGE', cacheKey, start + 1, stop + 1)
+  members = range(cacheKey, start + 1, stop + 1, desc)
 end
 return rows(articlePrefix, scoreKey, members, {OK})

@@ -5,7 +5,7 @@ local id = ARGV[1]
 local k = {article = ARGV[2], groups = ARGV[3], group = ARGV[4], cache = ARGV[5]}
 -- ARGV[6..]: the group names.
 -- Reply: {OK} | {NOT_FOUND}.
-if redis.call('EXISTS', k.article .. id) == 0 then
+if missing(k.article .. id) then
   return {NOT_FOUND}
 end
 local groupsKey, m = k.groups .. id, member(id)
@@ -17,8 +17,6 @@ for i = 6, #ARGV do
   local g = ARGV[i]
   redis.call('SREM', k.group .. g, m)
   redis.call('SREM', groupsKey, g)
-  for _, o in ipairs(ALL) do
-    redis.pcall('ZREM', k.cache .. o .. ':' .. g, m)
-  end
+  eachCache(k.cache, g, ALL, function(cache) redis.pcall('ZREM', cache, m) end)
 end
 return {OK}

@@ -1,7 +1,7 @@
 -- groups.lua: lists the groups an article is in. Uses lib.lua.
 local articleKey, groupsKey = KEYS[1], KEYS[2]
 -- Reply: {OK, names...} (unordered) | {NOT_FOUND}.
-if redis.call('EXISTS', articleKey) == 0 then
+if missing(articleKey) then
   return {NOT_FOUND}
 end
 local out = redis.call('SMEMBERS', groupsKey)

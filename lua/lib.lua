@@ -5,9 +5,11 @@
 -- reply.go.
 local OK, NOT_FOUND, CLOSED, DUPLICATE, BUILDING, LIMIT = 0, 1, 2, 3, 4, 5
 
--- The orderings an article can be in besides score and time, and the
--- sizes in seconds of the TopSince buckets.
+-- The orderings an article can be in besides score and time (the
+-- optional orders), every ordering, and the sizes in seconds of the
+-- TopSince buckets.
 local ORDERS = {'top', 'hot', 'best', 'controversial'}
+local ALL = {'score', 'time', 'top', 'hot', 'best', 'controversial'}
 local BUCKETS = {600, 86400}
 
 -- member returns the sorted-set member of an article id: its digit count
@@ -100,18 +102,19 @@ local function range(key, start, stop, desc)
   return redis.call('ZRANGE', key, start, stop)
 end
 
--- groupCaches calls fn(cacheKey, ordering) for each cached page, built or
--- being built, that the groups of an article may have in the orderings.
-local function groupCaches(groupsKey, cachePrefix, orderings, fn)
-  for _, g in ipairs(redis.call('SMEMBERS', groupsKey)) do
-    for _, o in ipairs(orderings) do
-      fn(cachePrefix .. o .. ':' .. g, o)
-    end
-  end
+-- missing reports whether the article hash at key does not exist: the
+-- guard of every script about one article.
+local function missing(articleKey)
+  return redis.call('EXISTS', articleKey) == 0
 end
 
--- ALL is every ordering.
-local ALL = {'score', 'time', 'top', 'hot', 'best', 'controversial'}
+-- eachCache calls fn(cacheKey, ordering) for the cached page of group g in
+-- each of the orderings, whether it exists or not.
+local function eachCache(cachePrefix, g, orderings, fn)
+  for _, o in ipairs(orderings) do
+    fn(cachePrefix .. o .. ':' .. g, o)
+  end
+end
 
 -- vote applies one vote and returns its reply:
 --   {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED}
@@ -176,9 +179,11 @@ local function vote(k, id, user, new, now)
   -- XX: a cache is updated where it holds the article; a cache being
   -- built that has yet to reach it will copy the new value. A foreign
   -- value at a cache key fails the reads of that page, not the vote.
-  groupCaches(k.groups .. id, k.cache, changed, function(key, o)
-    redis.pcall('ZADD', key, 'XX', values[o], m)
-  end)
+  for _, g in ipairs(redis.call('SMEMBERS', k.groups .. id)) do
+    eachCache(k.cache, g, changed, function(key, o)
+      redis.pcall('ZADD', key, 'XX', values[o], m)
+    end)
+  end
   return {OK, prev, values.score, up, down}
 end
 
@@ -201,9 +206,7 @@ local function delete(k, id)
   local m = member(id)
   for _, g in ipairs(groups) do
     redis.call('SREM', k.group .. g, m)
-    for _, o in ipairs(ALL) do
-      redis.pcall('ZREM', k.cache .. o .. ':' .. g, m)
-    end
+    eachCache(k.cache, g, ALL, function(key) redis.pcall('ZREM', key, m) end)
   end
   redis.call('ZREM', k.by .. 'score', m)
   redis.call('ZREM', k.by .. 'time', m)

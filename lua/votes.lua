@@ -9,7 +9,7 @@ local out = {OK}
 for i = 4, #ARGV do
   local id = ARGV[i]
   local st, v = OK, 0
-  if redis.call('EXISTS', articlePrefix .. id) == 0 then
+  if missing(articlePrefix .. id) then
     st = NOT_FOUND
   else
     v = redis.call('HGET', votedPrefix .. id, user)
