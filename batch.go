@@ -7,19 +7,6 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// Ballot is one vote of a VoteBatch: User's vote Vote on article ID.
-type Ballot struct {
-	User, ID string
-	Vote     VoteType
-}
-
-// BallotResult is the outcome of one ballot: what Vote would have
-// returned for it.
-type BallotResult struct {
-	VoteResult
-	Err error
-}
-
 // VoteBatch applies up to MaxBatch ballots in order, in one round trip,
 // for consumers of vote queues. Each ballot counts exactly as a Vote would,
 // and gets what Vote would return, its error included (ErrNotFound,
@@ -78,7 +65,7 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 // ballot. It sends EVAL, not EVALSHA: a pipeline cannot fall back from
 // NOSCRIPT without breaking the ballots' order.
 func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, error) {
-	c, err := s.conn(ctx)
+	c, err := getConn(ctx, s.pool, s.keys.seq)
 	if err != nil {
 		return nil, err
 	}

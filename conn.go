@@ -39,10 +39,11 @@ var (
 	_ Pool        = (*redis.Pool)(nil)
 )
 
-// conn takes a connection from the pool, bound to the store's slot.
-func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
+// getConn takes a connection from the pool, bound to key's slot where the
+// connection is a Binder.
+func getConn(ctx context.Context, pool Pool, key string) (redis.Conn, error) {
 	var c redis.Conn
-	if p, ok := s.pool.(ContextPool); ok {
+	if p, ok := pool.(ContextPool); ok {
 		var err error
 		if c, err = p.GetContext(ctx); err != nil {
 			return nil, contextError(ctx, err)
@@ -51,32 +52,19 @@ func (s *Store) conn(ctx context.Context) (redis.Conn, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		c = s.pool.Get()
+		c = pool.Get()
 		if err := c.Err(); err != nil {
 			c.Close()
 			return nil, err
 		}
 	}
 	if b, ok := c.(Binder); ok {
-		if err := b.Bind(s.keys.seq); err != nil {
+		if err := b.Bind(key); err != nil {
 			c.Close()
 			return nil, err
 		}
 	}
 	return c, nil
-}
-
-// eval runs one script on one pooled connection: the one way the store
-// talks to Redis, but for VoteBatch, which pipelines several scripts on
-// one connection. Calls whose work grows with the data run eval once a
-// step.
-func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
-	c, err := s.conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return run(ctx, c, sc.Script, keysAndArgs)
 }
 
 // run runs a script on c under ctx.

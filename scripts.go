@@ -2,7 +2,6 @@ package voting
 
 import (
 	_ "embed"
-	"strconv"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -203,7 +202,3 @@ func flag(b bool) string {
 	}
 	return "0"
 }
-
-// formatWeight formats a vote weight for the scripts: plain decimals
-// ("1000000", "0.00001"), which every Lua reads, never an exponent.
-func formatWeight(w float64) string { return strconv.FormatFloat(w, 'f', -1, 64) }

@@ -1,0 +1,104 @@
+package voting
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Article is a posted article as the store holds it.
+type Article struct {
+	ID                  string
+	Title, Link, Poster string
+	Posted              time.Time // whole seconds, in UTC
+	// Score is Posted.Unix() + weight × (Upvotes − Downvotes), with the
+	// weight the article was posted with.
+	Score              float64
+	Upvotes, Downvotes int64
+}
+
+// VoteResult is the outcome of a vote: the vote it replaced and the
+// article's standing after it.
+type VoteResult struct {
+	Previous           VoteType
+	Score              float64
+	Upvotes, Downvotes int64
+}
+
+// Store is article voting on one Redis (or one Cluster hash slot), under
+// one key prefix. It holds no state of its own beyond its settings: any
+// number of Stores in any number of processes may share the same prefix.
+// Store is safe for concurrent use; every method is one atomic Lua script
+// in one round trip, but for those whose documentation says otherwise
+// (GroupArticles on a cold cache, VoteBatch, Prune, Drop).
+type Store struct {
+	pool        Pool
+	keys        keys
+	weight      string // the vote weight, formatted for the scripts
+	window      int64  // the vote window in seconds
+	cacheTTL    int64  // the group cache TTL in milliseconds; 0 for none
+	pageSize    int
+	now         func() time.Time
+	orders      string         // the optional orders enabled, space-separated, for post.lua
+	enabled     map[Order]bool // the optional orders enabled
+	uniqueLinks bool
+}
+
+// New returns a Store that talks to Redis through pool. Without options it
+// uses the defaults of the WithX functions. It returns an error wrapping
+// ErrInvalidArgument for a nil pool or an option value out of range. New
+// does not talk to Redis.
+func New(pool Pool, opts ...Option) (*Store, error) {
+	if pool == nil {
+		return nil, fmt.Errorf("%w: pool is nil", ErrInvalidArgument)
+	}
+	c := defaultConfig()
+	for _, o := range opts {
+		o(&c)
+	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{
+		pool:        pool,
+		keys:        newKeys(c.prefix),
+		weight:      formatWeight(c.weight),
+		window:      int64(c.window / time.Second),
+		pageSize:    c.pageSize,
+		now:         c.now,
+		enabled:     map[Order]bool{},
+		uniqueLinks: c.uniqueLinks,
+	}
+	if c.cacheTTL > 0 {
+		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
+	}
+	var names []string
+	for o := Top; o <= Controversial; o++ {
+		for _, e := range c.orders {
+			if e == o && !s.enabled[o] {
+				s.enabled[o] = true
+				names = append(names, o.String())
+			}
+		}
+	}
+	s.orders = strings.Join(names, " ")
+	return s, nil
+}
+
+// Ballot is one vote of a VoteBatch: User's vote Vote on article ID.
+type Ballot struct {
+	User, ID string
+	Vote     VoteType
+}
+
+// BallotResult is the outcome of one ballot: what Vote would have
+// returned for it.
+type BallotResult struct {
+	VoteResult
+	Err error
+}
+
+// formatWeight formats a vote weight for the scripts: plain decimals
+// ("1000000", "0.00001"), which every Lua reads, never an exponent.
+func formatWeight(w float64) string { return strconv.FormatFloat(w, 'f', -1, 64) }
