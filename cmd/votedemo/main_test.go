@@ -72,10 +72,12 @@ func TestSimulateClaimFails(t *testing.T) {
 	}
 }
 
-// The same seed replays the same run; the output does not depend on the
-// number of workers.
+// The same seed replays the same run byte for byte, whatever the number
+// of workers. The run fails, and two of the articles it lists as too
+// short stayed in the top for the same time: the FAIL line must list
+// them in one order, by id.
 func TestSimulateRepeats(t *testing.T) {
-	cfg := config{Days: 4, PerDay: 20, Seed: 3, Top: 5, Show: 5, Group: defaultGroup}
+	cfg := config{Days: 4, PerDay: 100, Seed: 3, Top: 1, Show: 1, Group: defaultGroup}
 	var outs [2]string
 	for i, workers := range []int{1, 3} {
 		mr := miniredis.RunT(t)
@@ -88,6 +90,30 @@ func TestSimulateRepeats(t *testing.T) {
 	}
 	if outs[0] != outs[1] {
 		t.Errorf("two runs of seed 3 differ:\n%s\n---\n%s", outs[0], outs[1])
+	}
+	if want := "\nFAIL: 5 left the top 1 too soon: #162 0h, #175 0h, #184 4h, #166 5.3h, #148 14.3h\n"; !strings.HasSuffix(outs[0], want) {
+		t.Errorf("output does not end in%s:\n%s", want, outs[0])
+	}
+}
+
+// judge lists the articles that left the top too soon by time in the
+// top, then by id as a number, whatever the order they were tracked in.
+func TestJudgeOrder(t *testing.T) {
+	s := &sim{cfg: config{Days: 4}, tracked: make(map[string]*tracked)}
+	for _, id := range []string{"30", "9", "100", "12", "7", "25"} {
+		inTop := 3 * time.Hour
+		if id == "25" {
+			inTop = time.Hour
+		}
+		s.tracked[id] = &tracked{day: 2, inTop: inTop}
+		s.trackedIDs = append(s.trackedIDs, id)
+	}
+	var got []string
+	for _, st := range s.judge().Short {
+		got = append(got, st.ID)
+	}
+	if want := "25 7 9 12 30 100"; strings.Join(got, " ") != want {
+		t.Errorf("short articles in order %q, want %q", got, want)
 	}
 }
 

@@ -120,11 +120,15 @@ type sim struct {
 	now     atomic.Int64 // the simulated clock, Unix seconds
 	pending [][]vote     // votes to cast, by the step they fall in
 	tracked map[string]*tracked
-	groups  map[string]int // articles posted to each group
-	todays  map[int]bool   // which of today's articles are interesting
-	posted  int
-	votes   int
-	started time.Time // wall clock, for the progress report
+	// trackedIDs are the keys of tracked in the order posted: the
+	// verdict lists articles from it, never from the map, so that a
+	// seed replays the same output.
+	trackedIDs []string
+	groups     map[string]int // articles posted to each group
+	todays     map[int]bool   // which of today's articles are interesting
+	posted     int
+	votes      int
+	started    time.Time // wall clock, for the progress report
 }
 
 // simulate runs the scenario against pool under prefix, printing the
@@ -244,6 +248,7 @@ func (s *sim) post(ctx context.Context) error {
 	n, spread := s.rng.IntN(maxDullVotes+1), day
 	if interesting {
 		s.tracked[a.ID] = &tracked{day: d + 1}
+		s.trackedIDs = append(s.trackedIDs, a.ID)
 		n, spread = interestingVotes+s.rng.IntN(interestingExtra+1), interestingSpread
 	}
 	// The article's voters are n distinct readers, from a random one on.
@@ -309,7 +314,8 @@ func (s *sim) cast(ctx context.Context, votes []vote) error {
 func (s *sim) judge() result {
 	r := result{Articles: s.posted, Votes: s.votes, FirstDay: 2, LastDay: s.cfg.Days - 2}
 	var times []time.Duration
-	for id, t := range s.tracked {
+	for _, id := range s.trackedIDs {
+		t := s.tracked[id]
 		if t.day < r.FirstDay || t.day > r.LastDay {
 			continue
 		}
@@ -325,8 +331,25 @@ func (s *sim) judge() result {
 		sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 		r.Min, r.Median, r.Max = times[0], times[len(times)/2], times[len(times)-1]
 	}
-	sort.Slice(r.Short, func(i, j int) bool { return r.Short[i].InTop < r.Short[j].InTop })
+	// A total order: many articles share a time in the top, a multiple
+	// of step, and the output must not depend on how they were found.
+	sort.Slice(r.Short, func(i, j int) bool {
+		a, b := r.Short[i], r.Short[j]
+		if a.InTop != b.InTop {
+			return a.InTop < b.InTop
+		}
+		return idLess(a.ID, b.ID)
+	})
 	return r
+}
+
+// idLess orders article ids as numbers: they are decimal, without
+// leading zeros, so a shorter id is a smaller one.
+func idLess(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
 }
 
 func (s *sim) printHeader() {

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +23,9 @@ const maxBody = 64 << 10
 // errBadRequest marks a request the API cannot read: malformed JSON, an
 // unknown field, a missing vote, a bad order or page in the query.
 var errBadRequest = errors.New("bad request")
+
+// errTooLarge marks a request body over maxBody.
+var errTooLarge = errors.New("request body too large")
 
 // api serves a voting Store as JSON over HTTP.
 type api struct {
@@ -264,30 +269,101 @@ func parseOrder(s string) (voting.Order, error) {
 	return 0, fmt.Errorf("%w: order %q is not score, time, score-asc or time-asc", errBadRequest, s)
 }
 
-// decode reads a request body of one JSON object into v, refusing
-// unknown fields, trailing data and bodies over maxBody.
+// decode reads a request body of one JSON object into v, a pointer to a
+// struct, refusing unknown fields, trailing data and bodies over maxBody.
+// Its errors are for the client: they name the JSON fields v expects and
+// never pass on the decoder's own messages, which speak of Go types.
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Errorf("%w: request body: %w", errBadRequest, err)
+		return decodeError(err, v)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		if err == nil {
-			err = errors.New("more than one JSON value")
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return decodeError(err, v)
 		}
-		return fmt.Errorf("%w: request body: %w", errBadRequest, err)
+		return fmt.Errorf("%w: request body has data after its JSON object; %s", errBadRequest, bodyShape(v))
 	}
 	return nil
+}
+
+// decodeError turns an error of decoding a request body into v into one
+// for the client. A field's own error (an invalid vote) is passed on.
+func decodeError(err error, v any) error {
+	var (
+		tooLarge  *http.MaxBytesError
+		wrongType *json.UnmarshalTypeError
+		msg       string
+	)
+	switch {
+	case errors.As(err, &tooLarge):
+		return fmt.Errorf("%w: the limit is %d bytes", errTooLarge, maxBody)
+	case errors.Is(err, voting.ErrInvalidVote):
+		return err
+	case errors.Is(err, io.EOF):
+		msg = "request body is empty"
+	case errors.As(err, &wrongType) && wrongType.Field != "":
+		msg = fmt.Sprintf("field %q must be %s", wrongType.Field, jsonType(wrongType.Type))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		// DisallowUnknownFields gives a plain error: the field's name,
+		// quoted, follows the prefix.
+		msg = "request body has an unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	default:
+		// Malformed JSON, or a value that is not an object.
+		msg = "request body is not a JSON object"
+	}
+	return fmt.Errorf("%w: %s; %s", errBadRequest, msg, bodyShape(v))
+}
+
+// bodyShape describes the body decode expects for v, a pointer to a
+// struct: `it must be a JSON object with fields "user" and "vote"`.
+func bodyShape(v any) string {
+	t := reflect.TypeOf(v).Elem()
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			names = append(names, strconv.Quote(name))
+		}
+	}
+	list := strings.Join(names, ", ")
+	if n := len(names); n > 1 {
+		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	return "it must be a JSON object with fields " + list
+}
+
+// jsonType names the JSON type that decodes into a value of type t, with
+// its article.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+		return "a string"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
 }
 
 // statusOf maps an error to its HTTP status: the Store's sentinel errors
 // to 404, 409 and 400, an unreadable request to 400 (413 when too
 // large), anything else to 500.
 func statusOf(err error) int {
-	var tooLarge *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooLarge):
+	case errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, voting.ErrNotFound):
 		return http.StatusNotFound

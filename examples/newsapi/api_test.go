@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,31 +16,14 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/testclock"
 )
-
-// clock is a settable clock for the store, to close voting.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // testAPI serves a fresh store on miniredis.
 type testAPI struct {
 	t       *testing.T
 	handler http.Handler
-	clock   *clock
+	clock   *testclock.Clock
 	logged  *bytes.Buffer
 }
 
@@ -51,15 +33,15 @@ func newTestAPI(t *testing.T) *testAPI {
 		return redis.DialContext(ctx, "tcp", mr.Addr())
 	}}
 	t.Cleanup(func() { pool.Close() })
-	c := &clock{t: time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC)}
-	store, err := voting.New(pool, voting.WithClock(c.now), voting.WithPageSize(2))
+	c := testclock.New(time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC))
+	store, err := voting.New(pool, voting.WithClock(c.Now), voting.WithPageSize(2))
 	if err != nil {
 		t.Fatal(err)
 	}
 	return newTestAPIOn(t, store, c)
 }
 
-func newTestAPIOn(t *testing.T, store *voting.Store, c *clock) *testAPI {
+func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock) *testAPI {
 	var logged bytes.Buffer
 	a := &api{store: store, log: log.New(&logged, "", 0)}
 	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged}
@@ -110,7 +92,7 @@ func (ta *testAPI) fails(want int, msg, method, target, body string) {
 func (ta *testAPI) post(title string) string {
 	ta.t.Helper()
 	v := ta.must(http.StatusCreated, "POST", "/articles", `{"poster":"alice","title":"`+title+`"}`)
-	ta.clock.add(time.Minute)
+	ta.clock.Add(time.Minute)
 	return v["id"].(string)
 }
 
@@ -190,7 +172,7 @@ func TestVote(t *testing.T) {
 	ta.fails(http.StatusBadRequest, "vote is missing", "PUT", path, `{"user":"bob"}`)
 	ta.fails(http.StatusBadRequest, "user is empty", "PUT", path, `{"vote":"up"}`)
 	ta.fails(http.StatusNotFound, "article not found", "PUT", "/articles/99/vote", `{"user":"bob","vote":"up"}`)
-	ta.clock.add(voting.DefaultVoteWindow)
+	ta.clock.Add(voting.DefaultVoteWindow)
 	ta.fails(http.StatusConflict, "voting closed", "PUT", path, `{"user":"carol","vote":"up"}`)
 }
 
@@ -256,19 +238,15 @@ func TestErrors(t *testing.T) {
 		{404, "article not found", "GET", "/articles/42", ""},
 		{404, "article not found", "GET", "/articles/abc", ""},
 		{404, "article not found", "GET", "/articles/01", ""},
-		// 400: input out of the Store's limits, or an unreadable body.
-		{400, "article id is longer", "GET", "/articles/" + strings.Repeat("1", voting.MaxIDLen+1), ""},
+		{404, "article not found", "GET", "/articles/" + strings.Repeat("1", 30), ""},
+		// 400: input out of the Store's limits, or an unreadable body
+		// (TestDecodeErrors has them all).
 		{400, "title is blank", "POST", "/articles", `{"poster":"alice","title":" "}`},
 		{400, "poster is empty", "POST", "/articles", `{"title":"t"}`},
 		{400, "title is longer", "POST", "/articles", `{"poster":"alice","title":"` + strings.Repeat("x", voting.MaxTitleLen+1) + `"}`},
-		{400, "bad request", "POST", "/articles", `{"poster":`},
-		{400, "bad request", "POST", "/articles", ``},
-		{400, "unknown field", "POST", "/articles", `{"poster":"alice","title":"t","score":1e9}`},
-		{400, "more than one JSON value", "POST", "/articles", `{"poster":"alice","title":"t"} {}`},
-		{400, "bad request", "POST", "/articles", `{"poster":"alice","title":"t"} x`},
-		{400, "bad request", "PUT", "/articles/1/vote", `["up"]`},
+		{400, "bad request: request body is not a JSON object", "POST", "/articles", `{"poster":`},
 		// 413: a body over maxBody.
-		{413, "request body too large", "POST", "/articles", huge},
+		{413, "request body too large: the limit is 65536 bytes", "POST", "/articles", huge},
 		// The mux's own answers, as JSON.
 		{404, "not found", "GET", "/nowhere", ""},
 		{404, "not found", "GET", "/articles/1/comments", ""},
@@ -290,16 +268,51 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// brokenPool fails every connection, as an unreachable Redis does.
-type brokenPool struct{}
-
-func (brokenPool) GetContext(context.Context) (redis.Conn, error) {
-	return nil, errors.New("dial tcp 10.0.0.1:6379: connection refused")
+// A body the API cannot read gets a message in the API's terms: what
+// the body must be, never the decoder's message and its Go types.
+func TestDecodeErrors(t *testing.T) {
+	ta := newTestAPI(t)
+	id := ta.post("exists")
+	const (
+		postShape = `; it must be a JSON object with fields "poster", "title" and "link"`
+		voteShape = `; it must be a JSON object with fields "user" and "vote"`
+	)
+	vote := "/articles/" + id + "/vote"
+	for _, tc := range []struct{ method, target, body, msg string }{
+		{"POST", "/articles", ``, "request body is empty" + postShape},
+		{"POST", "/articles", `["alice"]`, "request body is not a JSON object" + postShape},
+		{"POST", "/articles", `"alice"`, "request body is not a JSON object" + postShape},
+		{"POST", "/articles", `{"poster":`, "request body is not a JSON object" + postShape},
+		{"POST", "/articles", `{"poster" "alice"}`, "request body is not a JSON object" + postShape},
+		{"POST", "/articles", `{"poster":1,"title":"t"}`, `field "poster" must be a string` + postShape},
+		{"POST", "/articles", `{"poster":"alice","title":{}}`, `field "title" must be a string` + postShape},
+		{"POST", "/articles", `{"poster":"alice","title":"t","score":1}`, `request body has an unknown field "score"` + postShape},
+		{"POST", "/articles", `{"poster":"alice","title":"t"}{}`, "request body has data after its JSON object" + postShape},
+		{"POST", "/articles", `{"poster":"alice","title":"t"} x`, "request body has data after its JSON object" + postShape},
+		{"PUT", vote, `["up"]`, "request body is not a JSON object" + voteShape},
+		{"PUT", vote, `{"user":"bob","vote":1}`, `field "vote" must be a string` + voteShape},
+		{"PUT", vote, `{"user":["bob"],"vote":"up"}`, `field "user" must be a string` + voteShape},
+	} {
+		code, v := ta.do(tc.method, tc.target, tc.body)
+		e, _ := v["error"].(string)
+		if code != http.StatusBadRequest || e != "bad request: "+tc.msg {
+			t.Errorf("%s %s %s: %d %q, want 400 %q", tc.method, tc.target, tc.body, code, e, "bad request: "+tc.msg)
+		}
+		for _, leak := range []string{"json:", "Go ", "struct", "unmarshal", "voting.VoteType", "invalid character"} {
+			if strings.Contains(e, leak) {
+				t.Errorf("%s %s %s: the error %q leaks %q", tc.method, tc.target, tc.body, e, leak)
+			}
+		}
+	}
 }
 
 // A Redis failure is a 500 whose body tells nothing; the log has it.
 func TestInternalError(t *testing.T) {
-	store, err := voting.New(brokenPool{})
+	// A pool that fails every connection, as an unreachable Redis does.
+	broken := &redis.Pool{DialContext: func(context.Context) (redis.Conn, error) {
+		return nil, errors.New("dial tcp 10.0.0.1:6379: connection refused")
+	}}
+	store, err := voting.New(broken)
 	if err != nil {
 		t.Fatal(err)
 	}

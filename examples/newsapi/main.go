@@ -16,11 +16,19 @@
 //
 // Usage:
 //
-//	go run ./examples/newsapi [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi]
+//	go run ./examples/newsapi [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi] [-window 168h]
 //
 // By default it keeps its data in an embedded miniredis, which goes away
 // with the process. With -redis (host:port or a redis:// URL) it uses that
 // server, under the key prefix given by -prefix.
+//
+// -window is the vote window: how long after posting an article takes
+// votes (a Go duration of at least 1s; a week by default). With
+// -window 1m, a vote a minute after posting gets the 409.
+//
+// The embedded miniredis counts its keys' TTLs down only when told to, so
+// the service moves its clock forward with the wall clock every second:
+// cached group pages and voter records expire as on a real server.
 package main
 
 import (
@@ -47,11 +55,12 @@ func main() {
 	addr := flag.String("addr", "localhost:8080", "serve HTTP on `host:port`")
 	redisAddr := flag.String("redis", "", "use the Redis at `addr` (host:port or redis:// URL) instead of an embedded miniredis")
 	prefix := flag.String("prefix", "newsapi", "key `prefix` of the store in Redis")
+	window := flag.Duration("window", voting.DefaultVoteWindow, "vote window: how long after posting an article takes votes (at least 1s)")
 	flag.Parse()
 	logger := log.New(os.Stderr, "newsapi: ", 0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := serve(ctx, logger, *addr, *redisAddr, *prefix, func(url string) {
+	err := serve(ctx, logger, *addr, *redisAddr, *prefix, *window, func(url string) {
 		logger.Printf("serving on %s", url)
 	})
 	if err != nil {
@@ -61,14 +70,15 @@ func main() {
 
 // serve serves the API on addr until ctx is done, then shuts down
 // gracefully. It calls ready with the server's URL once it listens.
-func serve(ctx context.Context, logger *log.Logger, addr, redisAddr, prefix string, ready func(url string)) error {
+// Articles take votes for window after they are posted.
+func serve(ctx context.Context, logger *log.Logger, addr, redisAddr, prefix string, window time.Duration, ready func(url string)) error {
 	pool, where, closeRedis, err := dial(ctx, redisAddr)
 	if err != nil {
 		return err
 	}
 	defer closeRedis()
 	defer pool.Close()
-	store, err := voting.New(pool, voting.WithKeyPrefix(prefix))
+	store, err := voting.New(pool, voting.WithKeyPrefix(prefix), voting.WithVoteWindow(window))
 	if err != nil {
 		return err
 	}
@@ -105,7 +115,8 @@ func serve(ctx context.Context, logger *log.Logger, addr, redisAddr, prefix stri
 
 // dial returns a pool on the Redis at addr, or on an embedded miniredis
 // if addr is empty, with a description of it and a function that stops
-// the embedded server.
+// the embedded server. The embedded server's clock follows the wall
+// clock.
 func dial(ctx context.Context, addr string) (pool *redis.Pool, where string, stop func(), err error) {
 	stop = func() {}
 	if addr == "" {
@@ -113,7 +124,12 @@ func dial(ctx context.Context, addr string) (pool *redis.Pool, where string, sto
 		if err != nil {
 			return nil, "", nil, err
 		}
-		addr, where, stop = mr.Addr(), "an embedded miniredis", mr.Close
+		stopClock := followClock(mr, time.Second, time.Now)
+		addr, where = mr.Addr(), "an embedded miniredis"
+		stop = func() {
+			stopClock()
+			mr.Close()
+		}
 	} else {
 		where = "Redis at " + redact(addr)
 	}
@@ -146,4 +162,33 @@ func redact(addr string) string {
 		return addr[:i+3] + "...@" + addr[j+1:]
 	}
 	return addr
+}
+
+// followClock makes the keys of mr expire in real time. A miniredis
+// counts its keys' TTLs down only in FastForward: every interval this
+// fast-forwards it by the time passed since the last tick, as read by
+// now. The returned function stops it and waits until it has stopped.
+func followClock(mr *miniredis.Miniredis, interval time.Duration, now func() time.Time) (stop func()) {
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		last := now()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+				if t := now(); t.After(last) {
+					mr.FastForward(t.Sub(last))
+					last = t
+				}
+			}
+		}
+	}()
+	return func() {
+		close(quit)
+		<-done
+	}
 }

@@ -7,8 +7,13 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/alicebob/miniredis/v2"
+
+	"github.com/votekit/voting"
 	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/internal/testclock"
 )
 
 // TestServe runs the service as main does, on the embedded miniredis and
@@ -22,49 +27,137 @@ func TestServe(t *testing.T) {
 }
 
 func testServe(t *testing.T, redisAddr string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	urls := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		done <- serve(ctx, log.New(io.Discard, "", 0), "127.0.0.1:0", redisAddr, "newsapi-test", func(url string) {
-			urls <- strings.Fields(url)[0]
-		})
-	}()
-	var base string
-	select {
-	case base = <-urls:
-	case err := <-done:
-		t.Fatalf("serve: %v", err)
+	base, shutdown := startServe(t, redisAddr, voting.DefaultVoteWindow)
+	location := request(t, "POST", base+"/articles", `{"poster":"alice","title":"served"}`, http.StatusCreated)
+	if body := request(t, "GET", base+location, "", http.StatusOK); !strings.Contains(body, `"title":"served"`) {
+		t.Errorf("GET %s: %s", location, body)
 	}
-	resp, err := http.Post(base+"/articles", "application/json",
-		strings.NewReader(`{"poster":"alice","title":"served"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("POST /articles: %s", resp.Status)
-	}
-	resp, err = http.Get(base + resp.Header.Get("Location"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"title":"served"`) {
-		t.Fatalf("GET the article: %s %s %v", resp.Status, body, err)
-	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := shutdown(); err != nil {
 		t.Errorf("serve after shutdown: %v", err)
+	}
+}
+
+// With -window 1s, voting on an article closes a second after it is
+// posted: a vote then gets the 409.
+func TestServeWindow(t *testing.T) {
+	base, shutdown := startServe(t, "", time.Second)
+	defer shutdown()
+	vote := request(t, "POST", base+"/articles", `{"poster":"alice","title":"soon closed"}`, http.StatusCreated) + "/vote"
+	request(t, "PUT", base+vote, `{"user":"bob","vote":"up"}`, http.StatusOK)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		req, _ := http.NewRequest("PUT", base+vote, strings.NewReader(`{"user":"carol","vote":"up"}`))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusConflict && strings.Contains(string(body), "voting closed") {
+			break
+		}
+		if resp.StatusCode != http.StatusOK || time.Now().After(deadline) {
+			t.Fatalf("PUT %s more than a second after posting: %s %s, want 409", vote, resp.Status, body)
+		}
+	}
+}
+
+func TestServeBadWindow(t *testing.T) {
+	err := serve(context.Background(), log.New(io.Discard, "", 0), "127.0.0.1:0", "", "newsapi",
+		500*time.Millisecond, func(string) { t.Error("served with a window under a second") })
+	if err == nil || !strings.Contains(err.Error(), "window") {
+		t.Errorf("serve with -window 500ms: %v", err)
 	}
 }
 
 func TestServeBadRedis(t *testing.T) {
 	err := serve(context.Background(), log.New(io.Discard, "", 0), "127.0.0.1:0",
-		"redis://user:secret@127.0.0.1:1", "newsapi", func(string) { t.Error("served without Redis") })
+		"redis://user:secret@127.0.0.1:1", "newsapi", voting.DefaultVoteWindow, func(string) { t.Error("served without Redis") })
 	if err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("serve on a closed port: %v", err)
 	}
+}
+
+// followClock moves the embedded server's clock as its own clock moves,
+// so keys expire; once stopped, it moves it no more.
+func TestFollowClock(t *testing.T) {
+	mr := miniredis.RunT(t)
+	clock := testclock.New(time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC))
+	stop := followClock(mr, time.Millisecond, clock.Now)
+	mr.Set("short", "x")
+	mr.SetTTL("short", time.Second)
+	mr.Set("long", "x")
+	mr.SetTTL("long", time.Hour)
+	time.Sleep(20 * time.Millisecond) // ticks, with no time passed
+	if !mr.Exists("short") || mr.TTL("short") != time.Second {
+		t.Fatalf("the clock stood still, and the key's TTL is %v", mr.TTL("short"))
+	}
+	clock.Add(time.Second)
+	waitFor(t, "the key with a 1s TTL to expire", func() bool { return !mr.Exists("short") })
+	if got := mr.TTL("long"); got != time.Hour-time.Second {
+		t.Errorf("TTL of the other key %v, want %v", got, time.Hour-time.Second)
+	}
+	stop()
+	clock.Add(time.Hour)
+	time.Sleep(20 * time.Millisecond)
+	if !mr.Exists("long") {
+		t.Error("the server's clock moved after stop")
+	}
+}
+
+// waitFor waits up to 5s for cond to hold.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// startServe starts the service as main does, on a free port, and
+// returns its URL and a function that shuts it down and returns serve's
+// error.
+func startServe(t *testing.T, redisAddr string, window time.Duration) (base string, shutdown func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	urls := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- serve(ctx, log.New(io.Discard, "", 0), "127.0.0.1:0", redisAddr, "newsapi-test", window, func(url string) {
+			urls <- strings.Fields(url)[0]
+		})
+	}()
+	select {
+	case base = <-urls:
+	case err := <-done:
+		cancel()
+		t.Fatalf("serve: %v", err)
+	}
+	return base, func() error {
+		cancel()
+		return <-done
+	}
+}
+
+// request sends a request that must get status want, and returns the
+// reply's Location header if it has one, else its body.
+func request(t *testing.T, method, url, body string, want int) string {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != want {
+		t.Fatalf("%s %s: %s %s %v, want %d", method, url, resp.Status, b, err, want)
+	}
+	if loc := resp.Header.Get("Location"); loc != "" {
+		return loc
+	}
+	return string(b)
 }
