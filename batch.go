@@ -7,10 +7,10 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// VoteBatch applies up to MaxBatch ballots in order, in one round trip,
+// VoteBatch applies up to [MaxBatch] ballots in order, in one round trip,
 // for consumers of vote queues. Each ballot counts exactly as a Vote would,
-// and gets what Vote would return, its error included (ErrNotFound,
-// ErrVotingClosed, ErrInvalidVote, ErrInvalidArgument): two ballots of one
+// and gets what Vote would return, its error included ([ErrNotFound],
+// [ErrVotingClosed], [ErrInvalidVote], [ErrInvalidArgument]): two ballots of one
 // user on one article leave the second in place. The error return is for
 // the call as a whole (the pool, the connection, the context, too many
 // ballots); a call that fails so may have applied any prefix of the

@@ -11,7 +11,7 @@ import (
 
 // Pool hands out Redis connections. *redis.Pool satisfies it, and so does
 // *redisc.Cluster (github.com/mna/redisc), whose connections the store
-// binds to its keys (see Binder). Where the pool also has GetContext, as
+// binds to its keys (see [Binder]). Where the pool also has GetContext, as
 // *redis.Pool does, the store waits for a connection under the call's
 // context.
 type Pool interface {
@@ -40,7 +40,7 @@ var (
 )
 
 // getConn takes a connection from the pool, bound to key's slot where the
-// connection is a Binder.
+// connection is a [Binder].
 func getConn(ctx context.Context, pool Pool, key string) (redis.Conn, error) {
 	var c redis.Conn
 	if p, ok := pool.(ContextPool); ok {

@@ -16,13 +16,13 @@ var (
 	ErrNotFound = errors.New("voting: article not found")
 	// ErrVotingClosed means the article's voting window has ended.
 	ErrVotingClosed = errors.New("voting: voting closed")
-	// ErrInvalidVote means a VoteType outside NoVote, Upvote and Downvote.
+	// ErrInvalidVote means a VoteType outside [NoVote], [Upvote] and [Downvote].
 	ErrInvalidVote = errors.New("voting: invalid vote type")
 	// ErrInvalidArgument means an input out of the documented limits: an
 	// empty or over-long name or title, a bad page or Order, or an option
 	// value New rejects.
 	ErrInvalidArgument = errors.New("voting: invalid argument")
-	// ErrDuplicate means Post, with WithUniqueLinks, found a live article
+	// ErrDuplicate means Post, with [WithUniqueLinks], found a live article
 	// with the same link; Post returns that article with it.
 	ErrDuplicate = errors.New("voting: duplicate link")
 )

@@ -9,8 +9,8 @@ import (
 // AddToGroups adds the article to each of groups, and to the cached pages
 // those groups have, so group pages show it at once; adding it to a group
 // it is in already changes nothing. Group names follow the rules of user
-// names (1 to MaxNameLen bytes of printable UTF-8). An article may be in
-// at most MaxArticleGroups groups: beyond that the call gets
+// names (1 to [MaxNameLen] bytes of printable UTF-8). An article may be in
+// at most [MaxArticleGroups] groups: beyond that the call gets
 // ErrInvalidArgument and changes nothing. An unknown article gets
 // ErrNotFound.
 func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) error {
@@ -30,7 +30,7 @@ func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) er
 // RemoveFromGroups removes the article from each of groups, and from their
 // cached pages at once, so it never shows in those groups' pages again.
 // Removing it from a group it is not in changes nothing. An unknown
-// article gets ErrNotFound.
+// article gets [ErrNotFound].
 func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...string) error {
 	const op = "remove from groups"
 	if err := checkGroups(groups); err != nil {
@@ -42,14 +42,14 @@ func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...strin
 	return s.mutate(ctx, op, groupRemoveScript, id, s.groupRemoveArgs(id, groups))
 }
 
-// exists returns nil if the article exists, or ErrNotFound.
+// exists returns nil if the article exists, or [ErrNotFound].
 func (s *Store) exists(ctx context.Context, op, id string) error {
 	_, err := s.groups(ctx, op, id)
 	return err
 }
 
 // Groups returns the groups the article is in, sorted. An unknown article
-// gets ErrNotFound.
+// gets [ErrNotFound].
 func (s *Store) Groups(ctx context.Context, id string) ([]string, error) {
 	const op = "groups"
 	if !canonicalID(id) {

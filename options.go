@@ -17,7 +17,7 @@ const (
 )
 
 // An Option configures a Store in New. Values are checked by New, which
-// returns ErrInvalidArgument for any that is out of range.
+// returns [ErrInvalidArgument] for any that is out of range.
 type Option func(*config)
 
 type config struct {
@@ -45,7 +45,7 @@ func defaultConfig() config {
 // WithKeyPrefix sets the prefix of every key, which becomes the store's
 // Redis Cluster hash tag: every key is "{prefix}:...". Stores with
 // different prefixes share nothing. Default "voting". A prefix must be
-// non-empty printable UTF-8 of at most MaxPrefixLen bytes without "{" or "}".
+// non-empty printable UTF-8 of at most [MaxPrefixLen] bytes without "{" or "}".
 func WithKeyPrefix(prefix string) Option {
 	return func(c *config) { c.prefix = prefix }
 }
@@ -79,7 +79,7 @@ func WithGroupCacheTTL(d time.Duration) Option {
 }
 
 // WithPageSize sets how many articles a page holds. Default 25; it must be
-// from 1 to MaxPageSize.
+// from 1 to [MaxPageSize].
 func WithPageSize(n int) Option {
 	return func(c *config) { c.pageSize = n }
 }
@@ -107,7 +107,7 @@ func WithOrders(orders ...Order) Option {
 
 // WithUniqueLinks makes Post refuse a non-empty link that a live article
 // posted with this option already has: it returns that article and an
-// error wrapping ErrDuplicate, and changes nothing, so retrying a Post
+// error wrapping [ErrDuplicate], and changes nothing, so retrying a Post
 // whose reply was lost is safe. Empty links never collide; Delete and
 // Prune free the link. Default off.
 func WithUniqueLinks() Option {

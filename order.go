@@ -12,7 +12,7 @@ type Order int
 
 // The orders of a page. ScoreDesc, ScoreAsc, TimeDesc and TimeAsc are
 // always available; Top, Hot, Best and Controversial are descending only
-// and kept for the articles a store posts with them enabled (WithOrders).
+// and kept for the articles a store posts with them enabled ([WithOrders]).
 // With s = up − down and n = up + down:
 const (
 	ScoreDesc Order = iota // highest score first: the front page
@@ -47,7 +47,7 @@ func (o Order) String() string {
 }
 
 // ParseOrder parses the names String returns. Anything else gets an error
-// wrapping ErrInvalidArgument, with an Order that is not Valid.
+// wrapping [ErrInvalidArgument], with an Order that is not Valid.
 func ParseOrder(s string) (Order, error) {
 	for o, name := range orderNames {
 		if s == name {
@@ -58,7 +58,7 @@ func ParseOrder(s string) (Order, error) {
 }
 
 // MarshalText encodes o as String does, so Order reads as its name in
-// JSON. A value outside the constants gets ErrInvalidArgument.
+// JSON. A value outside the constants gets [ErrInvalidArgument].
 func (o Order) MarshalText() ([]byte, error) {
 	if !o.Valid() {
 		return nil, fmt.Errorf("%w: unknown order %d", ErrInvalidArgument, int(o))
@@ -92,5 +92,5 @@ func (o Order) ordering() (name string, desc bool) {
 	return o.String(), true
 }
 
-// optional reports whether o is kept only where enabled (WithOrders).
+// optional reports whether o is kept only where enabled ([WithOrders]).
 func (o Order) optional() bool { return o >= Top && o <= Controversial }

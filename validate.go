@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Limits on what callers pass in. Input beyond them gets ErrInvalidArgument
+// Limits on what callers pass in. Input beyond them gets [ErrInvalidArgument]
 // before Redis is touched.
 const (
 	// MaxNameLen is the longest user, poster or group name, in bytes.
@@ -52,7 +52,7 @@ func canonicalID(id string) bool {
 	return len(id) < len(maxID) || id <= maxID
 }
 
-// checkPrefix validates a key prefix: non-empty, at most MaxPrefixLen
+// checkPrefix validates a key prefix: non-empty, at most [MaxPrefixLen]
 // bytes of printable UTF-8 without braces, which would break the hash tag.
 func checkPrefix(p string) error {
 	switch {
@@ -68,7 +68,7 @@ func checkPrefix(p string) error {
 	return nil
 }
 
-// checkName validates a user, poster or group name: 1 to MaxNameLen bytes
+// checkName validates a user, poster or group name: 1 to [MaxNameLen] bytes
 // of printable UTF-8 (graphic characters and spaces: no control, format
 // or invisible characters, so two names that look alike are alike), not
 // only white space.

@@ -9,7 +9,7 @@ import (
 type VoteType int8
 
 // The three votes. Their values are what a vote adds to the article's
-// net count: a switch from Downvote to Upvote moves it by 2.
+// net count: a switch from [Downvote] to [Upvote] moves it by 2.
 const (
 	NoVote   VoteType = 0  // no vote, or a cancelled one
 	Upvote   VoteType = 1  // an up arrow
@@ -17,8 +17,8 @@ const (
 )
 
 // ParseVoteType parses "up", "down" or "none" (the forms String returns).
-// Anything else gets an error wrapping ErrInvalidVote, with a VoteType
-// that is not Valid, never NoVote: a caller that drops the error cannot
+// Anything else gets an error wrapping [ErrInvalidVote], with a VoteType
+// that is not Valid, never [NoVote]: a caller that drops the error cannot
 // cancel a vote by accident.
 func ParseVoteType(s string) (VoteType, error) {
 	switch s {
@@ -49,11 +49,11 @@ func (v VoteType) String() string {
 	return "VoteType(" + strconv.Itoa(int(v)) + ")"
 }
 
-// Valid reports whether v is one of NoVote, Upvote and Downvote.
+// Valid reports whether v is one of [NoVote], [Upvote] and [Downvote].
 func (v VoteType) Valid() bool { return v >= Downvote && v <= Upvote }
 
 // MarshalText encodes v as String does, so VoteType reads as "up", "down"
-// or "none" in JSON. A value outside the constants gets ErrInvalidVote.
+// or "none" in JSON. A value outside the constants gets [ErrInvalidVote].
 func (v VoteType) MarshalText() ([]byte, error) {
 	if !v.Valid() {
 		return nil, fmt.Errorf("%w: %d", ErrInvalidVote, int(v))

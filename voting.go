@@ -23,8 +23,8 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 // the article starts with one upvote and a score of its post time plus one
 // vote weight. The poster may later change or cancel that vote. Title
 // must not be blank; link may be empty; both are stored byte for byte.
-// With WithUniqueLinks, a link a live article has already gets that
-// article and an error wrapping ErrDuplicate.
+// With [WithUniqueLinks], a link a live article has already gets that
+// article and an error wrapping [ErrDuplicate].
 //
 // A Post whose reply is lost may or may not have posted; without
 // WithUniqueLinks a retry may post the article twice.
@@ -86,7 +86,7 @@ func (s *Store) Article(ctx context.Context, id string) (Article, error) {
 
 // ArticlesByID returns the articles with the given ids, in the order of
 // ids, in one round trip, skipping ids that name no article (never
-// posted, deleted, or malformed). At most MaxBatch ids.
+// posted, deleted, or malformed). At most [MaxBatch] ids.
 func (s *Store) ArticlesByID(ctx context.Context, ids []string) ([]Article, error) {
 	const op = "articles by id"
 	if len(ids) > MaxBatch {
@@ -127,7 +127,7 @@ func (s *Store) readRows(ctx context.Context, op string, sc script, args []inter
 // Articles returns page (1-based) of all articles in the given order, with
 // every article's fields, in one round trip. A page past the end is empty.
 // A page below 1, an unknown Order or one the store has not enabled
-// (WithOrders) gets ErrInvalidArgument.
+// ([WithOrders]) gets [ErrInvalidArgument].
 func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article, error) {
 	const op = "articles"
 	start, stop, err := s.pageRange(order, page, maxRank)
@@ -144,8 +144,8 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 // by the store's clock (at or after its now minus d, to the second), by
 // net votes, ties newest first, in one round trip. It lists the first
 // MaxTopSince articles of the period; later pages are empty. It needs Top
-// enabled (WithOrders) and sees the articles posted with Top enabled; a d
-// of zero or less, or a page below 1, gets ErrInvalidArgument.
+// enabled ([WithOrders]) and sees the articles posted with Top enabled; a d
+// of zero or less, or a page below 1, gets [ErrInvalidArgument].
 func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Article, error) {
 	const op = "top since"
 	if d <= 0 {
@@ -208,12 +208,12 @@ func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) 
 	return n, nil
 }
 
-// Vote records user's vote v on the article: Upvote, Downvote, or NoVote to
+// Vote records user's vote v on the article: [Upvote], [Downvote], or [NoVote] to
 // cancel. It replaces the user's previous vote, which the result reports;
 // voting the same way again changes nothing, so a retried Vote is safe.
-// It returns an error wrapping ErrInvalidVote for any v outside the three
-// constants (before Redis is touched), ErrNotFound for an unknown article,
-// and ErrVotingClosed once voting has closed: the store's clock passed the
+// It returns an error wrapping [ErrInvalidVote] for any v outside the three
+// constants (before Redis is touched), [ErrNotFound] for an unknown article,
+// and [ErrVotingClosed] once voting has closed: the store's clock passed the
 // article's close, or its voter records expired.
 func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResult, error) {
 	const op = "vote"
@@ -242,9 +242,9 @@ func checkBallot(user, id string, v VoteType) error {
 	return checkName("user", user)
 }
 
-// VoteOf returns user's vote on the article: NoVote if the user has not
+// VoteOf returns user's vote on the article: [NoVote] if the user has not
 // voted, has cancelled, or the article's voting closed and its voter
-// records expired. An unknown article gets ErrNotFound. A voter record
+// records expired. An unknown article gets [ErrNotFound]. A voter record
 // holding anything but a vote (written by hand) gets an error, never an
 // invalid VoteType.
 func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
@@ -266,8 +266,8 @@ func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
 }
 
 // VotesOf returns user's vote on each of ids, in one round trip, so a page
-// can show its arrows: votes[i] is the vote on ids[i], NoVote where there is
-// none or no such article exists. At most MaxBatch ids.
+// can show its arrows: votes[i] is the vote on ids[i], [NoVote] where there is
+// none or no such article exists. At most [MaxBatch] ids.
 func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteType, error) {
 	const op = "votes of"
 	if err := checkName("user", user); err != nil {
@@ -316,7 +316,7 @@ func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]V
 // Delete removes the article and every trace of it, in one atomic step:
 // its fields, its place in every ordering and cached group page, its
 // voter records, its group memberships and its link. Afterwards the
-// article is not found anywhere; deleting it again gets ErrNotFound.
+// article is not found anywhere; deleting it again gets [ErrNotFound].
 func (s *Store) Delete(ctx context.Context, id string) error {
 	const op = "delete"
 	if !canonicalID(id) {
