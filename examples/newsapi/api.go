@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"math"
 	"net/http"
 	"reflect"
 	"strconv"
@@ -20,17 +21,30 @@ import (
 // and link fit in it many times over.
 const maxBody = 64 << 10
 
+// maxBatchBody is the largest body of POST /votes: MaxBatch ballots of
+// the longest user names fit in it.
+const maxBatchBody = 512 << 10
+
+// defaultSince is the period of GET /top without since: a day, as
+// Reddit's top.
+const defaultSince = "24h"
+
 // errBadRequest marks a request the API cannot read: malformed JSON, an
 // unknown field, a missing vote, a bad order or page in the query.
 var errBadRequest = errors.New("bad request")
 
-// errTooLarge marks a request body over maxBody.
+// errTooLarge marks a request body over its limit, or a batch of more
+// than voting.MaxBatch ballots.
 var errTooLarge = errors.New("request body too large")
+
+// errNoVote is a vote request without its vote.
+var errNoVote = fmt.Errorf("%w: vote is missing: up, down or none", errBadRequest)
 
 // api serves a voting Store as JSON over HTTP.
 type api struct {
-	store *voting.Store
-	log   *log.Logger // where server-side failures are logged
+	store    *voting.Store
+	pageSize int         // the store's page size (voting.WithPageSize), for the number of pages
+	log      *log.Logger // where server-side failures are logged
 }
 
 // routes returns the API's handler: one route per Store operation. A
@@ -46,6 +60,8 @@ func (a *api) routes() http.Handler {
 	mux.HandleFunc("PUT /articles/{id}/groups/{group}", a.addToGroup)
 	mux.HandleFunc("DELETE /articles/{id}/groups/{group}", a.removeFromGroup)
 	mux.HandleFunc("GET /groups/{group}", a.listGroup)
+	mux.HandleFunc("GET /top", a.top)
+	mux.HandleFunc("POST /votes", a.voteBatch)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, pattern := mux.Handler(r); pattern == "" {
 			status := statusRecorder{ResponseWriter: w, code: http.StatusNotFound}
@@ -91,20 +107,48 @@ func toArticle(a voting.Article) article {
 	}
 }
 
-// page is one page of articles, of all or of one group.
+func toArticles(list []voting.Article) []article {
+	out := make([]article, len(list)) // [] in JSON, not null
+	for i, a := range list {
+		out[i] = toArticle(a)
+	}
+	return out
+}
+
+// page is one page of articles, of all or of one group, with the number
+// of articles listed and of pages they fill.
 type page struct {
 	Group    string    `json:"group,omitempty"`
 	Order    string    `json:"order"`
 	Page     int       `json:"page"`
+	Pages    int64     `json:"pages"`
+	Total    int64     `json:"total"`
 	Articles []article `json:"articles"`
 }
 
-func toPage(group string, order voting.Order, n int, list []voting.Article) page {
-	p := page{Group: group, Order: order.String(), Page: n, Articles: make([]article, len(list))}
-	for i, a := range list {
-		p.Articles[i] = toArticle(a)
+func (a *api) toPage(group string, order voting.Order, n int, total int64, list []voting.Article) page {
+	size := int64(a.pageSize)
+	if size < 1 {
+		size = voting.DefaultPageSize
 	}
-	return p
+	return page{
+		Group: group, Order: order.String(), Page: n,
+		Pages: (total + size - 1) / size, Total: total,
+		Articles: toArticles(list),
+	}
+}
+
+// voteReply is the outcome of a vote, as PUT /articles/{id}/vote and
+// each ballot of POST /votes show it.
+type voteReply struct {
+	Previous  voting.VoteType `json:"previous"`
+	Score     float64         `json:"score"`
+	Upvotes   int64           `json:"upvotes"`
+	Downvotes int64           `json:"downvotes"`
+}
+
+func toVoteReply(r voting.VoteResult) voteReply {
+	return voteReply{r.Previous, r.Score, r.Upvotes, r.Downvotes}
 }
 
 // POST /articles {"poster": "alice", "title": "...", "link": "..."}
@@ -119,6 +163,15 @@ func (a *api) postArticle(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	art, err := a.store.Post(r.Context(), req.Poster, req.Title, req.Link)
+	if errors.Is(err, voting.ErrDuplicate) {
+		// -unique-links: the article that has the link already.
+		w.Header().Set("Location", "/articles/"+art.ID)
+		a.reply(w, statusOf(err), struct {
+			errorBody
+			Article article `json:"article"`
+		}{errorBody{err.Error()}, toArticle(art)})
+		return
+	}
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -139,7 +192,12 @@ func (a *api) listArticles(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	a.reply(w, http.StatusOK, toPage("", order, n, list))
+	total, err := a.store.Count(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.reply(w, http.StatusOK, a.toPage("", order, n, total, list))
 }
 
 // GET /articles/{id}: the article and its groups.
@@ -185,7 +243,7 @@ func (a *api) vote(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Vote == nil {
-		a.fail(w, r, fmt.Errorf("%w: vote is missing: up, down or none", errBadRequest))
+		a.fail(w, r, errNoVote)
 		return
 	}
 	res, err := a.store.Vote(r.Context(), req.User, r.PathValue("id"), *req.Vote)
@@ -193,12 +251,74 @@ func (a *api) vote(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	a.reply(w, http.StatusOK, struct {
-		Previous  voting.VoteType `json:"previous"`
-		Score     float64         `json:"score"`
-		Upvotes   int64           `json:"upvotes"`
-		Downvotes int64           `json:"downvotes"`
-	}{res.Previous, res.Score, res.Upvotes, res.Downvotes})
+	a.reply(w, http.StatusOK, toVoteReply(res))
+}
+
+// POST /votes [{"user": "bob", "id": "1", "vote": "up"}, ...]: up to
+// voting.MaxBatch ballots, applied in order in one round trip. The reply
+// is 200 with one result per ballot, in order: the vote's outcome as PUT
+// /articles/{id}/vote gives it, or {"error": "...", "status": 404} with
+// the status and message that route would fail with. A body that is not
+// an array of ballots fails as a whole with 400, more ballots than
+// voting.MaxBatch with 413.
+func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) {
+	var req []struct {
+		User string `json:"user"`
+		ID   string `json:"id"`
+		// A string rather than a VoteType, so that one ballot's bad
+		// vote fails that ballot only.
+		Vote *string `json:"vote"`
+	}
+	if err := decodeUpTo(w, r, &req, maxBatchBody); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	if len(req) > voting.MaxBatch {
+		a.fail(w, r, fmt.Errorf("%w: %d ballots, the limit is %d", errTooLarge, len(req), voting.MaxBatch))
+		return
+	}
+	results := make([]any, len(req))
+	ballots := make([]voting.Ballot, 0, len(req))
+	var at []int // the index in req of each of ballots
+	for i, b := range req {
+		if b.Vote == nil {
+			results[i] = a.ballotError(r, errNoVote)
+			continue
+		}
+		v, err := voting.ParseVoteType(*b.Vote)
+		if err != nil {
+			results[i] = a.ballotError(r, err)
+			continue
+		}
+		ballots = append(ballots, voting.Ballot{User: b.User, ID: b.ID, Vote: v})
+		at = append(at, i)
+	}
+	if len(ballots) > 0 {
+		res, err := a.store.VoteBatch(r.Context(), ballots)
+		if err != nil {
+			a.fail(w, r, err)
+			return
+		}
+		for j, br := range res {
+			if br.Err != nil {
+				results[at[j]] = a.ballotError(r, br.Err)
+			} else {
+				results[at[j]] = toVoteReply(br.VoteResult)
+			}
+		}
+	}
+	a.reply(w, http.StatusOK, results)
+}
+
+// ballotError is a failed ballot's result in POST /votes.
+type ballotError struct {
+	Error  string `json:"error"`
+	Status int    `json:"status"`
+}
+
+func (a *api) ballotError(r *http.Request, err error) ballotError {
+	status, msg := a.clientError(r, err)
+	return ballotError{msg, status}
 }
 
 // PUT /articles/{id}/groups/{group}
@@ -232,7 +352,65 @@ func (a *api) listGroup(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	a.reply(w, http.StatusOK, toPage(group, order, n, list))
+	total, err := a.store.GroupCount(r.Context(), group)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.reply(w, http.StatusOK, a.toPage(group, order, n, total, list))
+}
+
+// topPage is a page of GET /top. It has no total: the store counts all
+// articles and groups, not periods; TopSince lists at most
+// voting.MaxTopSince.
+type topPage struct {
+	Since    string    `json:"since"`
+	Page     int       `json:"page"`
+	Articles []article `json:"articles"`
+}
+
+// GET /top?since=24h&page=1: the articles posted within the last since
+// (a day by default), by net votes.
+func (a *api) top(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	since := q.Get("since")
+	if since == "" {
+		since = defaultSince
+	}
+	d, err := parseSince(since)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	n, err := pageNumber(q.Get("page"))
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	list, err := a.store.TopSince(r.Context(), d, n)
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	a.reply(w, http.StatusOK, topPage{Since: since, Page: n, Articles: toArticles(list)})
+}
+
+// maxDays is the most days a duration holds.
+const maxDays = math.MaxInt64 / int64(24*time.Hour)
+
+// parseSince reads the period of GET /top: a positive Go duration ("90m",
+// "24h") or a whole number of days ("7d").
+func parseSince(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if days, ok := strings.CutSuffix(s, "d"); ok && err != nil {
+		if n, nerr := strconv.ParseInt(days, 10, 64); nerr == nil && n <= maxDays {
+			d, err = time.Duration(n)*24*time.Hour, nil
+		}
+	}
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%w: since %q is not a positive duration such as 90m, 24h or 7d", errBadRequest, s)
+	}
+	return d, nil
 }
 
 // pageQuery reads the order (default score) and page (default 1) of a
@@ -243,17 +421,28 @@ func pageQuery(r *http.Request) (voting.Order, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	n := 1
-	if s := q.Get("page"); s != "" {
-		if n, err = strconv.Atoi(s); err != nil {
-			return 0, 0, fmt.Errorf("%w: page %q is not a number", errBadRequest, s)
-		}
+	n, err := pageNumber(q.Get("page"))
+	if err != nil {
+		return 0, 0, err
 	}
 	return order, n, nil
 }
 
+// pageNumber reads a page number, 1 if s is empty.
+func pageNumber(s string) (int, error) {
+	if s == "" {
+		return 1, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: page %q is not a number", errBadRequest, s)
+	}
+	return n, nil
+}
+
 // parseOrder reads an order: "score" or "time" (highest or newest first),
-// or any Order's String form, such as "score-asc".
+// or any Order's name (voting.ParseOrder): "score-asc", "time-asc", "top",
+// "hot", "best", "controversial".
 func parseOrder(s string) (voting.Order, error) {
 	switch s {
 	case "", "score":
@@ -261,12 +450,11 @@ func parseOrder(s string) (voting.Order, error) {
 	case "time":
 		return voting.TimeDesc, nil
 	}
-	for _, o := range []voting.Order{voting.ScoreDesc, voting.ScoreAsc, voting.TimeDesc, voting.TimeAsc} {
-		if s == o.String() {
-			return o, nil
-		}
+	o, err := voting.ParseOrder(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: order %q is not score, time, score-asc, time-asc, top, hot, best or controversial", errBadRequest, s)
 	}
-	return 0, fmt.Errorf("%w: order %q is not score, time, score-asc or time-asc", errBadRequest, s)
+	return o, nil
 }
 
 // decode reads a request body of one JSON object into v, a pointer to a
@@ -274,24 +462,35 @@ func parseOrder(s string) (voting.Order, error) {
 // Its errors are for the client: they name the JSON fields v expects and
 // never pass on the decoder's own messages, which speak of Go types.
 func decode(w http.ResponseWriter, r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	return decodeUpTo(w, r, v, maxBody)
+}
+
+// decodeUpTo is decode for bodies of up to limit bytes, into a pointer to
+// a struct (a JSON object) or to a slice of structs (an array of objects;
+// null is refused).
+func decodeUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return decodeError(err, v)
+		return decodeError(err, v, limit)
 	}
 	if _, err := dec.Token(); err != io.EOF {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return decodeError(err, v)
+			return decodeError(err, v, limit)
 		}
-		return fmt.Errorf("%w: request body has data after its JSON object; %s", errBadRequest, bodyShape(v))
+		return fmt.Errorf("%w: request body has data after its JSON %s; %s", errBadRequest, jsonKind(v), bodyShape(v))
+	}
+	if e := reflect.ValueOf(v).Elem(); e.Kind() == reflect.Slice && e.IsNil() {
+		// The body was null, which decodes into a nil slice.
+		return fmt.Errorf("%w: request body is not %s; %s", errBadRequest, bodyKind(v), bodyShape(v))
 	}
 	return nil
 }
 
 // decodeError turns an error of decoding a request body into v into one
 // for the client. A field's own error (an invalid vote) is passed on.
-func decodeError(err error, v any) error {
+func decodeError(err error, v any, limit int64) error {
 	var (
 		tooLarge  *http.MaxBytesError
 		wrongType *json.UnmarshalTypeError
@@ -299,7 +498,7 @@ func decodeError(err error, v any) error {
 	)
 	switch {
 	case errors.As(err, &tooLarge):
-		return fmt.Errorf("%w: the limit is %d bytes", errTooLarge, maxBody)
+		return fmt.Errorf("%w: the limit is %d bytes", errTooLarge, limit)
 	case errors.Is(err, voting.ErrInvalidVote):
 		return err
 	case errors.Is(err, io.EOF):
@@ -311,16 +510,38 @@ func decodeError(err error, v any) error {
 		// quoted, follows the prefix.
 		msg = "request body has an unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
 	default:
-		// Malformed JSON, or a value that is not an object.
-		msg = "request body is not a JSON object"
+		// Malformed JSON, or a value of another kind.
+		msg = "request body is not " + bodyKind(v)
 	}
 	return fmt.Errorf("%w: %s; %s", errBadRequest, msg, bodyShape(v))
 }
 
+// jsonKind is "object" for v a pointer to a struct, "array" for a
+// pointer to a slice.
+func jsonKind(v any) string {
+	if reflect.TypeOf(v).Elem().Kind() == reflect.Slice {
+		return "array"
+	}
+	return "object"
+}
+
+// bodyKind is "a JSON object" for v a pointer to a struct, "a JSON array
+// of objects" for a pointer to a slice of them.
+func bodyKind(v any) string {
+	if jsonKind(v) == "array" {
+		return "a JSON array of objects"
+	}
+	return "a JSON object"
+}
+
 // bodyShape describes the body decode expects for v, a pointer to a
-// struct: `it must be a JSON object with fields "user" and "vote"`.
+// struct: `it must be a JSON object with fields "user" and "vote"`, or to
+// a slice of them: `it must be a JSON array of objects with fields ...`.
 func bodyShape(v any) string {
 	t := reflect.TypeOf(v).Elem()
+	if t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
 	var names []string
 	for i := 0; i < t.NumField(); i++ {
 		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
@@ -331,7 +552,7 @@ func bodyShape(v any) string {
 	if n := len(names); n > 1 {
 		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
 	}
-	return "it must be a JSON object with fields " + list
+	return "it must be " + bodyKind(v) + " with fields " + list
 }
 
 // jsonType names the JSON type that decodes into a value of type t, with
@@ -359,7 +580,7 @@ func jsonType(t reflect.Type) string {
 }
 
 // statusOf maps an error to its HTTP status: the Store's sentinel errors
-// to 404, 409 and 400, an unreadable request to 400 (413 when too
+// to 404, 409 (voting closed, duplicate link) and 400, an unreadable request to 400 (413 when too
 // large), anything else to 500.
 func statusOf(err error) int {
 	switch {
@@ -367,7 +588,8 @@ func statusOf(err error) int {
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, voting.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, voting.ErrVotingClosed):
+	case errors.Is(err, voting.ErrVotingClosed),
+		errors.Is(err, voting.ErrDuplicate):
 		return http.StatusConflict
 	case errors.Is(err, voting.ErrInvalidArgument),
 		errors.Is(err, voting.ErrInvalidVote),
@@ -377,16 +599,22 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// fail replies with err's status and {"error": message}. A server-side
-// failure is logged, and the client told no more than "internal error".
+// fail replies with err's status and {"error": message} (clientError).
 func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status := statusOf(err)
-	msg := err.Error()
+	status, msg := a.clientError(r, err)
+	a.reply(w, status, errorBody{msg})
+}
+
+// clientError returns err's status and the message the client gets. A
+// server-side failure is logged, and the client told no more than
+// "internal error".
+func (a *api) clientError(r *http.Request, err error) (status int, msg string) {
+	status = statusOf(err)
 	if status == http.StatusInternalServerError {
 		a.log.Printf("%s %s: %v", r.Method, r.URL.Path, err)
-		msg = "internal error"
+		return status, "internal error"
 	}
-	a.reply(w, status, errorBody{msg})
+	return status, err.Error()
 }
 
 // reply writes v as JSON with the given status.

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -25,25 +27,40 @@ type testAPI struct {
 	handler http.Handler
 	clock   *testclock.Clock
 	logged  *bytes.Buffer
+	mr      *miniredis.Miniredis
 }
 
-func newTestAPI(t *testing.T) *testAPI {
+// testPageSize is the page size of the tests' stores.
+const testPageSize = 2
+
+// testPrefix is the key prefix of the tests' stores.
+const testPrefix = "test"
+
+// newTestAPI serves a store with the service's options (cfg, pages of
+// testPageSize) on a fresh miniredis, on a test clock.
+func newTestAPI(t *testing.T, cfg config) *testAPI {
 	mr := miniredis.RunT(t)
 	pool := &redis.Pool{DialContext: func(ctx context.Context) (redis.Conn, error) {
 		return redis.DialContext(ctx, "tcp", mr.Addr())
 	}}
 	t.Cleanup(func() { pool.Close() })
 	c := testclock.New(time.Date(2024, 1, 1, 12, 0, 0, 0, time.UTC))
-	store, err := voting.New(pool, voting.WithClock(c.Now), voting.WithPageSize(2))
+	cfg.prefix = testPrefix
+	if cfg.window == 0 {
+		cfg.window = voting.DefaultVoteWindow
+	}
+	store, err := voting.New(pool, append(cfg.storeOptions(testPageSize), voting.WithClock(c.Now))...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newTestAPIOn(t, store, c)
+	ta := newTestAPIOn(t, store, c)
+	ta.mr = mr
+	return ta
 }
 
 func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock) *testAPI {
 	var logged bytes.Buffer
-	a := &api{store: store, log: log.New(&logged, "", 0)}
+	a := &api{store: store, pageSize: testPageSize, log: log.New(&logged, "", 0)}
 	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged}
 }
 
@@ -51,19 +68,26 @@ func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock) *testAP
 // (nil for an empty one). Every reply with a body must be JSON.
 func (ta *testAPI) do(method, target, body string) (int, map[string]any) {
 	ta.t.Helper()
+	var v map[string]any
+	return ta.doInto(method, target, body, &v), v
+}
+
+// doInto sends a request, decodes the JSON body of the reply (if any)
+// into v and returns the status.
+func (ta *testAPI) doInto(method, target, body string, v any) int {
+	ta.t.Helper()
 	rec := httptest.NewRecorder()
 	ta.handler.ServeHTTP(rec, httptest.NewRequest(method, target, strings.NewReader(body)))
 	if rec.Body.Len() == 0 {
-		return rec.Code, nil
+		return rec.Code
 	}
 	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 		ta.t.Errorf("%s %s: Content-Type %q", method, target, ct)
 	}
-	var v map[string]any
-	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
-		ta.t.Fatalf("%s %s: %d %q is not a JSON object: %v", method, target, rec.Code, rec.Body, err)
+	if err := json.Unmarshal(rec.Body.Bytes(), v); err != nil {
+		ta.t.Fatalf("%s %s: %d %q is not JSON of a %T: %v", method, target, rec.Code, rec.Body, v, err)
 	}
-	return rec.Code, v
+	return rec.Code
 }
 
 // must sends a request that must succeed with status want.
@@ -106,7 +130,7 @@ func ids(v map[string]any) string {
 }
 
 func TestPostAndGet(t *testing.T) {
-	ta := newTestAPI(t)
+	ta := newTestAPI(t, config{})
 	rec := httptest.NewRecorder()
 	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/articles",
 		strings.NewReader(`{"poster":"alice","title":"Redis in Action","link":"https://example.com/1"}`)))
@@ -125,7 +149,7 @@ func TestPostAndGet(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
-	ta := newTestAPI(t)
+	ta := newTestAPI(t, config{})
 	for _, title := range []string{"one", "two", "three"} {
 		ta.post(title)
 	}
@@ -141,17 +165,144 @@ func TestList(t *testing.T) {
 		{"?order=time-asc", "time-asc", "1,2"},
 	} {
 		v := ta.must(http.StatusOK, "GET", "/articles"+tc.query, "")
-		if v["order"] != tc.order || ids(v) != tc.ids {
-			t.Errorf("GET /articles%s: order %v, ids %q; want %s, %q", tc.query, v["order"], ids(v), tc.order, tc.ids)
+		if v["order"] != tc.order || ids(v) != tc.ids || v["total"] != 3.0 || v["pages"] != 2.0 {
+			t.Errorf("GET /articles%s: order %v, ids %q, total %v, pages %v; want %s, %q, 3, 2",
+				tc.query, v["order"], ids(v), v["total"], v["pages"], tc.order, tc.ids)
 		}
 	}
-	ta.fails(http.StatusBadRequest, `order "best"`, "GET", "/articles?order=best", "")
+	ta.fails(http.StatusBadRequest, `order "worst"`, "GET", "/articles?order=worst", "")
+	ta.fails(http.StatusBadRequest, `order "TOP"`, "GET", "/articles?order=TOP", "")
 	ta.fails(http.StatusBadRequest, `page "x"`, "GET", "/articles?page=x", "")
 	ta.fails(http.StatusBadRequest, "page 0 is below 1", "GET", "/articles?page=0", "")
 }
 
+// The totals count the articles listed, and the pages they fill: none
+// for none.
+func TestListTotals(t *testing.T) {
+	ta := newTestAPI(t, config{})
+	for i, want := range []struct{ total, pages float64 }{{0, 0}, {1, 1}, {2, 1}, {3, 2}, {4, 2}, {5, 3}} {
+		if i > 0 {
+			id := ta.post("article")
+			if i%2 == 1 {
+				ta.must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/odd", "")
+			}
+		}
+		v := ta.must(http.StatusOK, "GET", "/articles?page=9", "")
+		if v["total"] != want.total || v["pages"] != want.pages || v["page"] != 9.0 || len(v["articles"].([]any)) != 0 {
+			t.Errorf("GET /articles?page=9 of %d articles: %v, want total %v, pages %v", i, v, want.total, want.pages)
+		}
+	}
+	v := ta.must(http.StatusOK, "GET", "/groups/odd?order=hot", "")
+	if v["group"] != "odd" || v["order"] != "hot" || v["total"] != 3.0 || v["pages"] != 2.0 || ids(v) != "5,3" {
+		t.Errorf("GET /groups/odd?order=hot: %v", v)
+	}
+	ta.must(http.StatusNoContent, "DELETE", "/articles/5", "")
+	ta.must(http.StatusNoContent, "DELETE", "/articles/1/groups/odd", "")
+	if v := ta.must(http.StatusOK, "GET", "/groups/odd", ""); v["total"] != 1.0 || v["pages"] != 1.0 || ids(v) != "3" {
+		t.Errorf("GET /groups/odd after a delete and a removal: %v", v)
+	}
+	if v := ta.must(http.StatusOK, "GET", "/groups/none", ""); v["total"] != 0.0 || v["pages"] != 0.0 || ids(v) != "" {
+		t.Errorf("GET /groups/none: %v", v)
+	}
+	if v := ta.must(http.StatusOK, "GET", "/articles", ""); v["total"] != 4.0 || v["pages"] != 2.0 {
+		t.Errorf("GET /articles after a delete: %v", v)
+	}
+}
+
+// Reddit's orders, of all articles and of a group. Articles 1, 2, 3:
+// 1 has 2 up; 2 has 3 up, 1 down; 3 has 1 up, 1 down.
+func TestOrders(t *testing.T) {
+	ta := newTestAPI(t, config{})
+	for _, title := range []string{"one", "two", "three"} {
+		id := ta.post(title)
+		ta.must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/all", "")
+	}
+	for _, b := range []struct{ user, id, vote string }{
+		{"bob", "1", "up"},
+		{"bob", "2", "up"}, {"carol", "2", "up"}, {"dave", "2", "down"},
+		{"bob", "3", "down"},
+	} {
+		ta.must(http.StatusOK, "PUT", "/articles/"+b.id+"/vote", `{"user":"`+b.user+`","vote":"`+b.vote+`"}`)
+	}
+	for _, tc := range []struct{ order, page1, page2 string }{
+		{"score", "2,1", "3"},
+		{"top", "2,1", "3"},           // net 2, 2 (newest first), 0
+		{"hot", "2,1", "3"},           // log10(2) + posted/45000, the same for 1, less for 3
+		{"best", "1,2", "3"},          // Wilson: 2/2 0.55, 3/4 0.43, 1/2 0.16
+		{"controversial", "3,2", "1"}, // 2^1, 4^(1/3), 0
+	} {
+		for _, list := range []string{"/articles", "/groups/all"} {
+			for n, want := range []string{tc.page1, tc.page2} {
+				target := fmt.Sprintf("%s?order=%s&page=%d", list, tc.order, n+1)
+				v := ta.must(http.StatusOK, "GET", target, "")
+				wantOrder, _ := parseOrder(tc.order)
+				if v["order"] != wantOrder.String() || ids(v) != want || v["total"] != 3.0 || v["pages"] != 2.0 {
+					t.Errorf("GET %s: %v, want ids %q", target, v, want)
+				}
+			}
+		}
+	}
+	// A store without Reddit's orders (another service on the prefix,
+	// say) refuses them.
+	pool := &redis.Pool{DialContext: func(ctx context.Context) (redis.Conn, error) {
+		return redis.DialContext(ctx, "tcp", ta.mr.Addr())
+	}}
+	defer pool.Close()
+	plain, err := voting.New(pool, voting.WithKeyPrefix(testPrefix), voting.WithPageSize(testPageSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp := newTestAPIOn(t, plain, ta.clock)
+	tp.fails(http.StatusBadRequest, "invalid argument", "GET", "/articles?order=hot", "")
+	tp.fails(http.StatusBadRequest, "invalid argument", "GET", "/top", "")
+	if v := tp.must(http.StatusOK, "GET", "/articles?order=time", ""); ids(v) != "3,2" || v["total"] != 3.0 {
+		t.Errorf("GET /articles?order=time on the plain store: %v", v)
+	}
+}
+
+// GET /top lists the articles of a period by net votes, exactly to the
+// second at its start.
+func TestTop(t *testing.T) {
+	ta := newTestAPI(t, config{})
+	start := ta.clock.Now()
+	ta.post("old") // 1, at start
+	ta.clock.Add(48 * time.Hour)
+	ta.post("recent")                                                               // 2, at start+48h1m
+	ta.post("popular")                                                              // 3, at start+48h2m
+	ta.must(http.StatusOK, "PUT", "/articles/3/vote", `{"user":"bob","vote":"up"}`) // now start+48h3m
+	if got := ta.clock.Now().Sub(start); got != 48*time.Hour+3*time.Minute {
+		t.Fatalf("the clock is %v after the start", got)
+	}
+	for _, tc := range []struct{ query, since, ids string }{
+		{"", "24h", "3,2"},
+		{"?page=2", "24h", ""},
+		{"?since=1m59s", "1m59s", "3"},
+		{"?since=2m", "2m", "3,2"},
+		{"?since=1h&page=1", "1h", "3,2"},
+		{"?since=7d", "7d", "3,2"},
+		{"?since=7d&page=2", "7d", "1"},
+		{"?since=48h3m&page=2", "48h3m", "1"},      // 1 is posted at the period's first second
+		{"?since=48h2m59s&page=2", "48h2m59s", ""}, // and a second before this one's
+		{"?since=2d&page=2", "2d", ""},
+		{"?since=3d&page=2", "3d", "1"},
+		{"?since=36500d", "36500d", "3,2"},
+		{"?since=1ms", "1ms", ""},
+	} {
+		v := ta.must(http.StatusOK, "GET", "/top"+tc.query, "")
+		if v["since"] != tc.since || ids(v) != tc.ids || len(v) != 3 {
+			t.Errorf("GET /top%s: %v, want since %q, ids %q", tc.query, v, tc.since, tc.ids)
+		}
+	}
+	for _, since := range []string{"0", "0s", "-1h", "0d", "-7d", "x", "d", "7", "1.5d", "1d12h", "7days", "99999999999d", "9999999h"} {
+		ta.fails(http.StatusBadRequest, fmt.Sprintf("since %q is not a positive duration", since), "GET", "/top?since="+url.QueryEscape(since), "")
+	}
+	ta.fails(http.StatusBadRequest, `page "x"`, "GET", "/top?page=x", "")
+	ta.fails(http.StatusBadRequest, "page 0 is below 1", "GET", "/top?since=1h&page=0", "")
+	ta.fails(http.StatusMethodNotAllowed, "method not allowed", "POST", "/top", "")
+}
+
 func TestVote(t *testing.T) {
-	ta := newTestAPI(t)
+	ta := newTestAPI(t, config{})
 	id := ta.post("vote on me")
 	for _, tc := range []struct {
 		vote, previous string
@@ -177,7 +328,7 @@ func TestVote(t *testing.T) {
 }
 
 func TestGroups(t *testing.T) {
-	ta := newTestAPI(t)
+	ta := newTestAPI(t, config{})
 	a, b, c := ta.post("a"), ta.post("b"), ta.post("c")
 	ta.must(http.StatusOK, "PUT", "/articles/"+b+"/vote", `{"user":"bob","vote":"up"}`)
 	for _, id := range []string{a, b, c} {
@@ -207,12 +358,12 @@ func TestGroups(t *testing.T) {
 	ta.fails(http.StatusBadRequest, "group name is longer", "PUT", "/articles/"+a+"/groups/"+long, "")
 	ta.fails(http.StatusBadRequest, "group name is longer", "DELETE", "/articles/"+a+"/groups/"+long, "")
 	ta.fails(http.StatusBadRequest, "group name is longer", "GET", "/groups/"+long, "")
-	ta.fails(http.StatusBadRequest, `order "hot"`, "GET", "/groups/redis?order=hot", "")
+	ta.fails(http.StatusBadRequest, `order "cold"`, "GET", "/groups/redis?order=cold", "")
 	ta.fails(http.StatusBadRequest, "page -1 is below 1", "GET", "/groups/redis?page=-1", "")
 }
 
 func TestDelete(t *testing.T) {
-	ta := newTestAPI(t)
+	ta := newTestAPI(t, config{})
 	id := ta.post("short-lived")
 	ta.must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/redis", "")
 	ta.must(http.StatusNoContent, "DELETE", "/articles/"+id, "")
@@ -223,10 +374,213 @@ func TestDelete(t *testing.T) {
 	}
 }
 
+// ballot is a ballot's result in POST /votes.
+type ballot struct {
+	Previous  string  `json:"previous"`
+	Score     float64 `json:"score"`
+	Upvotes   int64   `json:"upvotes"`
+	Downvotes int64   `json:"downvotes"`
+	Error     string  `json:"error"`
+	Status    int     `json:"status"`
+}
+
+// votes sends POST /votes with body, which must get 200, and returns the
+// results.
+func (ta *testAPI) votes(body string) []ballot {
+	ta.t.Helper()
+	var res []ballot
+	if code := ta.doInto("POST", "/votes", body, &res); code != http.StatusOK {
+		ta.t.Fatalf("POST /votes %s: %d, want 200", body, code)
+	}
+	return res
+}
+
+// POST /votes applies its ballots in order, each as PUT
+// /articles/{id}/vote would, and fails each bad ballot alone with the
+// status and message that route gives.
+func TestVoteBatch(t *testing.T) {
+	ta := newTestAPI(t, config{})
+	a, b := ta.post("a"), ta.post("b")
+	res := ta.votes(`[
+		{"user":"bob","id":"1","vote":"up"},
+		{"user":"bob","id":"1","vote":"down"},
+		{"user":"carol","id":"2","vote":"none"},
+		{"user":"carol","id":"2","vote":"up"}
+	]`)
+	want := []ballot{
+		{Previous: "none", Upvotes: 2, Downvotes: 0},
+		{Previous: "up", Upvotes: 1, Downvotes: 1},
+		{Previous: "none", Upvotes: 1, Downvotes: 0},
+		{Previous: "none", Upvotes: 2, Downvotes: 0},
+	}
+	for i := range want {
+		want[i].Score = res[i].Score
+	}
+	if fmt.Sprint(res) != fmt.Sprint(want) {
+		t.Errorf("POST /votes:\n got %v\nwant %v", res, want)
+	}
+	for id, up := range map[string]float64{a: 1, b: 2} {
+		v := ta.must(http.StatusOK, "GET", "/articles/"+id, "")
+		if v["upvotes"] != up || v["score"] != res[map[string]int{a: 1, b: 3}[id]].Score {
+			t.Errorf("GET /articles/%s after the batch: %v", id, v)
+		}
+	}
+
+	// Each bad ballot fails alone, as the single vote fails: the good
+	// ones around it count.
+	long := strings.Repeat("u", voting.MaxNameLen+1)
+	bad := []struct{ user, id, vote string }{
+		{"dave", "99", `"up"`},
+		{"dave", "abc", `"up"`},
+		{"dave", "", `"up"`},
+		{"", a, `"up"`},
+		{long, a, `"up"`},
+		{"dave", a, `"sideways"`},
+		{"dave", a, `""`},
+		{"dave", a, ""}, // no vote
+	}
+	var body []string
+	for _, x := range bad {
+		vote := ""
+		if x.vote != "" {
+			vote = `,"vote":` + x.vote
+		}
+		body = append(body, `{"user":"`+x.user+`","id":"`+x.id+`"`+vote+`}`, `{"user":"erin","id":"`+b+`","vote":"down"}`)
+	}
+	res = ta.votes("[" + strings.Join(body, ",") + "]")
+	if len(res) != 2*len(bad) {
+		t.Fatalf("%d results of %d ballots", len(res), 2*len(bad))
+	}
+	for i, x := range bad {
+		vote := ""
+		if x.vote != "" {
+			vote = `,"vote":` + x.vote
+		}
+		status, single := ta.do("PUT", "/articles/"+url.PathEscape(x.id)+"/vote", `{"user":"`+x.user+`"`+vote+`}`)
+		if x.id == "" {
+			status, single = http.StatusNotFound, map[string]any{"error": `voting: vote: article not found: ""`}
+		}
+		if got := res[2*i]; got.Status != status || got.Error != single["error"] || status < 400 || got.Previous != "" {
+			t.Errorf("ballot %+v: %+v; PUT gets %d %v", x, got, status, single)
+		}
+		wantPrev := "down"
+		if i == 0 {
+			wantPrev = "none"
+		}
+		if got := res[2*i+1]; got.Error != "" || got.Previous != wantPrev || got.Upvotes != 2 || got.Downvotes != 1 {
+			t.Errorf("the good ballot after %+v: %+v", x, got)
+		}
+	}
+
+	// Once voting has closed: 409, as for one vote.
+	ta.clock.Add(voting.DefaultVoteWindow)
+	res = ta.votes(`[{"user":"frank","id":"1","vote":"up"}]`)
+	if len(res) != 1 || res[0].Status != http.StatusConflict || !strings.Contains(res[0].Error, "voting closed") {
+		t.Errorf("POST /votes after the window: %+v", res)
+	}
+	if res := ta.votes(`[]`); len(res) != 0 {
+		t.Errorf("POST /votes []: %+v", res)
+	}
+	if ta.logged.Len() > 0 {
+		t.Errorf("client errors were logged: %s", ta.logged)
+	}
+}
+
+// A body that is not an array of ballots fails as a whole, with a
+// message in the API's terms; more than voting.MaxBatch ballots get 413.
+func TestVoteBatchErrors(t *testing.T) {
+	ta := newTestAPI(t, config{})
+	ta.post("a")
+	const shape = `; it must be a JSON array of objects with fields "user", "id" and "vote"`
+	for _, tc := range []struct{ body, msg string }{
+		{``, "request body is empty" + shape},
+		{`null`, "request body is not a JSON array of objects" + shape},
+		{`{"user":"bob","id":"1","vote":"up"}`, "request body is not a JSON array of objects" + shape},
+		{`["up"]`, "request body is not a JSON array of objects" + shape},
+		{`[{"user":"bob","id":"1","vote":"up"}`, "request body is not a JSON array of objects" + shape},
+		{`[{"user":"bob","id":1,"vote":"up"}]`, `field "id" must be a string` + shape},
+		{`[{"user":"bob","id":"1","vote":"up"},{"user":"bob","id":"1","vote":-1}]`, `field "vote" must be a string` + shape},
+		{`[{"user":"bob","id":"1","vote":"up","weight":2}]`, `request body has an unknown field "weight"` + shape},
+		{`[] []`, "request body has data after its JSON array" + shape},
+	} {
+		code, v := ta.do("POST", "/votes", tc.body)
+		if e := v["error"]; code != http.StatusBadRequest || e != "bad request: "+tc.msg || len(v) != 1 {
+			t.Errorf("POST /votes %s: %d %v, want 400 %q", tc.body, code, v, "bad request: "+tc.msg)
+		}
+	}
+	ballots := func(n int) string {
+		return "[" + strings.TrimSuffix(strings.Repeat(`{"user":"bob","id":"1","vote":"up"},`, n), ",") + "]"
+	}
+	if res := ta.votes(ballots(voting.MaxBatch)); len(res) != voting.MaxBatch || res[voting.MaxBatch-1].Previous != "up" {
+		t.Errorf("POST /votes of MaxBatch ballots: %d results, the last %+v", len(res), res[len(res)-1])
+	}
+	ta.fails(http.StatusRequestEntityTooLarge, "request body too large: 1001 ballots, the limit is 1000", "POST", "/votes", ballots(voting.MaxBatch+1))
+	huge := `[{"user":"` + strings.Repeat("u", maxBatchBody) + `","id":"1","vote":"up"}]`
+	ta.fails(http.StatusRequestEntityTooLarge, "request body too large: the limit is 524288 bytes", "POST", "/votes", huge)
+	// The longest names fit, MaxBatch times.
+	long := `{"user":"` + strings.Repeat("u", voting.MaxNameLen) + `","id":"1234567890123456789","vote":"down"},`
+	if res := ta.votes("[" + strings.TrimSuffix(strings.Repeat(long, voting.MaxBatch), ",") + "]"); len(res) != voting.MaxBatch || res[0].Status != http.StatusNotFound {
+		t.Errorf("POST /votes of MaxBatch ballots with the longest names: %d results, the first %+v", len(res), res[0])
+	}
+	ta.fails(http.StatusMethodNotAllowed, "method not allowed", "GET", "/votes", "")
+}
+
+// A server-side failure of a ballot is a 500 that tells nothing, and is
+// logged: the whole request's when Redis fails the batch (a script error
+// on a voter record written by hand), the ballot's own otherwise.
+func TestVoteBatchInternalError(t *testing.T) {
+	ta := newTestAPI(t, config{})
+	ta.post("a")
+	ta.mr.HSet("{"+testPrefix+"}:voted:1", "bob", "sideways") // not a vote
+	ta.fails(http.StatusInternalServerError, "internal error", "POST", "/votes", `[{"user":"bob","id":"1","vote":"up"}]`)
+	if !strings.Contains(ta.logged.String(), "POST /votes: ") {
+		t.Errorf("the failure is not logged: %q", ta.logged)
+	}
+	ta.logged.Reset()
+	a := &api{log: log.New(ta.logged, "", 0)}
+	got := a.ballotError(httptest.NewRequest("POST", "/votes", nil), errors.New("voting: vote: ERR something broke"))
+	if got != (ballotError{Error: "internal error", Status: http.StatusInternalServerError}) ||
+		!strings.Contains(ta.logged.String(), "POST /votes: voting: vote: ERR something broke") {
+		t.Errorf("ballotError of a server-side failure: %+v, logged %q", got, ta.logged)
+	}
+}
+
+// With -unique-links, a link a live article has gets 409 and that
+// article; without, it posts again.
+func TestUniqueLinks(t *testing.T) {
+	ta := newTestAPI(t, config{uniqueLinks: true})
+	const post = `{"poster":"alice","title":"Redis in Action","link":"https://example.com/1"}`
+	first := ta.must(http.StatusCreated, "POST", "/articles", post)
+	rec := httptest.NewRecorder()
+	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/articles",
+		strings.NewReader(`{"poster":"bob","title":"the same","link":"https://example.com/1"}`)))
+	var v struct {
+		Error   string         `json:"error"`
+		Article map[string]any `json:"article"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Code != http.StatusConflict || !strings.Contains(v.Error, "duplicate link") ||
+		fmt.Sprint(v.Article) != fmt.Sprint(first) || rec.Header().Get("Location") != "/articles/1" {
+		t.Errorf("POST of a duplicate link: %d, Location %q: %s", rec.Code, rec.Header().Get("Location"), rec.Body)
+	}
+	ta.must(http.StatusCreated, "POST", "/articles", `{"poster":"alice","title":"no link"}`)
+	ta.must(http.StatusCreated, "POST", "/articles", `{"poster":"alice","title":"no link"}`)
+	ta.must(http.StatusNoContent, "DELETE", "/articles/1", "")
+	if v := ta.must(http.StatusCreated, "POST", "/articles", post); v["id"] != "4" {
+		t.Errorf("POST of a deleted article's link: %v", v)
+	}
+
+	plain := newTestAPI(t, config{})
+	plain.must(http.StatusCreated, "POST", "/articles", post)
+	plain.must(http.StatusCreated, "POST", "/articles", post)
+}
+
 // TestErrors checks every mapping of an error to a status, each with a
 // JSON body.
 func TestErrors(t *testing.T) {
-	ta := newTestAPI(t)
+	ta := newTestAPI(t, config{})
 	ta.post("exists")
 	huge := `{"poster":"alice","title":"` + strings.Repeat("x", maxBody) + `"}`
 	for _, tc := range []struct {
@@ -271,7 +625,7 @@ func TestErrors(t *testing.T) {
 // A body the API cannot read gets a message in the API's terms: what
 // the body must be, never the decoder's message and its Go types.
 func TestDecodeErrors(t *testing.T) {
-	ta := newTestAPI(t)
+	ta := newTestAPI(t, config{})
 	id := ta.post("exists")
 	const (
 		postShape = `; it must be a JSON object with fields "poster", "title" and "link"`
@@ -312,7 +666,7 @@ func TestInternalError(t *testing.T) {
 	broken := &redis.Pool{DialContext: func(context.Context) (redis.Conn, error) {
 		return nil, errors.New("dial tcp 10.0.0.1:6379: connection refused")
 	}}
-	store, err := voting.New(broken)
+	store, err := voting.New(broken, config{prefix: testPrefix, window: voting.DefaultVoteWindow}.storeOptions(testPageSize)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,13 +680,15 @@ func TestInternalError(t *testing.T) {
 		{"PUT", "/articles/1/groups/redis", ""},
 		{"DELETE", "/articles/1/groups/redis", ""},
 		{"GET", "/groups/redis", ""},
+		{"GET", "/top", ""},
+		{"POST", "/votes", `[{"user":"bob","id":"1","vote":"up"}]`},
 	} {
 		code, v := ta.do(r.method, r.target, r.body)
 		if code != http.StatusInternalServerError || v["error"] != "internal error" {
 			t.Errorf("%s %s: %d %v, want 500 internal error", r.method, r.target, code, v)
 		}
 	}
-	if got := strings.Count(ta.logged.String(), "connection refused"); got != 8 {
-		t.Errorf("%d failures logged, want 8:\n%s", got, ta.logged)
+	if got := strings.Count(ta.logged.String(), "connection refused"); got != 10 {
+		t.Errorf("%d failures logged, want 10:\n%s", got, ta.logged)
 	}
 }

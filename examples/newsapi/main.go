@@ -2,21 +2,40 @@
 // with net/http alone (Go 1.22 method and path patterns).
 //
 //	POST   /articles                       {"poster":"alice","title":"...","link":"..."} -> 201
-//	GET    /articles?order=score&page=1    order: score, time, score-asc, time-asc
+//	GET    /articles?order=score&page=1    order: score, time, score-asc, time-asc, top, hot, best, controversial
 //	GET    /articles/{id}                  the article and its groups
 //	PUT    /articles/{id}/vote             {"user":"bob","vote":"up"}; "down", or "none" to cancel
+//	POST   /votes                          [{"user":"bob","id":"1","vote":"up"}, ...] -> a result per ballot
 //	PUT    /articles/{id}/groups/{group}   -> 204
 //	DELETE /articles/{id}/groups/{group}   -> 204
 //	GET    /groups/{group}?order=score&page=1
+//	GET    /top?since=24h&page=1           since: a Go duration (90m, 24h) or days (7d); 24h by default
 //	DELETE /articles/{id}                  -> 204
 //
+// A page of /articles or /groups/{group} reads
+// {"order": "score-desc", "page": 1, "pages": 4, "total": 87, "articles": [...]}
+// (and "group"): total is the number of articles listed, pages the
+// number of pages of 25 they fill. A page of /top reads {"since": "24h",
+// "page": 1, "articles": [...]}, without totals; it lists the top
+// voting.MaxTopSince articles of the period. The store keeps top, hot,
+// best, controversial and /top for the articles posted with them
+// enabled: the articles an older newsapi wrote under the same -prefix
+// list by score and time only.
+//
+// POST /votes takes up to voting.MaxBatch ballots and applies them in
+// order in one round trip. It answers 200 with a result per ballot, in
+// order: {"previous": "none", "score": ..., "upvotes": ..., "downvotes":
+// ...} as PUT /articles/{id}/vote gives, or {"error": "...", "status":
+// 404} with the status and message that route would fail with.
+//
 // Errors come as {"error": "..."}: 404 for an unknown article, 409 once
-// its voting has closed, 400 for bad input, 413 for a body over 64 KiB,
-// 500 (logged, with no details) for a Redis failure.
+// its voting has closed, 400 for bad input, 413 for a body over 64 KiB
+// (512 KiB for POST /votes) or more than voting.MaxBatch ballots, 500
+// (logged, with no details) for a Redis failure.
 //
 // Usage:
 //
-//	go run ./examples/newsapi [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi] [-window 168h]
+//	go run ./examples/newsapi [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi] [-window 168h] [-unique-links]
 //
 // By default it keeps its data in an embedded miniredis, which goes away
 // with the process. With -redis (host:port or a redis:// URL) it uses that
@@ -25,6 +44,11 @@
 // -window is the vote window: how long after posting an article takes
 // votes (a Go duration of at least 1s; a week by default). With
 // -window 1m, a vote a minute after posting gets the 409.
+//
+// With -unique-links, posting a link that a live article has already
+// posts nothing: POST /articles gets 409 with the error and that article,
+// {"error": "...", "article": {...}}, and its Location. Deleting the
+// article frees its link.
 //
 // The embedded miniredis counts its keys' TTLs down only when told to, so
 // the service moves its clock forward with the wall clock every second:
@@ -52,15 +76,17 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", "localhost:8080", "serve HTTP on `host:port`")
-	redisAddr := flag.String("redis", "", "use the Redis at `addr` (host:port or redis:// URL) instead of an embedded miniredis")
-	prefix := flag.String("prefix", "newsapi", "key `prefix` of the store in Redis")
-	window := flag.Duration("window", voting.DefaultVoteWindow, "vote window: how long after posting an article takes votes (at least 1s)")
+	var cfg config
+	flag.StringVar(&cfg.addr, "addr", "localhost:8080", "serve HTTP on `host:port`")
+	flag.StringVar(&cfg.redis, "redis", "", "use the Redis at `addr` (host:port or redis:// URL) instead of an embedded miniredis")
+	flag.StringVar(&cfg.prefix, "prefix", "newsapi", "key `prefix` of the store in Redis")
+	flag.DurationVar(&cfg.window, "window", voting.DefaultVoteWindow, "vote window: how long after posting an article takes votes (at least 1s)")
+	flag.BoolVar(&cfg.uniqueLinks, "unique-links", false, "refuse a link a live article has already: POST /articles gets 409 and that article")
 	flag.Parse()
 	logger := log.New(os.Stderr, "newsapi: ", 0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := serve(ctx, logger, *addr, *redisAddr, *prefix, *window, func(url string) {
+	err := serve(ctx, logger, cfg, func(url string) {
 		logger.Printf("serving on %s", url)
 	})
 	if err != nil {
@@ -68,26 +94,54 @@ func main() {
 	}
 }
 
-// serve serves the API on addr until ctx is done, then shuts down
+// config is the service's settings, from its flags.
+type config struct {
+	addr        string        // -addr
+	redis       string        // -redis; empty for an embedded miniredis
+	prefix      string        // -prefix
+	window      time.Duration // -window
+	uniqueLinks bool          // -unique-links
+}
+
+// orders are the orders the service offers besides score and time: all
+// of them.
+var orders = []voting.Order{voting.Top, voting.Hot, voting.Best, voting.Controversial}
+
+// storeOptions returns the options of the service's store, with pages of
+// pageSize articles.
+func (c config) storeOptions(pageSize int) []voting.Option {
+	opts := []voting.Option{
+		voting.WithKeyPrefix(c.prefix),
+		voting.WithVoteWindow(c.window),
+		voting.WithPageSize(pageSize),
+		voting.WithOrders(orders...),
+	}
+	if c.uniqueLinks {
+		opts = append(opts, voting.WithUniqueLinks())
+	}
+	return opts
+}
+
+// serve serves the API on cfg.addr until ctx is done, then shuts down
 // gracefully. It calls ready with the server's URL once it listens.
-// Articles take votes for window after they are posted.
-func serve(ctx context.Context, logger *log.Logger, addr, redisAddr, prefix string, window time.Duration, ready func(url string)) error {
-	pool, where, closeRedis, err := dial(ctx, redisAddr)
+func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url string)) error {
+	pool, where, closeRedis, err := dial(ctx, cfg.redis)
 	if err != nil {
 		return err
 	}
 	defer closeRedis()
 	defer pool.Close()
-	store, err := voting.New(pool, voting.WithKeyPrefix(prefix), voting.WithVoteWindow(window))
+	const pageSize = voting.DefaultPageSize
+	store, err := voting.New(pool, cfg.storeOptions(pageSize)...)
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{
-		Handler:           (&api{store: store, log: logger}).routes(),
+		Handler:           (&api{store: store, pageSize: pageSize, log: logger}).routes(),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second,

@@ -27,11 +27,22 @@ func TestServe(t *testing.T) {
 }
 
 func testServe(t *testing.T, redisAddr string) {
-	base, shutdown := startServe(t, redisAddr, voting.DefaultVoteWindow)
-	location := request(t, "POST", base+"/articles", `{"poster":"alice","title":"served"}`, http.StatusCreated)
+	base, shutdown := startServe(t, testConfig(redisAddr, voting.DefaultVoteWindow))
+	location := request(t, "POST", base+"/articles", `{"poster":"alice","title":"served","link":"https://example.com/served"}`, http.StatusCreated)
 	if body := request(t, "GET", base+location, "", http.StatusOK); !strings.Contains(body, `"title":"served"`) {
 		t.Errorf("GET %s: %s", location, body)
 	}
+	// The store has every order, and Top for /top.
+	for _, order := range []string{"top", "hot", "best", "controversial"} {
+		if body := request(t, "GET", base+"/articles?order="+order, "", http.StatusOK); !strings.Contains(body, `"total":1`) {
+			t.Errorf("GET /articles?order=%s: %s", order, body)
+		}
+	}
+	if body := request(t, "GET", base+"/top?since=1h", "", http.StatusOK); !strings.Contains(body, `"title":"served"`) {
+		t.Errorf("GET /top?since=1h: %s", body)
+	}
+	// Without -unique-links, a link may be posted twice.
+	request(t, "POST", base+"/articles", `{"poster":"bob","title":"again","link":"https://example.com/served"}`, http.StatusCreated)
 	if err := shutdown(); err != nil {
 		t.Errorf("serve after shutdown: %v", err)
 	}
@@ -40,7 +51,7 @@ func testServe(t *testing.T, redisAddr string) {
 // With -window 1s, voting on an article closes a second after it is
 // posted: a vote then gets the 409.
 func TestServeWindow(t *testing.T) {
-	base, shutdown := startServe(t, "", time.Second)
+	base, shutdown := startServe(t, testConfig("", time.Second))
 	defer shutdown()
 	vote := request(t, "POST", base+"/articles", `{"poster":"alice","title":"soon closed"}`, http.StatusCreated) + "/vote"
 	request(t, "PUT", base+vote, `{"user":"bob","vote":"up"}`, http.StatusOK)
@@ -61,17 +72,31 @@ func TestServeWindow(t *testing.T) {
 	}
 }
 
+// With -unique-links, a link posted twice gets the 409 and the article
+// that has it.
+func TestServeUniqueLinks(t *testing.T) {
+	cfg := testConfig("", voting.DefaultVoteWindow)
+	cfg.uniqueLinks = true
+	base, shutdown := startServe(t, cfg)
+	defer shutdown()
+	const post = `{"poster":"alice","title":"first","link":"https://example.com/once"}`
+	location := request(t, "POST", base+"/articles", post, http.StatusCreated)
+	if got := request(t, "POST", base+"/articles", post, http.StatusConflict); got != location {
+		t.Errorf("POST of a duplicate link: Location %q, want %q", got, location)
+	}
+}
+
 func TestServeBadWindow(t *testing.T) {
-	err := serve(context.Background(), log.New(io.Discard, "", 0), "127.0.0.1:0", "", "newsapi",
-		500*time.Millisecond, func(string) { t.Error("served with a window under a second") })
+	err := serve(context.Background(), log.New(io.Discard, "", 0), testConfig("", 500*time.Millisecond),
+		func(string) { t.Error("served with a window under a second") })
 	if err == nil || !strings.Contains(err.Error(), "window") {
 		t.Errorf("serve with -window 500ms: %v", err)
 	}
 }
 
 func TestServeBadRedis(t *testing.T) {
-	err := serve(context.Background(), log.New(io.Discard, "", 0), "127.0.0.1:0",
-		"redis://user:secret@127.0.0.1:1", "newsapi", voting.DefaultVoteWindow, func(string) { t.Error("served without Redis") })
+	err := serve(context.Background(), log.New(io.Discard, "", 0),
+		testConfig("redis://user:secret@127.0.0.1:1", voting.DefaultVoteWindow), func(string) { t.Error("served without Redis") })
 	if err == nil || strings.Contains(err.Error(), "secret") {
 		t.Errorf("serve on a closed port: %v", err)
 	}
@@ -114,16 +139,21 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// startServe starts the service as main does, on a free port, and
-// returns its URL and a function that shuts it down and returns serve's
-// error.
-func startServe(t *testing.T, redisAddr string, window time.Duration) (base string, shutdown func() error) {
+// testConfig is the service's config on a free port, on the Redis at
+// redisAddr (empty for an embedded miniredis).
+func testConfig(redisAddr string, window time.Duration) config {
+	return config{addr: "127.0.0.1:0", redis: redisAddr, prefix: "newsapi-test", window: window}
+}
+
+// startServe starts the service as main does, with cfg, and returns its
+// URL and a function that shuts it down and returns serve's error.
+func startServe(t *testing.T, cfg config) (base string, shutdown func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, log.New(io.Discard, "", 0), "127.0.0.1:0", redisAddr, "newsapi-test", window, func(url string) {
+		done <- serve(ctx, log.New(io.Discard, "", 0), cfg, func(url string) {
 			urls <- strings.Fields(url)[0]
 		})
 	}()
