@@ -199,7 +199,9 @@
 // <what>: <detail>", as in `voting: vote: article not found: "9"`. Input
 // is validated before Redis is touched; any string that is not an id the
 // store issues is not found. A voter record that holds anything but a
-// vote (written by hand) gets an error that wraps none of the sentinels.
+// vote (written by hand) gets an error that wraps none of the sentinels
+// from Vote, VoteOf and for its ballot in VoteBatch, and reads as NoVote
+// in VotesOf; it never surfaces as an invalid VoteType.
 //
 // # Defaults
 //

@@ -19,7 +19,12 @@ const (
 	statusDup      = 3 // a live article has the link; its row follows
 	statusBuilding = 4 // a step of a group cache build was done: call again
 	statusLimit    = 5 // the article would be in more than MaxArticleGroups groups
+	statusCorrupt  = 6 // the user's voter record holds neither 1 nor -1
 )
+
+// errCorrupt is the error of a voter record that holds something other
+// than a vote, written by hand: it wraps none of the sentinels.
+var errCorrupt = errors.New("corrupt voter record")
 
 // decode splits a script's reply into its status and the rest.
 func decode(reply interface{}, err error) (int64, []interface{}, error) {
@@ -48,6 +53,8 @@ func statusErr(op string, status int64, id string) error {
 		e.err = ErrVotingClosed
 	case statusDup:
 		e.err = ErrDuplicate
+	case statusCorrupt:
+		e.err = errCorrupt
 	case statusLimit:
 		e.err = ErrInvalidArgument
 		e.detail = fmt.Sprintf("article %q would be in more than %d groups", id, MaxArticleGroups)
@@ -143,28 +150,29 @@ func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ erro
 	return statusOK, r, err
 }
 
-// parseVotes parses votes.lua's pairs of status and vote, one per id.
-func parseVotes(rest []interface{}, n int) ([]VoteType, []bool, error) {
+// parseVotes parses votes.lua's pairs of status and vote, one per id, into
+// the votes and each one's status.
+func parseVotes(rest []interface{}, n int) ([]VoteType, []int64, error) {
 	if len(rest) != 2*n {
 		return nil, nil, fmt.Errorf("%d reply fields for %d ids", len(rest), n)
 	}
 	votes := make([]VoteType, n)
-	found := make([]bool, n)
+	status := make([]int64, n)
 	for i := range votes {
-		st, err := redis.Int64(rest[2*i], nil)
-		if err != nil {
+		var err error
+		if status[i], err = redis.Int64(rest[2*i], nil); err != nil {
 			return nil, nil, err
 		}
 		v, err := redis.Int64(rest[2*i+1], nil)
 		if err != nil {
 			return nil, nil, err
 		}
-		votes[i], found[i] = VoteType(v), st == statusOK
+		votes[i] = VoteType(v)
 		if !votes[i].Valid() {
 			return nil, nil, fmt.Errorf("vote %d in reply", v)
 		}
 	}
-	return votes, found, nil
+	return votes, status, nil
 }
 
 func replyString(v interface{}) (string, error) { return redis.String(v, nil) }

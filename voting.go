@@ -214,7 +214,9 @@ func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) 
 // It returns an error wrapping [ErrInvalidVote] for any v outside the three
 // constants (before Redis is touched), [ErrNotFound] for an unknown article,
 // and [ErrVotingClosed] once voting has closed: the store's clock passed the
-// article's close, or its voter records expired.
+// article's close, or its voter records expired. A voter record holding
+// anything but a vote (written by hand) gets an error that wraps none of
+// the sentinels, and the vote changes nothing.
 func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResult, error) {
 	const op = "vote"
 	if err := checkBallot(user, id, v); err != nil {
@@ -245,8 +247,8 @@ func checkBallot(user, id string, v VoteType) error {
 // VoteOf returns user's vote on the article: [NoVote] if the user has not
 // voted, has cancelled, or the article's voting closed and its voter
 // records expired. An unknown article gets [ErrNotFound]. A voter record
-// holding anything but a vote (written by hand) gets an error, never an
-// invalid VoteType.
+// holding anything but a vote (written by hand) gets an error that wraps
+// none of the sentinels, never an invalid VoteType.
 func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
 	const op = "vote of"
 	if err := checkName("user", user); err != nil {
@@ -255,19 +257,20 @@ func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
 	if !canonicalID(id) {
 		return NoVote, notFound(op, id)
 	}
-	votes, found, err := s.votesOf(ctx, op, user, []string{id})
+	votes, status, err := s.votesOf(ctx, op, user, []string{id})
 	if err != nil {
 		return NoVote, err
 	}
-	if !found[0] {
-		return NoVote, notFound(op, id)
+	if status[0] != statusOK {
+		return NoVote, statusErr(op, status[0], id)
 	}
 	return votes[0], nil
 }
 
 // VotesOf returns user's vote on each of ids, in one round trip, so a page
 // can show its arrows: votes[i] is the vote on ids[i], [NoVote] where there is
-// none or no such article exists. At most [MaxBatch] ids.
+// none, no such article exists, or the voter record holds something other
+// than a vote (written by hand). At most [MaxBatch] ids.
 func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteType, error) {
 	const op = "votes of"
 	if err := checkName("user", user); err != nil {
@@ -298,7 +301,7 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 	return votes, nil
 }
 
-func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]VoteType, []bool, error) {
+func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]VoteType, []int64, error) {
 	status, rest, err := decode(s.eval(ctx, votesScript, s.votesArgs(user, ids)))
 	if err == nil && status != statusOK {
 		err = fmt.Errorf("reply status %d", status)
@@ -306,11 +309,11 @@ func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]V
 	if err != nil {
 		return nil, nil, opErr(op, err)
 	}
-	votes, found, err := parseVotes(rest, len(ids))
+	votes, each, err := parseVotes(rest, len(ids))
 	if err != nil {
 		return nil, nil, opErr(op, err)
 	}
-	return votes, found, nil
+	return votes, each, nil
 }
 
 // Delete removes the article and every trace of it, in one atomic step:

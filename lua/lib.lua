@@ -3,7 +3,7 @@
 --
 -- Replies: every script replies {status, ...}; the statuses are those of
 -- reply.go.
-local OK, NOT_FOUND, CLOSED, DUPLICATE, BUILDING, LIMIT = 0, 1, 2, 3, 4, 5
+local OK, NOT_FOUND, CLOSED, DUPLICATE, BUILDING, LIMIT, CORRUPT = 0, 1, 2, 3, 4, 5, 6
 
 -- The orderings an article can be in besides score and time (the
 -- optional orders), every ordering, and the sizes in seconds of the
@@ -117,7 +117,9 @@ local function eachCache(cachePrefix, g, orderings, fn)
 end
 
 -- vote applies one vote and returns its reply:
---   {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED}
+--   {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED} | {CORRUPT}
+-- CORRUPT: the user's voter record holds neither 1 nor -1 (written by
+-- hand); nothing is changed.
 -- k holds the key prefixes: article, voted, groups, by, cache, bucket.
 -- A vote counts only while the article's voter record exists: Post
 -- creates it with a field that is never removed, and it expires when
@@ -142,7 +144,7 @@ local function vote(k, id, user, new, now)
   elseif prev == '1' or prev == '-1' then
     prev = tonumber(prev)
   else
-    return error(redis.error_reply('voting: corrupt voter record ' .. votedKey .. ' for ' .. user))
+    return {CORRUPT}
   end
   if new == prev then
     return {OK, prev, redis.call('ZSCORE', k.by .. 'score', m), up, down}
