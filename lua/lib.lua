@@ -2,7 +2,8 @@
 -- "Uses lib.lua". scripts.go puts this file in front of those scripts.
 --
 -- Replies: every script replies {status, ...}; the statuses are those of
--- reply.go.
+-- reply.go. Failures are raised as strings, error(msg, 0): miniredis
+-- would print an error_reply table as "table: 0x...", losing the message.
 local OK, NOT_FOUND, CLOSED, DUPLICATE, BUILDING, LIMIT = 0, 1, 2, 3, 4, 5
 
 -- The orderings an article can be in besides score and time, and the
@@ -26,7 +27,7 @@ local function expect(key, want)
   local t = redis.call('TYPE', key)
   t = t.ok or t
   if t ~= 'none' and t ~= want then
-    return error(redis.error_reply('voting: key ' .. key .. ' holds a ' .. t .. ', not a ' .. want))
+    return error('voting: key ' .. key .. ' holds a ' .. t .. ', not a ' .. want, 0)
   end
 end
 
@@ -139,7 +140,7 @@ local function vote(k, id, user, new, now)
   elseif prev == '1' or prev == '-1' then
     prev = tonumber(prev)
   else
-    return error(redis.error_reply('voting: corrupt voter record ' .. votedKey .. ' for ' .. user))
+    return error('voting: corrupt voter record ' .. votedKey .. ' for ' .. user, 0)
   end
   if new == prev then
     return {OK, prev, redis.call('ZSCORE', k.by .. 'score', m), up, down}
