@@ -5,9 +5,16 @@ local now = tonumber(ARGV[1])
 local k = {article = ARGV[2], voted = ARGV[3], groups = ARGV[4],
   by = ARGV[5], cache = ARGV[6], bucket = ARGV[7]}
 -- ARGV[8..]: id, user, vote, for each ballot.
--- Reply: {OK, one vote.lua reply per ballot}.
+-- Reply: {OK, one vote.lua reply per ballot}. A ballot that fails (a
+-- corrupt voter record: vote() fails before it writes) gets an error
+-- reply in its place, and the others go on, as separate votes would.
 local out = {OK}
 for i = 8, #ARGV, 3 do
-  out[#out + 1] = vote(k, ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), now)
+  local ok, r = pcall(vote, k, ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), now)
+  if not ok then
+    if type(r) == 'table' then r = r.err end
+    r = {err = tostring(r)}
+  end
+  out[#out + 1] = r
 end
 return out
