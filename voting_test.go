@@ -718,6 +718,29 @@ func TestIDCounter(t *testing.T) {
 			}
 			checkInvariant(t, s, DefaultVoteWeight, []string{"1", "2", "3", "5", "6", "7"}, []string{"alice", "bob", "carol"})
 		})
+		t.Run("far behind", func(t *testing.T) {
+			// The newest article by time has the lowest id, so Post finds
+			// no free id in its probes: it fails, and its retry goes on
+			// from where the probes stopped.
+			s, clock := newStore(t, b)
+			clock.Add(time.Hour)
+			mustPost(t, s, "alice", "newest")
+			clock.Set(epoch)
+			for i := 0; i < 149; i++ {
+				mustPost(t, s, "alice", "t"+strconv.Itoa(i))
+			}
+			b.do(t, "SET", s.keys.seq, "0")
+			keys := len(b.storeKeys(t, s))
+			if a, err := s.Post(ctx, "mallory", "t", ""); err == nil || isSentinel(err) || !strings.Contains(err.Error(), "behind") {
+				t.Fatalf("Post = %+v, %v; want an error about the counter", a, err)
+			}
+			if n, err := s.Count(ctx); err != nil || n != 150 || len(b.storeKeys(t, s)) != keys {
+				t.Fatalf("after a failed Post: Count %d, %v; %d keys, want 150 and %d", n, err, len(b.storeKeys(t, s)), keys)
+			}
+			if a := mustPost(t, s, "carol", "retry"); a.ID != "151" {
+				t.Fatalf("retried Post: id %q, want 151", a.ID)
+			}
+		})
 		t.Run("not an id", func(t *testing.T) {
 			for _, seq := range []string{"-5", "abc", "1.5", "", "01", " 7", "1e3", "9223372036854775808"} {
 				s, _ := newStore(t, b)
@@ -877,6 +900,18 @@ func TestCorruptVoterRecord(t *testing.T) {
 			if v, err := s.VotesOf(ctx, "alice", []string{a.ID}); err == nil || isSentinel(err) {
 				t.Errorf("record %q: VotesOf = %v, %v; want an error", bad, v, err)
 			}
+			// In a batch the ballot gets the error; the others count.
+			results, err := s.VoteBatch(ctx, []Ballot{{"carol", a.ID, Upvote}, {"alice", a.ID, Upvote}, {"carol", a.ID, Downvote}})
+			if err != nil {
+				t.Fatalf("record %q: VoteBatch = %v", bad, err)
+			}
+			if err := results[1].Err; err == nil || isSentinel(err) {
+				t.Errorf("record %q: alice's ballot = %+v; want an error", bad, results[1])
+			}
+			if results[0].Err != nil || results[2].Err != nil || results[2].Previous != Upvote {
+				t.Errorf("record %q: carol's ballots = %+v, %+v", bad, results[0], results[2])
+			}
+			mustVote(t, s, "carol", a.ID, NoVote)
 			if got, err := s.Article(ctx, a.ID); err != nil || got != a {
 				t.Errorf("record %q: article = %+v, %v; want %+v", bad, got, err, a)
 			}
