@@ -5,15 +5,14 @@ local now = tonumber(ARGV[1])
 local k = {article = ARGV[2], voted = ARGV[3], groups = ARGV[4],
   by = ARGV[5], cache = ARGV[6], bucket = ARGV[7]}
 -- ARGV[8..]: id, user, vote, for each ballot.
--- Reply: {OK, one vote.lua reply per ballot}. A ballot that fails (a
--- corrupt voter record: vote() fails before it writes) gets an error
--- reply in its place, and the others go on, as separate votes would.
+-- Reply: {OK, one vote.lua reply per ballot}; a ballot that fails (a
+-- foreign value at one of its article's keys) gets the error reply
+-- vote.lua would fail with, and the others go on.
 local out = {OK}
 for i = 8, #ARGV, 3 do
   local ok, r = pcall(vote, k, ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), now)
-  if not ok then
-    if type(r) == 'table' then r = r.err end
-    r = {err = tostring(r)}
+  if not ok and (type(r) ~= 'table' or not r.err) then
+    r = redis.error_reply(tostring(r))
   end
   out[#out + 1] = r
 end
