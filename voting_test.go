@@ -310,23 +310,6 @@ func TestNewOptions(t *testing.T) {
 	}
 }
 
-func TestParseVoteType(t *testing.T) {
-	for _, v := range []VoteType{Upvote, Downvote, NoVote} {
-		got, err := ParseVoteType(v.String())
-		if err != nil || got != v {
-			t.Errorf("ParseVoteType(%q) = %v, %v", v.String(), got, err)
-		}
-	}
-	for _, s := range []string{"", "UP", "+1", "1", "cancel", " up"} {
-		if v, err := ParseVoteType(s); !errors.Is(err, ErrInvalidVote) || v.Valid() {
-			t.Errorf("ParseVoteType(%q) = %v, %v; want an invalid VoteType and ErrInvalidVote", s, v, err)
-		}
-	}
-	if s := VoteType(5).String(); s != "VoteType(5)" {
-		t.Errorf("VoteType(5).String() = %q", s)
-	}
-}
-
 // TestConcurrentVotes races many voters over few users and articles, then
 // checks the invariant for every article.
 func TestConcurrentVotes(t *testing.T) {
