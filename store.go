@@ -100,5 +100,13 @@ type BallotResult struct {
 }
 
 // formatWeight formats a vote weight for the scripts: plain decimals
-// ("1000000", "0.00001"), which every Lua reads, never an exponent.
-func formatWeight(w float64) string { return strconv.FormatFloat(w, 'f', -1, 64) }
+// with a point ("1000000.0", "0.00001"), which every Lua reads: never an
+// exponent, and never a bare integer, which miniredis's tonumber reads
+// as an int64 and turns to nil past its maximum (1e21).
+func formatWeight(w float64) string {
+	s := strconv.FormatFloat(w, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}

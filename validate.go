@@ -117,7 +117,9 @@ func checkGroups(groups []string) error {
 // (letters, marks, numbers, punctuation, symbols) and spaces only:
 // unicode.IsGraphic rejects controls, format characters (zero-width
 // spaces and joiners, bidi overrides, BOM), private-use, surrogate and
-// unassigned code points.
+// unassigned code points. The default-ignorable characters it lets
+// through, which render as nothing (Hangul fillers, variation selectors,
+// the combining grapheme joiner), are rejected too.
 func printable(s string) bool {
 	for i, r := range s {
 		if r == utf8.RuneError {
@@ -125,7 +127,7 @@ func printable(s string) bool {
 				return false
 			}
 		}
-		if !unicode.IsGraphic(r) {
+		if !unicode.IsGraphic(r) || unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
 			return false
 		}
 	}

@@ -2,7 +2,8 @@
 -- "Uses lib.lua". scripts.go puts this file in front of those scripts.
 --
 -- Replies: every script replies {status, ...}; the statuses are those of
--- reply.go.
+-- reply.go. Failures are raised as strings, error(msg, 0): miniredis
+-- would print an error_reply table as "table: 0x...", losing the message.
 local OK, NOT_FOUND, CLOSED, DUPLICATE, BUILDING, LIMIT, CORRUPT = 0, 1, 2, 3, 4, 5, 6
 
 -- The orderings an article can be in besides score and time (the
@@ -28,7 +29,7 @@ local function expect(key, want)
   local t = redis.call('TYPE', key)
   t = t.ok or t
   if t ~= 'none' and t ~= want then
-    return error(redis.error_reply('voting: key ' .. key .. ' holds a ' .. t .. ', not a ' .. want))
+    return error('voting: key ' .. key .. ' holds a ' .. t .. ', not a ' .. want, 0)
   end
 end
 

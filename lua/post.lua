@@ -42,7 +42,7 @@ local function canonical(s)
 end
 local seq = redis.call('GET', seqKey)
 if seq and seq ~= '0' and not canonical(seq) then
-  return error(redis.error_reply('voting: id counter ' .. seqKey .. ' holds ' .. seq .. ', not an id'))
+  return error('voting: id counter ' .. seqKey .. ' holds ' .. seq .. ', not an id', 0)
 end
 
 -- taken reports whether anything of an article with that id exists: a
@@ -54,7 +54,7 @@ local function taken(id)
 end
 local function nextID()
   if redis.call('GET', seqKey) == MAX then
-    return error(redis.error_reply('voting: id counter ' .. seqKey .. ' is at the int64 maximum'))
+    return error('voting: id counter ' .. seqKey .. ' is at the int64 maximum', 0)
   end
   redis.call('INCR', seqKey)
   return redis.call('GET', seqKey)
@@ -75,7 +75,7 @@ if taken(id) then
     if not taken(id) then break end
   end
   if taken(id) then
-    return error(redis.error_reply('voting: id counter ' .. seqKey .. ' is behind the articles: set it to the highest id'))
+    return error('voting: id counter ' .. seqKey .. ' is behind the articles: set it to the highest id', 0)
   end
 end
 
