@@ -266,32 +266,14 @@ func prefixesOnDistinctNodes(t *testing.T, owners []*redistest.Server, n int) []
 	return prefixes
 }
 
-// checkOnOwnNode checks that the keys of s live on the node that owns
-// its slot, and on no other.
-func checkOnOwnNode(t *testing.T, c *redistest.Cluster, owners []*redistest.Server, s *Store) {
+// storesOnOwnNodes runs every method of n stores whose prefixes hash to
+// n different nodes, each on the pool that pool returns for its prefix,
+// and checks that each store's keys live on its node alone.
+func storesOnOwnNodes(t *testing.T, n int, pool func(prefix string) Pool) {
 	t.Helper()
-	own := owners[redistest.Slot(s.keys.seq)]
-	for _, n := range c.Nodes {
-		keys, err := redis.Strings(n.Do("KEYS", s.keys.pattern()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if on := n == own; on != (len(keys) > 0) {
-			t.Errorf("prefix %s: node %s holds %d keys; its own node is %s", s.keys.prefix, n.Addr, len(keys), own.Addr)
-		}
-	}
-}
-
-// TestClusterStoresOnTheirNodes runs every method of two stores whose
-// prefixes hash to different nodes, each on a plain pool to its own node:
-// each store's keys live on its node alone (newClusterBackend fails the
-// test on any redirect). A store on a pool to another node gets the
-// node's MOVED as its error.
-func TestClusterStoresOnTheirNodes(t *testing.T) {
 	c, owners := clusterServer(t)
-	b := newClusterBackend(t)
-	for _, p := range prefixesOnDistinctNodes(t, owners, 2) {
-		s, err := New(b.node(newKeys(p).seq), WithKeyPrefix(p), WithOrders(Top))
+	for _, p := range prefixesOnDistinctNodes(t, owners, n) {
+		s, err := New(pool(p), WithKeyPrefix(p), WithOrders(Top))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,8 +282,27 @@ func TestClusterStoresOnTheirNodes(t *testing.T) {
 				t.Fatalf("%s: %v", m.name, err)
 			}
 		})
-		checkOnOwnNode(t, c, owners, s)
+		own := owners[redistest.Slot(s.keys.seq)]
+		for _, node := range c.Nodes {
+			keys, err := redis.Strings(node.Do("KEYS", s.keys.pattern()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if on := node == own; on != (len(keys) > 0) {
+				t.Errorf("prefix %s: node %s holds %d keys; its own node is %s", p, node.Addr, len(keys), own.Addr)
+			}
+		}
 	}
+}
+
+// TestClusterStoresOnTheirNodes runs two stores whose prefixes hash to
+// different nodes, each on a plain pool to its own node (newClusterBackend
+// fails the test on any redirect). A store on a pool to another node gets
+// the node's MOVED as its error.
+func TestClusterStoresOnTheirNodes(t *testing.T) {
+	_, owners := clusterServer(t)
+	b := newClusterBackend(t)
+	storesOnOwnNodes(t, 2, func(p string) Pool { return b.node(newKeys(p).seq) })
 
 	p := prefixesOnDistinctNodes(t, owners, 2)
 	wrong := newPool(owners[redistest.Slot(newKeys(p[1]).seq)].Addr, nil)
@@ -320,19 +321,7 @@ func TestClusterStoresOnTheirNodes(t *testing.T) {
 // prefix, and no call meets a redirect (newClusterBackend fails the test
 // on any).
 func TestClusterBindingPool(t *testing.T) {
-	c, owners := clusterServer(t)
-	b := newClusterBackend(t)
-	pool := &clusterPool{node: b.node}
-	for _, p := range prefixesOnDistinctNodes(t, owners, len(c.Nodes)) {
-		s, err := New(pool, WithKeyPrefix(p), WithOrders(Top))
-		if err != nil {
-			t.Fatal(err)
-		}
-		eachMethod(t, s, func(m method, id string) {
-			if err := m.call(ctx, s, id); err != nil {
-				t.Fatalf("%s: %v", m.name, err)
-			}
-		})
-		checkOnOwnNode(t, c, owners, s)
-	}
+	c, _ := clusterServer(t)
+	pool := &clusterPool{node: newClusterBackend(t).node}
+	storesOnOwnNodes(t, len(c.Nodes), func(string) Pool { return pool })
 }
