@@ -160,10 +160,16 @@ func measure(b *testing.B, f *benchFixture) (report func()) {
 			fields, _ := redis.Values(entry, nil)
 			us, _ := redis.Int64(fields[2], nil)
 			args, _ := redis.Strings(fields[3], nil)
-			if len(args) > 0 && len(args[0]) > 40 {
-				args[0] = args[0][:40] + "…"
+			name := ""
+			if len(args) > 1 {
+				name = scriptName(strings.ToUpper(args[0]), []interface{}{args[1]})
 			}
-			b.Errorf("SLOWLOG: a command took %v: %q", time.Duration(us)*time.Microsecond, args)
+			for i, a := range args {
+				if len(a) > 40 {
+					args[i] = a[:40] + "…"
+				}
+			}
+			b.Errorf("SLOWLOG: a command took %v: %s %q", time.Duration(us)*time.Microsecond, name, args)
 		}
 	}
 }
