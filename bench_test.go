@@ -177,13 +177,7 @@ func measure(b *testing.B, f *benchFixture) (report func()) {
 // benchDo runs one command on pool.
 func benchDo(b *testing.B, pool *redis.Pool, cmd string, args ...interface{}) interface{} {
 	b.Helper()
-	c := pool.Get()
-	defer c.Close()
-	v, err := c.Do(cmd, args...)
-	if err != nil {
-		b.Fatalf("%s: %v", cmd, err)
-	}
-	return v
+	return (&backend{pool: pool}).do(b, cmd, args...)
 }
 
 // serverCPU returns the CPU seconds, user and system, that the server
