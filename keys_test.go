@@ -1,0 +1,279 @@
+package voting
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/votekit/voting/internal/redistest"
+)
+
+// The fuzz targets run their seeds (f.Add and testdata/fuzz/) in every
+// go test; CI fuzzes each for a short fixed time:
+//
+//	go test -run '^$' -fuzz '^FuzzKeys$' -fuzztime=20s .
+//	go test -run '^$' -fuzz '^FuzzParseVoteType$' -fuzztime=20s .
+
+// orderings returns the names of the store's orderings.
+func orderings() []string {
+	var list []string
+	seen := map[string]bool{}
+	for o := ScoreDesc; o <= Controversial; o++ {
+		if name, _ := o.ordering(); !seen[name] {
+			seen[name] = true
+			list = append(list, name)
+		}
+	}
+	return list
+}
+
+// families returns every key family of k that could have made key: a
+// fixed key, or a family's fixed part followed by a name that family
+// accepts (a canonical id, a valid group name, a link, a bucket).
+func families(k keys, key string) []string {
+	var list []string
+	if key == k.seq {
+		list = append(list, "seq")
+	}
+	for _, o := range orderings() {
+		if key == k.orderingKey(o) {
+			list = append(list, "by:"+o)
+		}
+		if rest, ok := strings.CutPrefix(key, k.cache+o+":"); ok && checkName("group name", rest) == nil {
+			list = append(list, "cache:"+o)
+		}
+	}
+	if rest, ok := strings.CutPrefix(key, k.topBucket); ok {
+		size, n, _ := strings.Cut(rest, ":")
+		if _, err := strconv.ParseInt(n, 10, 64); err == nil && (size == "600" || size == "86400") {
+			list = append(list, "top")
+		}
+	}
+	for _, f := range []struct{ family, part string }{{"article", k.article}, {"voted", k.voted}, {"groups", k.groupsOf}} {
+		if rest, ok := strings.CutPrefix(key, f.part); ok && canonicalID(rest) {
+			list = append(list, f.family)
+		}
+	}
+	if rest, ok := strings.CutPrefix(key, k.group); ok && checkName("group name", rest) == nil {
+		list = append(list, "group")
+	}
+	if rest, ok := strings.CutPrefix(key, k.link); ok && rest != "" && checkText("link", rest, MaxLinkLen, false) == nil {
+		list = append(list, "link")
+	}
+	return list
+}
+
+// globLiteral parses a Redis glob pattern by stringmatchlen's rules ("\"
+// quotes the next byte; "*", "?" and "[" begin wildcards; a trailing "\"
+// is itself) and returns the literal text before its first wildcard and
+// the pattern from that wildcard on.
+func globLiteral(p string) (literal, rest string) {
+	var b []byte
+	for i := 0; i < len(p); i++ {
+		switch p[i] {
+		case '\\':
+			if i+1 < len(p) {
+				i++
+			}
+		case '*', '?', '[':
+			return string(b), p[i:]
+		}
+		b = append(b, p[i])
+	}
+	return string(b), ""
+}
+
+// validName restates the documented rules for names apart from checkName:
+// 1 to MaxNameLen bytes of UTF-8 of letters, marks, numbers, punctuation,
+// symbols and spaces (no controls, format, private-use or unassigned
+// code points, no line or paragraph separators), not only white space.
+func validName(s string) bool {
+	if len(s) == 0 || len(s) > MaxNameLen || !utf8.ValidString(s) {
+		return false
+	}
+	blank := true
+	for _, r := range s {
+		if !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) {
+			return false
+		}
+		if !unicode.IsSpace(r) {
+			blank = false
+		}
+	}
+	return !blank
+}
+
+// FuzzKeys checks key naming and the input checks it relies on: a
+// prefix, a group name, a link and an id the store accepts never yield a
+// key outside the store's hash tag, nor one that another family (or
+// another name) could also produce; SCAN patterns match exactly the
+// store's keys; ids are accepted exactly when canonical; every rejection
+// is ErrInvalidArgument.
+func FuzzKeys(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"voting", "go", "1"},
+		{"site:news", "{other}", "01"},
+		{"a*b", "*", "1:x"},
+		{"x?y", "groups:1", "-1"},
+		{"[ab]", "cache:score:x", "1e3"},
+		{"back\\slash", ":", "9223372036854775807"},
+		{"ü", "by:score", "9223372036854775808"},
+		{"{", "}", "999999999999999999999"},
+		{"", " ", ""},
+		{"p\n", "a\u200bb", "\xff"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, prefix, name, id string) {
+		if err := checkPrefix(prefix); err != nil {
+			if !errors.Is(err, ErrInvalidArgument) {
+				t.Fatalf("checkPrefix(%q) = %v, want ErrInvalidArgument", prefix, err)
+			}
+			prefix = DefaultKeyPrefix
+		}
+		k := newKeys(prefix)
+		tag := "{" + prefix + "}:"
+		if literal, rest := globLiteral(k.pattern()); literal != tag || rest != "*" {
+			t.Fatalf("pattern %q matches %q then %q, want %q then *", k.pattern(), literal, rest, tag)
+		}
+		built := map[string]string{} // key -> its family
+		add := func(family, key string) {
+			t.Helper()
+			if !strings.HasPrefix(key, tag) || redistest.Slot(key) != redistest.Slot(k.seq) {
+				t.Fatalf("%s key %q is outside the hash tag {%s}", family, key, prefix)
+			}
+			if got := families(k, key); len(got) != 1 || got[0] != family {
+				t.Fatalf("%s key %q could be made by %v", family, key, got)
+			}
+			if other, ok := built[key]; ok {
+				t.Fatalf("key %q made by %s and %s", key, family, other)
+			}
+			built[key] = family
+		}
+		add("seq", k.seq)
+		for _, o := range orderings() {
+			add("by:"+o, k.orderingKey(o))
+		}
+		add("top", k.topBucket+"600:3000000")
+		add("top", k.topBucket+"86400:-1")
+
+		nameErr := checkName("group name", name)
+		if nameErr != nil && !errors.Is(nameErr, ErrInvalidArgument) {
+			t.Fatalf("checkName(%q) = %v, want ErrInvalidArgument", name, nameErr)
+		}
+		if (nameErr == nil) != validName(name) {
+			t.Fatalf("checkName(%q) = %v, but the rules say valid=%v", name, nameErr, validName(name))
+		}
+		if nameErr == nil {
+			add("group", k.groupKey(name))
+			for _, o := range orderings() {
+				add("cache:"+o, k.cacheKey(name, o))
+			}
+		}
+		if name != "" && checkText("link", name, MaxLinkLen, false) == nil {
+			add("link", k.link+name)
+		}
+
+		n, perr := strconv.ParseInt(id, 10, 64)
+		canonical := perr == nil && n > 0 && strconv.FormatInt(n, 10) == id
+		if canonical != canonicalID(id) {
+			t.Fatalf("canonicalID(%q) = %v, want %v", id, canonicalID(id), canonical)
+		}
+		if canonical {
+			add("article", k.articleKey(id))
+			add("voted", k.votedKey(id))
+			add("groups", k.groupsOfKey(id))
+		}
+	})
+}
+
+// TestPattern gives stores hostile prefixes, each glob-like, next to
+// stores whose prefixes the unescaped glob would match: each store's
+// pattern matches all its own keys and no other's, on the server's own
+// KEYS; and Drop of each hostile store leaves every other store whole.
+func TestPattern(t *testing.T) {
+	// Each hostile prefix, then prefixes its unescaped glob matches. All
+	// get the same suffix, unique to the run.
+	hostile := [][]string{
+		{"a*b", "aXYb", "a*bb"},
+		{"x?y", "xzy"},
+		{"[ab]", "a", "b"},
+		{"back\\slash", "backslash"},
+		{"a]b\\", "a]b"},
+	}
+	wantFamilies := "[article by:score by:time by:top cache:score group groups link seq top voted]"
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		n := strconv.FormatInt(prefixSeq.Add(1), 10)
+		var stores []*Store
+		isHostile := map[*Store]bool{}
+		for _, group := range hostile {
+			for i, p := range group {
+				s, _ := newStore(t, b, WithKeyPrefix(p+n), WithOrders(Top), WithUniqueLinks())
+				a := mustPost(t, s, "alice", "t")
+				mustVote(t, s, "bob", a.ID, Downvote)
+				if err := s.AddToGroups(ctx, a.ID, "g*"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := s.GroupArticles(ctx, "g*", ScoreDesc, 1); err != nil {
+					t.Fatal(err)
+				}
+				stores = append(stores, s)
+				isHostile[s] = i == 0
+			}
+		}
+		// keysOf returns the keys KEYS lists for s's pattern, checking
+		// that each is a key of s.
+		keysOf := func(s *Store) string {
+			t.Helper()
+			keys := b.storeKeys(t, s)
+			sort.Strings(keys)
+			for _, key := range keys {
+				if got := families(s.keys, key); len(got) != 1 {
+					t.Errorf("prefix %q: KEYS %q lists %q, a key of families %v", s.keys.prefix, s.keys.pattern(), key, got)
+				}
+			}
+			return fmt.Sprint(keys)
+		}
+		before := map[*Store]string{}
+		for _, s := range stores {
+			seen := map[string]bool{}
+			for _, key := range b.storeKeys(t, s) {
+				for _, f := range families(s.keys, key) {
+					seen[f] = true
+				}
+			}
+			var list []string
+			for f := range seen {
+				list = append(list, f)
+			}
+			sort.Strings(list)
+			if got := fmt.Sprint(list); got != wantFamilies {
+				t.Errorf("prefix %q: KEYS %q lists keys of %s, want %s", s.keys.prefix, s.keys.pattern(), got, wantFamilies)
+			}
+			before[s] = keysOf(s)
+		}
+		dropped := map[*Store]bool{}
+		for _, s := range stores {
+			if !isHostile[s] {
+				continue
+			}
+			if err := s.Drop(ctx); err != nil {
+				t.Fatal(err)
+			}
+			dropped[s] = true
+			if keys := b.storeKeys(t, s); len(keys) != 0 {
+				t.Errorf("prefix %q: Drop left %q", s.keys.prefix, keys)
+			}
+			for _, o := range stores {
+				if got := keysOf(o); !dropped[o] && got != before[o] {
+					t.Errorf("Drop of prefix %q changed prefix %q: %s, was %s", s.keys.prefix, o.keys.prefix, got, before[o])
+				}
+			}
+		}
+	})
+}
