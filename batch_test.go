@@ -1,0 +1,753 @@
+package voting
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/internal/testclock"
+)
+
+// sentinels are the errors a ballot may get.
+var sentinels = []error{ErrNotFound, ErrVotingClosed, ErrInvalidVote, ErrInvalidArgument}
+
+// sameError reports whether two errors read alike and wrap the same
+// sentinels.
+func sameError(a, b error) bool {
+	if errString(a) != errString(b) {
+		return false
+	}
+	for _, e := range sentinels {
+		if errors.Is(a, e) != errors.Is(b, e) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestVoteBatchLikeVote runs the same ballots as one VoteBatch on a store
+// and one Vote at a time on its twin (same articles, same clock): each
+// ballot must get what Vote gets, and the stores must end alike.
+func TestVoteBatchLikeVote(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		opts := []Option{WithVoteWindow(time.Hour), WithOrders(allOrders...), WithVoteWeight(0.5)}
+		s, clock := newStore(t, b, opts...)
+		twin, _ := newStore(t, b, append(opts, WithClock(clock.Now))...)
+		const articles = 7
+		for _, st := range []*Store{s, twin} {
+			for i := 0; i < articles; i++ {
+				clock.Set(epoch.Add(time.Duration(i) * 10 * time.Minute))
+				a := mustPost(t, st, "p", "t"+strconv.Itoa(i))
+				if err := st.AddToGroups(ctx, a.ID, "all", "g"+strconv.Itoa(i%2)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			readAll(t, st, []string{"all", "g0", "g1"})
+			if err := st.Delete(ctx, "7"); err != nil {
+				t.Fatal(err)
+			}
+			b.do(t, "DEL", st.keys.votedKey("6")) // its voter record expired
+		}
+		clock.Set(epoch.Add(65 * time.Minute)) // article 1's voting closed at +60m
+
+		users := []string{"u0", "u1", "u2", "p", "", " ", strings.Repeat("x", MaxNameLen+1), "a\nb"}
+		ids := []string{"1", "2", "3", "4", "5", "6", "7", "8", "x", "01", "", "9223372036854775808"}
+		rng := rand.New(rand.NewSource(1))
+		pick := func(list []string, common int) string {
+			if rng.Intn(10) < 8 {
+				return list[rng.Intn(common)]
+			}
+			return list[rng.Intn(len(list))]
+		}
+		var ballots []Ballot
+		for len(ballots) < 12*batchStep+5 {
+			v := VoteType(rng.Intn(3) - 1)
+			if rng.Intn(30) == 0 {
+				v = VoteType(2 - 4*rng.Intn(2))
+			}
+			bal := Ballot{User: pick(users, 4), ID: pick(ids, 6), Vote: v}
+			ballots = append(ballots, bal)
+			if rng.Intn(5) == 0 { // the same user on the same article again
+				bal.Vote = VoteType(rng.Intn(3) - 1)
+				ballots = append(ballots, bal)
+			}
+		}
+		results, err := s.VoteBatch(ctx, ballots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(results) != len(ballots) {
+			t.Fatalf("%d results for %d ballots", len(results), len(ballots))
+		}
+		seen := map[error]int{}
+		for i, bal := range ballots {
+			r, err := twin.Vote(ctx, bal.User, bal.ID, bal.Vote)
+			got := results[i]
+			if got.VoteResult != r || !sameError(got.Err, err) {
+				t.Fatalf("ballot %d %+v: VoteBatch gave %+v, %v; Vote gave %+v, %v", i, bal, got.VoteResult, got.Err, r, err)
+			}
+			for _, e := range sentinels {
+				if errors.Is(err, e) {
+					seen[e]++
+				}
+			}
+			if err == nil {
+				seen[nil]++
+			}
+		}
+		for _, e := range append([]error{nil}, sentinels...) {
+			if seen[e] == 0 {
+				t.Errorf("no ballot got %v", e)
+			}
+		}
+		// Both stores end alike: articles, votes and group pages.
+		for _, id := range ids[:articles] {
+			a, errA := s.Article(ctx, id)
+			w, errW := twin.Article(ctx, id)
+			if a != w || !sameError(errA, errW) {
+				t.Errorf("article %s: %+v, %v after VoteBatch; %+v, %v after Votes", id, a, errA, w, errW)
+			}
+			for _, u := range users[:4] {
+				va, errA := s.VoteOf(ctx, u, id)
+				vw, errW := twin.VoteOf(ctx, u, id)
+				if va != vw || !sameError(errA, errW) {
+					t.Errorf("vote of %s on %s: %v, %v after VoteBatch; %v, %v after Votes", u, id, va, errA, vw, errW)
+				}
+			}
+		}
+		for _, g := range []string{"all", "g0", "g1"} {
+			for o := ScoreDesc; o <= Controversial; o++ {
+				pa, errA := s.GroupArticles(ctx, g, o, 1)
+				pw, errW := twin.GroupArticles(ctx, g, o, 1)
+				if fmt.Sprint(pa) != fmt.Sprint(pw) || errA != nil || errW != nil {
+					t.Errorf("group %s %v: %v, %v after VoteBatch; %v, %v after Votes", g, o, pa, errA, pw, errW)
+				}
+			}
+		}
+		checkCaches(t, b, s)
+	})
+}
+
+// TestVoteBatchOrder has one user change a vote on one article at every
+// ballot of a batch that spans several scripts: each ballot replaces the
+// one before it, across the scripts' boundaries.
+func TestVoteBatchOrder(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		a := mustPost(t, s, "alice", "t")
+		cycle := []VoteType{Upvote, Downvote, NoVote, Downvote, Upvote}
+		var ballots []Ballot
+		for i := 0; i < 3*batchStep+2; i++ {
+			ballots = append(ballots, Ballot{"bob", a.ID, cycle[i%len(cycle)]})
+			if i%7 == 0 {
+				ballots = append(ballots, Ballot{"alice", a.ID, cycle[i%len(cycle)]})
+			}
+		}
+		results, err := s.VoteBatch(ctx, ballots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := map[string]VoteType{"alice": Upvote}
+		for i, bal := range ballots {
+			if r := results[i]; r.Err != nil || r.Previous != last[bal.User] {
+				t.Fatalf("ballot %d (%s %v): %+v; want previous %v", i, bal.User, bal.Vote, r, last[bal.User])
+			}
+			last[bal.User] = bal.Vote
+		}
+		for user, v := range last {
+			if got, err := s.VoteOf(ctx, user, a.ID); err != nil || got != v {
+				t.Fatalf("%s's vote after the batch = %v, %v; want %v", user, got, err, v)
+			}
+		}
+		checkInvariant(t, s, DefaultVoteWeight, []string{a.ID}, []string{"alice", "bob"})
+	})
+}
+
+// TestVoteBatchSizes checks the round trips and the scripts of batches of
+// every size up to MaxBatch, and that a larger one is refused unsent.
+func TestVoteBatchSizes(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		var ids []string
+		for i := 0; i < 10; i++ {
+			ids = append(ids, mustPost(t, s, "p", "t"+strconv.Itoa(i)).ID)
+		}
+		loadScripts(t, b.pool)
+		var scripts atomic.Int64
+		h := &hooks{before: func(cmd string, args []interface{}) error {
+			if scriptName(cmd, args) == "vote_batch" {
+				scripts.Add(1)
+			}
+			return nil
+		}}
+		hook(s, h)
+		batch := func(n int) []Ballot {
+			list := make([]Ballot, n)
+			for i := range list {
+				list[i] = Ballot{"u" + strconv.Itoa(i/len(ids)), ids[i%len(ids)], Upvote}
+			}
+			return list
+		}
+		for _, n := range []int{0, 1, batchStep, batchStep + 1, 100, MaxBatch} {
+			trips, sent := h.trips.Load(), scripts.Load()
+			results, err := s.VoteBatch(ctx, batch(n))
+			if err != nil || len(results) != n {
+				t.Fatalf("VoteBatch of %d = %d results, %v", n, len(results), err)
+			}
+			for i, r := range results {
+				if r.Err != nil || r.Previous != NoVote {
+					t.Fatalf("VoteBatch of %d, ballot %d: %+v", n, i, r)
+				}
+			}
+			wantTrips, wantScripts := int64(1), int64((n+batchStep-1)/batchStep)
+			if n == 0 {
+				wantTrips = 0
+			}
+			if got := h.trips.Load() - trips; got != wantTrips {
+				t.Errorf("VoteBatch of %d: %d round trips, want %d", n, got, wantTrips)
+			}
+			if got := scripts.Load() - sent; got != wantScripts {
+				t.Errorf("VoteBatch of %d: %d scripts, want %d", n, got, wantScripts)
+			}
+			for i := 0; i < n; i++ { // cancel them, for the next size
+				b.do(t, "HDEL", s.keys.votedKey(ids[i%len(ids)]), "u"+strconv.Itoa(i/len(ids)))
+			}
+		}
+		// Ballots refused before Redis cost nothing.
+		trips := h.trips.Load()
+		results, err := s.VoteBatch(ctx, []Ballot{{"", "1", Upvote}, {"u", "1", 3}, {"u", "x", Upvote}})
+		if err != nil || !errors.Is(results[0].Err, ErrInvalidArgument) ||
+			!errors.Is(results[1].Err, ErrInvalidVote) || !errors.Is(results[2].Err, ErrNotFound) {
+			t.Fatalf("VoteBatch of refused ballots = %+v, %v", results, err)
+		}
+		results, err = s.VoteBatch(ctx, batch(MaxBatch+1))
+		if !errors.Is(err, ErrInvalidArgument) || results != nil {
+			t.Fatalf("VoteBatch of %d = %v, %v; want ErrInvalidArgument", MaxBatch+1, results, err)
+		}
+		if got := h.trips.Load() - trips; got != 0 {
+			t.Errorf("refused ballots cost %d round trips", got)
+		}
+	})
+}
+
+// TestVoteBatchScriptFlush runs a batch on a server that has lost its
+// scripts: VoteBatch sends them whole (EVAL), so it needs no retry.
+func TestVoteBatchScriptFlush(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		a := mustPost(t, s, "alice", "t")
+		b.do(t, "SCRIPT", "FLUSH")
+		h := &hooks{}
+		hook(s, h)
+		results, err := s.VoteBatch(ctx, []Ballot{{"bob", a.ID, Downvote}, {"carol", a.ID, Downvote}})
+		if err != nil || results[1].Err != nil || results[1].Downvotes != 2 {
+			t.Fatalf("VoteBatch after SCRIPT FLUSH = %+v, %v", results, err)
+		}
+		if n := h.trips.Load(); n != 1 {
+			t.Fatalf("VoteBatch after SCRIPT FLUSH: %d round trips, want 1", n)
+		}
+	})
+}
+
+// TestVoteBatchCallErrors fails a batch as a whole, unsent and with a reply
+// lost mid-pipeline; the connection goes back to the pool in step.
+func TestVoteBatchCallErrors(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		a := mustPost(t, s, "alice", "t")
+		refused, lost := errors.New("refused"), errors.New("lost")
+		var mode atomic.Int64
+		var chunk atomic.Int64
+		hook(s, &hooks{
+			before: func(cmd string, args []interface{}) error {
+				if mode.Load() == 1 && scriptName(cmd, args) == "vote_batch" {
+					return refused
+				}
+				return nil
+			},
+			after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+				if mode.Load() == 2 && scriptName(cmd, args) == "vote_batch" && chunk.Add(1) == 2 {
+					return nil, lost
+				}
+				return v, err
+			},
+		})
+		var ballots []Ballot
+		for i := 0; i < 3*batchStep; i++ {
+			ballots = append(ballots, Ballot{"u" + strconv.Itoa(i), a.ID, Upvote})
+		}
+		mode.Store(1)
+		if results, err := s.VoteBatch(ctx, ballots); !errors.Is(err, refused) || results != nil {
+			t.Fatalf("VoteBatch failing to send = %v, %v", results, err)
+		}
+		mode.Store(2)
+		if results, err := s.VoteBatch(ctx, ballots); !errors.Is(err, lost) || results != nil {
+			t.Fatalf("VoteBatch with a reply lost = %v, %v", results, err)
+		}
+		// The batch was applied whole; a retry is safe, on a connection
+		// whose replies are in step.
+		mode.Store(0)
+		results, err := s.VoteBatch(ctx, ballots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range results {
+			if r.Err != nil || r.Previous != Upvote || r.Upvotes != int64(len(ballots)+1) {
+				t.Fatalf("retried ballot %d: %+v", i, r)
+			}
+		}
+	})
+}
+
+// TestVoteBatchBadRecord gives one ballot a voter record holding a
+// foreign value: that ballot gets the error Vote gets, and the others of
+// the batch, in its script and after it, count.
+func TestVoteBatchBadRecord(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		bad := mustPost(t, s, "alice", "bad")
+		good := mustPost(t, s, "alice", "good")
+		b.do(t, "HSET", s.keys.votedKey(bad.ID), "mallory", "7")
+		_, want := s.Vote(ctx, "mallory", bad.ID, Upvote)
+		if want == nil {
+			t.Fatal("Vote on a corrupt voter record succeeded")
+		}
+		var ballots []Ballot
+		for i := 0; i < 2*batchStep; i++ {
+			ballots = append(ballots, Ballot{"u" + strconv.Itoa(i), good.ID, Upvote})
+		}
+		ballots[3] = Ballot{"mallory", bad.ID, Upvote}
+		results, err := s.VoteBatch(ctx, ballots)
+		if err != nil {
+			t.Fatalf("VoteBatch with one bad ballot failed whole: %v", err)
+		}
+		if !sameError(results[3].Err, want) {
+			t.Fatalf("the bad ballot got %v; Vote gets %v", results[3].Err, want)
+		}
+		up := int64(1)
+		for i, r := range results {
+			if i == 3 {
+				continue
+			}
+			up++
+			if r.Err != nil || r.Upvotes != up {
+				t.Fatalf("ballot %d: %+v, want %d upvotes", i, r, up)
+			}
+		}
+	})
+}
+
+func TestArticlesByID(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		for i := 0; i < 5; i++ {
+			mustPost(t, s, "alice", "t"+strconv.Itoa(i))
+		}
+		mustVote(t, s, "bob", "2", Downvote)
+		if err := s.Delete(ctx, "3"); err != nil {
+			t.Fatal(err)
+		}
+		loadScripts(t, b.pool)
+		h := &hooks{}
+		hook(s, h)
+		byID := func(ids []string, want []string, wantTrips int64) {
+			t.Helper()
+			trips := h.trips.Load()
+			list, err := s.ArticlesByID(ctx, ids)
+			if err != nil {
+				t.Fatalf("ArticlesByID(%.12q): %v", ids, err)
+			}
+			if list == nil || len(list) != len(want) {
+				t.Fatalf("ArticlesByID(%.12q) = %d articles, want %d", ids, len(list), len(want))
+			}
+			for i, id := range want {
+				a, err := s.Article(ctx, id)
+				if err != nil || list[i] != a {
+					t.Fatalf("ArticlesByID(%.12q)[%d] = %+v; want %+v (%v)", ids, i, list[i], a, err)
+				}
+			}
+			if got := h.trips.Load() - trips - int64(len(want)); got != wantTrips {
+				t.Errorf("ArticlesByID(%.12q): %d round trips, want %d", ids, got, wantTrips)
+			}
+		}
+		byID([]string{"4", "1", "x", "3", "99", "01", "", "1", "5", "2", "4", "9223372036854775808"},
+			[]string{"4", "1", "1", "5", "2", "4"}, 1)
+		byID(nil, nil, 0)
+		byID([]string{"x", "0", "-1"}, nil, 0)
+		byID([]string{"3", "6"}, nil, 1)
+		var many, want []string
+		for i := 0; i < MaxBatch; i++ {
+			id := strconv.Itoa(1 + i%6)
+			many = append(many, id)
+			if id != "3" && id != "6" {
+				want = append(want, id)
+			}
+		}
+		byID(many, want, 1)
+		trips := h.trips.Load()
+		if list, err := s.ArticlesByID(ctx, append(many, "1")); !errors.Is(err, ErrInvalidArgument) || list != nil {
+			t.Fatalf("ArticlesByID of %d ids = %d articles, %v; want ErrInvalidArgument", MaxBatch+1, len(list), err)
+		}
+		if got := h.trips.Load() - trips; got != 0 {
+			t.Errorf("ArticlesByID of %d ids: %d round trips, want none", MaxBatch+1, got)
+		}
+	})
+}
+
+// The benchmarks below run on a redis-server of their own
+// (internal/redistest) and skip without one. See BENCHMARKS.md, "Lifecycle
+// and batches".
+
+// pipe sends n commands made by send on one connection, in pipelines of
+// 1000, and fails tb on the first error reply.
+func pipe(tb testing.TB, pool *redis.Pool, n int, send func(c redis.Conn, i int) error) {
+	tb.Helper()
+	c := pool.Get()
+	defer c.Close()
+	for lo := 0; lo < n; lo += 1000 {
+		hi := min(lo+1000, n)
+		for i := lo; i < hi; i++ {
+			if err := send(c, i); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := c.Flush(); err != nil {
+			tb.Fatal(err)
+		}
+		for i := lo; i < hi; i++ {
+			if _, err := c.Receive(); err != nil {
+				tb.Fatalf("pipelined command %d: %v", i, err)
+			}
+		}
+	}
+}
+
+func groupName(g int) string { return "group" + strconv.Itoa(g) }
+
+// articleGroups returns the perArticle groups, of groups, article i is in.
+func articleGroups(i, groups, perArticle int) []string {
+	list := make([]string, perArticle)
+	for j := range list {
+		list[j] = groupName((i + j) % groups)
+	}
+	return list
+}
+
+var fillSeq atomic.Int64
+
+// fill returns a new store on pool, on a clock fixed at epoch, holding n
+// articles posted one a second up to a second before epoch, each in
+// perArticle of groups groups.
+func fill(tb testing.TB, pool *redis.Pool, n, groups, perArticle int, opts ...Option) *Store {
+	tb.Helper()
+	clock := testclock.New(epoch)
+	opts = append([]Option{WithKeyPrefix("fill" + strconv.FormatInt(fillSeq.Add(1), 10)), WithClock(clock.Now)}, opts...)
+	s, err := New(pool, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	loadScripts(tb, pool)
+	postMany(tb, pool, s, n, epoch.Unix()-int64(n), groups, perArticle)
+	return s
+}
+
+// postMany posts n articles as Post would, one a second from posted, each
+// in perArticle of groups groups, pipelining the store's scripts.
+func postMany(tb testing.TB, pool *redis.Pool, s *Store, n int, posted int64, groups, perArticle int) {
+	tb.Helper()
+	first, err := s.Count(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c := pool.Get()
+	seq, err := redis.Int64(c.Do("GET", s.keys.seq))
+	c.Close()
+	if err != nil && err != redis.ErrNil {
+		tb.Fatal(err)
+	}
+	pipe(tb, pool, n, func(c redis.Conn, i int) error {
+		return postScript.SendHash(c, s.postArgs("poster", "Benchmark article "+strconv.Itoa(i),
+			"https://example.com/"+strconv.FormatInt(seq+int64(i)+1, 10), posted+int64(i))...)
+	})
+	if perArticle > 0 {
+		pipe(tb, pool, n, func(c redis.Conn, i int) error {
+			id := strconv.FormatInt(seq+int64(i)+1, 10)
+			return groupAddScript.SendHash(c, s.groupAddArgs(id, articleGroups(i, groups, perArticle))...)
+		})
+	}
+	if c, err := s.Count(ctx); err != nil || c != first+int64(n) {
+		tb.Fatalf("Count after posting %d = %d, %v; want %d", n, c, err, first+int64(n))
+	}
+}
+
+// slowest returns the longest command in the server's SLOWLOG since the
+// last call, and its name, and empties the log: 0 when none took
+// slowlogFrom. Redis 7 logs the commands a script calls too, so it logs
+// only those of slowlogFrom or more; a log that overflowed fails tb.
+const slowlogFrom = 200 * time.Microsecond
+
+func slowest(tb testing.TB, pool *redis.Pool) (time.Duration, string) {
+	tb.Helper()
+	const max = 100000
+	c := pool.Get()
+	defer c.Close()
+	entries, err := redis.Values(c.Do("SLOWLOG", "GET", -1))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var longest int64
+	var name string
+	for _, e := range entries {
+		f, err := redis.Values(e, nil)
+		if err != nil || len(f) < 4 {
+			tb.Fatalf("SLOWLOG entry %v: %v", e, err)
+		}
+		us, _ := redis.Int64(f[2], nil)
+		if us > longest {
+			args, _ := redis.Strings(f[3], nil)
+			longest, name = us, args[0]
+			if len(args) > 1 {
+				name += " " + scriptName(strings.ToUpper(args[0]), []interface{}{args[1]})
+			}
+		}
+	}
+	if len(entries) >= max {
+		tb.Fatalf("SLOWLOG overflowed (%d entries): the slowest command may be lost", len(entries))
+	}
+	for _, cmd := range [][]interface{}{
+		{"CONFIG", "SET", "slowlog-log-slower-than", slowlogFrom.Microseconds()},
+		{"CONFIG", "SET", "slowlog-max-len", max},
+		{"SLOWLOG", "RESET"},
+	} {
+		if _, err := c.Do(cmd[0].(string), cmd[1:]...); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return time.Duration(longest) * time.Microsecond, name
+}
+
+// redisCPU returns the CPU seconds, user and system, that the server has
+// used, from INFO cpu.
+func redisCPU(tb testing.TB, pool *redis.Pool) float64 {
+	tb.Helper()
+	c := pool.Get()
+	defer c.Close()
+	s, err := redis.String(c.Do("INFO", "cpu"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var total float64
+	for _, line := range strings.Split(s, "\r\n") {
+		name, v, _ := strings.Cut(line, ":")
+		if name == "used_cpu_user" || name == "used_cpu_sys" {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				tb.Fatalf("INFO cpu %q: %v", line, err)
+			}
+			total += f
+		}
+	}
+	return total
+}
+
+// ballots returns n ballots of random users (of 10,000) voting up or down
+// on random articles of 1 to articles.
+func ballots(rng *rand.Rand, n, articles int) []Ballot {
+	list := make([]Ballot, n)
+	for i := range list {
+		list[i] = Ballot{
+			User: fmt.Sprintf("user%06d", rng.Intn(10000)),
+			ID:   strconv.Itoa(1 + rng.Intn(articles)),
+			Vote: VoteType(1 - 2*rng.Intn(2)),
+		}
+	}
+	return list
+}
+
+// BenchmarkVoteBatch casts 100 votes per op on one connection, as one
+// VoteBatch and as 100 Votes one at a time, alternating, and reports the
+// votes per second of each and the ratio, which must be at least 5.
+func BenchmarkVoteBatch(b *testing.B) {
+	srv := redistest.Start(b)
+	setup := srv.Pool()
+	defer setup.Close()
+	const articles, n = 1000, 100
+	s := fill(b, setup, articles, 0, 0)
+	one := srv.Pool()
+	one.MaxActive, one.Wait = 1, true
+	defer one.Close()
+	s.pool = one
+	rng := rand.New(rand.NewSource(1))
+	var single, batch time.Duration
+	var singleCPU, batchCPU float64
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		list := ballots(rng, n, articles)
+		cpu := redisCPU(b, setup)
+		start := time.Now()
+		for _, bal := range list {
+			if _, err := s.Vote(ctx, bal.User, bal.ID, bal.Vote); err != nil {
+				b.Fatal(err)
+			}
+		}
+		single += time.Since(start)
+		singleCPU += redisCPU(b, setup) - cpu
+
+		list = ballots(rng, n, articles)
+		cpu = redisCPU(b, setup)
+		start = time.Now()
+		results, err := s.VoteBatch(ctx, list)
+		batch += time.Since(start)
+		batchCPU += redisCPU(b, setup) - cpu
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, r := range results {
+			if r.Err != nil {
+				b.Fatal(r.Err)
+			}
+		}
+	}
+	votes := float64(n * b.N)
+	b.ReportMetric(votes/single.Seconds(), "single-votes/s")
+	b.ReportMetric(votes/batch.Seconds(), "batch-votes/s")
+	b.ReportMetric(singleCPU*1e6/votes, "single-redis-cpu-µs/vote")
+	b.ReportMetric(batchCPU*1e6/votes, "batch-redis-cpu-µs/vote")
+	speedup := single.Seconds() / batch.Seconds()
+	b.ReportMetric(speedup, "speedup")
+	if b.N >= 20 && speedup < 5 {
+		b.Errorf("VoteBatch of %d: %.1fx the votes per second of one Vote at a time, want at least 5x", n, speedup)
+	}
+}
+
+// BenchmarkBatchMax runs VoteBatch and ArticlesByID at MaxBatch on 10,000
+// articles with every order enabled, in no group and in 10 groups (of 20)
+// each with every ordering cached, and reports the longest command in
+// SLOWLOG, which must stay under 10 ms.
+func BenchmarkBatchMax(b *testing.B) {
+	srv := redistest.Start(b)
+	pool := srv.Pool()
+	defer pool.Close()
+	const articles, groups = 10000, 20
+	for _, per := range []int{0, 10} {
+		s := fill(b, pool, articles, groups, per, WithOrders(allOrders...), WithGroupCacheTTL(0))
+		if per > 0 {
+			var names []string
+			for g := 0; g < groups; g++ {
+				names = append(names, groupName(g))
+			}
+			readAll(b, s, names)
+		}
+		b.Run(fmt.Sprintf("VoteBatch/groups=%d", per), func(b *testing.B) {
+			rng := rand.New(rand.NewSource(1))
+			slowest(b, pool)
+			cpu := redisCPU(b, pool)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				list := ballots(rng, MaxBatch, articles)
+				b.StartTimer()
+				results, err := s.VoteBatch(ctx, list)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, r := range results {
+					if r.Err != nil {
+						b.Fatal(r.Err)
+					}
+				}
+			}
+			b.StopTimer()
+			reportSlowest(b, pool, cpu, float64(b.N*MaxBatch), "vote")
+		})
+		b.Run(fmt.Sprintf("ArticlesByID/groups=%d", per), func(b *testing.B) {
+			ids := make([]string, MaxBatch)
+			for i := range ids {
+				ids[i] = strconv.Itoa(1 + i*articles/MaxBatch)
+			}
+			slowest(b, pool)
+			cpu := redisCPU(b, pool)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				list, err := s.ArticlesByID(ctx, ids)
+				if err != nil || len(list) != MaxBatch {
+					b.Fatalf("ArticlesByID = %d articles, %v", len(list), err)
+				}
+			}
+			b.StopTimer()
+			reportSlowest(b, pool, cpu, float64(b.N*MaxBatch), "article")
+		})
+	}
+}
+
+// reportSlowest reports the longest command since slowest was last
+// called, in µs, and the server's CPU since cpu per unit; a command of
+// 10 ms or more fails b.
+func reportSlowest(b *testing.B, pool *redis.Pool, cpu, units float64, unit string) {
+	b.Helper()
+	used := redisCPU(b, pool) - cpu
+	d, cmd := slowest(b, pool)
+	b.ReportMetric(float64(d.Microseconds()), "max-cmd-µs")
+	b.ReportMetric(used*1e6/units, "redis-cpu-µs/"+unit)
+	if d >= 10*time.Millisecond {
+		b.Errorf("slowest command %v (%s), want under 10ms", d, cmd)
+	}
+}
+
+// BenchmarkPrune prunes 1,000 articles per op from a store that keeps
+// 20,000 newer ones, with every order and unique links, in no group and in
+// 10 groups (of 20) each with every ordering cached; it reports the Redis
+// CPU per article pruned and the longest command.
+func BenchmarkPrune(b *testing.B) {
+	srv := redistest.Start(b)
+	pool := srv.Pool()
+	defer pool.Close()
+	const kept, per, groups = 20000, 1000, 20
+	for _, inGroups := range []int{0, 10} {
+		b.Run(fmt.Sprintf("groups=%d", inGroups), func(b *testing.B) {
+			s := fill(b, pool, kept, groups, inGroups, WithOrders(allOrders...), WithUniqueLinks(), WithGroupCacheTTL(0))
+			if inGroups > 0 {
+				var names []string
+				for g := 0; g < groups; g++ {
+					names = append(names, groupName(g))
+				}
+				readAll(b, s, names)
+			}
+			old := epoch.Unix() - 10*kept // well before the kept articles
+			slowest(b, pool)
+			var cpu float64
+			var longest time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				postMany(b, pool, s, per, old, groups, inGroups)
+				slowest(b, pool)
+				start := redisCPU(b, pool)
+				b.StartTimer()
+				n, err := s.Prune(ctx, time.Unix(old+per, 0))
+				b.StopTimer()
+				cpu += redisCPU(b, pool) - start
+				if err != nil || n != per {
+					b.Fatalf("Prune = %d, %v; want %d", n, err, per)
+				}
+				d, cmd := slowest(b, pool)
+				if d >= 10*time.Millisecond {
+					b.Errorf("slowest command %v (%s), want under 10ms", d, cmd)
+				}
+				longest = max(longest, d)
+			}
+			articles := float64(b.N * per)
+			b.ReportMetric(float64(longest.Microseconds()), "max-cmd-µs")
+			b.ReportMetric(cpu*1e6/articles, "redis-cpu-µs/article")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/articles, "ns/article")
+		})
+	}
+}
