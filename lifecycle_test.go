@@ -491,6 +491,56 @@ func TestPruneExactSteps(t *testing.T) {
 	})
 }
 
+// TestPruneManyGroups prunes articles in MaxArticleGroups groups each,
+// with their caches built: a step stops once its articles' memberships
+// reach pruneWork, as each costs work in the group and its caches.
+func TestPruneManyGroups(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, WithGroupCacheTTL(0), WithOrders(allOrders...))
+		var groups []string
+		for g := 0; g < MaxArticleGroups; g++ {
+			groups = append(groups, "g"+strconv.Itoa(g))
+		}
+		const n = 20
+		for i := 0; i < n; i++ {
+			a := mustPost(t, s, "p", "t"+strconv.Itoa(i))
+			if err := s.AddToGroups(ctx, a.ID, groups...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		readAll(t, s, groups[:2])
+		loadScripts(t, b.pool)
+		var steps []int64
+		hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) == "prune" {
+				if _, rest, err := decode(v, err); err == nil {
+					n, _ := redis.Int64(rest[0], nil)
+					steps = append(steps, n)
+				}
+			}
+			return v, err
+		}})
+		clock.Add(time.Second)
+		if got, err := s.Prune(ctx, clock.Now()); err != nil || got != n {
+			t.Fatalf("Prune = %d, %v; want %d", got, err, n)
+		}
+		per := int64(pruneWork / MaxArticleGroups)
+		if len(steps) != int((n+per-1)/per) {
+			t.Errorf("Prune of %d articles in %d groups each: steps of %v, want steps of %d", n, MaxArticleGroups, steps, per)
+		}
+		for _, d := range steps {
+			if d > per {
+				t.Errorf("Prune of %d articles in %d groups each: steps of %v, want at most %d each", n, MaxArticleGroups, steps, per)
+				break
+			}
+		}
+		if left := traces(t, b, s, idRange(1, n)); len(left) > 0 {
+			t.Fatalf("pruned articles left: %v", left)
+		}
+		checkCaches(t, b, s)
+	})
+}
+
 // TestPruneInterrupted stops Prune between steps, by a canceled context
 // and by a lost reply, and runs it again to the end.
 func TestPruneInterrupted(t *testing.T) {
