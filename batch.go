@@ -60,6 +60,10 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 	}
 	for j, reply := range replies {
 		i := at[j]
+		if e, ok := reply.(redis.Error); ok { // this ballot's script error
+			results[i].Err = opErr("vote", e)
+			continue
+		}
 		status, r, err := parseVote(reply, nil)
 		switch {
 		case err != nil:
