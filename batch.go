@@ -29,7 +29,7 @@ type BallotResult struct {
 // ballots); a call that fails so may have applied any prefix of the
 // ballots, and each is safe to retry.
 //
-// The ballots go to Redis as a pipeline of scripts of up to 25 ballots
+// The ballots go to Redis as a pipeline of scripts of up to 10 ballots
 // each, so no command runs long; each script is atomic, the batch as a
 // whole is not.
 func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult, error) {
