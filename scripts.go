@@ -94,7 +94,7 @@ const (
 	pruneStep = 50  // articles deleted per step of Prune
 	pruneWork = 100 // group memberships of the articles deleted per step of Prune, but for its first
 	dropStep  = 500 // keys scanned per step of Drop (SCAN COUNT)
-	batchStep = 10  // ballots per script of VoteBatch (10 votes on articles in MaxArticleGroups cached groups: ~7 ms)
+	batchStep = 25  // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
 )
 
 func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
