@@ -624,7 +624,7 @@ func BenchmarkVoteBatch(b *testing.B) {
 	srv := redistest.Start(b)
 	setup := srv.Pool()
 	defer setup.Close()
-	const articles, n = 1000, 100
+	const articles, n = 10000, 100 // few voters per article, however long it runs: voter records are listpacks scanned per vote
 	s := fill(b, setup, articles, 0, 0)
 	one := srv.Pool()
 	one.MaxActive, one.Wait = 1, true
