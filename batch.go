@@ -17,8 +17,8 @@ import (
 // ballots, and each is safe to retry.
 //
 // The ballots go to Redis as a pipeline of scripts of up to 25 ballots
-// each, so no command runs long; each script is atomic, the batch as a
-// whole is not.
+// each (fewer with WithOrders), so no command runs long; each script is
+// atomic, the batch as a whole is not.
 func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult, error) {
 	const op = "vote batch"
 	if len(ballots) > MaxBatch {
@@ -78,9 +78,9 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 		return nil, err
 	}
 	now := s.now().Unix()
-	chunks := 0
-	for i := 0; i < len(ballots); i += batchStep {
-		chunk := ballots[i:min(i+batchStep, len(ballots))]
+	chunks, step := 0, s.ballotsPerScript()
+	for i := 0; i < len(ballots); i += step {
+		chunk := ballots[i:min(i+step, len(ballots))]
 		args := s.voteBatchArgs(chunk, now)
 		if err := c.Send("EVAL", append([]interface{}{libLua + voteBatchLua, 1}, args...)...); err != nil {
 			return nil, err
@@ -113,6 +113,13 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 	}
 	return replies, nil
 }
+
+// ballotsPerScript is how many ballots one vote_batch script takes. Each
+// optional order adds, to a vote on an article in groups, an update of
+// every group's cached page in that ordering: 25 votes on articles in
+// MaxArticleGroups cached groups cost ~2.6 ms of Redis CPU without
+// optional orders, and ~15 ms with all four, 5 such votes ~3 ms.
+func (s *Store) ballotsPerScript() int { return batchStep / (1 + len(s.enabled)) }
 
 // receive reads one pipelined reply, under ctx where the connection
 // supports it.

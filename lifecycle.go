@@ -8,7 +8,8 @@ import (
 
 // Prune deletes every article posted before before, with every trace
 // Delete removes, and returns how many it deleted. It works in steps of
-// 50 articles, one round trip and one atomic script each, so no Redis
+// 50 articles (fewer when they are in many groups, which make each
+// deletion dearer), one round trip and one atomic script each, so no Redis
 // command runs long however many articles go: it is safe to run while the
 // site runs (a periodic Prune is the store's retention policy), and to
 // interrupt and run again. On an error it returns the count deleted so

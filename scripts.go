@@ -91,8 +91,9 @@ var allScripts = []script{
 const (
 	buildStep = 500 // group members copied per step of a cache build (SSCAN COUNT)
 	pruneStep = 50  // articles deleted per step of Prune
+	pruneWork = 100 // group memberships of the articles deleted per step of Prune, but for its first
 	dropStep  = 500 // keys scanned per step of Drop (SCAN COUNT)
-	batchStep = 25  // ballots per script of VoteBatch
+	batchStep = 25  // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
 )
 
 func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
@@ -189,7 +190,7 @@ func (s *Store) deleteArgs(id string) []interface{} {
 }
 
 func (s *Store) pruneArgs(last int64) []interface{} {
-	return append([]interface{}{s.keys.orderingKey("time"), last, pruneStep}, s.lifecycleKeys()...)
+	return append([]interface{}{s.keys.orderingKey("time"), last, pruneStep, pruneWork}, s.lifecycleKeys()...)
 }
 
 func (s *Store) dropArgs(cursor string) []interface{} {

@@ -1,14 +1,24 @@
 -- prune.lua: one bounded step of Prune: deletes (lib.lua delete) up to
--- limit of the oldest articles posted at or before last. Uses lib.lua.
+-- limit of the oldest articles posted at or before last, and stops early
+-- once their group memberships reach budget, as each membership costs a
+-- removal from the group and from its caches in every ordering. The first
+-- article is always deleted, so every step makes progress. Uses lib.lua.
 local timeKey = KEYS[1]
-local last, limit = ARGV[1], tonumber(ARGV[2])
-local k = {article = ARGV[3], voted = ARGV[4], groups = ARGV[5], group = ARGV[6],
-  by = ARGV[7], cache = ARGV[8], bucket = ARGV[9], link = ARGV[10]}
+local last, limit, budget = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local k = {article = ARGV[4], voted = ARGV[5], groups = ARGV[6], group = ARGV[7],
+  by = ARGV[8], cache = ARGV[9], bucket = ARGV[10], link = ARGV[11]}
 -- Reply: {OK, deleted, more}: more is 1 when articles may remain.
 local members = redis.call('ZRANGEBYSCORE', timeKey, '-inf', last, 'LIMIT', 0, limit)
-local deleted = 0
+local deleted, done, work = 0, 0, 0
 for _, m in ipairs(members) do
-  if delete(k, idof(m)) then
+  local id = idof(m)
+  expect(k.groups .. id, 'set')
+  work = work + redis.call('SCARD', k.groups .. id)
+  if done > 0 and work > budget then
+    break
+  end
+  done = done + 1
+  if delete(k, id) then
     deleted = deleted + 1
   else
     -- A member without its article (written by hand): drop it, or the
@@ -19,5 +29,5 @@ for _, m in ipairs(members) do
   end
 end
 local more = 0
-if #members == limit then more = 1 end
+if #members == limit or done < #members then more = 1 end
 return {OK, deleted, more}
