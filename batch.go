@@ -48,7 +48,7 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 	for j, reply := range replies {
 		i := at[j]
 		if e, ok := reply.(redis.Error); ok { // this ballot's script error
-			results[i].Err = opErr("vote", e)
+			results[i].Err = opErr("vote", scriptError(e))
 			continue
 		}
 		status, r, err := parseVote(reply, nil)

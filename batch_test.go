@@ -493,13 +493,13 @@ func fill(tb testing.TB, pool *redis.Pool, n, groups, perArticle int, opts ...Op
 		tb.Fatal(err)
 	}
 	loadScripts(tb, pool)
-	postMany(tb, pool, s, n, epoch.Unix()-int64(n), groups, perArticle)
+	postInGroups(tb, pool, s, n, epoch.Unix()-int64(n), groups, perArticle)
 	return s
 }
 
-// postMany posts n articles as Post would, one a second from posted, each
+// postInGroups posts n articles as Post would, one a second from posted, each
 // in perArticle of groups groups, pipelining the store's scripts.
-func postMany(tb testing.TB, pool *redis.Pool, s *Store, n int, posted int64, groups, perArticle int) {
+func postInGroups(tb testing.TB, pool *redis.Pool, s *Store, n int, posted int64, groups, perArticle int) {
 	tb.Helper()
 	first, err := s.Count(ctx)
 	if err != nil {
@@ -860,7 +860,7 @@ func BenchmarkPrune(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				postMany(b, pool, s, per, old, groups, inGroups)
+				postInGroups(b, pool, s, per, old, groups, inGroups)
 				slowest(b, pool)
 				cpu0 := redisCPU(b, pool)
 				calls0, usec0 := scriptStats(b, pool)
@@ -879,7 +879,7 @@ func BenchmarkPrune(b *testing.B) {
 				}
 				longest = max(longest, d)
 			}
-			postMany(b, pool, s, per, old, groups, inGroups)
+			postInGroups(b, pool, s, per, old, groups, inGroups)
 			step := scriptCPU(b, pool, s, "prune", func() {
 				if n, err := s.Prune(ctx, time.Unix(old+per, 0)); err != nil || n != per {
 					b.Fatalf("Prune = %d, %v; want %d", n, err, per)

@@ -27,7 +27,7 @@ var allOrders = []Order{Top, Hot, Best, Controversial}
 // pattern's escaped hash tag would not route to.
 func keysOf(t testing.TB, s *Store) []string {
 	t.Helper()
-	c, err := s.conn(ctx)
+	c, err := getConn(ctx, s.pool, s.keys.seq)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -28,7 +29,7 @@ var errCorrupt = errors.New("corrupt voter record")
 
 // decode splits a script's reply into its status and the rest.
 func decode(reply interface{}, err error) (int64, []interface{}, error) {
-	values, err := redis.Values(reply, err)
+	values, err := redis.Values(reply, scriptError(err))
 	if err != nil {
 		return 0, nil, err
 	}
@@ -40,6 +41,22 @@ func decode(reply interface{}, err error) (int64, []interface{}, error) {
 		return 0, nil, fmt.Errorf("reply status: %w", err)
 	}
 	return status, values[1:], nil
+}
+
+// scriptError returns the error a script raised as the script said it,
+// without the decoration redis-server adds ("ERR " before, " script:
+// <sha>, on @user_script:<line>." after). Other errors are returned as
+// they are.
+func scriptError(err error) error {
+	e, ok := err.(redis.Error)
+	if !ok {
+		return err
+	}
+	msg := strings.TrimPrefix(string(e), "ERR ")
+	if i := strings.Index(msg, " script: "); i >= 0 && strings.HasPrefix(msg, "voting: ") {
+		msg = msg[:i]
+	}
+	return redis.Error(msg)
 }
 
 // statusErr returns the error of op for a status other than statusOK
