@@ -1,0 +1,350 @@
+package voting
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// allOrders is every Order; stores that read them all enable the
+// optional ones (optionalOrders).
+var allOrders = []Order{ScoreDesc, ScoreAsc, TimeDesc, TimeAsc, Top, Hot, Best, Controversial}
+
+var optionalOrders = WithOrders(Top, Hot, Best, Controversial)
+
+// orderings is every ordering a group may have a cache in (keys.go).
+var orderings = []string{"score", "time", "top", "hot", "best", "controversial"}
+
+func pageIDs(list []Article) []string {
+	out := make([]string, len(list))
+	for i, a := range list {
+		out[i] = a.ID
+	}
+	return out
+}
+
+func mustGroupPage(t testing.TB, s *Store, group string, order Order, page int) []Article {
+	t.Helper()
+	list, err := s.GroupArticles(ctx, group, order, page)
+	if err != nil {
+		t.Fatalf("GroupArticles(%q, %v, %d): %v", group, order, page, err)
+	}
+	return list
+}
+
+// wholeStore returns a store on s's data (its prefix, clock and orders)
+// whose first page holds up to MaxPageSize articles: the reference the
+// group pages are checked against. It reaches Redis through b, unhooked.
+func wholeStore(t testing.TB, b *backend, s *Store) *Store {
+	t.Helper()
+	var orders []Order
+	for o := range s.enabled {
+		orders = append(orders, o)
+	}
+	ref, err := New(b.pool, WithKeyPrefix(s.keys.prefix), WithClock(s.now), WithOrders(orders...), WithPageSize(MaxPageSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+// checkGroupPages checks that every page of group in each order, read
+// from s, is the page of ref's Articles restricted to members: the same
+// articles, fields and order, page by page, and an empty page after the
+// last. where says when, for the failure message.
+func checkGroupPages(t testing.TB, s, ref *Store, group string, members map[string]bool, orders []Order, where string) {
+	t.Helper()
+	for _, order := range orders {
+		all, err := ref.Articles(ctx, order, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) == MaxPageSize {
+			t.Fatalf("%s: more articles than the reference page holds", where)
+		}
+		var want []Article
+		for _, a := range all {
+			if members[a.ID] {
+				want = append(want, a)
+			}
+		}
+		for page := 1; ; page++ {
+			lo := min((page-1)*s.pageSize, len(want))
+			hi := min(page*s.pageSize, len(want))
+			got := mustGroupPage(t, s, group, order, page)
+			if !equalArticles(got, want[lo:hi]) {
+				t.Fatalf("%s: group %q %v page %d:\n got %v\nwant %v", where, group, order, page, got, want[lo:hi])
+			}
+			if lo == hi {
+				break
+			}
+		}
+	}
+}
+
+func equalArticles(a, b []Article) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// checkCacheTTLs checks that every cache key of the store expires within
+// ttl, or, for ttl 0, never.
+func checkCacheTTLs(t testing.TB, b *backend, s *Store, ttl time.Duration, where string) {
+	t.Helper()
+	n := 0
+	for _, k := range b.storeKeys(t, s) {
+		if !strings.HasPrefix(k, s.keys.cache) {
+			continue
+		}
+		n++
+		got := b.ttl(t, k)
+		if ttl == 0 && got != -1 || ttl > 0 && (got <= 0 || got > ttl) {
+			t.Fatalf("%s: cache key %q has PTTL %v, want %s", where, k, got,
+				map[bool]string{true: "none", false: "in (0, " + ttl.String() + "]"}[ttl == 0])
+		}
+	}
+}
+
+// groupModel is the brute-force model of the groups: which articles each
+// holds.
+type groupModel struct {
+	groups  []string
+	members map[string]map[string]bool // group -> ids
+	live    []string                   // the ids of the live articles, in posting order
+	posted  map[string]time.Time
+}
+
+func newGroupModel(groups ...string) *groupModel {
+	m := &groupModel{groups: groups, members: map[string]map[string]bool{}, posted: map[string]time.Time{}}
+	for _, g := range groups {
+		m.members[g] = map[string]bool{}
+	}
+	return m
+}
+
+func (m *groupModel) post(a Article) {
+	m.live = append(m.live, a.ID)
+	m.posted[a.ID] = a.Posted
+}
+
+func (m *groupModel) add(id string, groups []string) {
+	for _, g := range groups {
+		m.members[g][id] = true
+	}
+}
+
+func (m *groupModel) remove(id string, groups []string) {
+	for _, g := range groups {
+		delete(m.members[g], id)
+	}
+}
+
+func (m *groupModel) drop(id string) {
+	m.remove(id, m.groups)
+	for i, l := range m.live {
+		if l == id {
+			m.live = append(m.live[:i], m.live[i+1:]...)
+			break
+		}
+	}
+	delete(m.posted, id)
+}
+
+// pick returns a random live article, or a deleted or never posted id
+// one time in ten.
+func (m *groupModel) pick(rng *rand.Rand) string {
+	if len(m.live) == 0 || rng.Intn(10) == 0 {
+		return strconv.Itoa(1 + rng.Intn(len(m.live)+len(m.posted)+5))
+	}
+	return m.live[rng.Intn(len(m.live))]
+}
+
+func (m *groupModel) isLive(id string) bool { _, ok := m.posted[id]; return ok }
+
+func (m *groupModel) someGroups(rng *rand.Rand) []string {
+	var out []string
+	for _, g := range m.groups {
+		if rng.Intn(3) == 0 {
+			out = append(out, g)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, m.groups[rng.Intn(len(m.groups))])
+	}
+	return out
+}
+
+// TestGroupPagesMatchModel runs random posts, votes of every kind, vote
+// batches, additions, removals, deletes and prunes against a brute-force
+// model of the groups, and after each checks, at once, every page of every
+// group in every order against the front page restricted to the group's
+// members. The caches are built once, by the first check: every later
+// check finds them complete (no read rebuilds them), so it is the
+// mutations that keep them exact.
+func TestGroupPagesMatchModel(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		// A weight of 1 and posts one or no second apart make ties in
+		// every ordering, which break by id; ids reach two digits.
+		const ttl = time.Hour
+		s, clock := newStore(t, b, optionalOrders, WithPageSize(3), WithVoteWeight(1), WithGroupCacheTTL(ttl))
+		ref := wholeStore(t, b, s)
+		rng := rand.New(rand.NewSource(11))
+		m := newGroupModel("go", "redis", "score:go", "Ünïcode group")
+		warm := map[string]bool{} // groups whose caches the checks have built
+		users := []string{"u0", "u1", "u2", "u3", "u4"}
+
+		check := func(where string) {
+			t.Helper()
+			for _, g := range m.groups {
+				if !warm[g] {
+					continue
+				}
+				for _, o := range orderings {
+					if first, _ := redis.Strings(b.do(t, "ZRANGE", s.keys.cacheKey(g, o), 0, 0), nil); fmt.Sprint(first) != "[#]" {
+						t.Fatalf("%s: cache of %q in %s is not complete: rank 0 is %q", where, g, o, first)
+					}
+				}
+			}
+			for _, g := range m.groups {
+				checkGroupPages(t, s, ref, g, m.members[g], allOrders, where)
+				if len(m.members[g]) > 0 {
+					warm[g] = true
+				}
+				if n, err := s.GroupCount(ctx, g); err != nil || n != int64(len(m.members[g])) {
+					t.Fatalf("%s: GroupCount(%q) = %d, %v; want %d", where, g, n, err, len(m.members[g]))
+				}
+			}
+			checkCacheTTLs(t, b, s, ttl, where)
+		}
+		postAdd := func() string {
+			clock.Add(time.Duration(rng.Intn(2)) * time.Second)
+			a := mustPost(t, s, "p", "t")
+			m.post(a)
+			in := m.someGroups(rng)
+			if err := s.AddToGroups(ctx, a.ID, in...); err != nil {
+				t.Fatal(err)
+			}
+			m.add(a.ID, in)
+			return fmt.Sprintf("post %s into %q", a.ID, in)
+		}
+		for i := 0; i < 12; i++ {
+			postAdd()
+		}
+		check("after setup")
+
+		kinds := map[string]int{} // the vote transitions seen
+		for op := 0; op < 100; op++ {
+			var what string
+			switch r := rng.Intn(100); {
+			case r < 35: // vote
+				id, user, v := m.pick(rng), users[rng.Intn(len(users))], VoteType(rng.Intn(3)-1)
+				what = fmt.Sprintf("%s votes %v on %s", user, v, id)
+				res, err := s.Vote(ctx, user, id, v)
+				if !m.isLive(id) {
+					if !errors.Is(err, ErrNotFound) {
+						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
+					}
+					break
+				}
+				if err != nil {
+					t.Fatalf("op %d, %s: %v", op, what, err)
+				}
+				kinds[res.Previous.String()+"->"+v.String()]++
+			case r < 45: // a batch of votes
+				var ballots []Ballot
+				for j := rng.Intn(4); j >= 0; j-- {
+					ballots = append(ballots, Ballot{users[rng.Intn(len(users))], m.pick(rng), VoteType(rng.Intn(3) - 1)})
+				}
+				what = fmt.Sprintf("vote batch %v", ballots)
+				res, err := s.VoteBatch(ctx, ballots)
+				if err != nil {
+					t.Fatalf("op %d, %s: %v", op, what, err)
+				}
+				for j, r := range res {
+					if (r.Err == nil) != m.isLive(ballots[j].ID) {
+						t.Fatalf("op %d, %s: ballot %d: %v", op, what, j, r.Err)
+					}
+				}
+			case r < 60: // add
+				id, in := m.pick(rng), m.someGroups(rng)
+				what = fmt.Sprintf("add %s to %q", id, in)
+				err := s.AddToGroups(ctx, id, in...)
+				if !m.isLive(id) {
+					if !errors.Is(err, ErrNotFound) {
+						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
+					}
+					break
+				}
+				if err != nil {
+					t.Fatalf("op %d, %s: %v", op, what, err)
+				}
+				m.add(id, in)
+			case r < 75: // remove
+				id, out := m.pick(rng), m.someGroups(rng)
+				what = fmt.Sprintf("remove %s from %q", id, out)
+				err := s.RemoveFromGroups(ctx, id, out...)
+				if !m.isLive(id) {
+					if !errors.Is(err, ErrNotFound) {
+						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
+					}
+					break
+				}
+				if err != nil {
+					t.Fatalf("op %d, %s: %v", op, what, err)
+				}
+				m.remove(id, out)
+			case r < 83: // delete
+				id := m.pick(rng)
+				what = "delete " + id
+				err := s.Delete(ctx, id)
+				if !m.isLive(id) {
+					if !errors.Is(err, ErrNotFound) {
+						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
+					}
+					break
+				}
+				if err != nil {
+					t.Fatalf("op %d, %s: %v", op, what, err)
+				}
+				m.drop(id)
+			case r < 85: // prune the oldest
+				if len(m.live) == 0 {
+					continue
+				}
+				before := m.posted[m.live[0]].Add(time.Second)
+				what = fmt.Sprintf("prune before %v", before)
+				want := 0
+				for _, id := range append([]string(nil), m.live...) {
+					if m.posted[id].Before(before) {
+						m.drop(id)
+						want++
+					}
+				}
+				if n, err := s.Prune(ctx, before); err != nil || n != want {
+					t.Fatalf("op %d, %s: %d, %v; want %d", op, what, n, err, want)
+				}
+			default: // post into groups
+				what = postAdd()
+			}
+			check(fmt.Sprintf("op %d, after %s", op, what))
+		}
+		for _, k := range []string{"none->up", "none->down", "up->none", "down->none", "up->down", "down->up"} {
+			if kinds[k] == 0 {
+				t.Errorf("the random votes never made the transition %s", k)
+			}
+		}
+	})
+}
