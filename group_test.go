@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/testclock"
 )
 
 // allOrders is every Order; stores that read them all enable the
@@ -39,8 +42,8 @@ func mustGroupPage(t testing.TB, s *Store, group string, order Order, page int) 
 }
 
 // wholeStore returns a store on s's data (its prefix, clock and orders)
-// whose first page holds up to MaxPageSize articles: the reference the
-// group pages are checked against. It reaches Redis through b, unhooked.
+// whose pages hold MaxPageSize articles: the reference the group pages
+// are checked against. It reaches Redis through b, unhooked.
 func wholeStore(t testing.TB, b *backend, s *Store) *Store {
 	t.Helper()
 	var orders []Order
@@ -61,19 +64,7 @@ func wholeStore(t testing.TB, b *backend, s *Store) *Store {
 func checkGroupPages(t testing.TB, s, ref *Store, group string, members map[string]bool, orders []Order, where string) {
 	t.Helper()
 	for _, order := range orders {
-		all, err := ref.Articles(ctx, order, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(all) == MaxPageSize {
-			t.Fatalf("%s: more articles than the reference page holds", where)
-		}
-		var want []Article
-		for _, a := range all {
-			if members[a.ID] {
-				want = append(want, a)
-			}
-		}
+		want := restricted(t, ref, order, members)
 		for page := 1; ; page++ {
 			lo := min((page-1)*s.pageSize, len(want))
 			hi := min(page*s.pageSize, len(want))
@@ -83,6 +74,27 @@ func checkGroupPages(t testing.TB, s, ref *Store, group string, members map[stri
 			}
 			if lo == hi {
 				break
+			}
+		}
+	}
+}
+
+// restricted returns every article of ref in order, as Articles lists
+// them page by page, that is among members.
+func restricted(t testing.TB, ref *Store, order Order, members map[string]bool) []Article {
+	t.Helper()
+	var out []Article
+	for page := 1; ; page++ {
+		list, err := ref.Articles(ctx, order, page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 0 {
+			return out
+		}
+		for _, a := range list {
+			if members[a.ID] {
+				out = append(out, a)
 			}
 		}
 	}
@@ -344,6 +356,187 @@ func TestGroupPagesMatchModel(t *testing.T) {
 		for _, k := range []string{"none->up", "none->down", "up->none", "down->none", "up->down", "down->up"} {
 			if kinds[k] == 0 {
 				t.Errorf("the random votes never made the transition %s", k)
+			}
+		}
+	})
+}
+
+// postGroup posts n articles into group by pipelining the store's post and
+// group_add scripts with the arguments Post and AddToGroups pass, much
+// faster than one call at a time; it returns their ids. The clock moves a
+// second every few posts.
+func postGroup(t testing.TB, b *backend, s *Store, clock *testclock.Clock, group string, n int) []string {
+	t.Helper()
+	loadScripts(t, b.pool)
+	c := b.pool.Get()
+	defer c.Close()
+	for i := 0; i < n; i++ {
+		if i%3 == 0 {
+			clock.Add(time.Second)
+		}
+		if err := postScript.SendHash(c, s.postArgs("p", "t"+strconv.Itoa(i), "", s.now().Unix())...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replies, err := redis.Values(c.Do(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, n)
+	for i, r := range replies {
+		status, rest, err := decode(r, nil)
+		if err != nil || status != statusOK {
+			t.Fatalf("post %d: status %d, %v", i, status, err)
+		}
+		if ids[i], err = replyString(rest[0]); err != nil {
+			t.Fatal(err)
+		}
+		if err := groupAddScript.SendHash(c, s.groupAddArgs(ids[i], []string{group})...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if replies, err = redis.Values(c.Do("")); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range replies {
+		if status, _, err := decode(r, nil); err != nil || status != statusOK {
+			t.Fatalf("add %s: status %d, %v", ids[i], status, err)
+		}
+	}
+	return ids
+}
+
+// TestGroupReadDuringBuild reads cold groups of more members than one
+// build step while, between the steps, votes of every kind, additions,
+// removals and deletes land, on members the build has copied and on ones
+// it has yet to reach. The page the read returns, and every page after,
+// are exact: nothing is lost, nothing stale. Cache keys being built
+// expire, as complete ones do.
+func TestGroupReadDuringBuild(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		const ttl = time.Hour
+		s, clock := newStore(t, b, WithOrders(Top), WithPageSize(200), WithGroupCacheTTL(ttl))
+		ref := wholeStore(t, b, s)
+		rng := rand.New(rand.NewSource(7))
+		members := map[string]bool{}
+		for _, id := range postGroup(t, b, s, clock, "big", 3*buildStep) {
+			members[id] = true
+		}
+		var others []string // articles outside the group, to add
+		for i := 0; i < 40; i++ {
+			others = append(others, mustPost(t, s, "p", "other").ID)
+		}
+
+		// split returns one member the cache being built holds and one it
+		// does not, or "" where there is none.
+		split := func(cache string) (copied, pending string) {
+			ids := make([]string, 0, len(members))
+			for id := range members {
+				ids = append(ids, id)
+			}
+			sort.Strings(ids)
+			rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+			for _, id := range ids {
+				if b.do(t, "ZSCORE", cache, member(id)) != nil {
+					if copied == "" {
+						copied = id
+					}
+				} else if pending == "" {
+					pending = id
+				}
+				if copied != "" && pending != "" {
+					break
+				}
+			}
+			return copied, pending
+		}
+		done := map[string]int{} // mutations made, by kind
+		step := 0
+		mutate := func(cache string) {
+			step++
+			if got := b.ttl(t, cache); got <= 0 || got > ttl {
+				t.Errorf("cache %s being built has PTTL %v", cache, got)
+			}
+			copied, pending := split(cache)
+			for kind, id := range map[string]string{"copied": copied, "pending": pending} {
+				if id == "" {
+					continue
+				}
+				// Votes of every kind: the poster's switch and cancel,
+				// new votes, enough to move the article far.
+				mustVote(t, s, "p", id, Downvote)
+				for u := 0; u < 3+rng.Intn(5); u++ {
+					mustVote(t, s, "v"+strconv.Itoa(u), id, []VoteType{Upvote, Downvote}[step%2])
+				}
+				mustVote(t, s, "p", id, NoVote)
+				done["vote "+kind]++
+			}
+			add := others[0]
+			others = others[1:]
+			if err := s.AddToGroups(ctx, add, "big"); err != nil {
+				t.Fatal(err)
+			}
+			members[add] = true
+			clock.Add(time.Second)
+			a := mustPost(t, s, "p", "new")
+			if err := s.AddToGroups(ctx, a.ID, "big"); err != nil {
+				t.Fatal(err)
+			}
+			members[a.ID] = true
+			done["add"]++
+			// miniredis's SSCAN cursor is an offset into the sorted
+			// members, so removing a member the build has passed would
+			// make it skip another (Redis's cursor has no such flaw): there
+			// only members the build has yet to reach are removed.
+			for kind, id := range map[string]string{"copied": copied, "pending": pending} {
+				if id == "" || kind == "copied" && b.mr != nil {
+					continue
+				}
+				if step%2 == 0 {
+					if err := s.RemoveFromGroups(ctx, id, "big"); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := s.Delete(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+				delete(members, id)
+				done["remove "+kind]++
+			}
+		}
+		h := &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) == "group_page" {
+				if status, _, _ := decode(v, err); status == statusBuilding {
+					mutate(args[3].(string)) // EVALSHA hash numkeys group cache ...
+				}
+			}
+			return v, err
+		}}
+		hook(s, h)
+
+		var built []Order
+		for _, order := range []Order{ScoreDesc, TimeAsc, Top} {
+			before := step
+			got := mustGroupPage(t, s, "big", order, 1)
+			if step-before < 2 {
+				t.Fatalf("%v: the cold read of %d members took %d build steps", order, len(members), step-before+1)
+			}
+			want := restricted(t, ref, order, members)
+			want = want[:min(len(want), s.pageSize)]
+			if !equalArticles(got, want) {
+				t.Fatalf("%v: the cold read returned\n%v\nwant\n%v", order, pageIDs(got), pageIDs(want))
+			}
+			name, _ := order.ordering()
+			for _, o := range allOrders {
+				if n, _ := o.ordering(); n == name {
+					built = append(built, o)
+				}
+			}
+			checkGroupPages(t, s, ref, "big", members, built, fmt.Sprintf("after the build of %v", order))
+		}
+		checkCacheTTLs(t, b, s, ttl, "after the builds")
+		for _, kind := range []string{"vote copied", "vote pending", "add", "remove pending", "remove copied"} {
+			if done[kind] == 0 && !(kind == "remove copied" && b.mr != nil) {
+				t.Errorf("no %s mutation was made during a build", kind)
 			}
 		}
 	})
