@@ -71,7 +71,9 @@ func WithVoteWindow(d time.Duration) Option {
 // WithGroupCacheTTL sets how long a group's cached page in one ordering
 // lives after its last read. Every mutation keeps cached pages exact, so
 // the TTL does not make pages stale: it only returns the memory of groups
-// nobody reads, whose next read rebuilds the cache. Default 60s. It is
+// nobody reads, whose next read rebuilds the cache. A cache being built
+// lives at least 10s after each build step, whatever the TTL, so a TTL
+// shorter than a round trip cannot stall a build. Default 60s. It is
 // counted in whole milliseconds; a TTL of zero or less keeps caches for
 // good; from zero to one millisecond (exclusive) is rejected.
 func WithGroupCacheTTL(d time.Duration) Option {
