@@ -1,12 +1,15 @@
 package voting
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -215,8 +218,8 @@ func TestGroupPagesMatchModel(t *testing.T) {
 		ref := wholeStore(t, b, s)
 		rng := rand.New(rand.NewSource(11))
 		m := newGroupModel("go", "redis", "score:go", "Ünïcode group")
-		warm := map[string]bool{} // groups whose caches the checks have built
-		users := []string{"u0", "u1", "u2", "u3", "u4"}
+		warm := map[string]bool{}                // groups whose caches the checks have built
+		users := []string{"p", "u0", "u1", "u2"} // p posts every article, with an upvote
 
 		check := func(where string) {
 			t.Helper()
@@ -538,6 +541,253 @@ func TestGroupReadDuringBuild(t *testing.T) {
 			if done[kind] == 0 && !(kind == "remove copied" && b.mr != nil) {
 				t.Errorf("no %s mutation was made during a build", kind)
 			}
+		}
+	})
+}
+
+// TestGroupColdReadersShareBuild has many readers hit a cold group at once:
+// they share one build, so the build steps they make in all are those of
+// one reader alone, give or take one per reader, not one build each.
+func TestGroupColdReadersShareBuild(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		ref := wholeStore(t, b, s)
+		const size, readers = 5 * buildStep, 8
+		ids := make([]string, size)
+		members := map[string]bool{}
+		for i := range ids {
+			ids[i] = strconv.Itoa(1000 + i)
+			members[ids[i]] = true
+		}
+		bigGroup(t, b, s, "hot", ids)
+		var building atomic.Int64
+		hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) == "group_page" {
+				if status, _, _ := decode(v, err); status == statusBuilding {
+					building.Add(1)
+				}
+			}
+			return v, err
+		}})
+		want := restricted(t, ref, ScoreDesc, members)[:s.pageSize]
+
+		// One reader alone.
+		if got := mustGroupPage(t, s, "hot", ScoreDesc, 1); !equalArticles(got, want) {
+			t.Fatalf("page = %v, want %v", pageIDs(got), pageIDs(want))
+		}
+		alone := building.Swap(0)
+		if alone < 1 {
+			t.Fatalf("a cold read of %d members took %d build steps", size, alone+1)
+		}
+
+		b.do(t, "DEL", s.keys.cacheKey("hot", "score"))
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		pages := make([][]Article, readers)
+		errs := make([]error, readers)
+		for i := 0; i < readers; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				pages[i], errs[i] = s.GroupArticles(ctx, "hot", ScoreDesc, 1)
+			}()
+		}
+		close(start)
+		wg.Wait()
+		for i := range pages {
+			if errs[i] != nil {
+				t.Fatal(errs[i])
+			}
+			if !equalArticles(pages[i], want) {
+				t.Fatalf("reader %d: page = %v, want %v", i, pageIDs(pages[i]), pageIDs(want))
+			}
+		}
+		if n := building.Load(); n > alone+readers {
+			t.Fatalf("%d concurrent readers of a cold group made %d build steps in all; one reader alone makes %d", readers, n, alone)
+		}
+	})
+}
+
+// TestGroupCacheKeysExpire checks that no cache key is left without an
+// expiry, after every method of the store, unless caches are kept for
+// good (a TTL of zero), when none has one.
+func TestGroupCacheKeysExpire(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		for _, ttl := range []time.Duration{10 * time.Second, 0} {
+			s, _ := newStore(t, b, optionalOrders, WithGroupCacheTTL(ttl))
+			var a Article
+			setup := func() {
+				a = mustPost(t, s, "p", "t")
+				if err := s.AddToGroups(ctx, a.ID, "go", "redis"); err != nil {
+					t.Fatal(err)
+				}
+				for _, g := range []string{"go", "redis"} {
+					for _, o := range allOrders {
+						mustGroupPage(t, s, g, o, 1)
+					}
+				}
+			}
+			setup()
+			setup()
+			checkCacheTTLs(t, b, s, ttl, fmt.Sprintf("TTL %v, after the reads", ttl))
+			for _, m := range methods {
+				if err := m.call(ctx, s, a.ID); err != nil {
+					t.Fatalf("%s: %v", m.name, err)
+				}
+				checkCacheTTLs(t, b, s, ttl, fmt.Sprintf("TTL %v, after %s", ttl, m.name))
+				if m.name == "Delete" {
+					setup()
+				}
+			}
+		}
+	})
+}
+
+// TestGroupCacheExpiry lets a cache expire unread and checks that the next
+// read rebuilds it exactly, and that every read renews its TTL.
+func TestGroupCacheExpiry(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		const ttl = 300 * time.Millisecond
+		s, _ := newStore(t, b, WithGroupCacheTTL(ttl))
+		ref := wholeStore(t, b, s)
+		members := map[string]bool{}
+		for i := 0; i < 6; i++ {
+			a := mustPost(t, s, "p", "t")
+			if err := s.AddToGroups(ctx, a.ID, "g"); err != nil {
+				t.Fatal(err)
+			}
+			members[a.ID] = true
+		}
+		key := s.keys.cacheKey("g", "score")
+		mustGroupPage(t, s, "g", ScoreDesc, 1)
+		b.elapse(ttl / 2)
+		left := b.ttl(t, key)
+		mustGroupPage(t, s, "g", ScoreAsc, 1)
+		if renewed := b.ttl(t, key); left <= 0 || renewed <= left {
+			t.Fatalf("PTTL %v before a read, %v after: want it renewed", left, renewed)
+		}
+
+		b.elapse(ttl + ttl/2)
+		if n, _ := redis.Int(b.do(t, "EXISTS", key), nil); n != 0 {
+			t.Fatal("the cache outlived its TTL unread")
+		}
+		// Changes while there is no cache.
+		mustVote(t, s, "u", "2", Downvote)
+		mustVote(t, s, "u", "5", Upvote)
+		if err := s.RemoveFromGroups(ctx, "3", "g"); err != nil {
+			t.Fatal(err)
+		}
+		delete(members, "3")
+		a := mustPost(t, s, "p", "late")
+		if err := s.AddToGroups(ctx, a.ID, "g"); err != nil {
+			t.Fatal(err)
+		}
+		members[a.ID] = true
+		checkGroupPages(t, s, ref, "g", members, []Order{ScoreDesc, ScoreAsc}, "after the cache expired")
+	})
+}
+
+// TestGroupEmpty checks that unknown groups, and groups emptied by
+// removals and deletes, read as empty pages in every order and count
+// none, and that an emptied group that is filled again reads exactly.
+func TestGroupEmpty(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, optionalOrders, WithPageSize(2))
+		ref := wholeStore(t, b, s)
+		empty := func(g, where string) {
+			t.Helper()
+			for _, o := range allOrders {
+				if list := mustGroupPage(t, s, g, o, 1); len(list) != 0 {
+					t.Fatalf("%s: group %q %v = %v, want empty", where, g, o, pageIDs(list))
+				}
+			}
+			if n, err := s.GroupCount(ctx, g); err != nil || n != 0 {
+				t.Fatalf("%s: GroupCount(%q) = %d, %v; want 0", where, g, n, err)
+			}
+		}
+		empty("unknown", "before any post")
+		var ids []string
+		for i := 0; i < 5; i++ {
+			a := mustPost(t, s, "p", "t")
+			if err := s.AddToGroups(ctx, a.ID, "g"); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, a.ID)
+		}
+		empty("unknown", "after posts")
+		for _, k := range b.storeKeys(t, s) {
+			if strings.HasPrefix(k, s.keys.cache) {
+				t.Fatalf("reads of an unknown group left %s", k)
+			}
+		}
+		if n, err := s.GroupCount(ctx, "g"); err != nil || n != 5 {
+			t.Fatalf("GroupCount = %d, %v; want 5", n, err)
+		}
+		for _, o := range allOrders {
+			mustGroupPage(t, s, "g", o, 1)
+		}
+		for _, id := range ids[:3] {
+			if err := s.RemoveFromGroups(ctx, id, "g"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, id := range ids[3:] {
+			if err := s.Delete(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		empty("g", "emptied by removals and deletes")
+		// Filled again, the caches kept while it was empty stay exact.
+		a := mustPost(t, s, "p", "again")
+		if err := s.AddToGroups(ctx, a.ID, "g"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddToGroups(ctx, ids[0], "g"); err != nil {
+			t.Fatal(err)
+		}
+		mustVote(t, s, "u", ids[0], Upvote)
+		checkGroupPages(t, s, ref, "g", map[string]bool{a.ID: true, ids[0]: true}, allOrders, "filled again")
+		if n, err := s.GroupCount(ctx, "g"); err != nil || n != 2 {
+			t.Fatalf("GroupCount = %d, %v; want 2", n, err)
+		}
+	})
+}
+
+// TestGroupBuildOutlivesShortTTL builds a cold group with a cache TTL
+// shorter than the pause between two build steps: the cache being built
+// must not expire between them, or every step would start the build
+// over and the read would never end.
+func TestGroupBuildOutlivesShortTTL(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		const ttl = time.Millisecond
+		s, _ := newStore(t, b, WithGroupCacheTTL(ttl))
+		ids := make([]string, 3*buildStep)
+		for i := range ids {
+			ids[i] = strconv.Itoa(1000 + i)
+		}
+		bigGroup(t, b, s, "g", ids)
+		steps := 0
+		hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) == "group_page" {
+				if status, _, _ := decode(v, err); status == statusBuilding {
+					steps++
+					b.elapse(5 * ttl)
+				}
+			}
+			return v, err
+		}})
+		c, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		if _, err := s.GroupArticles(c, "g", TimeDesc, 1); err != nil {
+			t.Fatalf("cold read with %d build steps: %v", steps+1, err)
+		}
+		if max := len(ids)/buildStep + 1; steps > max {
+			t.Fatalf("cold read of %d members took %d build steps, want at most %d", len(ids), steps+1, max+1)
+		}
+		b.elapse(5 * ttl)
+		if n, _ := redis.Int(b.do(t, "EXISTS", s.keys.cacheKey("g", "time")), nil); n != 0 {
+			t.Fatal("the complete cache outlived its TTL")
 		}
 	})
 }
