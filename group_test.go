@@ -791,3 +791,147 @@ func TestGroupBuildOutlivesShortTTL(t *testing.T) {
 		}
 	})
 }
+
+func TestGroupMembership(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		a := mustPost(t, s, "p", "t")
+		if err := s.AddToGroups(ctx, a.ID, "b", "a", "b"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddToGroups(ctx, a.ID, "a"); err != nil { // twice: a no-op
+			t.Fatal(err)
+		}
+		if err := s.AddToGroups(ctx, a.ID); err != nil { // no groups: a no-op
+			t.Fatal(err)
+		}
+		if gs, err := s.Groups(ctx, a.ID); err != nil || fmt.Sprint(gs) != "[a b]" {
+			t.Fatalf("Groups = %v, %v; want [a b]", gs, err)
+		}
+		if err := s.RemoveFromGroups(ctx, a.ID, "a", "never"); err != nil {
+			t.Fatal(err)
+		}
+		if gs, err := s.Groups(ctx, a.ID); err != nil || fmt.Sprint(gs) != "[b]" {
+			t.Fatalf("Groups = %v, %v; want [b]", gs, err)
+		}
+		for name, err := range map[string]error{
+			"add unknown":           s.AddToGroups(ctx, "404", "a"),
+			"add unknown, no group": s.AddToGroups(ctx, "404"),
+			"remove unknown":        s.RemoveFromGroups(ctx, "404", "a"),
+		} {
+			if !errors.Is(err, ErrNotFound) {
+				t.Errorf("%s: %v, want ErrNotFound", name, err)
+			}
+		}
+		if _, err := s.Groups(ctx, "404"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Groups of unknown: %v, want ErrNotFound", err)
+		}
+		for _, g := range []string{"", " ", "a\nb", "\xff", strings.Repeat("g", MaxNameLen+1)} {
+			if err := s.AddToGroups(ctx, a.ID, g); !errors.Is(err, ErrInvalidArgument) {
+				t.Errorf("AddToGroups(%.20q) = %v, want ErrInvalidArgument", g, err)
+			}
+			if err := s.RemoveFromGroups(ctx, a.ID, g); !errors.Is(err, ErrInvalidArgument) {
+				t.Errorf("RemoveFromGroups(%.20q) = %v, want ErrInvalidArgument", g, err)
+			}
+			if _, err := s.GroupArticles(ctx, g, ScoreDesc, 1); !errors.Is(err, ErrInvalidArgument) {
+				t.Errorf("GroupArticles(%.20q) = %v, want ErrInvalidArgument", g, err)
+			}
+			if _, err := s.GroupCount(ctx, g); !errors.Is(err, ErrInvalidArgument) {
+				t.Errorf("GroupCount(%.20q) = %v, want ErrInvalidArgument", g, err)
+			}
+		}
+		for _, c := range []struct {
+			order Order
+			page  int
+		}{{ScoreDesc, 0}, {ScoreDesc, -1}, {Order(8), 1}, {Top, 1}} { // Top is not enabled
+			if _, err := s.GroupArticles(ctx, "b", c.order, c.page); !errors.Is(err, ErrInvalidArgument) {
+				t.Errorf("GroupArticles(%v, %d) = %v, want ErrInvalidArgument", c.order, c.page, err)
+			}
+		}
+		if list := mustGroupPage(t, s, "b", ScoreDesc, 2); len(list) != 0 {
+			t.Errorf("page past the end = %v, want empty", pageIDs(list))
+		}
+	})
+}
+
+// TestGroupLimit checks MaxArticleGroups: an addition that would put an
+// article in more groups changes nothing, whatever it repeats.
+func TestGroupLimit(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		a := mustPost(t, s, "p", "t")
+		var groups []string
+		for i := 0; i < MaxArticleGroups; i++ {
+			groups = append(groups, "g"+strconv.Itoa(i))
+		}
+		if err := s.AddToGroups(ctx, a.ID, groups[:MaxArticleGroups-1]...); err != nil {
+			t.Fatal(err)
+		}
+		mustGroupPage(t, s, "extra", ScoreDesc, 1)
+		if err := s.AddToGroups(ctx, a.ID, "g0", "extra", "more", "extra"); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("AddToGroups past the limit = %v, want ErrInvalidArgument", err)
+		}
+		if n, err := s.GroupCount(ctx, "extra"); err != nil || n != 0 {
+			t.Fatalf("GroupCount after a refused addition = %d, %v", n, err)
+		}
+		if gs, err := s.Groups(ctx, a.ID); err != nil || len(gs) != MaxArticleGroups-1 {
+			t.Fatalf("Groups after a refused addition = %d groups, %v", len(gs), err)
+		}
+		// Up to the limit, repeats and groups the article is in count once.
+		if err := s.AddToGroups(ctx, a.ID, "g0", "extra", "extra", "g1"); err != nil {
+			t.Fatal(err)
+		}
+		if got := pageIDs(mustGroupPage(t, s, "extra", ScoreDesc, 1)); fmt.Sprint(got) != "[1]" {
+			t.Fatalf("group page at the limit = %v, want [1]", got)
+		}
+	})
+}
+
+// TestDeleteLeavesNothing deletes an article that is voted on, grouped and
+// cached in every ordering, then scans every key of the store for any
+// mention of it.
+func TestDeleteLeavesNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, optionalOrders)
+		keep := mustPost(t, s, "p", "keep")
+		gone := mustPost(t, s, "p", "gone")
+		for _, a := range []Article{keep, gone} {
+			mustVote(t, s, "u", a.ID, Downvote)
+			if err := s.AddToGroups(ctx, a.ID, "g1", "g2"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, order := range allOrders {
+			mustGroupPage(t, s, "g1", order, 1)
+			mustGroupPage(t, s, "g2", order, 1)
+		}
+		if err := s.Delete(ctx, gone.ID); err != nil {
+			t.Fatal(err)
+		}
+		m := member(gone.ID)
+		for _, k := range b.storeKeys(t, s) {
+			if strings.HasSuffix(k, ":"+gone.ID) {
+				t.Errorf("key %s is left", k)
+			}
+			switch b.do(t, "TYPE", k) {
+			case "zset":
+				if b.do(t, "ZSCORE", k, m) != nil {
+					t.Errorf("zset %s still holds %s", k, m)
+				}
+			case "set":
+				if b.do(t, "SISMEMBER", k, m).(int64) != 0 {
+					t.Errorf("set %s still holds %s", k, m)
+				}
+			}
+		}
+		if _, err := s.Groups(ctx, gone.ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Groups after Delete: %v", err)
+		}
+		for _, order := range allOrders {
+			if got := pageIDs(mustGroupPage(t, s, "g2", order, 1)); fmt.Sprint(got) != "[1]" {
+				t.Errorf("group page %v after Delete = %v, want [1]", order, got)
+			}
+		}
+		checkInvariant(t, s, 432, []string{keep.ID}, []string{"p", "u"})
+	})
+}
