@@ -1019,3 +1019,193 @@ func TestGroupBuildSlowLog(t *testing.T) {
 		}
 	}
 }
+
+// The group benchmarks run on a redis-server of their own
+// (internal/redistest), which holds nothing else, and report what Redis
+// spent besides the client's time: see BENCHMARKS.md, "Group pages".
+
+// scriptStats returns the calls of EVALSHA and EVAL on srv and the time
+// Redis spent in them, from INFO commandstats.
+func scriptStats(tb testing.TB, srv *redistest.Server) (calls int64, spent time.Duration) {
+	tb.Helper()
+	info, err := redis.String(srv.Do("INFO", "commandstats"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		name, stats, _ := strings.Cut(line, ":")
+		if name != "cmdstat_evalsha" && name != "cmdstat_eval" {
+			continue
+		}
+		for _, f := range strings.Split(stats, ",") {
+			k, v, _ := strings.Cut(f, "=")
+			n, _ := strconv.ParseInt(v, 10, 64)
+			switch k {
+			case "calls":
+				calls += n
+			case "usec":
+				spent += time.Duration(n) * time.Microsecond
+			}
+		}
+	}
+	return calls, spent
+}
+
+// serverDo runs a command on srv and fails tb on an error.
+func serverDo(tb testing.TB, srv *redistest.Server, cmd string, args ...interface{}) interface{} {
+	tb.Helper()
+	v, err := srv.Do(cmd, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", cmd, err)
+	}
+	return v
+}
+
+// BenchmarkGroupVote measures a vote on an article in 0, 1, 3 and 10
+// groups of 200 articles, each with warm caches in every ordering the
+// store keeps: with the default orders (score and time) and with all
+// four optional ones. redis-µs/vote is the time Redis spent in the vote
+// script, per vote (INFO commandstats); every vote changes the article's
+// score, so every one moves it in the caches of its groups.
+func BenchmarkGroupVote(b *testing.B) {
+	srv := redistest.Start(b)
+	be := newBackend(b, "redis", srv.Addr, nil)
+	users := make([]string, 400)
+	for i := range users {
+		users[i] = fmt.Sprintf("user%06d", i)
+	}
+	for _, set := range []struct {
+		name   string
+		orders []Option
+	}{{"orders=default", nil}, {"orders=all", []Option{optionalOrders}}} {
+		for _, n := range []int{0, 1, 3, 10} {
+			b.Run(fmt.Sprintf("%s/groups=%d", set.name, n), func(b *testing.B) {
+				s, clock := newStore(b, be, append(set.orders, WithGroupCacheTTL(0))...)
+				var groups []string
+				for g := 0; g < 10; g++ {
+					groups = append(groups, "g"+strconv.Itoa(g))
+					postGroup(b, be, s, clock, groups[g], 200)
+				}
+				a := mustPost(b, s, "poster", "voted")
+				if err := s.AddToGroups(ctx, a.ID, groups[:n]...); err != nil {
+					b.Fatal(err)
+				}
+				for _, g := range groups {
+					for o := range allOrders {
+						if order := Order(o); !order.optional() || s.enabled[order] {
+							mustGroupPage(b, s, g, order, 1)
+						}
+					}
+				}
+				h := &hooks{}
+				hook(s, h)
+				calls, spent := scriptStats(b, srv)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					// Each user votes up, then switches down, then up...
+					v := Upvote
+					if i/len(users)%2 == 1 {
+						v = Downvote
+					}
+					if _, err := s.Vote(ctx, users[i%len(users)], a.ID, v); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				calls2, spent2 := scriptStats(b, srv)
+				if calls2-calls != int64(b.N) {
+					b.Fatalf("%d script calls for %d votes", calls2-calls, b.N)
+				}
+				b.ReportMetric(float64((spent2-spent).Microseconds())/float64(b.N), "redis-µs/vote")
+				b.ReportMetric(float64(h.trips.Load())/float64(b.N), "roundtrips/op")
+			})
+		}
+	}
+}
+
+// BenchmarkGroupBuild measures the cold read of a group page of 10,000,
+// 100,000 and 1,000,000 members (bigGroup): the whole build, a step of
+// 500 members per round trip, and the page. Per build it reports the
+// steps, the time Redis spent in them (redis-ms/op), and the longest
+// single script in the slow log (max-script-ms). After the builds it lets
+// the cache expire and reports how long the server took to free it, from
+// LATENCY LATEST expire-del (expire-ms), and the same with
+// lazyfree-lazy-expire yes (lazy-expire-ms).
+func BenchmarkGroupBuild(b *testing.B) {
+	srv := redistest.Start(b)
+	be := newBackend(b, "redis", srv.Addr, nil)
+	serverDo(b, srv, "CONFIG", "SET", "slowlog-log-slower-than", 100) // µs: every step, few commands within one
+	serverDo(b, srv, "CONFIG", "SET", "slowlog-max-len", 100000)
+	serverDo(b, srv, "CONFIG", "SET", "latency-monitor-threshold", 1) // ms
+	for _, size := range []int{10_000, 100_000, 1_000_000} {
+		s, _ := newStore(b, be)
+		ids := bigGroupIDs(size)
+		bigGroup(b, be, s, "g", ids)
+		var steps atomic.Int64
+		hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) == "group_page" {
+				steps.Add(1)
+			}
+			return v, err
+		}})
+		cache := s.keys.cacheKey("g", "score")
+		// drop removes the cache and waits until the server has freed it.
+		drop := func() {
+			serverDo(b, srv, "UNLINK", cache)
+			for {
+				info, _ := redis.String(srv.Do("INFO", "memory"))
+				if strings.Contains(info, "lazyfree_pending_objects:0\r\n") {
+					return
+				}
+				time.Sleep(time.Millisecond)
+			}
+		}
+		// expire lets the cache expire, and returns how long its
+		// deletion stalled the server.
+		expire := func() float64 {
+			serverDo(b, srv, "LATENCY", "RESET")
+			serverDo(b, srv, "PEXPIRE", cache, 1)
+			time.Sleep(300 * time.Millisecond) // the server's active expiry runs 10 times a second
+			if n, _ := redis.Int(srv.Do("EXISTS", cache)); n != 0 {
+				b.Fatal("the cache did not expire")
+			}
+			events, _ := redis.Values(srv.Do("LATENCY", "LATEST"))
+			for _, e := range events {
+				f, _ := redis.Values(e, nil)
+				if name, _ := redis.String(f[0], nil); name == "expire-del" {
+					ms, _ := redis.Int64(f[3], nil) // the highest
+					return float64(ms)
+				}
+			}
+			return 0 // under the 1 ms threshold
+		}
+		b.Run(fmt.Sprintf("members=%d", size), func(b *testing.B) {
+			serverDo(b, srv, "SLOWLOG", "RESET")
+			steps.Store(0)
+			calls, spent := scriptStats(b, srv)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				drop()
+				b.StartTimer()
+				if page := mustGroupPage(b, s, "g", ScoreDesc, 1); len(page) != s.pageSize || page[0].ID != ids[0] {
+					b.Fatalf("page %v", pageIDs(page))
+				}
+			}
+			b.StopTimer()
+			calls2, spent2 := scriptStats(b, srv)
+			if calls2-calls != steps.Load() {
+				b.Fatalf("%d scripts ran, %d group_page calls", calls2-calls, steps.Load())
+			}
+			longest, _ := slowestScript(b, srv)
+			b.ReportMetric(float64(steps.Load())/float64(b.N), "steps/op")
+			b.ReportMetric(float64((spent2-spent).Microseconds())/1000/float64(b.N), "redis-ms/op")
+			b.ReportMetric(float64(longest.Microseconds())/1000, "max-script-ms")
+			b.ReportMetric(expire(), "expire-ms")
+			serverDo(b, srv, "CONFIG", "SET", "lazyfree-lazy-expire", "yes")
+			mustGroupPage(b, s, "g", ScoreDesc, 1)
+			b.ReportMetric(expire(), "lazy-expire-ms")
+			serverDo(b, srv, "CONFIG", "SET", "lazyfree-lazy-expire", "no")
+		})
+	}
+}
