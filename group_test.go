@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -994,10 +996,12 @@ func bigGroupIDs(n int) []string {
 
 // TestGroupBuildSlowLog builds cold caches of groups of 100,000 and
 // 1,000,000 members on a redis-server of its own and checks its slow log:
-// no script the store ran took over 10 ms. A step takes a few ms, but on
-// a shared machine a preempted server stretches some, so a size passes
-// when one of three builds has no script over 10 ms. It takes about a
-// minute and 1 GB of memory in Redis, so -short skips it.
+// no script the store ran took over 10 ms. A step takes a few ms, but a
+// server that loses its core to other processes stretches some, so a
+// size passes when one of three builds has no script over 10 ms; on a
+// machine loaded beyond its cores it only checks the median script, and
+// skips. It takes about a minute and 1 GB of memory in Redis, so -short
+// skips it.
 func TestGroupBuildSlowLog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a group of a million members")
@@ -1010,13 +1014,14 @@ func TestGroupBuildSlowLog(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	do("CONFIG", "SET", "slowlog-log-slower-than", 1000) // µs
-	do("CONFIG", "SET", "slowlog-max-len", 10000)
+	do("CONFIG", "SET", "slowlog-log-slower-than", 100) // µs: every step, few commands within one
+	do("CONFIG", "SET", "slowlog-max-len", 100000)
+	var overloaded []string
 	for _, size := range []int{100_000, 1_000_000} {
 		s, _ := newStore(t, b)
 		ids := bigGroupIDs(size)
 		bigGroup(t, b, s, "g", ids)
-		var slowest []time.Duration
+		var slowest, medians []time.Duration
 		for try := 0; try < 3; try++ {
 			do("UNLINK", s.keys.cacheKey("g", "score"))
 			do("SLOWLOG", "RESET")
@@ -1024,15 +1029,45 @@ func TestGroupBuildSlowLog(t *testing.T) {
 			if got, want := pageIDs(page), ids[:s.pageSize]; fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("%d members: page %v, want %v", size, got, want)
 			}
-			longest := quantile(scriptTimes(t, srv), 1)
-			if slowest = append(slowest, longest); longest <= 10*time.Millisecond {
+			times := scriptTimes(t, srv)
+			slowest = append(slowest, quantile(times, 1))
+			medians = append(medians, quantile(times, 0.5))
+			if quantile(times, 1) <= 10*time.Millisecond {
 				break
 			}
 		}
-		if len(slowest) == 3 {
+		if len(slowest) < 3 {
+			continue
+		}
+		if min(medians[0], medians[1], medians[2]) > 10*time.Millisecond {
+			t.Errorf("%d members: the median script of each of three builds took %v", size, medians)
+		} else if load, ok := loadPerCPU(); ok && load > 1 {
+			overloaded = append(overloaded, fmt.Sprintf("%d members: the slowest script of each of three builds took %v (load %.1f per CPU)", size, slowest, load))
+		} else {
 			t.Errorf("%d members: the slowest script of each of three builds took %v", size, slowest)
 		}
 	}
+	if len(overloaded) > 0 {
+		t.Skipf("machine overloaded: %s", strings.Join(overloaded, "; "))
+	}
+}
+
+// loadPerCPU returns the one-minute load average per CPU, where the
+// system tells (/proc/loadavg).
+func loadPerCPU() (float64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0, false
+	}
+	load, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return 0, false
+	}
+	return load / float64(runtime.NumCPU()), true
 }
 
 // The group benchmarks run on a redis-server of their own
