@@ -1181,7 +1181,8 @@ func BenchmarkGroupVote(b *testing.B) {
 // step that copies members is over its threshold of 100 µs). After the builds it lets
 // the cache expire and reports how long the server took to free it, from
 // LATENCY LATEST expire-del (expire-ms), and the same with
-// lazyfree-lazy-expire yes (lazy-expire-ms).
+// lazyfree-lazy-expire yes (lazy-expire-ms); and the memory the cache
+// held, from INFO memory (cache-B/member).
 func BenchmarkGroupBuild(b *testing.B) {
 	srv := redistest.Start(b)
 	be := newBackend(b, "redis", srv.Addr, nil)
@@ -1211,9 +1212,23 @@ func BenchmarkGroupBuild(b *testing.B) {
 				time.Sleep(time.Millisecond)
 			}
 		}
+		// usedMemory returns INFO memory used_memory.
+		usedMemory := func() int64 {
+			info, _ := redis.String(srv.Do("INFO", "memory"))
+			_, v, _ := strings.Cut(info, "\r\nused_memory:")
+			v, _, _ = strings.Cut(v, "\r\n")
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				b.Fatalf("used_memory: %v", err)
+			}
+			return n
+		}
+		var freed int64 // by the last expiry
 		// expire lets the cache expire, and returns how long its
 		// deletion stalled the server.
 		expire := func() float64 {
+			before := usedMemory()
+			defer func() { freed = before - usedMemory() }()
 			serverDo(b, srv, "LATENCY", "RESET")
 			serverDo(b, srv, "PEXPIRE", cache, 1)
 			time.Sleep(300 * time.Millisecond) // the server's active expiry runs 10 times a second
@@ -1259,6 +1274,7 @@ func BenchmarkGroupBuild(b *testing.B) {
 			b.ReportMetric(ms(quantile(times, 0.99)), "p99-script-ms")
 			b.ReportMetric(ms(quantile(times, 1)), "max-script-ms")
 			b.ReportMetric(expire(), "expire-ms")
+			b.ReportMetric(float64(freed)/float64(size), "cache-B/member")
 			serverDo(b, srv, "CONFIG", "SET", "lazyfree-lazy-expire", "yes")
 			mustGroupPage(b, s, "g", ScoreDesc, 1)
 			b.ReportMetric(expire(), "lazy-expire-ms")
