@@ -1022,7 +1022,8 @@ func TestGroupBuildSlowLog(t *testing.T) {
 		ids := bigGroupIDs(size)
 		bigGroup(t, b, s, "g", ids)
 		var slowest, medians []time.Duration
-		for try := 0; try < 3; try++ {
+		passed := false
+		for try := 0; try < 3 && !passed; try++ {
 			do("UNLINK", s.keys.cacheKey("g", "score"))
 			do("SLOWLOG", "RESET")
 			page := mustGroupPage(t, s, "g", ScoreDesc, 1)
@@ -1032,11 +1033,9 @@ func TestGroupBuildSlowLog(t *testing.T) {
 			times := scriptTimes(t, srv)
 			slowest = append(slowest, quantile(times, 1))
 			medians = append(medians, quantile(times, 0.5))
-			if quantile(times, 1) <= 10*time.Millisecond {
-				break
-			}
+			passed = quantile(times, 1) <= 10*time.Millisecond
 		}
-		if len(slowest) < 3 {
+		if passed {
 			continue
 		}
 		if min(medians[0], medians[1], medians[2]) > 10*time.Millisecond {
