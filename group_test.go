@@ -658,7 +658,7 @@ func TestGroupCacheKeysExpire(t *testing.T) {
 // read rebuilds it exactly, and that every read renews its TTL.
 func TestGroupCacheExpiry(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		const ttl = 300 * time.Millisecond
+		const ttl = 400 * time.Millisecond
 		s, _ := newStore(t, b, WithGroupCacheTTL(ttl))
 		ref := wholeStore(t, b, s)
 		members := map[string]bool{}
@@ -671,14 +671,14 @@ func TestGroupCacheExpiry(t *testing.T) {
 		}
 		key := s.keys.cacheKey("g", "score")
 		mustGroupPage(t, s, "g", ScoreDesc, 1)
-		b.elapse(ttl / 2)
+		b.elapse(ttl / 4)
 		left := b.ttl(t, key)
 		mustGroupPage(t, s, "g", ScoreAsc, 1)
 		if renewed := b.ttl(t, key); left <= 0 || renewed <= left {
 			t.Fatalf("PTTL %v before a read, %v after: want it renewed", left, renewed)
 		}
 
-		b.elapse(ttl + ttl/2)
+		b.elapse(ttl + ttl/4)
 		if n, _ := redis.Int(b.do(t, "EXISTS", key), nil); n != 0 {
 			t.Fatal("the cache outlived its TTL unread")
 		}
