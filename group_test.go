@@ -469,7 +469,9 @@ func TestGroupReadDuringBuild(t *testing.T) {
 				t.Errorf("cache %s being built has PTTL %v", cache, got)
 			}
 			copied, pending := split(cache)
-			for kind, id := range map[string]string{"copied": copied, "pending": pending} {
+			targets := []struct{ kind, id string }{{"copied", copied}, {"pending", pending}}
+			for _, tg := range targets {
+				kind, id := tg.kind, tg.id
 				if id == "" {
 					continue
 				}
@@ -499,7 +501,8 @@ func TestGroupReadDuringBuild(t *testing.T) {
 			// members, so removing a member the build has passed would
 			// make it skip another (Redis's cursor has no such flaw): there
 			// only members the build has yet to reach are removed.
-			for kind, id := range map[string]string{"copied": copied, "pending": pending} {
+			for _, tg := range targets {
+				kind, id := tg.kind, tg.id
 				if id == "" || kind == "copied" && b.mr != nil {
 					continue
 				}
