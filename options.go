@@ -71,9 +71,16 @@ func WithVoteWindow(d time.Duration) Option {
 // WithGroupCacheTTL sets how long a group's cached page in one ordering
 // lives after its last read. Every mutation keeps cached pages exact, so
 // the TTL does not make pages stale: it only returns the memory of groups
-// nobody reads, whose next read rebuilds the cache. Default 60s. It is
+// nobody reads, whose next read rebuilds the cache. A cache being built
+// lives at least 10s after each build step, whatever the TTL, so a TTL
+// shorter than a round trip cannot stall a build. Default 60s. It is
 // counted in whole milliseconds; a TTL of zero or less keeps caches for
 // good; from zero to one millisecond (exclusive) is rejected.
+//
+// Redis frees an expired cache in one go, which stalls it for about 20 ms
+// at 100,000 members and 300 ms at a million (BENCHMARKS.md), unless it
+// runs with lazyfree-lazy-expire yes, which frees it in the background:
+// stores with groups that large want that setting, or caches kept for good.
 func WithGroupCacheTTL(d time.Duration) Option {
 	return func(c *config) { c.cacheTTL = d }
 }

@@ -16,6 +16,7 @@ local ttl, step = tonumber(ARGV[5]), ARGV[6]
 -- current (lib.lua vote, group_add, group_remove, delete), so members the
 -- scan has passed stay exact, and members it has yet to reach are copied
 -- with their values of that moment. Concurrent readers share one build.
+local BUILD_TTL = 10000 -- ms: the least a cache being built lives after a step
 if redis.call('EXISTS', groupKey) == 0 then
   return {OK}
 end
@@ -40,7 +41,14 @@ if marker ~= '#' then
   if cursor == '0' then cursor = '' end
   redis.call('ZADD', cacheKey, '-inf', '#' .. cursor)
   if ttl > 0 then
-    redis.call('PEXPIRE', cacheKey, ttl)
+    -- A cache being built lives at least BUILD_TTL after its last step,
+    -- so a TTL shorter than the pause between two steps cannot make
+    -- every step start the build over; the complete cache gets ttl.
+    if cursor ~= '' then
+      redis.call('PEXPIRE', cacheKey, math.max(ttl, BUILD_TTL))
+    else
+      redis.call('PEXPIRE', cacheKey, ttl)
+    end
   end
   if cursor ~= '' then
     return {BUILDING}
