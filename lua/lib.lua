@@ -152,6 +152,11 @@ local function vote(k, id, user, new, now)
     end
   end
   expect(k.by .. 'score', 'zset')
+  if has(orders, 'top') then
+    for _, size in ipairs(BUCKETS) do
+      expect(bucket(k.bucket, size, posted), 'zset')
+    end
+  end
 
   if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
   if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
