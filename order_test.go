@@ -874,3 +874,53 @@ func TestCount(t *testing.T) {
 		}
 	})
 }
+
+// TestOrderKeysForeign checks that a foreign value at one of the optional
+// orders' keys fails Post, Vote and Delete before they write anything.
+func TestOrderKeysForeign(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		bucketKey := func(s *Store, size int64) string {
+			return s.keys.topBucket + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(epoch.Unix()/size, 10)
+		}
+		for _, c := range []struct {
+			name string
+			key  func(s *Store) string
+		}{
+			{"by:top", func(s *Store) string { return s.keys.orderingKey("top") }},
+			{"by:controversial", func(s *Store) string { return s.keys.orderingKey("controversial") }},
+			{"top:600", func(s *Store) string { return bucketKey(s, 600) }},
+			{"top:86400", func(s *Store) string { return bucketKey(s, 86400) }},
+		} {
+			s, _ := newStore(t, b, WithOrders(optionalOrders...))
+			a := mustPost(t, s, "p", "t")
+			if err := s.AddToGroups(ctx, a.ID, "g"); err != nil {
+				t.Fatal(err)
+			}
+			key := c.key(s)
+			b.do(t, "DEL", key)
+			b.do(t, "SET", key, "foreign")
+			if _, err := s.Post(ctx, "p", "u", ""); err == nil {
+				t.Errorf("%s: Post succeeded", c.name)
+			}
+			if _, err := s.Vote(ctx, "u", a.ID, Downvote); err == nil {
+				t.Errorf("%s: Vote succeeded", c.name)
+			}
+			if err := s.Delete(ctx, a.ID); err == nil {
+				t.Errorf("%s: Delete succeeded", c.name)
+			}
+			got, err := s.Article(ctx, a.ID)
+			if err != nil || got != a {
+				t.Errorf("%s: article after the failures = %+v, %v; want %+v", c.name, got, err, a)
+			}
+			if v, err := s.VoteOf(ctx, "u", a.ID); err != nil || v != NoVote {
+				t.Errorf("%s: vote of u = %v, %v", c.name, v, err)
+			}
+			if n, err := s.GroupCount(ctx, "g"); err != nil || n != 1 {
+				t.Errorf("%s: group count = %d, %v", c.name, n, err)
+			}
+			if list, err := s.Articles(ctx, TimeDesc, 1); err != nil || !sameIDs(list, []Article{a}) {
+				t.Errorf("%s: articles = %v, %v", c.name, idList(list), err)
+			}
+		}
+	})
+}
