@@ -15,11 +15,11 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// allOrders is every Order constant; optionalOrders the ones WithOrders
+// everyOrder is every Order constant; extraOrders the ones WithOrders
 // enables.
 var (
-	allOrders      = []Order{ScoreDesc, ScoreAsc, TimeDesc, TimeAsc, Top, Hot, Best, Controversial}
-	optionalOrders = []Order{Top, Hot, Best, Controversial}
+	everyOrder  = []Order{ScoreDesc, ScoreAsc, TimeDesc, TimeAsc, Top, Hot, Best, Controversial}
+	extraOrders = []Order{Top, Hot, Best, Controversial}
 )
 
 func TestOrderText(t *testing.T) {
@@ -78,7 +78,7 @@ func TestOrderJSON(t *testing.T) {
 		Order Order `json:"order"`
 		Page  int   `json:"page"`
 	}
-	for _, o := range allOrders {
+	for _, o := range everyOrder {
 		b, err := json.Marshal(query{o, 2})
 		if err != nil {
 			t.Fatal(err)
@@ -232,9 +232,9 @@ func checkStored(t testing.TB, b *backend, s *Store, list []Article, weight floa
 	}
 }
 
-// readAll reads pages from 1 until an empty one and returns them joined;
+// readPages reads pages from 1 until an empty one and returns them joined;
 // every page but the last non-empty one must be full.
-func readAll(t testing.TB, size int, read func(page int) ([]Article, error)) []Article {
+func readPages(t testing.TB, size int, read func(page int) ([]Article, error)) []Article {
 	t.Helper()
 	var all []Article
 	for page := 1; ; page++ {
@@ -252,7 +252,7 @@ func readAll(t testing.TB, size int, read func(page int) ([]Article, error)) []A
 	}
 }
 
-func idList(list []Article) []string {
+func idsOf(list []Article) []string {
 	out := make([]string, len(list))
 	for i, a := range list {
 		out[i] = a.ID
@@ -261,11 +261,11 @@ func idList(list []Article) []string {
 }
 
 func sameIDs(a, b []Article) bool {
-	return strings.Join(idList(a), " ") == strings.Join(idList(b), " ")
+	return strings.Join(idsOf(a), " ") == strings.Join(idsOf(b), " ")
 }
 
-// in returns the articles of list whose ids are in set, in list's order.
-func in(list []Article, set map[string]bool) []Article {
+// restrictTo returns the articles of list whose ids are in set, in list's order.
+func restrictTo(list []Article, set map[string]bool) []Article {
 	var out []Article
 	for _, a := range list {
 		if set[a.ID] {
@@ -281,19 +281,19 @@ func in(list []Article, set map[string]bool) []Article {
 // want is the set of live article ids, groups each group's members.
 func checkAllOrders(t *testing.T, b *backend, s *Store, size int, weight float64, want map[string]bool, groups map[string]map[string]bool) {
 	t.Helper()
-	for _, o := range allOrders {
-		all := readAll(t, size, func(page int) ([]Article, error) { return s.Articles(ctx, o, page) })
-		if len(all) != len(want) || len(in(all, want)) != len(want) {
-			t.Fatalf("%v: articles %v, want the %d of %v", o, idList(all), len(want), want)
+	for _, o := range everyOrder {
+		all := readPages(t, size, func(page int) ([]Article, error) { return s.Articles(ctx, o, page) })
+		if len(all) != len(want) || len(restrictTo(all, want)) != len(want) {
+			t.Fatalf("%v: articles %v, want the %d of %v", o, idsOf(all), len(want), want)
 		}
 		checkOrder(t, o, all, weight)
 		if o == ScoreDesc {
-			checkStored(t, b, s, all, weight, optionalOrders)
+			checkStored(t, b, s, all, weight, extraOrders)
 		}
 		for g, members := range groups {
-			got := readAll(t, size, func(page int) ([]Article, error) { return s.GroupArticles(ctx, g, o, page) })
-			if w := in(all, members); !sameIDs(got, w) {
-				t.Errorf("group %s in %v: %v, want %v", g, o, idList(got), idList(w))
+			got := readPages(t, size, func(page int) ([]Article, error) { return s.GroupArticles(ctx, g, o, page) })
+			if w := restrictTo(all, members); !sameIDs(got, w) {
+				t.Errorf("group %s in %v: %v, want %v", g, o, idsOf(got), idsOf(w))
 			}
 		}
 	}
@@ -415,21 +415,21 @@ func TestOrderTies(t *testing.T) {
 			mustVote(t, s, "u", id, Downvote)
 			mustVote(t, s, "u", id, NoVote)
 		}
-		for _, o := range allOrders {
+		for _, o := range everyOrder {
 			want := desc
 			if _, d := o.ordering(); !d {
 				want = asc
 			}
-			all := readAll(t, 5, func(page int) ([]Article, error) { return s.Articles(ctx, o, page) })
-			if got := idList(all); o == TimeAsc || o == ScoreAsc {
+			all := readPages(t, 5, func(page int) ([]Article, error) { return s.Articles(ctx, o, page) })
+			if got := idsOf(all); o == TimeAsc || o == ScoreAsc {
 				if strings.Join(got[1:], " ") != strings.Join(want, " ") {
 					t.Errorf("%v: %v, want 1 then %v", o, got, want)
 				}
 			} else if strings.Join(got[:len(got)-1], " ") != strings.Join(want, " ") {
 				t.Errorf("%v: %v, want %v then 1", o, got, want)
 			}
-			group := readAll(t, 5, func(page int) ([]Article, error) { return s.GroupArticles(ctx, "g", o, page) })
-			if got := idList(group); strings.Join(got, " ") != strings.Join(want, " ") {
+			group := readPages(t, 5, func(page int) ([]Article, error) { return s.GroupArticles(ctx, "g", o, page) })
+			if got := idsOf(group); strings.Join(got, " ") != strings.Join(want, " ") {
 				t.Errorf("group in %v: %v, want %v", o, got, want)
 			}
 		}
@@ -440,8 +440,8 @@ func TestOrderTies(t *testing.T) {
 			{time.Second, desc},                         // the buckets
 			{48 * time.Hour, append(desc[:11:11], "1")}, // the shortcut
 		} {
-			top := readAll(t, 5, func(page int) ([]Article, error) { return s.TopSince(ctx, c.d, page) })
-			if got := idList(top); strings.Join(got, " ") != strings.Join(c.want, " ") {
+			top := readPages(t, 5, func(page int) ([]Article, error) { return s.TopSince(ctx, c.d, page) })
+			if got := idsOf(top); strings.Join(got, " ") != strings.Join(c.want, " ") {
 				t.Errorf("TopSince(%v): %v, want %v", c.d, got, c.want)
 			}
 		}
@@ -468,7 +468,7 @@ func TestOrdersDisabled(t *testing.T) {
 					}
 					clock.Add(time.Hour)
 				}
-				for _, o := range allOrders {
+				for _, o := range everyOrder {
 					if _, err := s.GroupArticles(ctx, "g", o, 1); err != nil && !errors.Is(err, ErrInvalidArgument) {
 						t.Fatal(err)
 					}
@@ -479,7 +479,7 @@ func TestOrdersDisabled(t *testing.T) {
 				if err := s.RemoveFromGroups(ctx, "3", "g"); err != nil {
 					t.Fatal(err)
 				}
-				for _, o := range optionalOrders {
+				for _, o := range extraOrders {
 					_, err1 := s.Articles(ctx, o, 1)
 					_, err2 := s.GroupArticles(ctx, "g", o, 1)
 					if on[o] != (err1 == nil) || on[o] != (err2 == nil) {
@@ -493,7 +493,7 @@ func TestOrdersDisabled(t *testing.T) {
 					t.Errorf("TopSince with Top enabled %v: %v", on[Top], err)
 				}
 				for _, key := range b.storeKeys(t, s) {
-					for _, o := range optionalOrders {
+					for _, o := range extraOrders {
 						name, _ := o.ordering()
 						if !on[o] && (key == s.keys.orderingKey(name) || strings.HasPrefix(key, s.keys.cache+name+":")) {
 							t.Errorf("key %s of disabled %v", key, o)
@@ -513,7 +513,7 @@ func TestOrdersDisabled(t *testing.T) {
 // it or reads it.
 func TestOrdersPerArticle(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		with, clock := newStore(t, b, WithOrders(optionalOrders...))
+		with, clock := newStore(t, b, WithOrders(extraOrders...))
 		without, err := New(with.pool, WithKeyPrefix(with.keys.prefix), WithClock(clock.Now))
 		if err != nil {
 			t.Fatal(err)
@@ -542,13 +542,13 @@ func TestOrdersPerArticle(t *testing.T) {
 		if err != nil || got.Upvotes != 3 || got.Downvotes != 3 {
 			t.Fatalf("article = %+v, %v", got, err)
 		}
-		checkStored(t, b, with, []Article{got}, DefaultVoteWeight, optionalOrders)
+		checkStored(t, b, with, []Article{got}, DefaultVoteWeight, extraOrders)
 		cs, err := with.Article(ctx, c.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkStored(t, b, with, []Article{cs}, DefaultVoteWeight, nil)
-		for _, o := range optionalOrders {
+		for _, o := range extraOrders {
 			for _, group := range []bool{false, true} {
 				list, err := with.Articles(ctx, o, 1)
 				if group {
@@ -578,9 +578,9 @@ func TestOrdersPerArticle(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkNoTrace(t, b, with, []string{a.ID, c.ID}, map[string]bool{c.ID: true}, map[string]map[string]bool{"g": {c.ID: true}})
-		for _, o := range optionalOrders {
+		for _, o := range extraOrders {
 			if list, err := with.Articles(ctx, o, 1); err != nil || len(list) != 0 {
-				t.Errorf("%v after the delete: %v, %v", o, idList(list), err)
+				t.Errorf("%v after the delete: %v, %v", o, idsOf(list), err)
 			}
 		}
 	})
@@ -621,11 +621,11 @@ func checkTopSince(t testing.TB, s *Store, all []Article, now time.Time, d time.
 		}
 		want := topSinceModel(t, all, now, d, page, size)
 		if len(got) != len(want) {
-			t.Fatalf("TopSince(%v, %d) at %v: %v, want %v", d, page, now.Format(time.RFC3339Nano), idList(got), idList(want))
+			t.Fatalf("TopSince(%v, %d) at %v: %v, want %v", d, page, now.Format(time.RFC3339Nano), idsOf(got), idsOf(want))
 		}
 		for i := range got {
 			if got[i] != want[i] {
-				t.Fatalf("TopSince(%v, %d) at %v: %v, want %v", d, page, now.Format(time.RFC3339Nano), idList(got), idList(want))
+				t.Fatalf("TopSince(%v, %d) at %v: %v, want %v", d, page, now.Format(time.RFC3339Nano), idsOf(got), idsOf(want))
 			}
 		}
 		if len(got) == 0 {
@@ -678,14 +678,14 @@ func TestTopSinceEdges(t *testing.T) {
 			} {
 				got, err := s.TopSince(ctx, p.d, 1)
 				if err != nil || !sameIDs(got, p.want) || len(got) > 0 && got[0] != after {
-					t.Errorf("%s: TopSince(%v) = %v, %v; want %v", c.name, p.d, idList(got), err, idList(p.want))
+					t.Errorf("%s: TopSince(%v) = %v, %v; want %v", c.name, p.d, idsOf(got), err, idsOf(p.want))
 				}
 			}
 			// A clock a fraction past the second moves the start by that
 			// fraction.
 			clock.Set(now.Add(time.Second / 4))
 			if got, err := s.TopSince(ctx, d, 1); err != nil || !sameIDs(got, []Article{after}) {
-				t.Errorf("%s: TopSince(%v) a quarter second later = %v, %v; want %s", c.name, d, idList(got), err, after.ID)
+				t.Errorf("%s: TopSince(%v) a quarter second later = %v, %v; want %s", c.name, d, idsOf(got), err, after.ID)
 			}
 		}
 	})
@@ -721,7 +721,7 @@ func TestTopSince(t *testing.T) {
 			}
 		}
 		clock.Set(now)
-		all := readAll(t, size, func(page int) ([]Article, error) { return s.Articles(ctx, TimeDesc, page) })
+		all := readPages(t, size, func(page int) ([]Article, error) { return s.Articles(ctx, TimeDesc, page) })
 		if len(all) != len(times) {
 			t.Fatalf("%d articles, want %d", len(all), len(times))
 		}
@@ -768,9 +768,9 @@ func TestTopSinceDepth(t *testing.T) {
 			mustVote(t, s, "u"+strconv.Itoa(rng.Intn(3)), ids[rng.Intn(len(ids))], VoteType(rng.Intn(3)-1))
 		}
 		now := clock.Now()
-		all := readAll(t, size, func(page int) ([]Article, error) { return s.Articles(ctx, TimeDesc, page) })
+		all := readPages(t, size, func(page int) ([]Article, error) { return s.Articles(ctx, TimeDesc, page) })
 		for _, d := range []time.Duration{now.Sub(epoch.Add(-47 * time.Hour)), 100 * time.Hour} { // the buckets; the shortcut
-			got := readAll(t, size, func(page int) ([]Article, error) { return s.TopSince(ctx, d, page) })
+			got := readPages(t, size, func(page int) ([]Article, error) { return s.TopSince(ctx, d, page) })
 			want := topSinceModel(t, all, now, d, 1, MaxTopSince)
 			if len(want) != MaxTopSince || !sameIDs(got, want) {
 				t.Errorf("TopSince(%v): %d articles, want the first %d of %d", d, len(got), len(want), len(all))
@@ -891,7 +891,7 @@ func TestOrderKeysForeign(t *testing.T) {
 			{"top:600", func(s *Store) string { return bucketKey(s, 600) }},
 			{"top:86400", func(s *Store) string { return bucketKey(s, 86400) }},
 		} {
-			s, _ := newStore(t, b, WithOrders(optionalOrders...))
+			s, _ := newStore(t, b, WithOrders(extraOrders...))
 			a := mustPost(t, s, "p", "t")
 			if err := s.AddToGroups(ctx, a.ID, "g"); err != nil {
 				t.Fatal(err)
@@ -919,7 +919,7 @@ func TestOrderKeysForeign(t *testing.T) {
 				t.Errorf("%s: group count = %d, %v", c.name, n, err)
 			}
 			if list, err := s.Articles(ctx, TimeDesc, 1); err != nil || !sameIDs(list, []Article{a}) {
-				t.Errorf("%s: articles = %v, %v", c.name, idList(list), err)
+				t.Errorf("%s: articles = %v, %v", c.name, idsOf(list), err)
 			}
 		}
 	})
