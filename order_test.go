@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/internal/testclock"
 )
 
 // everyOrder is every Order constant; extraOrders the ones WithOrders
@@ -195,6 +198,12 @@ func checkOrder(t testing.TB, o Order, list []Article, weight float64) {
 	}
 }
 
+// topBucketKey is lib.lua's bucket: the TopSince bucket of size seconds
+// that an article posted at posted (Unix seconds, not before 1970) is in.
+func topBucketKey(s *Store, size, posted int64) string {
+	return s.keys.topBucket + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(posted/size, 10)
+}
+
 // checkStored checks the value each article has in the sorted set of
 // each ordering, and in its TopSince buckets where it has Top, against
 // orderValue. orders are the optional orders the articles were posted
@@ -220,7 +229,7 @@ func checkStored(t testing.TB, b *backend, s *Store, list []Article, weight floa
 			}
 		}
 		for _, size := range []int64{600, 86400} {
-			key := s.keys.topBucket + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(a.Posted.Unix()/size, 10)
+			key := topBucketKey(s, size, a.Posted.Unix())
 			v, err := redis.Float64(b.do(t, "ZSCORE", key, m), nil)
 			switch {
 			case !has[Top] && err != redis.ErrNil:
@@ -879,17 +888,14 @@ func TestCount(t *testing.T) {
 // orders' keys fails Post, Vote and Delete before they write anything.
 func TestOrderKeysForeign(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		bucketKey := func(s *Store, size int64) string {
-			return s.keys.topBucket + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(epoch.Unix()/size, 10)
-		}
 		for _, c := range []struct {
 			name string
 			key  func(s *Store) string
 		}{
 			{"by:top", func(s *Store) string { return s.keys.orderingKey("top") }},
 			{"by:controversial", func(s *Store) string { return s.keys.orderingKey("controversial") }},
-			{"top:600", func(s *Store) string { return bucketKey(s, 600) }},
-			{"top:86400", func(s *Store) string { return bucketKey(s, 86400) }},
+			{"top:600", func(s *Store) string { return topBucketKey(s, 600, epoch.Unix()) }},
+			{"top:86400", func(s *Store) string { return topBucketKey(s, 86400, epoch.Unix()) }},
 		} {
 			s, _ := newStore(t, b, WithOrders(extraOrders...))
 			a := mustPost(t, s, "p", "t")
@@ -923,4 +929,437 @@ func TestOrderKeysForeign(t *testing.T) {
 			}
 		}
 	})
+}
+
+// The benchmarks below run on a private redis-server each
+// (internal/redistest), which they skip without; BENCHMARKS.md, section
+// "Orders and TopSince (issue 12)", has their results and how to run them.
+
+// orderMeter measures a private server from its start: the scripts' time
+// and calls (INFO commandstats), its CPU (INFO cpu) and its slow log,
+// which it sets to log every command.
+type orderMeter struct {
+	srv         *redistest.Server
+	calls, usec int64
+	cpu         float64
+}
+
+func startOrderMeter(b *testing.B, srv *redistest.Server) *orderMeter {
+	b.Helper()
+	for _, cmd := range [][]interface{}{
+		{"CONFIG", "SET", "slowlog-log-slower-than", 0},
+		{"CONFIG", "SET", "slowlog-max-len", 1 << 20},
+		{"SLOWLOG", "RESET"},
+	} {
+		if _, err := srv.Do(cmd[0].(string), cmd[1:]...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m := &orderMeter{srv: srv}
+	m.calls, m.usec, m.cpu = orderServerStats(b, srv)
+	return m
+}
+
+// orderServerStats returns the calls and microseconds of EVALSHA and EVAL
+// so far, and the CPU seconds (user and system) of the server.
+func orderServerStats(b *testing.B, srv *redistest.Server) (calls, usec int64, cpu float64) {
+	b.Helper()
+	info, err := redis.String(srv.Do("INFO", "all"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\r\n") {
+		name, v, _ := strings.Cut(line, ":")
+		switch name {
+		case "used_cpu_user", "used_cpu_sys":
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				b.Fatalf("INFO %q: %v", line, err)
+			}
+			cpu += f
+		case "cmdstat_evalsha", "cmdstat_eval":
+			for _, field := range strings.Split(v, ",") {
+				k, n, _ := strings.Cut(field, "=")
+				i, _ := strconv.ParseInt(n, 10, 64)
+				switch k {
+				case "calls":
+					calls += i
+				case "usec":
+					usec += i
+				}
+			}
+		}
+	}
+	return calls, usec, cpu
+}
+
+// report reports per op, since the meter started: the scripts' time
+// (redis-µs/op) and the server's CPU (redis-cpu-µs/op); and the longest
+// script run in the slow log (max-cmd-µs).
+func (m *orderMeter) report(b *testing.B) {
+	b.Helper()
+	calls, usec, cpu := orderServerStats(b, m.srv)
+	n := float64(b.N)
+	b.ReportMetric(float64(usec-m.usec)/n, "redis-µs/op")
+	b.ReportMetric((cpu-m.cpu)*1e6/n, "redis-cpu-µs/op")
+	if calls-m.calls != int64(b.N) {
+		b.Fatalf("%d script calls for %d ops", calls-m.calls, b.N)
+	}
+	entries, err := redis.Values(m.srv.Do("SLOWLOG", "GET", -1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var longest int64
+	for _, e := range entries {
+		f, err := redis.Values(e, nil)
+		if err != nil || len(f) < 4 {
+			b.Fatalf("slow log entry %v: %v", e, err)
+		}
+		us, _ := redis.Int64(f[2], nil)
+		args, _ := redis.Strings(f[3], nil)
+		if len(args) > 0 && (strings.EqualFold(args[0], "EVALSHA") || strings.EqualFold(args[0], "EVAL")) {
+			longest = max(longest, us)
+		}
+	}
+	b.ReportMetric(float64(longest), "max-cmd-µs")
+}
+
+// BenchmarkVoteOrders measures a vote's cost in Redis with no optional
+// order, with Top alone, and with all four, on articles in no group. Each
+// vote changes the user's vote (none to up, later up to down), so every
+// one rewrites every ordering the article has.
+func BenchmarkVoteOrders(b *testing.B) {
+	srv := redistest.Start(b)
+	pool := srv.Pool()
+	defer pool.Close()
+	loadScripts(b, pool)
+	const articles, users = 1000, 100
+	for _, c := range []struct {
+		name   string
+		orders []Order
+	}{{"none", nil}, {"top", []Order{Top}}, {"all", extraOrders}} {
+		s, err := New(pool, WithKeyPrefix("vote-"+c.name), WithClock(testclock.New(epoch).Now), WithOrders(c.orders...))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < articles; i++ {
+			mustPost(b, s, "poster", "t"+strconv.Itoa(i))
+		}
+		next := 0 // the vote to cast next, across the runs of the benchmark
+		b.Run("orders="+c.name, func(b *testing.B) {
+			m := startOrderMeter(b, srv)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				id := strconv.Itoa(next%articles + 1)
+				user := "user" + strconv.Itoa(next/articles%users)
+				v := Upvote
+				if next/(articles*users)%2 == 1 {
+					v = Downvote
+				}
+				next++
+				if _, err := s.Vote(ctx, user, id, v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			m.report(b)
+		})
+	}
+}
+
+// A year of TopSince buckets at topPerDay articles a day, built straight
+// into Redis (posting 36 million articles is out of reach). Day k before
+// the last midnight holds ids topFirstID + (366-k)*topPerDay + j for j
+// from 0, posted j*86400/topPerDay seconds into the day. Its day bucket
+// holds every topSample-th of them; the days a benchmarked period starts
+// on (topFull) hold all of them, in their day bucket, in their 10-minute
+// buckets and in the top and time orderings, so the cutoff's day is read
+// at full size: a 10-minute bucket of about 700 articles at the edge and
+// 143 more after it. The last day holds two articles.
+const (
+	topPerDay  = 100000
+	topSample  = 33 // about 3,000 articles per day bucket
+	topFirstID = 30000000
+)
+
+// topEntry is one article of the synthetic year.
+type topEntry struct {
+	id, posted int64
+	net        int64
+}
+
+// buildTopYear writes the synthetic year ending at last (a midnight) for
+// s, fully on the days full (counted back from last), and returns its
+// articles.
+func buildTopYear(b *testing.B, pool *redis.Pool, s *Store, last time.Time, full map[int]bool) []topEntry {
+	b.Helper()
+	rng := rand.New(rand.NewSource(12))
+	var all []topEntry
+	c := pool.Get()
+	defer c.Close()
+	pending := 0
+	flush := func() {
+		if err := c.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		for ; pending > 0; pending-- {
+			if _, err := c.Receive(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	// zadd adds the pairs to key, in commands of 500 members.
+	zadd := func(key string, score func(e topEntry) int64, list []topEntry) {
+		for lo := 0; lo < len(list); lo += 500 {
+			args := []interface{}{key}
+			for _, e := range list[lo:min(lo+500, len(list))] {
+				args = append(args, score(e), member(strconv.FormatInt(e.id, 10)))
+			}
+			if err := c.Send("ZADD", args...); err != nil {
+				b.Fatal(err)
+			}
+			if pending++; pending >= 200 {
+				flush()
+			}
+		}
+	}
+	net := func(e topEntry) int64 { return e.net }
+	posted := func(e topEntry) int64 { return e.posted }
+	for k := 366; k >= 0; k-- {
+		day := last.Unix() - int64(k)*86400
+		step, n := topSample, topPerDay
+		if full[k] {
+			step = 1
+		}
+		if k == 0 {
+			n = 2
+		}
+		var list []topEntry
+		for j := 0; j < n; j += step {
+			// Net votes spread over five orders of magnitude, most small,
+			// with many ties; a few below zero.
+			e := topEntry{id: topFirstID + int64(366-k)*topPerDay + int64(j), posted: day + int64(j)*86400/topPerDay,
+				net: int64(math.Exp(rng.Float64()*math.Log(50000))) - 2}
+			list = append(list, e)
+		}
+		all = append(all, list...)
+		zadd(topBucketKey(s, 86400, day), net, list)
+		if full[k] || k == 0 || k == 366 {
+			zadd(s.keys.orderingKey("time"), posted, list)
+			zadd(s.keys.orderingKey("top"), net, list)
+			for lo := 0; lo < len(list); {
+				hi := lo
+				for hi < len(list) && list[hi].posted/600 == list[lo].posted/600 {
+					hi++
+				}
+				zadd(topBucketKey(s, 600, list[lo].posted), net, list[lo:hi])
+				lo = hi
+			}
+		}
+	}
+	flush()
+	return all
+}
+
+// topOfYear returns the first MaxTopSince of the articles posted at or
+// after cutoff, as TopSince orders them.
+func topOfYear(all []topEntry, cutoff int64) []topEntry {
+	var list []topEntry
+	for _, e := range all {
+		if e.posted >= cutoff {
+			list = append(list, e)
+		}
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if list[i].net != list[j].net {
+			return list[i].net > list[j].net
+		}
+		return list[i].id > list[j].id
+	})
+	return list[:min(len(list), MaxTopSince)]
+}
+
+// BenchmarkTopSinceYear measures TopSince over a synthetic year at
+// 100,000 articles a day (buildTopYear), for periods from an hour to a
+// year, each starting a second after a 10-minute bucket boundary (and,
+// from a day up, after midnight), so the edge bucket is full and the rest
+// of its day is read in 143 10-minute buckets: the most sources a period
+// can have. It reads the first page and the deepest (ranks 975 to 999) of
+// 25, and the first of 1,000 (every row of MaxTopSince). max-cmd-µs is
+// the longest script run in the slow log.
+func BenchmarkTopSinceYear(b *testing.B) {
+	srv := redistest.Start(b)
+	pool := srv.Pool()
+	defer pool.Close()
+	loadScripts(b, pool)
+	last := time.Date(2031, 3, 14, 0, 0, 0, 0, time.UTC)
+	now := last.Add(time.Second)
+	clock := testclock.New(now)
+	s25, err := New(pool, WithKeyPrefix("year"), WithClock(clock.Now), WithOrders(Top))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s1000, err := New(pool, WithKeyPrefix("year"), WithClock(clock.Now), WithOrders(Top), WithPageSize(1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	periods := []struct {
+		name string
+		d    time.Duration
+	}{{"1h", time.Hour}, {"1d", 24 * time.Hour}, {"7d", 7 * 24 * time.Hour}, {"30d", 30 * 24 * time.Hour}, {"365d", 365 * 24 * time.Hour}}
+	full := map[int]bool{}
+	for _, p := range periods {
+		full[int((p.d+24*time.Hour-1)/(24*time.Hour))] = true
+	}
+	all := buildTopYear(b, pool, s25, last, full)
+	// Article hashes for every article a page can show.
+	c := pool.Get()
+	defer c.Close()
+	shown := map[int64]bool{}
+	for _, p := range periods {
+		for _, e := range topOfYear(all, now.Add(-p.d).Unix()) {
+			if shown[e.id] {
+				continue
+			}
+			shown[e.id] = true
+			up, down := e.net, int64(0)
+			if e.net < 0 {
+				up, down = 0, -e.net
+			}
+			id := strconv.FormatInt(e.id, 10)
+			c.Send("HSET", s25.keys.articleKey(id), "title", benchTitleOf(id), "link", "https://example.com/articles/"+id,
+				"poster", "poster0001", "posted", e.posted, "closes", e.posted+7*86400, "weight", 432, "orders", "top", "up", up, "down", down)
+			c.Send("ZADD", s25.keys.orderingKey("score"), float64(e.posted)+432*float64(e.net), member(id))
+		}
+	}
+	if _, err := c.Do(""); err != nil {
+		b.Fatal(err)
+	}
+	for _, p := range periods {
+		want := topOfYear(all, now.Add(-p.d).Unix())
+		for _, q := range []struct {
+			name string
+			s    *Store
+			page int
+		}{{"page1of25", s25, 1}, {"page40of25", s25, MaxTopSince / 25}, {"page1of1000", s1000, 1}} {
+			size := q.s.pageSize
+			list, err := q.s.TopSince(ctx, p.d, q.page)
+			if err != nil {
+				b.Fatal(err)
+			}
+			w := want[min((q.page-1)*size, len(want)):min(q.page*size, len(want))]
+			if len(list) != len(w) || len(list) == 0 || list[0].ID != strconv.FormatInt(w[0].id, 10) || list[len(list)-1].ID != strconv.FormatInt(w[len(w)-1].id, 10) {
+				b.Fatalf("%s %s: %d articles from %v, want %d", p.name, q.name, len(list), idsOf(list[:min(3, len(list))]), len(w))
+			}
+			b.Run(p.name+"/"+q.name, func(b *testing.B) {
+				m := startOrderMeter(b, srv)
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					if _, err := q.s.TopSince(ctx, p.d, q.page); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				m.report(b)
+			})
+		}
+	}
+}
+
+// benchTitleOf is a title of the book's shape, about 40 bytes.
+func benchTitleOf(id string) string { return "Benchmark article number " + id + " on Redis" }
+
+// BenchmarkTopIndexMemory posts a day of 100,000 articles with all four
+// orders through the post script, with ids of 8 digits (a year at that
+// rate passes 36 million), and reports the memory of each order's index
+// per article: MEMORY USAGE (every element counted) of its sorted sets,
+// divided by the articles. Top's index is its ordering and the two levels
+// of TopSince buckets.
+func BenchmarkTopIndexMemory(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		conf []string
+	}{
+		{"zset-max-listpack-entries=128", nil}, // the default
+		{"zset-max-listpack-entries=1024", []string{"--zset-max-listpack-entries", "1024"}},
+	} {
+		metrics := topIndexMemory(b, c.conf...)
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+			}
+			for unit, v := range metrics {
+				b.ReportMetric(v, unit)
+			}
+		})
+	}
+}
+
+// topIndexMemory posts the day of BenchmarkTopIndexMemory on a server of
+// its own started with conf, and returns the bytes per article of each
+// index.
+func topIndexMemory(b *testing.B, conf ...string) map[string]float64 {
+	b.Helper()
+	srv := redistest.Start(b, conf...)
+	pool := srv.Pool()
+	defer pool.Close()
+	loadScripts(b, pool)
+	const n = 100000
+	day := time.Date(2031, 3, 14, 0, 0, 0, 0, time.UTC).Unix()
+	s, err := New(pool, WithKeyPrefix("mem"), WithOrders(extraOrders...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := pool.Get()
+	defer c.Close()
+	if _, err := c.Do("SET", s.keys.seq, topFirstID); err != nil {
+		b.Fatal(err)
+	}
+	for lo := 0; lo < n; lo += 1000 {
+		for i := lo; i < lo+1000; i++ {
+			id := strconv.Itoa(topFirstID + i + 1)
+			args := s.postArgs("poster0001", benchTitleOf(id), "https://example.com/articles/"+id, day+int64(i)*86400/n)
+			if err := postScript.SendHash(c, args...); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := c.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		for i := lo; i < lo+1000; i++ {
+			if _, err := c.Receive(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	usage := func(pattern string) (bytes, keys int64) {
+		list, err := redis.Strings(c.Do("KEYS", pattern))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, k := range list {
+			m, err := redis.Int64(c.Do("MEMORY", "USAGE", k, "SAMPLES", 0))
+			if err != nil {
+				b.Fatal(err)
+			}
+			bytes += m
+		}
+		return bytes, int64(len(list))
+	}
+	byTop, _ := usage(s.keys.orderingKey("top"))
+	small, smallKeys := usage(s.keys.topBucket + "600:*")
+	days, dayKeys := usage(s.keys.topBucket + "86400:*")
+	if smallKeys != 144 || dayKeys != 1 {
+		b.Fatalf("%d 10-minute buckets and %d day buckets, want 144 and 1", smallKeys, dayKeys)
+	}
+	metrics := map[string]float64{
+		"top-index-B/article": float64(byTop+small+days) / n,
+		"by-top-B/article":    float64(byTop) / n,
+		"top-600-B/article":   float64(small) / n,
+		"top-86400-B/article": float64(days) / n,
+	}
+	for _, name := range []string{"score", "hot", "best", "controversial"} {
+		m, _ := usage(s.keys.orderingKey(name))
+		metrics["by-"+name+"-B/article"] = float64(m) / n
+	}
+	return metrics
 }
