@@ -1185,8 +1185,9 @@ func topOfYear(all []topEntry, cutoff int64) []topEntry {
 // from a day up, after midnight), so the edge bucket is full and the rest
 // of its day is read in 143 10-minute buckets: the most sources a period
 // can have. It reads the first page and the deepest (ranks 975 to 999) of
-// 25, and the first of 1,000 (every row of MaxTopSince). max-cmd-µs is
-// the longest script run in the slow log.
+// 25, and the first of 1,000 (every row of MaxTopSince); and, for
+// comparison, a page of 1,000 of Articles. max-cmd-µs is the longest
+// script run in the slow log.
 func BenchmarkTopSinceYear(b *testing.B) {
 	srv := redistest.Start(b)
 	pool := srv.Pool()
@@ -1264,6 +1265,19 @@ func BenchmarkTopSinceYear(b *testing.B) {
 			})
 		}
 	}
+	// For comparison, the rows alone: a page of the front page of 1,000
+	// of the same articles, which costs what TopSince adds to its merge.
+	b.Run("Articles/page1of1000", func(b *testing.B) {
+		m := startOrderMeter(b, srv)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if list, err := s1000.Articles(ctx, ScoreDesc, 1); err != nil || len(list) != 1000 {
+				b.Fatal(len(list), err)
+			}
+		}
+		b.StopTimer()
+		m.report(b)
+	})
 }
 
 // benchTitleOf is a title of the book's shape, about 40 bytes.
