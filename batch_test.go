@@ -38,7 +38,7 @@ func sameError(a, b error) bool {
 // ballot must get what Vote gets, and the stores must end alike.
 func TestVoteBatchLikeVote(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		opts := []Option{WithVoteWindow(time.Hour), WithOrders(allOrders...), WithVoteWeight(0.5)}
+		opts := []Option{WithVoteWindow(time.Hour), WithOrders(extraOrders...), WithVoteWeight(0.5)}
 		s, clock := newStore(t, b, opts...)
 		twin, _ := newStore(t, b, append(opts, WithClock(clock.Now))...)
 		const articles = 7
@@ -176,7 +176,7 @@ func TestVoteBatchOrder(t *testing.T) {
 // ballots per script), and that a larger batch is refused unsent.
 func TestVoteBatchSizes(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		for _, opts := range [][]Option{nil, {WithOrders(allOrders...)}} {
+		for _, opts := range [][]Option{nil, {WithOrders(extraOrders...)}} {
 			s, _ := newStore(t, b, opts...)
 			step := s.ballotsPerScript()
 			var ids []string
@@ -251,7 +251,7 @@ func TestBallotsPerScript(t *testing.T) {
 		{[]Order{Top}, 12},
 		{[]Order{Hot, Best}, 8},
 		{[]Order{Top, Hot, Controversial}, 6},
-		{allOrders, 5},
+		{extraOrders, 5},
 		{[]Order{Top, Top}, 12},
 	} {
 		s, err := New(&redis.Pool{}, WithOrders(c.orders...))
@@ -710,7 +710,7 @@ func BenchmarkBatchMax(b *testing.B) {
 	}
 	for _, per := range []int{0, 10, MaxArticleGroups} {
 		groups := max(20, per)
-		s := fill(b, pool, articles, groups, per, WithOrders(allOrders...), WithGroupCacheTTL(0))
+		s := fill(b, pool, articles, groups, per, WithOrders(extraOrders...), WithGroupCacheTTL(0))
 		if per > 0 {
 			var names []string
 			for g := 0; g < groups; g++ {
@@ -844,7 +844,7 @@ func BenchmarkPrune(b *testing.B) {
 	defer pool.Close()
 	const kept, per, groups = 20000, 1000, 20
 	for _, inGroups := range []int{0, 10} {
-		s := fill(b, pool, kept, groups, inGroups, WithOrders(allOrders...), WithUniqueLinks(), WithGroupCacheTTL(0))
+		s := fill(b, pool, kept, groups, inGroups, WithOrders(extraOrders...), WithUniqueLinks(), WithGroupCacheTTL(0))
 		if inGroups > 0 {
 			var names []string
 			for g := 0; g < groups; g++ {

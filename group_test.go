@@ -21,12 +21,8 @@ import (
 	"github.com/votekit/voting/internal/testclock"
 )
 
-// everyOrder is every Order; stores that read them all enable the
-// optional ones (optionalOrders).
-var everyOrder = []Order{ScoreDesc, ScoreAsc, TimeDesc, TimeAsc, Top, Hot, Best, Controversial}
-
-var optionalOrders = WithOrders(Top, Hot, Best, Controversial)
-
+// optionalOrders enables every optional order.
+var optionalOrders = WithOrders(extraOrders...)
 
 func pageIDs(list []Article) []string {
 	out := make([]string, len(list))

@@ -19,9 +19,6 @@ import (
 	"github.com/votekit/voting/internal/testclock"
 )
 
-// allOrders is every optional order, for WithOrders.
-var allOrders = []Order{Top, Hot, Best, Controversial}
-
 // keysOf returns every key under the store's prefix, asked on the store's
 // own connection: on a cluster, the node of its slot, which a SCAN
 // pattern's escaped hash tag would not route to.
@@ -193,7 +190,7 @@ var pruneUsers = []string{"p", "u0", "u1", "u2", "u3"}
 // reads the last post time.
 func pruneStore(t testing.TB, b *backend, n int, opts ...Option) (*Store, *testclock.Clock, []string) {
 	t.Helper()
-	opts = append([]Option{WithOrders(allOrders...), WithUniqueLinks(), WithGroupCacheTTL(0)}, opts...)
+	opts = append([]Option{WithOrders(extraOrders...), WithUniqueLinks(), WithGroupCacheTTL(0)}, opts...)
 	s, clock := newStore(t, b, opts...)
 	rng := rand.New(rand.NewSource(int64(n)))
 	for i := 1; i <= n; i++ {
@@ -227,7 +224,7 @@ func idRange(first, last int) []string {
 
 func TestUniqueLinks(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithUniqueLinks(), WithOrders(allOrders...))
+		s, clock := newStore(t, b, WithUniqueLinks(), WithOrders(extraOrders...))
 		first, err := s.Post(ctx, "alice", "first", "https://example.com/x")
 		if err != nil {
 			t.Fatal(err)
@@ -496,7 +493,7 @@ func TestPruneExactSteps(t *testing.T) {
 // reach pruneWork, as each costs work in the group and its caches.
 func TestPruneManyGroups(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithGroupCacheTTL(0), WithOrders(allOrders...))
+		s, clock := newStore(t, b, WithGroupCacheTTL(0), WithOrders(extraOrders...))
 		var groups []string
 		for g := 0; g < MaxArticleGroups; g++ {
 			groups = append(groups, "g"+strconv.Itoa(g))
@@ -655,7 +652,7 @@ func TestDrop(t *testing.T) {
 		names := []string{"a*", "a?", "[a]", "ab", "a", `a\`, `a\b`, "a]", "[ab]"}
 		stores := make([]*Store, len(names))
 		for i, name := range names {
-			s, _ := newStore(t, b, WithKeyPrefix(base+name), WithOrders(allOrders...), WithUniqueLinks())
+			s, _ := newStore(t, b, WithKeyPrefix(base+name), WithOrders(extraOrders...), WithUniqueLinks())
 			for j := 0; j < 3; j++ {
 				a := mustPost(t, s, "alice", "t"+strconv.Itoa(j))
 				mustVote(t, s, "bob", a.ID, Downvote)
@@ -742,7 +739,7 @@ func TestPruneStepCost(t *testing.T) {
 	pool := srv.Pool()
 	defer pool.Close()
 	const n, groups, perArticle = 50000, 20, 10
-	s := fill(t, pool, n, groups, perArticle, WithOrders(allOrders...), WithUniqueLinks(), WithGroupCacheTTL(0))
+	s := fill(t, pool, n, groups, perArticle, WithOrders(extraOrders...), WithUniqueLinks(), WithGroupCacheTTL(0))
 	var names []string
 	for g := 0; g < groups; g++ {
 		names = append(names, groupName(g))

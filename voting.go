@@ -181,7 +181,9 @@ func (s *Store) pageRange(order Order, page int, depth int64) (start, stop int64
 		return 0, 0, fmt.Errorf("%w: order %v is not enabled (WithOrders)", ErrInvalidArgument, order)
 	case page < 1:
 		return 0, 0, fmt.Errorf("%w: page %d is below 1", ErrInvalidArgument, page)
-	case int64(page-1) >= depth/int64(s.pageSize):
+	case int64(page-1) >= (depth+int64(s.pageSize)-1)/int64(s.pageSize):
+		// The page starts at or past depth; a page that straddles it is
+		// cut short below.
 		return -1, -1, nil
 	}
 	start = int64(page-1) * int64(s.pageSize)

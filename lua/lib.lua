@@ -211,6 +211,14 @@ local function delete(k, id)
   for _, g in ipairs(groups) do
     expect(k.group .. g, 'set')
   end
+  expect(k.by .. 'score', 'zset')
+  expect(k.by .. 'time', 'zset')
+  for _, o in ipairs(ORDERS) do
+    if has(f[3], o) then expect(k.by .. o, 'zset') end
+  end
+  if has(f[3], 'top') then
+    for _, size in ipairs(BUCKETS) do expect(bucket(k.bucket, size, tonumber(f[1])), 'zset') end
+  end
   local m = member(id)
   for _, g in ipairs(groups) do
     redis.call('SREM', k.group .. g, m)

@@ -9,11 +9,13 @@ local cutoff, start, stop = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[
 -- When the period starts before the oldest article, the top zset is the
 -- answer. Otherwise the period is covered by sources, each in net-vote
 -- order: the members of the cutoff's 10-minute bucket posted at or after
--- the cutoff (sorted here, at most one bucket's worth), the 10-minute
--- buckets up to the next day, and the day buckets up to the newest
--- article. A heap merges their heads until the page is out; each source
--- is read in chunks, so the work is bounded by the number of sources
--- (about 144 plus one a day) and the page's depth (at most MaxTopSince).
+-- the cutoff (at most one bucket's worth), the 10-minute buckets up to
+-- the next day, and the day buckets up to the newest article. A heap
+-- merges their heads until the page is out; each source is read in
+-- chunks, so the work is bounded by the number of sources (about 144
+-- plus one a day) and the page's depth (at most MaxTopSince). A script
+-- call costs microseconds, so the edge takes two and the merge keeps its
+-- state in flat tables, comparing heads inline.
 local out = {OK}
 local oldest = redis.call('ZRANGE', timeKey, 0, 0, 'WITHSCORES')
 if not oldest[1] then
@@ -29,90 +31,113 @@ end
 
 local small, day = BUCKETS[1], BUCKETS[2]
 local need = stop + 1
-local sources = {}
+-- Source s is a zset, key[s], read from the top in chunks: off[s] is
+-- the next chunk's offset, size[s] its size, done[s] is set once the
+-- zset is read to its end. buf[s] holds the last chunk as ZREVRANGE
+-- WITHSCORES gives it (member, value, member, value...), pos[s] the index
+-- of the head's member in it; hm[s] and hv[s] are the head's member and
+-- value.
+local key, off, size, done, buf, pos, hm, hv = {}, {}, {}, {}, {}, {}, {}, {}
+local n = 0
 local t = math.floor(cutoff / small) * small
 if t < cutoff then
-  local edge = {}
+  -- The edge: the cutoff's 10-minute bucket, without the members posted
+  -- before the cutoff; it is read whole.
+  local keep, edge = {}, {}
   for _, m in ipairs(redis.call('ZRANGEBYSCORE', timeKey, cutoff, '(' .. (t + small))) do
-    local v = redis.call('ZSCORE', topKey, m)
-    if v then
-      edge[#edge + 1] = {tonumber(v), m}
+    keep[m] = true
+  end
+  local r = redis.call('ZREVRANGE', bucket(bucketPrefix, small, t), 0, -1, 'WITHSCORES')
+  for i = 1, #r, 2 do
+    if keep[r[i]] then
+      edge[#edge + 1] = r[i]
+      edge[#edge + 1] = r[i + 1]
     end
   end
-  sources[1] = {buf = edge, pos = 1, done = true}
+  n = 1
+  buf[n], pos[n], done[n] = edge, 1, true
   t = t + small
 end
 while t % day ~= 0 and t <= newest do
-  sources[#sources + 1] = {key = bucket(bucketPrefix, small, t)}
+  n = n + 1
+  key[n] = bucket(bucketPrefix, small, t)
   t = t + small
 end
 while t <= newest do
-  sources[#sources + 1] = {key = bucket(bucketPrefix, day, t)}
+  n = n + 1
+  key[n] = bucket(bucketPrefix, day, t)
   t = t + day
 end
 
--- before orders two entries {value, member}: higher value first, then
--- the higher id (members of more digits, then greater ones).
-local function before(a, b)
-  if a[1] ~= b[1] then return a[1] > b[1] end
-  if #a[2] ~= #b[2] then return #a[2] > #b[2] end
-  return a[2] > b[2]
-end
-if sources[1] and sources[1].done then
-  table.sort(sources[1].buf, before)
-end
-
--- head returns a source's next entry, reading its next chunk when needed.
+-- head sets the head of source s at pos[s], reading the source's next
+-- chunk when its buffer is spent; it returns false when the source is.
 local function head(s)
-  if s.buf and s.pos <= #s.buf then
-    return s.buf[s.pos]
+  local b, p = buf[s], pos[s]
+  if b == nil or p > #b then
+    if done[s] then
+      return false
+    end
+    local o, c = off[s] or 0, size[s] or math.min(4, need)
+    b = redis.call('ZREVRANGE', key[s], o, o + c - 1, 'WITHSCORES')
+    off[s], size[s], done[s] = o + c, math.min(c * 4, 256, need), #b < 2 * c
+    buf[s], pos[s], p = b, 1, 1
+    if #b == 0 then
+      return false
+    end
   end
-  if s.done then
-    return nil
-  end
-  s.off = s.off or 0
-  s.chunk = s.chunk and math.min(s.chunk * 4, 256, need) or math.min(4, need)
-  local r = redis.call('ZREVRANGE', s.key, s.off, s.off + s.chunk - 1, 'WITHSCORES')
-  s.off = s.off + s.chunk
-  s.buf, s.pos = {}, 1
-  for i = 1, #r, 2 do
-    s.buf[#s.buf + 1] = {tonumber(r[i + 1]), r[i]}
-  end
-  s.done = #r < 2 * s.chunk
-  return s.buf[1]
+  hm[s], hv[s] = b[p], tonumber(b[p + 1])
+  return true
 end
 
--- A binary heap of the sources that have entries, by their heads.
-local heap = {}
-local function less(i, j) return before(head(heap[i]), head(heap[j])) end
-local function swap(i, j) heap[i], heap[j] = heap[j], heap[i] end
-local function down(i)
-  while true do
-    local l, r, best = 2 * i, 2 * i + 1, i
-    if l <= #heap and less(l, best) then best = l end
-    if r <= #heap and less(r, best) then best = r end
-    if best == i then return end
-    swap(i, best)
-    i = best
+-- A binary heap of the sources that have a head, the first head on top:
+-- the higher value, then the higher id. Members compare as their ids do,
+-- since their first letter is their digit count.
+local heap, len = {}, 0
+for s = 1, n do
+  if head(s) then
+    len = len + 1
+    heap[len] = s
   end
 end
-for _, s in ipairs(sources) do
-  if head(s) then heap[#heap + 1] = s end
+local function down(i)
+  local s = heap[i]
+  local v, m = hv[s], hm[s]
+  while true do
+    local l = 2 * i
+    if l > len then break end
+    local c = heap[l]
+    local cv, cm = hv[c], hm[c]
+    if l < len then
+      local r = heap[l + 1]
+      local rv = hv[r]
+      if rv > cv or (rv == cv and hm[r] > cm) then
+        l, c, cv, cm = l + 1, r, rv, hm[r]
+      end
+    end
+    if cv > v or (cv == v and cm > m) then
+      heap[i] = c
+      i = l
+    else
+      break
+    end
+  end
+  heap[i] = s
 end
-for i = math.floor(#heap / 2), 1, -1 do down(i) end
+for i = math.floor(len / 2), 1, -1 do down(i) end
 
 local members = {}
 for rank = 0, stop do
-  if #heap == 0 then break end
+  if len == 0 then break end
   local s = heap[1]
   if rank >= start then
-    members[#members + 1] = head(s)[2]
+    members[#members + 1] = hm[s]
   end
-  s.pos = s.pos + 1
+  pos[s] = pos[s] + 2
   if not head(s) then
-    heap[1] = heap[#heap]
-    heap[#heap] = nil
+    heap[1] = heap[len]
+    heap[len] = nil
+    len = len - 1
   end
-  down(1)
+  if len > 0 then down(1) end
 end
 return rows(articlePrefix, scoreKey, members, out)
