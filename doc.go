@@ -89,7 +89,8 @@
 //	{voting}:by:time                  zset    member -> post time (Unix seconds)
 //	{voting}:by:<order>               zset    member -> value, for top, hot, best, controversial
 //	{voting}:top:<size>:<n>           zset    member -> net votes, for the articles posted in
-//	                                          [n·size, (n+1)·size) seconds; size 600 and 86400
+//	                                          [n·size, (n+1)·size) seconds; size 600,
+//	                                          86400 and 2592000 (10 minutes, 1 and 30 days)
 //	{voting}:article:<id>             hash    title, link, poster, posted, closes, weight,
 //	                                          orders, up, down
 //	{voting}:voted:<id>               hash    user -> 1 (up) or -1 (down), and "" -> 0;

@@ -50,7 +50,7 @@ func families(k keys, key string) []string {
 	}
 	if rest, ok := strings.CutPrefix(key, k.topBucket); ok {
 		size, n, _ := strings.Cut(rest, ":")
-		if _, err := strconv.ParseInt(n, 10, 64); err == nil && (size == "600" || size == "86400") {
+		if _, err := strconv.ParseInt(n, 10, 64); err == nil && (size == "600" || size == "86400" || size == "2592000") {
 			list = append(list, "top")
 		}
 	}

@@ -228,7 +228,7 @@ func checkStored(t testing.TB, b *backend, s *Store, list []Article, weight floa
 				t.Errorf("article %s (up %d down %d): %s value %v, want %v", a.ID, a.Upvotes, a.Downvotes, name, v, orderValue(o, a, weight))
 			}
 		}
-		for _, size := range []int64{600, 86400} {
+		for _, size := range []int64{600, 86400, 2592000} {
 			key := topBucketKey(s, size, a.Posted.Unix())
 			v, err := redis.Float64(b.do(t, "ZSCORE", key, m), nil)
 			switch {
@@ -1144,6 +1144,7 @@ func buildTopYear(b *testing.B, pool *redis.Pool, s *Store, last time.Time, full
 		}
 		all = append(all, list...)
 		zadd(topBucketKey(s, 86400, day), net, list)
+		zadd(topBucketKey(s, 2592000, day), net, list)
 		if full[k] || k == 0 || k == 366 {
 			zadd(s.keys.orderingKey("time"), posted, list)
 			zadd(s.keys.orderingKey("top"), net, list)

@@ -11,7 +11,7 @@ local OK, NOT_FOUND, CLOSED, DUPLICATE, BUILDING, LIMIT, CORRUPT = 0, 1, 2, 3, 4
 -- TopSince buckets.
 local ORDERS = {'top', 'hot', 'best', 'controversial'}
 local ALL = {'score', 'time', 'top', 'hot', 'best', 'controversial'}
-local BUCKETS = {600, 86400}
+local BUCKETS = {600, 86400, 2592000} -- 10 minutes, a day, 30 days; each divides the next
 
 -- member returns the sorted-set member of an article id: its digit count
 -- as a letter, then the id, so that members sort by id as numbers ("a9" <

@@ -10,10 +10,11 @@ local cutoff, start, stop = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[
 -- answer. Otherwise the period is covered by sources, each in net-vote
 -- order: the members of the cutoff's 10-minute bucket posted at or after
 -- the cutoff (at most one bucket's worth), the 10-minute buckets up to
--- the next day, and the day buckets up to the newest article. A heap
--- merges their heads until the page is out; each source is read in
--- chunks, so the work is bounded by the number of sources (about 144
--- plus one a day) and the page's depth (at most MaxTopSince). A script
+-- the next day, the day buckets up to the next 30-day bucket, and 30-day
+-- buckets up to the newest article. A heap merges their heads until the
+-- page is out; each source is read in chunks, so the work is bounded by
+-- the number of sources (at most 143 + 29 + one per 30 days: 185 for a
+-- year) and the page's depth (at most MaxTopSince). A script
 -- call costs microseconds, so the edge takes two and the merge keeps its
 -- state in flat tables, comparing heads inline.
 local out = {OK}
@@ -29,7 +30,7 @@ if cutoff > newest then
   return out
 end
 
-local small, day = BUCKETS[1], BUCKETS[2]
+local small = BUCKETS[1]
 local need = stop + 1
 -- Source s is a zset, key[s], read from the top in chunks: off[s] is
 -- the next chunk's offset, size[s] its size, done[s] is set once the
@@ -58,15 +59,14 @@ if t < cutoff then
   buf[n], pos[n], done[n] = edge, 1, true
   t = t + small
 end
-while t % day ~= 0 and t <= newest do
-  n = n + 1
-  key[n] = bucket(bucketPrefix, small, t)
-  t = t + small
-end
-while t <= newest do
-  n = n + 1
-  key[n] = bucket(bucketPrefix, day, t)
-  t = t + day
+-- Each size of bucket up to where the next size's buckets start.
+for level, size in ipairs(BUCKETS) do
+  local larger = BUCKETS[level + 1]
+  while t <= newest and (larger == nil or t % larger ~= 0) do
+    n = n + 1
+    key[n] = bucket(bucketPrefix, size, t)
+    t = t + size
+  end
 end
 
 -- head sets the head of source s at pos[s], reading the source's next
