@@ -133,13 +133,15 @@ local function vote(k, id, user, new, now)
   if not f[1] then
     return {NOT_FOUND}
   end
-  if redis.call('EXISTS', votedKey) == 0 or now >= tonumber(f[2]) then
+  -- The "" field exists exactly as long as the record does.
+  local r = redis.call('HMGET', votedKey, '', user)
+  if not r[1] or now >= tonumber(f[2]) then
     return {CLOSED}
   end
   local posted, weight, orders = tonumber(f[1]), tonumber(f[3]), f[4]
   local up, down = tonumber(f[5]), tonumber(f[6])
   local m = member(id)
-  local prev = redis.call('HGET', votedKey, user)
+  local prev = r[2]
   if prev == false then
     prev = 0
   elseif prev == '1' or prev == '-1' then
@@ -150,28 +152,31 @@ local function vote(k, id, user, new, now)
   if new == prev then
     return {OK, prev, redis.call('ZSCORE', k.by .. 'score', m), up, down}
   end
+  -- Every key written below is a hash read above, the score ordering,
+  -- whose ZADD is the first write (a foreign value there fails the vote
+  -- before it changes anything), or checked here; the groups are read
+  -- before the first write too.
   local changed = {'score'}
-  for _, o in ipairs(ORDERS) do
-    if has(orders, o) then
-      changed[#changed + 1] = o
-      expect(k.by .. o, 'zset')
+  local top = false
+  if orders ~= '' then
+    for _, o in ipairs(ORDERS) do
+      if has(orders, o) then
+        changed[#changed + 1] = o
+        expect(k.by .. o, 'zset')
+      end
     end
-  end
-  expect(k.by .. 'score', 'zset')
-  if has(orders, 'top') then
-    for _, size in ipairs(BUCKETS) do
-      expect(bucket(k.bucket, size, posted), 'zset')
+    top = has(orders, 'top')
+    if top then
+      for _, size in ipairs(BUCKETS) do
+        expect(bucket(k.bucket, size, posted), 'zset')
+      end
     end
   end
 
+  local groups = redis.call('SMEMBERS', k.groups .. id)
+
   if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
   if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
-  redis.call('HSET', articleKey, 'up', up, 'down', down)
-  if new == 0 then
-    redis.call('HDEL', votedKey, user)
-  else
-    redis.call('HSET', votedKey, user, new)
-  end
   -- Values are recomputed, never incremented, so they never drift from
   -- their formulas, whatever the weight.
   local values = {}
@@ -179,15 +184,21 @@ local function vote(k, id, user, new, now)
     values[o] = num(value(o, posted, weight, up, down))
     redis.call('ZADD', k.by .. o, values[o], m)
   end
-  if has(orders, 'top') then
+  if top then
     for _, size in ipairs(BUCKETS) do
       redis.call('ZADD', bucket(k.bucket, size, posted), values.top, m)
     end
   end
+  redis.call('HSET', articleKey, 'up', up, 'down', down)
+  if new == 0 then
+    redis.call('HDEL', votedKey, user)
+  else
+    redis.call('HSET', votedKey, user, new)
+  end
   -- XX: a cache is updated where it holds the article; a cache being
   -- built that has yet to reach it will copy the new value. A foreign
   -- value at a cache key fails the reads of that page, not the vote.
-  for _, g in ipairs(redis.call('SMEMBERS', k.groups .. id)) do
+  for _, g in ipairs(groups) do
     eachCache(k.cache, g, changed, function(key, o)
       redis.pcall('ZADD', key, 'XX', values[o], m)
     end)
