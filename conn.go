@@ -42,6 +42,12 @@ var (
 // getConn takes a connection from the pool, bound to key's slot where the
 // connection is a [Binder].
 func getConn(ctx context.Context, pool Pool, key string) (redis.Conn, error) {
+	// A pool may hand out an idle connection under a done context, and a
+	// fast server answer before the context is looked at: a call with a
+	// done context is not sent at all.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	var c redis.Conn
 	if p, ok := pool.(ContextPool); ok {
 		var err error
@@ -49,9 +55,6 @@ func getConn(ctx context.Context, pool Pool, key string) (redis.Conn, error) {
 			return nil, contextError(ctx, err)
 		}
 	} else {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		c = pool.Get()
 		if err := c.Err(); err != nil {
 			c.Close()
