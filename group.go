@@ -67,11 +67,9 @@ func (s *Store) groups(ctx context.Context, op, id string) ([]string, error) {
 	if status != statusOK {
 		return nil, statusErr(op, status, id)
 	}
-	groups := make([]string, len(rest))
-	for i, v := range rest {
-		if groups[i], err = replyString(v); err != nil {
-			return nil, opErr(op, err)
-		}
+	groups, err := parseStrings(rest)
+	if err != nil {
+		return nil, opErr(op, err)
 	}
 	sort.Strings(groups)
 	return groups, nil

@@ -2,7 +2,6 @@ package voting
 
 import (
 	"context"
-	"fmt"
 	"time"
 )
 
@@ -24,21 +23,14 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	total := 0
 	for {
 		status, rest, err := decode(s.eval(ctx, pruneScript, s.pruneArgs(last)))
-		if err == nil && (status != statusOK || len(rest) != 2) {
-			err = fmt.Errorf("reply status %d of %d fields", status, len(rest)+1)
+		var deleted, more int64
+		if err == nil {
+			err = scan(status, rest, &deleted, &more)
 		}
 		if err != nil {
 			return total, opErr(op, err)
 		}
-		n, err := replyInt(rest[0])
-		if err != nil {
-			return total, opErr(op, err)
-		}
-		total += int(n)
-		more, err := replyInt(rest[1])
-		if err != nil {
-			return total, opErr(op, err)
-		}
+		total += int(deleted)
 		if more == 0 {
 			return total, nil
 		}
@@ -55,13 +47,10 @@ func (s *Store) Drop(ctx context.Context) error {
 	cursor := "0"
 	for {
 		status, rest, err := decode(s.eval(ctx, dropScript, s.dropArgs(cursor)))
-		if err == nil && (status != statusOK || len(rest) != 1) {
-			err = fmt.Errorf("reply status %d of %d fields", status, len(rest)+1)
+		if err == nil {
+			err = scan(status, rest, &cursor)
 		}
 		if err != nil {
-			return opErr(op, err)
-		}
-		if cursor, err = replyString(rest[0]); err != nil {
 			return opErr(op, err)
 		}
 		if cursor == "0" {

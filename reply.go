@@ -192,6 +192,21 @@ func parseVotes(rest []interface{}, n int) ([]VoteType, []int64, error) {
 	return votes, status, nil
 }
 
-func replyString(v interface{}) (string, error) { return redis.String(v, nil) }
-func replyFloat(v interface{}) (float64, error) { return redis.Float64(v, nil) }
-func replyInt(v interface{}) (int64, error)     { return redis.Int64(v, nil) }
+// scan decodes a reply of fixed shape: it checks that the status is
+// statusOK and that the rest has one field for each of dest, and stores
+// them in dest as redis.Scan does (*string, *int64, *float64).
+func scan(status int64, rest []interface{}, dest ...interface{}) error {
+	if status != statusOK {
+		return fmt.Errorf("unexpected reply status %d", status)
+	}
+	if len(rest) != len(dest) {
+		return fmt.Errorf("reply of %d fields, want %d", len(rest)+1, len(dest)+1)
+	}
+	_, err := redis.Scan(rest, dest...)
+	return err
+}
+
+// parseStrings decodes the rest of a reply that is a list of strings.
+func parseStrings(rest []interface{}) ([]string, error) {
+	return redis.Strings(rest, nil)
+}

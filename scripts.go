@@ -103,18 +103,25 @@ func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
 		k.article, k.voted, k.groupsOf, k.by, k.topBucket, k.link}
 }
 
+// voteArgs is the hottest path: its key and prefixes were boxed once, in
+// votePrefixes.
 func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
-	k := s.keys
-	return []interface{}{k.orderingKey("score"), id, user, int(v), now,
-		k.article, k.voted, k.groupsOf, k.by, k.cache, k.topBucket}
+	args := make([]interface{}, 0, 5+len(s.votePrefixes))
+	args = append(args, s.votePrefixes[0], id, user, int(v), now)
+	return append(args, s.votePrefixes[1:]...)
+}
+
+// votePrefixes returns the score key and the key prefixes of vote.lua and
+// vote_batch.lua, boxed once for every call.
+func (k keys) votePrefixes() []interface{} {
+	return []interface{}{k.orderingKey("score"), k.article, k.voted, k.groupsOf, k.by, k.cache, k.topBucket}
 }
 
 // voteBatchArgs lays out ballots, which are valid, for one vote_batch script.
 func (s *Store) voteBatchArgs(ballots []Ballot, now int64) []interface{} {
-	k := s.keys
-	args := make([]interface{}, 0, 8+3*len(ballots))
-	args = append(args, k.orderingKey("score"), now,
-		k.article, k.voted, k.groupsOf, k.by, k.cache, k.topBucket)
+	args := make([]interface{}, 0, 1+len(s.votePrefixes)+3*len(ballots))
+	args = append(args, s.votePrefixes[0], now)
+	args = append(args, s.votePrefixes[1:]...)
 	for _, b := range ballots {
 		args = append(args, b.ID, b.User, int(b.Vote))
 	}

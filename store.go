@@ -43,6 +43,9 @@ type Store struct {
 	orders      string         // the optional orders enabled, space-separated, for post.lua
 	enabled     map[Order]bool // the optional orders enabled
 	uniqueLinks bool
+	// votePrefixes are the score key and the key prefixes of every vote,
+	// boxed once (scripts.go voteArgs).
+	votePrefixes []interface{}
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -70,6 +73,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		enabled:     map[Order]bool{},
 		uniqueLinks: c.uniqueLinks,
 	}
+	s.votePrefixes = s.keys.votePrefixes()
 	if c.cacheTTL > 0 {
 		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
 	}

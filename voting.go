@@ -46,14 +46,8 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 	}
 	switch status {
 	case statusOK:
-		if len(rest) != 2 {
-			return Article{}, opErr(op, fmt.Errorf("reply of %d fields", len(rest)+1))
-		}
 		a := Article{Title: title, Link: link, Poster: poster, Posted: time.Unix(posted, 0).UTC(), Upvotes: 1}
-		if a.ID, err = replyString(rest[0]); err == nil {
-			a.Score, err = replyFloat(rest[1])
-		}
-		if err != nil {
+		if err := scan(status, rest, &a.ID, &a.Score); err != nil {
 			return Article{}, opErr(op, err)
 		}
 		return a, nil
@@ -197,13 +191,10 @@ func (s *Store) Count(ctx context.Context) (int64, error) {
 
 func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) {
 	status, rest, err := decode(s.eval(ctx, countScript, []interface{}{key, kind}))
-	if err == nil && (status != statusOK || len(rest) != 1) {
-		err = fmt.Errorf("reply status %d of %d fields", status, len(rest)+1)
+	var n int64
+	if err == nil {
+		err = scan(status, rest, &n)
 	}
-	if err != nil {
-		return 0, opErr(op, err)
-	}
-	n, err := replyInt(rest[0])
 	if err != nil {
 		return 0, opErr(op, err)
 	}
