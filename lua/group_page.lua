@@ -28,7 +28,7 @@ if marker ~= '#' then
     cursor = string.sub(marker, 2)
     redis.call('ZREM', cacheKey, marker)
   elseif marker then
-    redis.call('DEL', cacheKey) -- not a cache of this store's making
+    redis.call('UNLINK', cacheKey) -- not a cache of this store's making
   end
   local r = redis.call('SSCAN', groupKey, cursor, 'COUNT', step)
   for _, m in ipairs(r[2]) do

@@ -250,6 +250,6 @@ local function delete(k, id)
   if link and redis.call('GET', link) == id then
     redis.call('DEL', link)
   end
-  redis.call('DEL', articleKey, k.voted .. id, k.groups .. id)
+  redis.call('UNLINK', articleKey, k.voted .. id, k.groups .. id) -- a popular article's voter record is large
   return true
 end
