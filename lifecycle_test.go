@@ -740,11 +740,6 @@ func TestPruneStepCost(t *testing.T) {
 	defer pool.Close()
 	const n, groups, perArticle = 50000, 20, 10
 	s := fill(t, pool, n, groups, perArticle, WithOrders(extraOrders...), WithUniqueLinks(), WithGroupCacheTTL(0))
-	var names []string
-	for g := 0; g < groups; g++ {
-		names = append(names, groupName(g))
-	}
-	readAll(t, s, names)
 	var got int
 	var err error
 	longest := scriptCPU(t, pool, s, "prune", func() { got, err = s.Prune(ctx, epoch.Add(time.Hour)) })
@@ -757,55 +752,4 @@ func TestPruneStepCost(t *testing.T) {
 	if c, err := s.Count(ctx); err != nil || c != 0 {
 		t.Fatalf("Count after Prune = %d, %v", c, err)
 	}
-}
-
-// scriptCPU runs call with s's scripts called name timed by the CPU time
-// of the server's main thread, which runs the commands, read with INFO
-// before and after each; it returns the longest. A script sent in a
-// pipeline is timed with those sent after it and before its reply.
-func scriptCPU(tb testing.TB, pool *redis.Pool, s *Store, name string, call func()) time.Duration {
-	tb.Helper()
-	saved := s.pool
-	defer func() { s.pool = saved }()
-	var start, longest time.Duration
-	hook(s, &hooks{
-		before: func(cmd string, args []interface{}) error {
-			if scriptName(cmd, args) == name {
-				start = mainCPU(tb, pool)
-			}
-			return nil
-		},
-		after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
-			if scriptName(cmd, args) == name {
-				longest = max(longest, mainCPU(tb, pool)-start)
-			}
-			return v, err
-		},
-	})
-	call()
-	return longest
-}
-
-// mainCPU returns the CPU time, user and system, of the server's main
-// thread, from INFO cpu.
-func mainCPU(tb testing.TB, pool *redis.Pool) time.Duration {
-	tb.Helper()
-	c := pool.Get()
-	defer c.Close()
-	s, err := redis.String(c.Do("INFO", "cpu"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var total float64
-	for _, line := range strings.Split(s, "\r\n") {
-		name, v, _ := strings.Cut(line, ":")
-		if name == "used_cpu_user_main_thread" || name == "used_cpu_sys_main_thread" {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				tb.Fatalf("INFO cpu %q: %v", line, err)
-			}
-			total += f
-		}
-	}
-	return time.Duration(total * float64(time.Second))
 }
