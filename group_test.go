@@ -263,6 +263,23 @@ func TestGroupPagesMatchModel(t *testing.T) {
 		}
 		check("after setup")
 
+		// done checks the error of op on article id: ErrNotFound if the
+		// model holds no such article, none if it does. It reports
+		// whether the op took effect.
+		done := func(op int, what, id string, err error) bool {
+			t.Helper()
+			if !m.isLive(id) {
+				if !errors.Is(err, ErrNotFound) {
+					t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
+				}
+				return false
+			}
+			if err != nil {
+				t.Fatalf("op %d, %s: %v", op, what, err)
+			}
+			return true
+		}
+
 		kinds := map[string]int{} // the vote transitions seen
 		for op := 0; op < 100; op++ {
 			var what string
@@ -270,17 +287,9 @@ func TestGroupPagesMatchModel(t *testing.T) {
 			case r < 35: // vote
 				id, user, v := m.pick(rng), users[rng.Intn(len(users))], VoteType(rng.Intn(3)-1)
 				what = fmt.Sprintf("%s votes %v on %s", user, v, id)
-				res, err := s.Vote(ctx, user, id, v)
-				if !m.isLive(id) {
-					if !errors.Is(err, ErrNotFound) {
-						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
-					}
-					break
+				if res, err := s.Vote(ctx, user, id, v); done(op, what, id, err) {
+					kinds[res.Previous.String()+"->"+v.String()]++
 				}
-				if err != nil {
-					t.Fatalf("op %d, %s: %v", op, what, err)
-				}
-				kinds[res.Previous.String()+"->"+v.String()]++
 			case r < 45: // a batch of votes
 				var ballots []Ballot
 				for j := rng.Intn(4); j >= 0; j-- {
@@ -299,45 +308,21 @@ func TestGroupPagesMatchModel(t *testing.T) {
 			case r < 60: // add
 				id, in := m.pick(rng), m.someGroups(rng)
 				what = fmt.Sprintf("add %s to %q", id, in)
-				err := s.AddToGroups(ctx, id, in...)
-				if !m.isLive(id) {
-					if !errors.Is(err, ErrNotFound) {
-						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
-					}
-					break
+				if done(op, what, id, s.AddToGroups(ctx, id, in...)) {
+					m.add(id, in)
 				}
-				if err != nil {
-					t.Fatalf("op %d, %s: %v", op, what, err)
-				}
-				m.add(id, in)
 			case r < 75: // remove
 				id, out := m.pick(rng), m.someGroups(rng)
 				what = fmt.Sprintf("remove %s from %q", id, out)
-				err := s.RemoveFromGroups(ctx, id, out...)
-				if !m.isLive(id) {
-					if !errors.Is(err, ErrNotFound) {
-						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
-					}
-					break
+				if done(op, what, id, s.RemoveFromGroups(ctx, id, out...)) {
+					m.remove(id, out)
 				}
-				if err != nil {
-					t.Fatalf("op %d, %s: %v", op, what, err)
-				}
-				m.remove(id, out)
 			case r < 83: // delete
 				id := m.pick(rng)
 				what = "delete " + id
-				err := s.Delete(ctx, id)
-				if !m.isLive(id) {
-					if !errors.Is(err, ErrNotFound) {
-						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
-					}
-					break
+				if done(op, what, id, s.Delete(ctx, id)) {
+					m.drop(id)
 				}
-				if err != nil {
-					t.Fatalf("op %d, %s: %v", op, what, err)
-				}
-				m.drop(id)
 			case r < 85: // prune the oldest
 				if len(m.live) == 0 {
 					continue
