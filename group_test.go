@@ -25,14 +25,6 @@ import (
 // optionalOrders enables every optional order.
 var optionalOrders = WithOrders(extraOrders...)
 
-func pageIDs(list []Article) []string {
-	out := make([]string, len(list))
-	for i, a := range list {
-		out[i] = a.ID
-	}
-	return out
-}
-
 func mustGroupPage(t testing.TB, s *Store, group string, order Order, page int) []Article {
 	t.Helper()
 	list, err := s.GroupArticles(ctx, group, order, page)
@@ -65,12 +57,12 @@ func wholeStore(t testing.TB, b *backend, s *Store) *Store {
 func checkGroupPages(t testing.TB, s, ref *Store, group string, members map[string]bool, orders []Order, where string) {
 	t.Helper()
 	for _, order := range orders {
-		want := restricted(t, ref, order, members)
+		want := restrictTo(allArticles(t, ref, order), members)
 		for page := 1; ; page++ {
 			lo := min((page-1)*s.pageSize, len(want))
 			hi := min(page*s.pageSize, len(want))
 			got := mustGroupPage(t, s, group, order, page)
-			if !equalArticles(got, want[lo:hi]) {
+			if !slices.Equal(got, want[lo:hi]) {
 				t.Fatalf("%s: group %q %v page %d:\n got %v\nwant %v", where, group, order, page, got, want[lo:hi])
 			}
 			if lo == hi {
@@ -78,39 +70,6 @@ func checkGroupPages(t testing.TB, s, ref *Store, group string, members map[stri
 			}
 		}
 	}
-}
-
-// restricted returns every article of ref in order, as Articles lists
-// them page by page, that is among members.
-func restricted(t testing.TB, ref *Store, order Order, members map[string]bool) []Article {
-	t.Helper()
-	var out []Article
-	for page := 1; ; page++ {
-		list, err := ref.Articles(ctx, order, page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list) == 0 {
-			return out
-		}
-		for _, a := range list {
-			if members[a.ID] {
-				out = append(out, a)
-			}
-		}
-	}
-}
-
-func equalArticles(a, b []Article) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // checkCacheTTLs checks that every cache key of the store expires within
@@ -515,10 +474,10 @@ func TestGroupReadDuringBuild(t *testing.T) {
 			if step-before < 2 {
 				t.Fatalf("%v: the cold read of %d members took %d build steps", order, len(members), step-before+1)
 			}
-			want := restricted(t, ref, order, members)
+			want := restrictTo(allArticles(t, ref, order), members)
 			want = want[:min(len(want), s.pageSize)]
-			if !equalArticles(got, want) {
-				t.Fatalf("%v: the cold read returned\n%v\nwant\n%v", order, pageIDs(got), pageIDs(want))
+			if !slices.Equal(got, want) {
+				t.Fatalf("%v: the cold read returned\n%v\nwant\n%v", order, idsOf(got), idsOf(want))
 			}
 			name, _ := order.ordering()
 			for _, o := range everyOrder {
@@ -561,11 +520,11 @@ func TestGroupColdReadersShareBuild(t *testing.T) {
 			}
 			return v, err
 		}})
-		want := restricted(t, ref, ScoreDesc, members)[:s.pageSize]
+		want := restrictTo(allArticles(t, ref, ScoreDesc), members)[:s.pageSize]
 
 		// One reader alone.
-		if got := mustGroupPage(t, s, "hot", ScoreDesc, 1); !equalArticles(got, want) {
-			t.Fatalf("page = %v, want %v", pageIDs(got), pageIDs(want))
+		if got := mustGroupPage(t, s, "hot", ScoreDesc, 1); !slices.Equal(got, want) {
+			t.Fatalf("page = %v, want %v", idsOf(got), idsOf(want))
 		}
 		alone := building.Swap(0)
 		if alone < 1 || alone > size/buildStep+1 {
@@ -591,8 +550,8 @@ func TestGroupColdReadersShareBuild(t *testing.T) {
 			if errs[i] != nil {
 				t.Fatal(errs[i])
 			}
-			if !equalArticles(pages[i], want) {
-				t.Fatalf("reader %d: page = %v, want %v", i, pageIDs(pages[i]), pageIDs(want))
+			if !slices.Equal(pages[i], want) {
+				t.Fatalf("reader %d: page = %v, want %v", i, idsOf(pages[i]), idsOf(want))
 			}
 		}
 		if n := building.Load(); n > alone+readers {
@@ -693,7 +652,7 @@ func TestGroupEmpty(t *testing.T) {
 			t.Helper()
 			for _, o := range everyOrder {
 				if list := mustGroupPage(t, s, g, o, 1); len(list) != 0 {
-					t.Fatalf("%s: group %q %v = %v, want empty", where, g, o, pageIDs(list))
+					t.Fatalf("%s: group %q %v = %v, want empty", where, g, o, idsOf(list))
 				}
 			}
 			if n, err := s.GroupCount(ctx, g); err != nil || n != 0 {
@@ -843,7 +802,7 @@ func TestGroupMembership(t *testing.T) {
 			}
 		}
 		if list := mustGroupPage(t, s, "b", ScoreDesc, 2); len(list) != 0 {
-			t.Errorf("page past the end = %v, want empty", pageIDs(list))
+			t.Errorf("page past the end = %v, want empty", idsOf(list))
 		}
 	})
 }
@@ -875,7 +834,7 @@ func TestGroupLimit(t *testing.T) {
 		if err := s.AddToGroups(ctx, a.ID, "g0", "extra", "extra", "g1"); err != nil {
 			t.Fatal(err)
 		}
-		if got := pageIDs(mustGroupPage(t, s, "extra", ScoreDesc, 1)); fmt.Sprint(got) != "[1]" {
+		if got := idsOf(mustGroupPage(t, s, "extra", ScoreDesc, 1)); fmt.Sprint(got) != "[1]" {
 			t.Fatalf("group page at the limit = %v, want [1]", got)
 		}
 	})
@@ -922,7 +881,7 @@ func TestDeleteLeavesNothing(t *testing.T) {
 			t.Errorf("Groups after Delete: %v", err)
 		}
 		for _, order := range everyOrder {
-			if got := pageIDs(mustGroupPage(t, s, "g2", order, 1)); fmt.Sprint(got) != "[1]" {
+			if got := idsOf(mustGroupPage(t, s, "g2", order, 1)); fmt.Sprint(got) != "[1]" {
 				t.Errorf("group page %v after Delete = %v, want [1]", order, got)
 			}
 		}

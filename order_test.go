@@ -261,6 +261,12 @@ func readPages(t testing.TB, size int, read func(page int) ([]Article, error)) [
 	}
 }
 
+// allArticles returns every article of s in order, read page by page.
+func allArticles(t testing.TB, s *Store, order Order) []Article {
+	t.Helper()
+	return readPages(t, s.pageSize, func(page int) ([]Article, error) { return s.Articles(ctx, order, page) })
+}
+
 func idsOf(list []Article) []string {
 	out := make([]string, len(list))
 	for i, a := range list {
