@@ -571,38 +571,34 @@ func BenchmarkBatchMax(b *testing.B) {
 				}
 			}
 		}
-		b.Run(fmt.Sprintf("VoteBatch/groups=%d", per), func(b *testing.B) {
-			m := meter(b, pool, slowlogFrom)
-			for i := 0; i < b.N; i++ {
-				vote(b, MaxBatch)
+		read := func(b *testing.B) {
+			list, err := s.ArticlesByID(ctx, ids)
+			if err != nil || len(list) != MaxBatch {
+				b.Fatalf("ArticlesByID = %d articles, %v", len(list), err)
 			}
-			b.StopTimer()
-			reportServer(b, m, float64(b.N*MaxBatch), "vote")
-			var longest time.Duration
-			for i := 0; i < 20; i++ {
-				longest = max(longest, scriptCPU(b, pool, s, "vote_batch", func() { vote(b, s.ballotsPerScript()) }))
-			}
-			b.ReportMetric(float64(longest.Microseconds()), "max-script-cpu-µs")
-		})
-		b.Run(fmt.Sprintf("ArticlesByID/groups=%d", per), func(b *testing.B) {
-			read := func() {
-				list, err := s.ArticlesByID(ctx, ids)
-				if err != nil || len(list) != MaxBatch {
-					b.Fatalf("ArticlesByID = %d articles, %v", len(list), err)
+		}
+		for _, c := range []struct {
+			name, unit, script string
+			op, oneScript      func(b *testing.B)
+		}{
+			{"VoteBatch", "vote", "vote_batch",
+				func(b *testing.B) { vote(b, MaxBatch) }, func(b *testing.B) { vote(b, s.ballotsPerScript()) }},
+			{"ArticlesByID", "article", "articles", read, read},
+		} {
+			b.Run(fmt.Sprintf("%s/groups=%d", c.name, per), func(b *testing.B) {
+				m := meter(b, pool, slowlogFrom)
+				for i := 0; i < b.N; i++ {
+					c.op(b)
 				}
-			}
-			m := meter(b, pool, slowlogFrom)
-			for i := 0; i < b.N; i++ {
-				read()
-			}
-			b.StopTimer()
-			reportServer(b, m, float64(b.N*MaxBatch), "article")
-			var longest time.Duration
-			for i := 0; i < 20; i++ {
-				longest = max(longest, scriptCPU(b, pool, s, "articles", read))
-			}
-			b.ReportMetric(float64(longest.Microseconds()), "max-script-cpu-µs")
-		})
+				b.StopTimer()
+				reportServer(b, m, float64(b.N*MaxBatch), c.unit)
+				var longest time.Duration
+				for i := 0; i < 20; i++ {
+					longest = max(longest, scriptCPU(b, pool, s, c.script, func() { c.oneScript(b) }))
+				}
+				b.ReportMetric(float64(longest.Microseconds()), "max-script-cpu-µs")
+			})
+		}
 	}
 }
 
