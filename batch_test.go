@@ -13,7 +13,6 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting/internal/redistest"
-	"github.com/votekit/voting/internal/testclock"
 )
 
 // sentinels are the errors a ballot may get.
@@ -444,160 +443,9 @@ func TestArticlesByID(t *testing.T) {
 // (internal/redistest) and skip without one. See BENCHMARKS.md, "Lifecycle
 // and batches".
 
-// pipe sends n commands made by send on one connection, in pipelines of
-// 1000, and fails tb on the first error reply.
-func pipe(tb testing.TB, pool *redis.Pool, n int, send func(c redis.Conn, i int) error) {
-	tb.Helper()
-	c := pool.Get()
-	defer c.Close()
-	for lo := 0; lo < n; lo += 1000 {
-		hi := min(lo+1000, n)
-		for i := lo; i < hi; i++ {
-			if err := send(c, i); err != nil {
-				tb.Fatal(err)
-			}
-		}
-		if err := c.Flush(); err != nil {
-			tb.Fatal(err)
-		}
-		for i := lo; i < hi; i++ {
-			if _, err := c.Receive(); err != nil {
-				tb.Fatalf("pipelined command %d: %v", i, err)
-			}
-		}
-	}
-}
-
-func groupName(g int) string { return "group" + strconv.Itoa(g) }
-
-// articleGroups returns the perArticle groups, of groups, article i is in.
-func articleGroups(i, groups, perArticle int) []string {
-	list := make([]string, perArticle)
-	for j := range list {
-		list[j] = groupName((i + j) % groups)
-	}
-	return list
-}
-
-var fillSeq atomic.Int64
-
-// fill returns a new store on pool, on a clock fixed at epoch, holding n
-// articles posted one a second up to a second before epoch, each in
-// perArticle of groups groups.
-func fill(tb testing.TB, pool *redis.Pool, n, groups, perArticle int, opts ...Option) *Store {
-	tb.Helper()
-	clock := testclock.New(epoch)
-	opts = append([]Option{WithKeyPrefix("fill" + strconv.FormatInt(fillSeq.Add(1), 10)), WithClock(clock.Now)}, opts...)
-	s, err := New(pool, opts...)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	loadScripts(tb, pool)
-	postInGroups(tb, pool, s, n, epoch.Unix()-int64(n), groups, perArticle)
-	return s
-}
-
-// postInGroups posts n articles as Post would, one a second from posted, each
-// in perArticle of groups groups, pipelining the store's scripts.
-func postInGroups(tb testing.TB, pool *redis.Pool, s *Store, n int, posted int64, groups, perArticle int) {
-	tb.Helper()
-	first, err := s.Count(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	c := pool.Get()
-	seq, err := redis.Int64(c.Do("GET", s.keys.seq))
-	c.Close()
-	if err != nil && err != redis.ErrNil {
-		tb.Fatal(err)
-	}
-	pipe(tb, pool, n, func(c redis.Conn, i int) error {
-		return postScript.SendHash(c, s.postArgs("poster", "Benchmark article "+strconv.Itoa(i),
-			"https://example.com/"+strconv.FormatInt(seq+int64(i)+1, 10), posted+int64(i))...)
-	})
-	if perArticle > 0 {
-		pipe(tb, pool, n, func(c redis.Conn, i int) error {
-			id := strconv.FormatInt(seq+int64(i)+1, 10)
-			return groupAddScript.SendHash(c, s.groupAddArgs(id, articleGroups(i, groups, perArticle))...)
-		})
-	}
-	if c, err := s.Count(ctx); err != nil || c != first+int64(n) {
-		tb.Fatalf("Count after posting %d = %d, %v; want %d", n, c, err, first+int64(n))
-	}
-}
-
-// slowest returns the longest command in the server's SLOWLOG since the
-// last call, and its name, and empties the log: 0 when none took
-// slowlogFrom. Redis 7 logs the commands a script calls too, so it logs
-// only those of slowlogFrom or more; a log that overflowed fails tb.
+// slowlogFrom is the shortest command the batch benchmarks' SLOWLOG
+// logs: Redis 7 logs the commands a script calls too.
 const slowlogFrom = 200 * time.Microsecond
-
-func slowest(tb testing.TB, pool *redis.Pool) (time.Duration, string) {
-	tb.Helper()
-	const max = 100000
-	c := pool.Get()
-	defer c.Close()
-	entries, err := redis.Values(c.Do("SLOWLOG", "GET", -1))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var longest int64
-	var name string
-	for _, e := range entries {
-		f, err := redis.Values(e, nil)
-		if err != nil || len(f) < 4 {
-			tb.Fatalf("SLOWLOG entry %v: %v", e, err)
-		}
-		us, _ := redis.Int64(f[2], nil)
-		args, _ := redis.Strings(f[3], nil)
-		if len(args) == 0 || strings.EqualFold(args[0], "slowlog") || strings.EqualFold(args[0], "config") || strings.EqualFold(args[0], "info") {
-			continue
-		}
-		if us > longest {
-			longest, name = us, args[0]
-			if len(args) > 1 {
-				name += " " + scriptName(strings.ToUpper(args[0]), []interface{}{args[1]})
-			}
-		}
-	}
-	if len(entries) >= max {
-		tb.Fatalf("SLOWLOG overflowed (%d entries): the slowest command may be lost", len(entries))
-	}
-	for _, cmd := range [][]interface{}{
-		{"CONFIG", "SET", "slowlog-log-slower-than", slowlogFrom.Microseconds()},
-		{"CONFIG", "SET", "slowlog-max-len", max},
-		{"SLOWLOG", "RESET"},
-	} {
-		if _, err := c.Do(cmd[0].(string), cmd[1:]...); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	return time.Duration(longest) * time.Microsecond, name
-}
-
-// redisCPU returns the CPU seconds, user and system, that the server has
-// used, from INFO cpu.
-func redisCPU(tb testing.TB, pool *redis.Pool) float64 {
-	tb.Helper()
-	c := pool.Get()
-	defer c.Close()
-	s, err := redis.String(c.Do("INFO", "cpu"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var total float64
-	for _, line := range strings.Split(s, "\r\n") {
-		name, v, _ := strings.Cut(line, ":")
-		if name == "used_cpu_user" || name == "used_cpu_sys" {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				tb.Fatalf("INFO cpu %q: %v", line, err)
-			}
-			total += f
-		}
-	}
-	return total
-}
 
 // ballots returns n ballots of random users (of 10,000) voting up or down
 // on random articles of 1 to articles.
@@ -605,7 +453,7 @@ func ballots(rng *rand.Rand, n, articles int) []Ballot {
 	list := make([]Ballot, n)
 	for i := range list {
 		list[i] = Ballot{
-			User: fmt.Sprintf("user%06d", rng.Intn(10000)),
+			User: benchUser(rng.Intn(10000)),
 			ID:   strconv.Itoa(1 + rng.Intn(articles)),
 			Vote: VoteType(1 - 2*rng.Intn(2)),
 		}
@@ -650,7 +498,7 @@ func BenchmarkVoteBatch(b *testing.B) {
 			waited, trips = 0, 0
 			for i := 0; i < b.N; i++ {
 				list := ballots(rng, n, articles)
-				cpu := redisCPU(b, setup)
+				cpu := serverCPU(b, setup)
 				start := time.Now()
 				for _, bal := range list {
 					wait.Store(true)
@@ -659,15 +507,15 @@ func BenchmarkVoteBatch(b *testing.B) {
 					}
 				}
 				single += time.Since(start)
-				singleCPU += redisCPU(b, setup) - cpu
+				singleCPU += serverCPU(b, setup) - cpu
 
 				list = ballots(rng, n, articles)
-				cpu = redisCPU(b, setup)
+				cpu = serverCPU(b, setup)
 				start = time.Now()
 				wait.Store(true)
 				results, err := s.VoteBatch(ctx, list)
 				batch += time.Since(start)
-				batchCPU += redisCPU(b, setup) - cpu
+				batchCPU += serverCPU(b, setup) - cpu
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -711,13 +559,6 @@ func BenchmarkBatchMax(b *testing.B) {
 	for _, per := range []int{0, 10, MaxArticleGroups} {
 		groups := max(20, per)
 		s := fill(b, pool, articles, groups, per, WithOrders(extraOrders...), WithGroupCacheTTL(0))
-		if per > 0 {
-			var names []string
-			for g := 0; g < groups; g++ {
-				names = append(names, groupName(g))
-			}
-			readAll(b, s, names)
-		}
 		rng := rand.New(rand.NewSource(int64(per))) // one stream: -count must not replay ballots
 		vote := func(b *testing.B, n int) {
 			results, err := s.VoteBatch(ctx, ballots(rng, n, articles))
@@ -730,104 +571,51 @@ func BenchmarkBatchMax(b *testing.B) {
 				}
 			}
 		}
-		b.Run(fmt.Sprintf("VoteBatch/groups=%d", per), func(b *testing.B) {
-			m := meter(b, pool)
-			for i := 0; i < b.N; i++ {
-				vote(b, MaxBatch)
+		read := func(b *testing.B) {
+			list, err := s.ArticlesByID(ctx, ids)
+			if err != nil || len(list) != MaxBatch {
+				b.Fatalf("ArticlesByID = %d articles, %v", len(list), err)
 			}
-			b.StopTimer()
-			m.report(b, float64(b.N*MaxBatch), "vote")
-			var longest time.Duration
-			for i := 0; i < 20; i++ {
-				longest = max(longest, scriptCPU(b, pool, s, "vote_batch", func() { vote(b, s.ballotsPerScript()) }))
-			}
-			b.ReportMetric(float64(longest.Microseconds()), "max-script-cpu-µs")
-		})
-		b.Run(fmt.Sprintf("ArticlesByID/groups=%d", per), func(b *testing.B) {
-			read := func() {
-				list, err := s.ArticlesByID(ctx, ids)
-				if err != nil || len(list) != MaxBatch {
-					b.Fatalf("ArticlesByID = %d articles, %v", len(list), err)
+		}
+		for _, c := range []struct {
+			name, unit, script string
+			op, oneScript      func(b *testing.B)
+		}{
+			{"VoteBatch", "vote", "vote_batch",
+				func(b *testing.B) { vote(b, MaxBatch) }, func(b *testing.B) { vote(b, s.ballotsPerScript()) }},
+			{"ArticlesByID", "article", "articles", read, read},
+		} {
+			b.Run(fmt.Sprintf("%s/groups=%d", c.name, per), func(b *testing.B) {
+				m := meter(b, pool, slowlogFrom)
+				for i := 0; i < b.N; i++ {
+					c.op(b)
 				}
-			}
-			m := meter(b, pool)
-			for i := 0; i < b.N; i++ {
-				read()
-			}
-			b.StopTimer()
-			m.report(b, float64(b.N*MaxBatch), "article")
-			var longest time.Duration
-			for i := 0; i < 20; i++ {
-				longest = max(longest, scriptCPU(b, pool, s, "articles", read))
-			}
-			b.ReportMetric(float64(longest.Microseconds()), "max-script-cpu-µs")
-		})
-	}
-}
-
-// scriptStats returns the calls of EVAL and EVALSHA the server has run,
-// and the microseconds it spent in them, from INFO commandstats.
-func scriptStats(tb testing.TB, pool *redis.Pool) (calls, usec int64) {
-	tb.Helper()
-	c := pool.Get()
-	defer c.Close()
-	s, err := redis.String(c.Do("INFO", "commandstats"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, line := range strings.Split(s, "\r\n") {
-		stats, ok := strings.CutPrefix(line, "cmdstat_evalsha:")
-		if !ok {
-			stats, ok = strings.CutPrefix(line, "cmdstat_eval:")
-		}
-		if !ok {
-			continue
-		}
-		for _, field := range strings.Split(stats, ",") {
-			name, v, _ := strings.Cut(field, "=")
-			n, _ := strconv.ParseInt(v, 10, 64)
-			switch name {
-			case "calls":
-				calls += n
-			case "usec":
-				usec += n
-			}
+				b.StopTimer()
+				reportServer(b, m, float64(b.N*MaxBatch), c.unit)
+				var longest time.Duration
+				for i := 0; i < 20; i++ {
+					longest = max(longest, scriptCPU(b, pool, s, c.script, func() { c.oneScript(b) }))
+				}
+				b.ReportMetric(float64(longest.Microseconds()), "max-script-cpu-µs")
+			})
 		}
 	}
-	return calls, usec
 }
 
-// serverMeter measures the server's work from start to report.
-type serverMeter struct {
-	pool        *redis.Pool
-	cpu         float64
-	calls, usec int64
-}
-
-// meter starts measuring: the CPU, the scripts' time, and the SLOWLOG
-// from empty.
-func meter(tb testing.TB, pool *redis.Pool) *serverMeter {
-	tb.Helper()
-	slowest(tb, pool)
-	m := &serverMeter{pool: pool, cpu: redisCPU(tb, pool)}
-	m.calls, m.usec = scriptStats(tb, pool)
-	return m
-}
-
-// report reports, since meter: the server's CPU per unit, the mean time
-// of a script command, and the longest command (max-cmd-µs) in SLOWLOG.
-func (m *serverMeter) report(b *testing.B, units float64, unit string) {
+// reportServer reports, since m's meter: the server's CPU per unit, the
+// mean time of a script, and the longest command in SLOWLOG
+// (max-cmd-µs).
+func reportServer(b *testing.B, m *serverMeter, units float64, unit string) {
 	b.Helper()
-	used := redisCPU(b, m.pool) - m.cpu
-	calls, usec := scriptStats(b, m.pool)
-	d, cmd := slowest(b, m.pool)
-	b.ReportMetric(used*1e6/units, "redis-cpu-µs/"+unit)
-	if calls > m.calls {
-		b.ReportMetric(float64(usec-m.usec)/float64(calls-m.calls), "mean-cmd-µs")
+	cpu, calls, usec := m.used(b)
+	slow := longest(slowLog(b, m.pool))
+	b.ReportMetric(cpu*1e6/units, "redis-cpu-µs/"+unit)
+	if calls > 0 {
+		b.ReportMetric(float64(usec)/float64(calls), "mean-cmd-µs")
 	}
-	b.ReportMetric(float64(d.Microseconds()), "max-cmd-µs")
-	if d >= 10*time.Millisecond {
-		b.Logf("slowest command %v (%s): over 10 ms", d, cmd)
+	b.ReportMetric(float64(slow.took.Microseconds()), "max-cmd-µs")
+	if slow.took >= 10*time.Millisecond {
+		b.Logf("slowest command %v (%s): over 10 ms", slow.took, slow)
 	}
 }
 
@@ -845,41 +633,31 @@ func BenchmarkPrune(b *testing.B) {
 	const kept, per, groups = 20000, 1000, 20
 	for _, inGroups := range []int{0, 10} {
 		s := fill(b, pool, kept, groups, inGroups, WithOrders(extraOrders...), WithUniqueLinks(), WithGroupCacheTTL(0))
-		if inGroups > 0 {
-			var names []string
-			for g := 0; g < groups; g++ {
-				names = append(names, groupName(g))
-			}
-			readAll(b, s, names)
-		}
 		b.Run(fmt.Sprintf("groups=%d", inGroups), func(b *testing.B) {
 			old := epoch.Unix() - 10*kept // well before the kept articles
 			var cpu float64
 			var calls, usec int64
-			var longest time.Duration
+			var slowest time.Duration
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				postInGroups(b, pool, s, per, old, groups, inGroups)
-				slowest(b, pool)
-				cpu0 := redisCPU(b, pool)
-				calls0, usec0 := scriptStats(b, pool)
+				postMany(b, pool, s, per, old, old+per, groups, inGroups)
+				m := meter(b, pool, slowlogFrom)
 				b.StartTimer()
 				n, err := s.Prune(ctx, time.Unix(old+per, 0))
 				b.StopTimer()
-				cpu += redisCPU(b, pool) - cpu0
-				c, u := scriptStats(b, pool)
-				calls, usec = calls+c-calls0, usec+u-usec0
+				c, k, u := m.used(b)
+				cpu, calls, usec = cpu+c, calls+k, usec+u
 				if err != nil || n != per {
 					b.Fatalf("Prune = %d, %v; want %d", n, err, per)
 				}
-				d, cmd := slowest(b, pool)
-				if d >= 10*time.Millisecond {
-					b.Logf("slowest command %v (%s): over 10 ms", d, cmd)
+				slow := longest(slowLog(b, pool))
+				if slow.took >= 10*time.Millisecond {
+					b.Logf("slowest command %v (%s): over 10 ms", slow.took, slow)
 				}
-				longest = max(longest, d)
+				slowest = max(slowest, slow.took)
 			}
-			postInGroups(b, pool, s, per, old, groups, inGroups)
+			postMany(b, pool, s, per, old, old+per, groups, inGroups)
 			step := scriptCPU(b, pool, s, "prune", func() {
 				if n, err := s.Prune(ctx, time.Unix(old+per, 0)); err != nil || n != per {
 					b.Fatalf("Prune = %d, %v; want %d", n, err, per)
@@ -890,7 +668,7 @@ func BenchmarkPrune(b *testing.B) {
 			b.ReportMetric(cpu*1e6/articles, "redis-cpu-µs/article")
 			b.ReportMetric(float64(usec)/float64(calls), "mean-cmd-µs")
 			b.ReportMetric(float64(calls)/float64(b.N), "steps/op")
-			b.ReportMetric(float64(longest.Microseconds()), "max-cmd-µs")
+			b.ReportMetric(float64(slowest.Microseconds()), "max-cmd-µs")
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/articles, "ns/article")
 		})
 	}

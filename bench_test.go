@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -79,60 +80,19 @@ func newBenchStore(b *testing.B, pool *redis.Pool, name string) *benchFixture {
 	return f
 }
 
-// Titles, links and names of the shapes of the book's examples: a title of
-// about 40 bytes, a link of about 35, user names of 10.
-func benchTitle(i int) string  { return "Benchmark article number " + strconv.Itoa(i) + " on Redis" }
-func benchLink(i int) string   { return "https://example.com/articles/" + strconv.Itoa(i) }
-func benchPoster(i int) string { return fmt.Sprintf("poster%04d", i%10000) }
-func benchUser(i int) string   { return fmt.Sprintf("user%06d", i) }
-
-// pipeline sends n commands, made by send, in batches on one connection,
-// and fails b on the first error reply.
-func pipeline(b *testing.B, pool *redis.Pool, n int, send func(c redis.Conn, i int) error) {
+// post posts n more articles to f, one a second up to the clock's now
+// (postMany).
+func (f *benchFixture) post(b *testing.B, n int) {
 	b.Helper()
-	const batch = 1000
-	c := pool.Get()
-	defer c.Close()
-	for lo := 0; lo < n; lo += batch {
-		hi := min(lo+batch, n)
-		for i := lo; i < hi; i++ {
-			if err := send(c, i); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := c.Flush(); err != nil {
-			b.Fatal(err)
-		}
-		for i := lo; i < hi; i++ {
-			if _, err := c.Receive(); err != nil {
-				b.Fatalf("pipelined command %d: %v", i, err)
-			}
-		}
-	}
-}
-
-// postMany posts n articles, one a second up to the clock's now, as Post
-// would; article i (from 1) is by benchPoster(i).
-func postMany(b *testing.B, f *benchFixture, n int) {
-	b.Helper()
-	s := f.store
-	now := s.now().Unix()
-	first := f.n + 1
-	pipeline(b, f.pool, n, func(c redis.Conn, i int) error {
-		id := first + i
-		return postScript.SendHash(c, s.postArgs(benchPoster(id), benchTitle(id), benchLink(id), now-int64(n-i))...)
-	})
+	now := f.store.now().Unix()
+	postMany(b, f.pool, f.store, n, now-int64(n), now, 0, 0)
 	f.n += n
-	a, err := s.Article(context.Background(), strconv.Itoa(f.n))
-	if err != nil || a.Title != benchTitle(f.n) || a.Poster != benchPoster(f.n) || a.Upvotes != 1 {
-		b.Fatalf("article %d after the fill: %+v, %v", f.n, a, err)
-	}
 }
 
 // sized returns the data set of n articles.
 func sized(b *testing.B, n int) *benchFixture {
 	return fixture(b, "articles"+strconv.Itoa(n), func(b *testing.B, f *benchFixture) {
-		postMany(b, f, n)
+		f.post(b, n)
 	})
 }
 
@@ -142,55 +102,51 @@ func sized(b *testing.B, n int) *benchFixture {
 // fails b for any command of 10 ms or more. Call it after setup, with the
 // timer reset.
 func measure(b *testing.B, f *benchFixture) (report func()) {
-	benchDo(b, f.pool, "CONFIG", "SET", "slowlog-log-slower-than", 10000)
-	benchDo(b, f.pool, "SLOWLOG", "RESET")
-	start, usec, cpu := f.hooks.trips.Load(), scriptUsec(b, f.pool), serverCPU(b, f.pool)
+	m := meter(b, f.pool, 10*time.Millisecond)
+	start := f.hooks.trips.Load()
 	return func() {
 		b.StopTimer()
 		n := float64(b.N)
+		cpu, _, usec := m.used(b)
 		b.ReportMetric(float64(f.hooks.trips.Load()-start)/n, "roundtrips/op")
-		b.ReportMetric(float64(scriptUsec(b, f.pool)-usec)/n, "redis-µs/op")
-		b.ReportMetric((serverCPU(b, f.pool)-cpu)*1e6/n, "redis-cpu-µs/op")
-		slow, err := redis.Values(benchDo(b, f.pool, "SLOWLOG", "GET", 10), nil)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, entry := range slow {
-			// id, time, µs, the command and its arguments, ...
-			fields, _ := redis.Values(entry, nil)
-			us, _ := redis.Int64(fields[2], nil)
-			args, _ := redis.Strings(fields[3], nil)
-			name := ""
-			if len(args) > 1 {
-				name = scriptName(strings.ToUpper(args[0]), []interface{}{args[1]})
-			}
-			for i, a := range args {
-				if len(a) > 40 {
-					args[i] = a[:40] + "…"
-				}
-			}
-			b.Errorf("SLOWLOG: a command took %v: %s %q", time.Duration(us)*time.Microsecond, name, args)
+		b.ReportMetric(float64(usec)/n, "redis-µs/op")
+		b.ReportMetric(cpu*1e6/n, "redis-cpu-µs/op")
+		for _, e := range slowLog(b, f.pool) {
+			b.Errorf("SLOWLOG: a command took %v: %s", e.took, e)
 		}
 	}
 }
 
-// benchDo runs one command on pool.
-func benchDo(b *testing.B, pool *redis.Pool, cmd string, args ...interface{}) interface{} {
-	b.Helper()
-	return (&backend{pool: pool}).do(b, cmd, args...)
+// The server-side measures of every benchmark, and of the tests that
+// check a command's cost on a redis-server of their own: INFO cpu and
+// commandstats, SLOWLOG, and the CPU time of one script.
+
+// serverDo runs one command on pool and fails tb on an error.
+func serverDo(tb testing.TB, pool *redis.Pool, cmd string, args ...interface{}) interface{} {
+	tb.Helper()
+	return (&backend{pool: pool}).do(tb, cmd, args...)
 }
 
-// serverCPU returns the CPU seconds, user and system, that the server
-// process has used, from INFO cpu.
-func serverCPU(b *testing.B, pool *redis.Pool) float64 {
-	b.Helper()
+// info returns the lines of INFO section.
+func info(tb testing.TB, pool *redis.Pool, section string) []string {
+	tb.Helper()
+	s, err := redis.String(serverDo(tb, pool, "INFO", section), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Split(s, "\r\n")
+}
+
+// cpuSeconds returns the sum of the INFO cpu fields named.
+func cpuSeconds(tb testing.TB, pool *redis.Pool, names ...string) float64 {
+	tb.Helper()
 	var total float64
-	for _, line := range info(b, pool, "cpu") {
+	for _, line := range info(tb, pool, "cpu") {
 		name, v, _ := strings.Cut(line, ":")
-		if name == "used_cpu_user" || name == "used_cpu_sys" {
+		if slices.Contains(names, name) {
 			n, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				b.Fatalf("INFO cpu %q: %v", line, err)
+				tb.Fatalf("INFO cpu %q: %v", line, err)
 			}
 			total += n
 		}
@@ -198,36 +154,207 @@ func serverCPU(b *testing.B, pool *redis.Pool) float64 {
 	return total
 }
 
-// scriptUsec returns the microseconds the server has spent in EVALSHA and
-// EVAL, from INFO commandstats.
-func scriptUsec(b *testing.B, pool *redis.Pool) int64 {
-	b.Helper()
-	var total int64
-	for _, line := range info(b, pool, "commandstats") {
-		if !strings.HasPrefix(line, "cmdstat_evalsha:") && !strings.HasPrefix(line, "cmdstat_eval:") {
+// serverCPU returns the CPU seconds, user and system, that the server
+// process has used.
+func serverCPU(tb testing.TB, pool *redis.Pool) float64 {
+	return cpuSeconds(tb, pool, "used_cpu_user", "used_cpu_sys")
+}
+
+// mainCPU returns the CPU time, user and system, of the server's main
+// thread, which runs the commands.
+func mainCPU(tb testing.TB, pool *redis.Pool) time.Duration {
+	s := cpuSeconds(tb, pool, "used_cpu_user_main_thread", "used_cpu_sys_main_thread")
+	return time.Duration(s * float64(time.Second))
+}
+
+// scriptStats returns the calls of EVALSHA and EVAL the server has run,
+// and the microseconds it spent in them, from INFO commandstats.
+func scriptStats(tb testing.TB, pool *redis.Pool) (calls, usec int64) {
+	tb.Helper()
+	for _, line := range info(tb, pool, "commandstats") {
+		name, stats, _ := strings.Cut(line, ":")
+		if name != "cmdstat_evalsha" && name != "cmdstat_eval" {
 			continue
 		}
-		for _, field := range strings.Split(line[strings.IndexByte(line, ':')+1:], ",") {
-			if v, ok := strings.CutPrefix(field, "usec="); ok {
-				n, err := strconv.ParseInt(v, 10, 64)
-				if err != nil {
-					b.Fatalf("commandstats %q: %v", line, err)
-				}
-				total += n
+		for _, field := range strings.Split(stats, ",") {
+			k, v, _ := strings.Cut(field, "=")
+			n, _ := strconv.ParseInt(v, 10, 64)
+			switch k {
+			case "calls":
+				calls += n
+			case "usec":
+				usec += n
 			}
 		}
 	}
-	return total
+	return calls, usec
 }
 
-// info returns the lines of INFO section.
-func info(b *testing.B, pool *redis.Pool, section string) []string {
-	b.Helper()
-	s, err := redis.String(benchDo(b, pool, "INFO", section), nil)
+// serverMeter measures a server's work from meter to used.
+type serverMeter struct {
+	pool        *redis.Pool
+	cpu         float64 // serverCPU at the start
+	calls, usec int64   // scriptStats at the start
+}
+
+// meter empties the server's SLOWLOG, which from then logs every command
+// of from or more (resetSlowLog), and starts measuring the server's CPU
+// and its scripts.
+func meter(tb testing.TB, pool *redis.Pool, from time.Duration) *serverMeter {
+	tb.Helper()
+	resetSlowLog(tb, pool, from)
+	m := &serverMeter{pool: pool}
+	m.calls, m.usec = scriptStats(tb, pool)
+	m.cpu = serverCPU(tb, pool) // last: the INFO commands above are not counted
+	return m
+}
+
+// used returns, since meter, the server's CPU seconds, and the calls of
+// scripts and the microseconds spent in them.
+func (m *serverMeter) used(tb testing.TB) (cpu float64, calls, usec int64) {
+	tb.Helper()
+	cpu = serverCPU(tb, m.pool) - m.cpu
+	calls, usec = scriptStats(tb, m.pool)
+	return cpu, calls - m.calls, usec - m.usec
+}
+
+// slowLogMax is the SLOWLOG length resetSlowLog sets; a log that holds as
+// many entries may have lost some.
+const slowLogMax = 1 << 20
+
+// resetSlowLog empties the server's SLOWLOG and makes it log every command
+// of from or more.
+func resetSlowLog(tb testing.TB, pool *redis.Pool, from time.Duration) {
+	tb.Helper()
+	serverDo(tb, pool, "CONFIG", "SET", "slowlog-log-slower-than", from.Microseconds())
+	serverDo(tb, pool, "CONFIG", "SET", "slowlog-max-len", slowLogMax)
+	serverDo(tb, pool, "SLOWLOG", "RESET")
+}
+
+// slowEntry is a command in SLOWLOG.
+type slowEntry struct {
+	took time.Duration
+	args []string // the command and its arguments
+}
+
+// slowLog returns the commands in the server's SLOWLOG, newest first, but
+// for the measuring's own (SLOWLOG, CONFIG, INFO). A log that may have
+// lost entries fails tb.
+func slowLog(tb testing.TB, pool *redis.Pool) []slowEntry {
+	tb.Helper()
+	entries, err := redis.Values(serverDo(tb, pool, "SLOWLOG", "GET", -1), nil)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	return strings.Split(s, "\r\n")
+	if len(entries) >= slowLogMax {
+		tb.Fatalf("SLOWLOG overflowed (%d entries): commands may be lost", len(entries))
+	}
+	var list []slowEntry
+	for _, e := range entries {
+		// id, time, µs, the command and its arguments, ...
+		f, err := redis.Values(e, nil)
+		if err != nil || len(f) < 4 {
+			tb.Fatalf("SLOWLOG entry %v: %v", e, err)
+		}
+		us, err1 := redis.Int64(f[2], nil)
+		args, err2 := redis.Strings(f[3], nil)
+		if err1 != nil || err2 != nil || len(args) == 0 {
+			tb.Fatalf("SLOWLOG entry %v: %v, %v", e, err1, err2)
+		}
+		switch strings.ToUpper(args[0]) {
+		case "SLOWLOG", "CONFIG", "INFO":
+			continue
+		}
+		list = append(list, slowEntry{time.Duration(us) * time.Microsecond, args})
+	}
+	return list
+}
+
+// isScript reports whether e ran a script (EVALSHA or EVAL).
+func (e slowEntry) isScript() bool {
+	cmd := strings.ToUpper(e.args[0])
+	return cmd == "EVALSHA" || cmd == "EVAL"
+}
+
+// String returns the command and the name of the store's script it ran,
+// or its arguments, the long ones cut.
+func (e slowEntry) String() string {
+	if len(e.args) > 1 {
+		if name := scriptName(strings.ToUpper(e.args[0]), []interface{}{e.args[1]}); name != "" {
+			return e.args[0] + " " + name
+		}
+	}
+	args := slices.Clone(e.args)
+	for i, a := range args {
+		if len(a) > 40 {
+			args[i] = a[:40] + "…"
+		}
+	}
+	return fmt.Sprintf("%q", args)
+}
+
+// longest returns the longest of entries; none took no time.
+func longest(entries []slowEntry) slowEntry {
+	var l slowEntry
+	for _, e := range entries {
+		if e.took > l.took {
+			l = e
+		}
+	}
+	return l
+}
+
+// scriptCPU runs call with s's scripts called name timed by the CPU time
+// of the server's main thread, which runs the commands, read with INFO
+// before and after each; it returns the longest. A script sent in a
+// pipeline is timed with those sent after it and before its reply.
+func scriptCPU(tb testing.TB, pool *redis.Pool, s *Store, name string, call func()) time.Duration {
+	tb.Helper()
+	saved := s.pool
+	defer func() { s.pool = saved }()
+	var start, longest time.Duration
+	hook(s, &hooks{
+		before: func(cmd string, args []interface{}) error {
+			if scriptName(cmd, args) == name {
+				start = mainCPU(tb, pool)
+			}
+			return nil
+		},
+		after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) == name {
+				longest = max(longest, mainCPU(tb, pool)-start)
+			}
+			return v, err
+		},
+	})
+	call()
+	return longest
+}
+
+// usedMemory returns INFO memory's used_memory.
+func usedMemory(tb testing.TB, pool *redis.Pool) int64 {
+	tb.Helper()
+	for _, line := range info(tb, pool, "memory") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return n
+		}
+	}
+	tb.Fatal("INFO memory without used_memory")
+	return 0
+}
+
+// memoryUsage returns MEMORY USAGE of key, counting every element.
+func memoryUsage(tb testing.TB, pool *redis.Pool, key string) int64 {
+	tb.Helper()
+	n, err := redis.Int64(serverDo(tb, pool, "MEMORY", "USAGE", key, "SAMPLES", 0), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
 
 // mallocs returns the heap allocations made by the process so far.
@@ -255,7 +382,7 @@ func BenchmarkVoteCancelable(b *testing.B) {
 
 func benchVote(b *testing.B, ctx context.Context) {
 	const nArticles, nUsers = 1000, 10000
-	f := fixture(b, "vote", func(b *testing.B, f *benchFixture) { postMany(b, f, nArticles) })
+	f := fixture(b, "vote", func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
 	users := make([]string, nUsers)
 	for i := range users {
 		users[i] = benchUser(i)
@@ -382,7 +509,7 @@ func BenchmarkScaleMemory(b *testing.B) {
 	const n = 100_000
 	f := newBenchStore(b, pool, "memory-articles")
 	before := usedMemory(b, pool)
-	postMany(b, f, n)
+	f.post(b, n)
 	perArticle := float64(usedMemory(b, pool)-before) / n
 	k := f.store.keys
 	id := strconv.Itoa(n / 2)
@@ -413,11 +540,11 @@ func BenchmarkScaleMemory(b *testing.B) {
 		const nVotes = 100_000 // besides the posters'
 		articles := nVotes / (per - 1)
 		f := newBenchStore(b, pool, "memory-votes"+strconv.Itoa(per))
-		postMany(b, f, articles)
+		f.post(b, articles)
 		s := f.store
 		now := s.now().Unix()
 		before := recordsUsage(b, f)
-		pipeline(b, pool, articles*(per-1), func(c redis.Conn, i int) error {
+		pipe(b, pool, articles*(per-1), func(c redis.Conn, i int) error {
 			id := strconv.Itoa(1 + i/(per-1))
 			return voteScript.SendHash(c, s.voteArgs(benchUser(i%(per-1)), id, Upvote, now)...)
 		})
@@ -459,36 +586,10 @@ func recordsUsage(b *testing.B, f *benchFixture) int64 {
 	return total
 }
 
-// usedMemory returns INFO memory's used_memory.
-func usedMemory(b *testing.B, pool *redis.Pool) int64 {
-	b.Helper()
-	for _, line := range info(b, pool, "memory") {
-		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				b.Fatal(err)
-			}
-			return n
-		}
-	}
-	b.Fatal("INFO memory without used_memory")
-	return 0
-}
-
-// memoryUsage returns MEMORY USAGE of key, counting every element.
-func memoryUsage(b *testing.B, pool *redis.Pool, key string) int64 {
-	b.Helper()
-	n, err := redis.Int64(benchDo(b, pool, "MEMORY", "USAGE", key, "SAMPLES", 0), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return n
-}
-
 // encoding returns OBJECT ENCODING of key.
 func encoding(b *testing.B, pool *redis.Pool, key string) string {
 	b.Helper()
-	e, err := redis.String(benchDo(b, pool, "OBJECT", "ENCODING", key), nil)
+	e, err := redis.String(serverDo(b, pool, "OBJECT", "ENCODING", key), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -126,25 +126,7 @@ func (l *ledger) verify(t *testing.T, s *Store) {
 	for u := range l.users {
 		users = append(users, u)
 	}
-	checkInvariant(t, s, DefaultVoteWeight, allIDs(t, s), users)
-}
-
-// allIDs returns the id of every article of s.
-func allIDs(t testing.TB, s *Store) []string {
-	t.Helper()
-	var list []string
-	for page := 1; ; page++ {
-		articles, err := s.Articles(ctx, TimeAsc, page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(articles) == 0 {
-			return list
-		}
-		for _, a := range articles {
-			list = append(list, a.ID)
-		}
-	}
+	checkInvariant(t, s, DefaultVoteWeight, idsOf(allArticles(t, s, TimeAsc)), users)
 }
 
 // load runs workers that post and vote on s until stop is closed, each

@@ -7,6 +7,7 @@ import (
 	"math/rand"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,14 +24,6 @@ import (
 
 // optionalOrders enables every optional order.
 var optionalOrders = WithOrders(extraOrders...)
-
-func pageIDs(list []Article) []string {
-	out := make([]string, len(list))
-	for i, a := range list {
-		out[i] = a.ID
-	}
-	return out
-}
 
 func mustGroupPage(t testing.TB, s *Store, group string, order Order, page int) []Article {
 	t.Helper()
@@ -64,12 +57,12 @@ func wholeStore(t testing.TB, b *backend, s *Store) *Store {
 func checkGroupPages(t testing.TB, s, ref *Store, group string, members map[string]bool, orders []Order, where string) {
 	t.Helper()
 	for _, order := range orders {
-		want := restricted(t, ref, order, members)
+		want := restrictTo(allArticles(t, ref, order), members)
 		for page := 1; ; page++ {
 			lo := min((page-1)*s.pageSize, len(want))
 			hi := min(page*s.pageSize, len(want))
 			got := mustGroupPage(t, s, group, order, page)
-			if !equalArticles(got, want[lo:hi]) {
+			if !slices.Equal(got, want[lo:hi]) {
 				t.Fatalf("%s: group %q %v page %d:\n got %v\nwant %v", where, group, order, page, got, want[lo:hi])
 			}
 			if lo == hi {
@@ -77,39 +70,6 @@ func checkGroupPages(t testing.TB, s, ref *Store, group string, members map[stri
 			}
 		}
 	}
-}
-
-// restricted returns every article of ref in order, as Articles lists
-// them page by page, that is among members.
-func restricted(t testing.TB, ref *Store, order Order, members map[string]bool) []Article {
-	t.Helper()
-	var out []Article
-	for page := 1; ; page++ {
-		list, err := ref.Articles(ctx, order, page)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(list) == 0 {
-			return out
-		}
-		for _, a := range list {
-			if members[a.ID] {
-				out = append(out, a)
-			}
-		}
-	}
-}
-
-func equalArticles(a, b []Article) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // checkCacheTTLs checks that every cache key of the store expires within
@@ -262,6 +222,23 @@ func TestGroupPagesMatchModel(t *testing.T) {
 		}
 		check("after setup")
 
+		// done checks the error of op on article id: ErrNotFound if the
+		// model holds no such article, none if it does. It reports
+		// whether the op took effect.
+		done := func(op int, what, id string, err error) bool {
+			t.Helper()
+			if !m.isLive(id) {
+				if !errors.Is(err, ErrNotFound) {
+					t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
+				}
+				return false
+			}
+			if err != nil {
+				t.Fatalf("op %d, %s: %v", op, what, err)
+			}
+			return true
+		}
+
 		kinds := map[string]int{} // the vote transitions seen
 		for op := 0; op < 100; op++ {
 			var what string
@@ -269,17 +246,9 @@ func TestGroupPagesMatchModel(t *testing.T) {
 			case r < 35: // vote
 				id, user, v := m.pick(rng), users[rng.Intn(len(users))], VoteType(rng.Intn(3)-1)
 				what = fmt.Sprintf("%s votes %v on %s", user, v, id)
-				res, err := s.Vote(ctx, user, id, v)
-				if !m.isLive(id) {
-					if !errors.Is(err, ErrNotFound) {
-						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
-					}
-					break
+				if res, err := s.Vote(ctx, user, id, v); done(op, what, id, err) {
+					kinds[res.Previous.String()+"->"+v.String()]++
 				}
-				if err != nil {
-					t.Fatalf("op %d, %s: %v", op, what, err)
-				}
-				kinds[res.Previous.String()+"->"+v.String()]++
 			case r < 45: // a batch of votes
 				var ballots []Ballot
 				for j := rng.Intn(4); j >= 0; j-- {
@@ -298,45 +267,21 @@ func TestGroupPagesMatchModel(t *testing.T) {
 			case r < 60: // add
 				id, in := m.pick(rng), m.someGroups(rng)
 				what = fmt.Sprintf("add %s to %q", id, in)
-				err := s.AddToGroups(ctx, id, in...)
-				if !m.isLive(id) {
-					if !errors.Is(err, ErrNotFound) {
-						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
-					}
-					break
+				if done(op, what, id, s.AddToGroups(ctx, id, in...)) {
+					m.add(id, in)
 				}
-				if err != nil {
-					t.Fatalf("op %d, %s: %v", op, what, err)
-				}
-				m.add(id, in)
 			case r < 75: // remove
 				id, out := m.pick(rng), m.someGroups(rng)
 				what = fmt.Sprintf("remove %s from %q", id, out)
-				err := s.RemoveFromGroups(ctx, id, out...)
-				if !m.isLive(id) {
-					if !errors.Is(err, ErrNotFound) {
-						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
-					}
-					break
+				if done(op, what, id, s.RemoveFromGroups(ctx, id, out...)) {
+					m.remove(id, out)
 				}
-				if err != nil {
-					t.Fatalf("op %d, %s: %v", op, what, err)
-				}
-				m.remove(id, out)
 			case r < 83: // delete
 				id := m.pick(rng)
 				what = "delete " + id
-				err := s.Delete(ctx, id)
-				if !m.isLive(id) {
-					if !errors.Is(err, ErrNotFound) {
-						t.Fatalf("op %d, %s: %v, want ErrNotFound", op, what, err)
-					}
-					break
+				if done(op, what, id, s.Delete(ctx, id)) {
+					m.drop(id)
 				}
-				if err != nil {
-					t.Fatalf("op %d, %s: %v", op, what, err)
-				}
-				m.drop(id)
 			case r < 85: // prune the oldest
 				if len(m.live) == 0 {
 					continue
@@ -529,10 +474,10 @@ func TestGroupReadDuringBuild(t *testing.T) {
 			if step-before < 2 {
 				t.Fatalf("%v: the cold read of %d members took %d build steps", order, len(members), step-before+1)
 			}
-			want := restricted(t, ref, order, members)
+			want := restrictTo(allArticles(t, ref, order), members)
 			want = want[:min(len(want), s.pageSize)]
-			if !equalArticles(got, want) {
-				t.Fatalf("%v: the cold read returned\n%v\nwant\n%v", order, pageIDs(got), pageIDs(want))
+			if !slices.Equal(got, want) {
+				t.Fatalf("%v: the cold read returned\n%v\nwant\n%v", order, idsOf(got), idsOf(want))
 			}
 			name, _ := order.ordering()
 			for _, o := range everyOrder {
@@ -575,11 +520,11 @@ func TestGroupColdReadersShareBuild(t *testing.T) {
 			}
 			return v, err
 		}})
-		want := restricted(t, ref, ScoreDesc, members)[:s.pageSize]
+		want := restrictTo(allArticles(t, ref, ScoreDesc), members)[:s.pageSize]
 
 		// One reader alone.
-		if got := mustGroupPage(t, s, "hot", ScoreDesc, 1); !equalArticles(got, want) {
-			t.Fatalf("page = %v, want %v", pageIDs(got), pageIDs(want))
+		if got := mustGroupPage(t, s, "hot", ScoreDesc, 1); !slices.Equal(got, want) {
+			t.Fatalf("page = %v, want %v", idsOf(got), idsOf(want))
 		}
 		alone := building.Swap(0)
 		if alone < 1 || alone > size/buildStep+1 {
@@ -605,8 +550,8 @@ func TestGroupColdReadersShareBuild(t *testing.T) {
 			if errs[i] != nil {
 				t.Fatal(errs[i])
 			}
-			if !equalArticles(pages[i], want) {
-				t.Fatalf("reader %d: page = %v, want %v", i, pageIDs(pages[i]), pageIDs(want))
+			if !slices.Equal(pages[i], want) {
+				t.Fatalf("reader %d: page = %v, want %v", i, idsOf(pages[i]), idsOf(want))
 			}
 		}
 		if n := building.Load(); n > alone+readers {
@@ -707,7 +652,7 @@ func TestGroupEmpty(t *testing.T) {
 			t.Helper()
 			for _, o := range everyOrder {
 				if list := mustGroupPage(t, s, g, o, 1); len(list) != 0 {
-					t.Fatalf("%s: group %q %v = %v, want empty", where, g, o, pageIDs(list))
+					t.Fatalf("%s: group %q %v = %v, want empty", where, g, o, idsOf(list))
 				}
 			}
 			if n, err := s.GroupCount(ctx, g); err != nil || n != 0 {
@@ -857,7 +802,7 @@ func TestGroupMembership(t *testing.T) {
 			}
 		}
 		if list := mustGroupPage(t, s, "b", ScoreDesc, 2); len(list) != 0 {
-			t.Errorf("page past the end = %v, want empty", pageIDs(list))
+			t.Errorf("page past the end = %v, want empty", idsOf(list))
 		}
 	})
 }
@@ -889,7 +834,7 @@ func TestGroupLimit(t *testing.T) {
 		if err := s.AddToGroups(ctx, a.ID, "g0", "extra", "extra", "g1"); err != nil {
 			t.Fatal(err)
 		}
-		if got := pageIDs(mustGroupPage(t, s, "extra", ScoreDesc, 1)); fmt.Sprint(got) != "[1]" {
+		if got := idsOf(mustGroupPage(t, s, "extra", ScoreDesc, 1)); fmt.Sprint(got) != "[1]" {
 			t.Fatalf("group page at the limit = %v, want [1]", got)
 		}
 	})
@@ -936,7 +881,7 @@ func TestDeleteLeavesNothing(t *testing.T) {
 			t.Errorf("Groups after Delete: %v", err)
 		}
 		for _, order := range everyOrder {
-			if got := pageIDs(mustGroupPage(t, s, "g2", order, 1)); fmt.Sprint(got) != "[1]" {
+			if got := idsOf(mustGroupPage(t, s, "g2", order, 1)); fmt.Sprint(got) != "[1]" {
 				t.Errorf("group page %v after Delete = %v, want [1]", order, got)
 			}
 		}
@@ -945,29 +890,13 @@ func TestDeleteLeavesNothing(t *testing.T) {
 }
 
 // scriptTimes returns the durations of the script runs (EVALSHA or EVAL)
-// in the slow log of srv, shortest first.
-func scriptTimes(tb testing.TB, srv *redistest.Server) []time.Duration {
+// in the server's SLOWLOG, shortest first.
+func scriptTimes(tb testing.TB, pool *redis.Pool) []time.Duration {
 	tb.Helper()
-	entries, err := redis.Values(srv.Do("SLOWLOG", "GET", -1))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	var times []time.Duration
-	for _, e := range entries {
-		f, err := redis.Values(e, nil)
-		if err != nil || len(f) < 4 {
-			tb.Fatalf("slow log entry %v: %v", e, err)
-		}
-		us, err := redis.Int64(f[2], nil)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		args, err := redis.Strings(f[3], nil)
-		if err != nil || len(args) == 0 {
-			tb.Fatalf("slow log entry %v: %v", e, err)
-		}
-		if cmd := strings.ToUpper(args[0]); cmd == "EVALSHA" || cmd == "EVAL" {
-			times = append(times, time.Duration(us)*time.Microsecond)
+	for _, e := range slowLog(tb, pool) {
+		if e.isScript() {
+			times = append(times, e.took)
 		}
 	}
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
@@ -1006,14 +935,6 @@ func TestGroupBuildSlowLog(t *testing.T) {
 	}
 	srv := redistest.Start(t)
 	b := newBackend(t, "redis", srv.Addr, nil)
-	do := func(cmd string, args ...interface{}) {
-		t.Helper()
-		if _, err := srv.Do(cmd, args...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	do("CONFIG", "SET", "slowlog-log-slower-than", 100) // µs: every step, few commands within one
-	do("CONFIG", "SET", "slowlog-max-len", 100000)
 	var overloaded []string
 	for _, size := range []int{100_000, 1_000_000} {
 		s, _ := newStore(t, b)
@@ -1022,13 +943,13 @@ func TestGroupBuildSlowLog(t *testing.T) {
 		var slowest, medians []time.Duration
 		passed := false
 		for try := 0; try < 3 && !passed; try++ {
-			do("UNLINK", s.keys.cacheKey("g", "score"))
-			do("SLOWLOG", "RESET")
+			b.do(t, "UNLINK", s.keys.cacheKey("g", "score"))
+			resetSlowLog(t, b.pool, 100*time.Microsecond) // every step, few commands within one
 			page := mustGroupPage(t, s, "g", ScoreDesc, 1)
-			if got, want := pageIDs(page), ids[:s.pageSize]; fmt.Sprint(got) != fmt.Sprint(want) {
+			if got, want := idsOf(page), ids[:s.pageSize]; fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("%d members: page %v, want %v", size, got, want)
 			}
-			times := scriptTimes(t, srv)
+			times := scriptTimes(t, b.pool)
 			slowest = append(slowest, quantile(times, 1))
 			medians = append(medians, quantile(times, 0.5))
 			passed = quantile(times, 1) <= 10*time.Millisecond
@@ -1071,43 +992,6 @@ func loadPerCPU() (float64, bool) {
 // (internal/redistest), which holds nothing else, and report what Redis
 // spent besides the client's time: see BENCHMARKS.md, "Group pages".
 
-// evalStats returns the calls of EVALSHA and EVAL on srv and the time
-// Redis spent in them, from INFO commandstats.
-func evalStats(tb testing.TB, srv *redistest.Server) (calls int64, spent time.Duration) {
-	tb.Helper()
-	info, err := redis.String(srv.Do("INFO", "commandstats"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\r\n") {
-		name, stats, _ := strings.Cut(line, ":")
-		if name != "cmdstat_evalsha" && name != "cmdstat_eval" {
-			continue
-		}
-		for _, f := range strings.Split(stats, ",") {
-			k, v, _ := strings.Cut(f, "=")
-			n, _ := strconv.ParseInt(v, 10, 64)
-			switch k {
-			case "calls":
-				calls += n
-			case "usec":
-				spent += time.Duration(n) * time.Microsecond
-			}
-		}
-	}
-	return calls, spent
-}
-
-// serverDo runs a command on srv and fails tb on an error.
-func serverDo(tb testing.TB, srv *redistest.Server, cmd string, args ...interface{}) interface{} {
-	tb.Helper()
-	v, err := srv.Do(cmd, args...)
-	if err != nil {
-		tb.Fatalf("%s: %v", cmd, err)
-	}
-	return v
-}
-
 // BenchmarkGroupVote measures a vote on an article in 0, 1, 3 and 10
 // groups of 200 articles, each with warm caches in every ordering the
 // store keeps: with the default orders (score and time) and with all
@@ -1119,7 +1003,7 @@ func BenchmarkGroupVote(b *testing.B) {
 	be := newBackend(b, "redis", srv.Addr, nil)
 	users := make([]string, 400)
 	for i := range users {
-		users[i] = fmt.Sprintf("user%06d", i)
+		users[i] = benchUser(i)
 	}
 	for _, set := range []struct {
 		name   string
@@ -1146,7 +1030,7 @@ func BenchmarkGroupVote(b *testing.B) {
 				}
 				h := &hooks{}
 				hook(s, h)
-				calls, spent := evalStats(b, srv)
+				calls, usec := scriptStats(b, be.pool)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					// Each user votes up, then switches down, then up...
@@ -1159,11 +1043,11 @@ func BenchmarkGroupVote(b *testing.B) {
 					}
 				}
 				b.StopTimer()
-				calls2, spent2 := evalStats(b, srv)
+				calls2, usec2 := scriptStats(b, be.pool)
 				if calls2-calls != int64(b.N) {
 					b.Fatalf("%d script calls for %d votes", calls2-calls, b.N)
 				}
-				b.ReportMetric(float64((spent2-spent).Microseconds())/float64(b.N), "redis-µs/vote")
+				b.ReportMetric(float64(usec2-usec)/float64(b.N), "redis-µs/vote")
 				b.ReportMetric(float64(h.trips.Load())/float64(b.N), "roundtrips/op")
 			})
 		}
@@ -1183,9 +1067,7 @@ func BenchmarkGroupVote(b *testing.B) {
 func BenchmarkGroupBuild(b *testing.B) {
 	srv := redistest.Start(b)
 	be := newBackend(b, "redis", srv.Addr, nil)
-	serverDo(b, srv, "CONFIG", "SET", "slowlog-log-slower-than", 100) // µs: every step, few commands within one
-	serverDo(b, srv, "CONFIG", "SET", "slowlog-max-len", 100000)
-	serverDo(b, srv, "CONFIG", "SET", "latency-monitor-threshold", 1) // ms
+	be.do(b, "CONFIG", "SET", "latency-monitor-threshold", 1) // ms
 	for _, size := range []int{10_000, 100_000, 1_000_000} {
 		s, _ := newStore(b, be)
 		ids := bigGroupIDs(size)
@@ -1200,39 +1082,24 @@ func BenchmarkGroupBuild(b *testing.B) {
 		cache := s.keys.cacheKey("g", "score")
 		// drop removes the cache and waits until the server has freed it.
 		drop := func() {
-			serverDo(b, srv, "UNLINK", cache)
-			for {
-				info, _ := redis.String(srv.Do("INFO", "memory"))
-				if strings.Contains(info, "lazyfree_pending_objects:0\r\n") {
-					return
-				}
+			be.do(b, "UNLINK", cache)
+			for !slices.Contains(info(b, be.pool, "memory"), "lazyfree_pending_objects:0") {
 				time.Sleep(time.Millisecond)
 			}
-		}
-		// usedMemory returns INFO memory used_memory.
-		usedMemory := func() int64 {
-			info, _ := redis.String(srv.Do("INFO", "memory"))
-			_, v, _ := strings.Cut(info, "\r\nused_memory:")
-			v, _, _ = strings.Cut(v, "\r\n")
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				b.Fatalf("used_memory: %v", err)
-			}
-			return n
 		}
 		var freed int64 // by the last expiry
 		// expire lets the cache expire, and returns how long its
 		// deletion stalled the server.
 		expire := func() float64 {
-			before := usedMemory()
-			defer func() { freed = before - usedMemory() }()
-			serverDo(b, srv, "LATENCY", "RESET")
-			serverDo(b, srv, "PEXPIRE", cache, 1)
+			before := usedMemory(b, be.pool)
+			defer func() { freed = before - usedMemory(b, be.pool) }()
+			be.do(b, "LATENCY", "RESET")
+			be.do(b, "PEXPIRE", cache, 1)
 			time.Sleep(300 * time.Millisecond) // the server's active expiry runs 10 times a second
-			if n, _ := redis.Int(srv.Do("EXISTS", cache)); n != 0 {
+			if n, _ := redis.Int(be.do(b, "EXISTS", cache), nil); n != 0 {
 				b.Fatal("the cache did not expire")
 			}
-			events, _ := redis.Values(srv.Do("LATENCY", "LATEST"))
+			events, _ := redis.Values(be.do(b, "LATENCY", "LATEST"), nil)
 			for _, e := range events {
 				f, _ := redis.Values(e, nil)
 				if name, _ := redis.String(f[0], nil); name == "expire-del" {
@@ -1243,39 +1110,39 @@ func BenchmarkGroupBuild(b *testing.B) {
 			return 0 // under the 1 ms threshold
 		}
 		b.Run(fmt.Sprintf("members=%d", size), func(b *testing.B) {
-			serverDo(b, srv, "SLOWLOG", "RESET")
+			resetSlowLog(b, be.pool, 100*time.Microsecond) // every step, few commands within one
 			steps.Store(0)
-			calls, spent := evalStats(b, srv)
+			calls, usec := scriptStats(b, be.pool)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				drop()
 				b.StartTimer()
 				if page := mustGroupPage(b, s, "g", ScoreDesc, 1); len(page) != s.pageSize || page[0].ID != ids[0] {
-					b.Fatalf("page %v", pageIDs(page))
+					b.Fatalf("page %v", idsOf(page))
 				}
 			}
 			b.StopTimer()
-			calls2, spent2 := evalStats(b, srv)
+			calls2, usec2 := scriptStats(b, be.pool)
 			if calls2-calls != steps.Load() {
 				b.Fatalf("%d scripts ran, %d group_page calls", calls2-calls, steps.Load())
 			}
-			times := scriptTimes(b, srv)
+			times := scriptTimes(b, be.pool)
 			if int64(len(times)) < steps.Load()-int64(b.N) { // the last of a build may be quick
 				b.Fatalf("the slow log holds %d of %d scripts", len(times), steps.Load())
 			}
 			ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 			b.ReportMetric(float64(steps.Load())/float64(b.N), "steps/op")
-			b.ReportMetric(ms(spent2-spent)/float64(b.N), "redis-ms/op")
+			b.ReportMetric(float64(usec2-usec)/1000/float64(b.N), "redis-ms/op")
 			b.ReportMetric(ms(quantile(times, 0.5)), "p50-script-ms")
 			b.ReportMetric(ms(quantile(times, 0.99)), "p99-script-ms")
 			b.ReportMetric(ms(quantile(times, 1)), "max-script-ms")
 			b.ReportMetric(expire(), "expire-ms")
 			b.ReportMetric(float64(freed)/float64(size), "cache-B/member")
-			serverDo(b, srv, "CONFIG", "SET", "lazyfree-lazy-expire", "yes")
+			be.do(b, "CONFIG", "SET", "lazyfree-lazy-expire", "yes")
 			mustGroupPage(b, s, "g", ScoreDesc, 1)
 			b.ReportMetric(expire(), "lazy-expire-ms")
-			serverDo(b, srv, "CONFIG", "SET", "lazyfree-lazy-expire", "no")
+			be.do(b, "CONFIG", "SET", "lazyfree-lazy-expire", "no")
 		})
 	}
 }

@@ -222,6 +222,16 @@ func idRange(first, last int) []string {
 	return list
 }
 
+// wantPost posts link on s and fails t unless it returns article id and
+// the error want: nil for a new article, ErrDuplicate for the one that
+// holds the link.
+func wantPost(t testing.TB, s *Store, link, id string, want error) {
+	t.Helper()
+	if a, err := s.Post(ctx, "alice", "t", link); a.ID != id || !errors.Is(err, want) {
+		t.Fatalf("Post of %q = %+v, %v; want article %s and error %v", link, a, err, id, want)
+	}
+}
+
 func TestUniqueLinks(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, WithUniqueLinks(), WithOrders(extraOrders...))
@@ -251,57 +261,38 @@ func TestUniqueLinks(t *testing.T) {
 		}
 
 		// Other links, and empty ones, do not collide.
-		if a, err := s.Post(ctx, "alice", "other", "https://example.com/X"); err != nil || a.ID != "2" {
-			t.Fatalf("Post of another link = %+v, %v", a, err)
-		}
-		for i, id := range []string{"3", "4"} {
-			if a, err := s.Post(ctx, "alice", "no link "+strconv.Itoa(i), ""); err != nil || a.ID != id {
-				t.Fatalf("Post without a link = %+v, %v", a, err)
-			}
-		}
+		wantPost(t, s, "https://example.com/X", "2", nil)
+		wantPost(t, s, "", "3", nil)
+		wantPost(t, s, "", "4", nil)
 
 		// Delete frees the link: the next post of it is a new article,
 		// which then holds it.
 		if err := s.Delete(ctx, first.ID); err != nil {
 			t.Fatal(err)
 		}
-		next, err := s.Post(ctx, "dave", "back", "https://example.com/x")
-		if err != nil || next.ID != "5" {
-			t.Fatalf("Post of a deleted article's link = %+v, %v", next, err)
-		}
-		if got, err := s.Post(ctx, "erin", "dup", "https://example.com/x"); !errors.Is(err, ErrDuplicate) || got.ID != next.ID {
-			t.Fatalf("Post of the link again = %+v, %v; want article %s and ErrDuplicate", got, err, next.ID)
-		}
+		wantPost(t, s, "https://example.com/x", "5", nil)
+		wantPost(t, s, "https://example.com/x", "5", ErrDuplicate)
 
 		// Prune frees it too.
 		clock.Add(time.Hour)
 		if n, err := s.Prune(ctx, clock.Now()); err != nil || n != 4 {
 			t.Fatalf("Prune = %d, %v; want 4", n, err)
 		}
-		if a, err := s.Post(ctx, "frank", "after prune", "https://example.com/x"); err != nil || a.ID != "6" {
-			t.Fatalf("Post of a pruned article's link = %+v, %v", a, err)
-		}
+		wantPost(t, s, "https://example.com/x", "6", nil)
 
 		// A link key left by hand for an article that is gone does not
 		// block the link.
 		b.do(t, "SET", s.keys.link+"https://example.com/stale", "99")
-		if a, err := s.Post(ctx, "frank", "stale", "https://example.com/stale"); err != nil || a.ID != "7" {
-			t.Fatalf("Post of a link naming a missing article = %+v, %v", a, err)
-		}
-		if _, err := s.Post(ctx, "frank", "stale", "https://example.com/stale"); !errors.Is(err, ErrDuplicate) {
-			t.Fatalf("Post of the link again = %v, want ErrDuplicate", err)
-		}
+		wantPost(t, s, "https://example.com/stale", "7", nil)
+		wantPost(t, s, "https://example.com/stale", "7", ErrDuplicate)
 	})
 }
 
 func TestUniqueLinksOff(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b)
-		for _, id := range []string{"1", "2"} {
-			if a, err := s.Post(ctx, "alice", "t", "https://example.com/x"); err != nil || a.ID != id {
-				t.Fatalf("Post without WithUniqueLinks = %+v, %v; want article %s", a, err, id)
-			}
-		}
+		wantPost(t, s, "https://example.com/x", "1", nil)
+		wantPost(t, s, "https://example.com/x", "2", nil)
 		for _, key := range keysOf(t, s) {
 			if strings.HasPrefix(key, s.keys.link) {
 				t.Fatalf("a store without WithUniqueLinks wrote %s", key)
@@ -313,12 +304,8 @@ func TestUniqueLinksOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a, err := u.Post(ctx, "alice", "t", "https://example.com/x"); err != nil || a.ID != "3" {
-			t.Fatalf("unique Post of a link posted without the option = %+v, %v", a, err)
-		}
-		if _, err := u.Post(ctx, "alice", "t", "https://example.com/x"); !errors.Is(err, ErrDuplicate) {
-			t.Fatalf("unique Post of its own link = %v, want ErrDuplicate", err)
-		}
+		wantPost(t, u, "https://example.com/x", "3", nil)
+		wantPost(t, u, "https://example.com/x", "3", ErrDuplicate)
 	})
 }
 
@@ -740,11 +727,6 @@ func TestPruneStepCost(t *testing.T) {
 	defer pool.Close()
 	const n, groups, perArticle = 50000, 20, 10
 	s := fill(t, pool, n, groups, perArticle, WithOrders(extraOrders...), WithUniqueLinks(), WithGroupCacheTTL(0))
-	var names []string
-	for g := 0; g < groups; g++ {
-		names = append(names, groupName(g))
-	}
-	readAll(t, s, names)
 	var got int
 	var err error
 	longest := scriptCPU(t, pool, s, "prune", func() { got, err = s.Prune(ctx, epoch.Add(time.Hour)) })
@@ -757,55 +739,4 @@ func TestPruneStepCost(t *testing.T) {
 	if c, err := s.Count(ctx); err != nil || c != 0 {
 		t.Fatalf("Count after Prune = %d, %v", c, err)
 	}
-}
-
-// scriptCPU runs call with s's scripts called name timed by the CPU time
-// of the server's main thread, which runs the commands, read with INFO
-// before and after each; it returns the longest. A script sent in a
-// pipeline is timed with those sent after it and before its reply.
-func scriptCPU(tb testing.TB, pool *redis.Pool, s *Store, name string, call func()) time.Duration {
-	tb.Helper()
-	saved := s.pool
-	defer func() { s.pool = saved }()
-	var start, longest time.Duration
-	hook(s, &hooks{
-		before: func(cmd string, args []interface{}) error {
-			if scriptName(cmd, args) == name {
-				start = mainCPU(tb, pool)
-			}
-			return nil
-		},
-		after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
-			if scriptName(cmd, args) == name {
-				longest = max(longest, mainCPU(tb, pool)-start)
-			}
-			return v, err
-		},
-	})
-	call()
-	return longest
-}
-
-// mainCPU returns the CPU time, user and system, of the server's main
-// thread, from INFO cpu.
-func mainCPU(tb testing.TB, pool *redis.Pool) time.Duration {
-	tb.Helper()
-	c := pool.Get()
-	defer c.Close()
-	s, err := redis.String(c.Do("INFO", "cpu"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var total float64
-	for _, line := range strings.Split(s, "\r\n") {
-		name, v, _ := strings.Cut(line, ":")
-		if name == "used_cpu_user_main_thread" || name == "used_cpu_sys_main_thread" {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				tb.Fatalf("INFO cpu %q: %v", line, err)
-			}
-			total += f
-		}
-	}
-	return time.Duration(total * float64(time.Second))
 }

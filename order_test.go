@@ -261,6 +261,12 @@ func readPages(t testing.TB, size int, read func(page int) ([]Article, error)) [
 	}
 }
 
+// allArticles returns every article of s in order, read page by page.
+func allArticles(t testing.TB, s *Store, order Order) []Article {
+	t.Helper()
+	return readPages(t, s.pageSize, func(page int) ([]Article, error) { return s.Articles(ctx, order, page) })
+}
+
 func idsOf(list []Article) []string {
 	out := make([]string, len(list))
 	for i, a := range list {
@@ -935,93 +941,26 @@ func TestOrderKeysForeign(t *testing.T) {
 // (internal/redistest), which they skip without; BENCHMARKS.md, section
 // "Orders and TopSince (issue 12)", has their results and how to run them.
 
-// orderMeter measures a private server from its start: the scripts' time
-// and calls (INFO commandstats), its CPU (INFO cpu) and its slow log,
-// which it sets to log every command.
-type orderMeter struct {
-	srv         *redistest.Server
-	calls, usec int64
-	cpu         float64
-}
-
-func startOrderMeter(b *testing.B, srv *redistest.Server) *orderMeter {
-	b.Helper()
-	for _, cmd := range [][]interface{}{
-		{"CONFIG", "SET", "slowlog-log-slower-than", 0},
-		{"CONFIG", "SET", "slowlog-max-len", 1 << 20},
-		{"SLOWLOG", "RESET"},
-	} {
-		if _, err := srv.Do(cmd[0].(string), cmd[1:]...); err != nil {
-			b.Fatal(err)
-		}
-	}
-	m := &orderMeter{srv: srv}
-	m.calls, m.usec, m.cpu = orderServerStats(b, srv)
-	return m
-}
-
-// orderServerStats returns the calls and microseconds of EVALSHA and EVAL
-// so far, and the CPU seconds (user and system) of the server.
-func orderServerStats(b *testing.B, srv *redistest.Server) (calls, usec int64, cpu float64) {
-	b.Helper()
-	info, err := redis.String(srv.Do("INFO", "all"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, line := range strings.Split(info, "\r\n") {
-		name, v, _ := strings.Cut(line, ":")
-		switch name {
-		case "used_cpu_user", "used_cpu_sys":
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				b.Fatalf("INFO %q: %v", line, err)
-			}
-			cpu += f
-		case "cmdstat_evalsha", "cmdstat_eval":
-			for _, field := range strings.Split(v, ",") {
-				k, n, _ := strings.Cut(field, "=")
-				i, _ := strconv.ParseInt(n, 10, 64)
-				switch k {
-				case "calls":
-					calls += i
-				case "usec":
-					usec += i
-				}
-			}
-		}
-	}
-	return calls, usec, cpu
-}
-
-// report reports per op, since the meter started: the scripts' time
+// reportPerOp reports per op, since m's meter: the scripts' time
 // (redis-µs/op) and the server's CPU (redis-cpu-µs/op); and the longest
-// script run in the slow log (max-cmd-µs).
-func (m *orderMeter) report(b *testing.B) {
+// script run in SLOWLOG (max-cmd-µs), which m's meter must log from 0. An
+// op is one script call.
+func reportPerOp(b *testing.B, m *serverMeter) {
 	b.Helper()
-	calls, usec, cpu := orderServerStats(b, m.srv)
+	cpu, calls, usec := m.used(b)
 	n := float64(b.N)
-	b.ReportMetric(float64(usec-m.usec)/n, "redis-µs/op")
-	b.ReportMetric((cpu-m.cpu)*1e6/n, "redis-cpu-µs/op")
-	if calls-m.calls != int64(b.N) {
-		b.Fatalf("%d script calls for %d ops", calls-m.calls, b.N)
+	b.ReportMetric(float64(usec)/n, "redis-µs/op")
+	b.ReportMetric(cpu*1e6/n, "redis-cpu-µs/op")
+	if calls != int64(b.N) {
+		b.Fatalf("%d script calls for %d ops", calls, b.N)
 	}
-	entries, err := redis.Values(m.srv.Do("SLOWLOG", "GET", -1))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var longest int64
-	for _, e := range entries {
-		f, err := redis.Values(e, nil)
-		if err != nil || len(f) < 4 {
-			b.Fatalf("slow log entry %v: %v", e, err)
-		}
-		us, _ := redis.Int64(f[2], nil)
-		args, _ := redis.Strings(f[3], nil)
-		if len(args) > 0 && (strings.EqualFold(args[0], "EVALSHA") || strings.EqualFold(args[0], "EVAL")) {
-			longest = max(longest, us)
+	var scripts []slowEntry
+	for _, e := range slowLog(b, m.pool) {
+		if e.isScript() {
+			scripts = append(scripts, e)
 		}
 	}
-	b.ReportMetric(float64(longest), "max-cmd-µs")
+	b.ReportMetric(float64(longest(scripts).took.Microseconds()), "max-cmd-µs")
 }
 
 // BenchmarkVoteOrders measures a vote's cost in Redis with no optional
@@ -1047,7 +986,7 @@ func BenchmarkVoteOrders(b *testing.B) {
 		}
 		next := 0 // the vote to cast next, across the runs of the benchmark
 		b.Run("orders="+c.name, func(b *testing.B) {
-			m := startOrderMeter(b, srv)
+			m := meter(b, pool, 0)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				id := strconv.Itoa(next%articles + 1)
@@ -1062,7 +1001,7 @@ func BenchmarkVoteOrders(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			m.report(b)
+			reportPerOp(b, m)
 		})
 	}
 }
@@ -1229,7 +1168,7 @@ func BenchmarkTopSinceYear(b *testing.B) {
 				up, down = 0, -e.net
 			}
 			id := strconv.FormatInt(e.id, 10)
-			c.Send("HSET", s25.keys.articleKey(id), "title", benchTitleOf(id), "link", "https://example.com/articles/"+id,
+			c.Send("HSET", s25.keys.articleKey(id), "title", benchTitle(int(e.id)), "link", benchLink(int(e.id)),
 				"poster", "poster0001", "posted", e.posted, "closes", e.posted+7*86400, "weight", 432, "orders", "top", "up", up, "down", down)
 			c.Send("ZADD", s25.keys.orderingKey("score"), float64(e.posted)+432*float64(e.net), member(id))
 		}
@@ -1254,7 +1193,7 @@ func BenchmarkTopSinceYear(b *testing.B) {
 				b.Fatalf("%s %s: %d articles from %v, want %d", p.name, q.name, len(list), idsOf(list[:min(3, len(list))]), len(w))
 			}
 			b.Run(p.name+"/"+q.name, func(b *testing.B) {
-				m := startOrderMeter(b, srv)
+				m := meter(b, pool, 0)
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					if _, err := q.s.TopSince(ctx, p.d, q.page); err != nil {
@@ -1262,14 +1201,14 @@ func BenchmarkTopSinceYear(b *testing.B) {
 					}
 				}
 				b.StopTimer()
-				m.report(b)
+				reportPerOp(b, m)
 			})
 		}
 	}
 	// For comparison, the rows alone: a page of the front page of 1,000
 	// of the same articles, which costs what TopSince adds to its merge.
 	b.Run("Articles/page1of1000", func(b *testing.B) {
-		m := startOrderMeter(b, srv)
+		m := meter(b, pool, 0)
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			if list, err := s1000.Articles(ctx, ScoreDesc, 1); err != nil || len(list) != 1000 {
@@ -1277,12 +1216,9 @@ func BenchmarkTopSinceYear(b *testing.B) {
 			}
 		}
 		b.StopTimer()
-		m.report(b)
+		reportPerOp(b, m)
 	})
 }
-
-// benchTitleOf is a title of the book's shape, about 40 bytes.
-func benchTitleOf(id string) string { return "Benchmark article number " + id + " on Redis" }
 
 // BenchmarkTopIndexMemory posts a day of 100,000 articles with all four
 // orders through the post script, with ids of 8 digits (a year at that
@@ -1324,39 +1260,15 @@ func topIndexMemory(b *testing.B, conf ...string) map[string]float64 {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := pool.Get()
-	defer c.Close()
-	if _, err := c.Do("SET", s.keys.seq, topFirstID); err != nil {
-		b.Fatal(err)
-	}
-	for lo := 0; lo < n; lo += 1000 {
-		for i := lo; i < lo+1000; i++ {
-			id := strconv.Itoa(topFirstID + i + 1)
-			args := s.postArgs("poster0001", benchTitleOf(id), "https://example.com/articles/"+id, day+int64(i)*86400/n)
-			if err := postScript.SendHash(c, args...); err != nil {
-				b.Fatal(err)
-			}
-		}
-		if err := c.Flush(); err != nil {
-			b.Fatal(err)
-		}
-		for i := lo; i < lo+1000; i++ {
-			if _, err := c.Receive(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	serverDo(b, pool, "SET", s.keys.seq, topFirstID)
+	postMany(b, pool, s, n, day, day+86400, 0, 0)
 	usage := func(pattern string) (bytes, keys int64) {
-		list, err := redis.Strings(c.Do("KEYS", pattern))
+		list, err := redis.Strings(serverDo(b, pool, "KEYS", pattern), nil)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, k := range list {
-			m, err := redis.Int64(c.Do("MEMORY", "USAGE", k, "SAMPLES", 0))
-			if err != nil {
-				b.Fatal(err)
-			}
-			bytes += m
+			bytes += memoryUsage(b, pool, k)
 		}
 		return bytes, int64(len(list))
 	}

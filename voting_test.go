@@ -614,13 +614,7 @@ func TestTies(t *testing.T) {
 	})
 }
 
-func idList(list []Article) string {
-	ids := make([]string, len(list))
-	for i, a := range list {
-		ids[i] = a.ID
-	}
-	return strings.Join(ids, " ")
-}
+func idList(list []Article) string { return strings.Join(idsOf(list), " ") }
 
 // TestIDCounter checks ids past 2^53 and up to the int64 maximum, a
 // counter behind the live articles and counters that hold no id.
