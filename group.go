@@ -14,7 +14,21 @@ import (
 // ErrInvalidArgument and changes nothing. An unknown article gets
 // ErrNotFound.
 func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) error {
-	const op = "add to groups"
+	return s.changeGroups(ctx, "add to groups", groupAddScript, s.groupAddArgs, id, groups)
+}
+
+// RemoveFromGroups removes the article from each of groups, and from their
+// cached pages at once, so it never shows in those groups' pages again.
+// Removing it from a group it is not in changes nothing. An unknown
+// article gets [ErrNotFound].
+func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...string) error {
+	return s.changeGroups(ctx, "remove from groups", groupRemoveScript, s.groupRemoveArgs, id, groups)
+}
+
+// changeGroups validates a change of the article's groups and runs its
+// script; without groups it only checks that the article exists.
+func (s *Store) changeGroups(ctx context.Context, op string, sc script,
+	args func(id string, groups []string) []interface{}, id string, groups []string) error {
 	if err := checkGroups(groups); err != nil {
 		return opErr(op, err)
 	}
@@ -24,22 +38,7 @@ func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) er
 	if len(groups) == 0 {
 		return s.exists(ctx, op, id)
 	}
-	return s.mutate(ctx, op, groupAddScript, id, s.groupAddArgs(id, groups))
-}
-
-// RemoveFromGroups removes the article from each of groups, and from their
-// cached pages at once, so it never shows in those groups' pages again.
-// Removing it from a group it is not in changes nothing. An unknown
-// article gets [ErrNotFound].
-func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...string) error {
-	const op = "remove from groups"
-	if err := checkGroups(groups); err != nil {
-		return opErr(op, err)
-	}
-	if !canonicalID(id) {
-		return notFound(op, id)
-	}
-	return s.mutate(ctx, op, groupRemoveScript, id, s.groupRemoveArgs(id, groups))
+	return s.mutate(ctx, op, sc, id, args(id, groups))
 }
 
 // exists returns nil if the article exists, or [ErrNotFound].

@@ -131,10 +131,7 @@ func (s *Store) voteBatchArgs(ballots []Ballot, now int64) []interface{} {
 func (s *Store) articlesArgs(ids []string) []interface{} {
 	args := make([]interface{}, 0, 2+len(ids))
 	args = append(args, s.keys.orderingKey("score"), s.keys.article)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	return args
+	return appendStrings(args, ids)
 }
 
 func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
@@ -152,10 +149,7 @@ func (s *Store) topSinceArgs(cutoff, start, stop int64) []interface{} {
 func (s *Store) votesArgs(user string, ids []string) []interface{} {
 	args := make([]interface{}, 0, 4+len(ids))
 	args = append(args, s.keys.orderingKey("score"), user, s.keys.article, s.keys.voted)
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	return args
+	return appendStrings(args, ids)
 }
 
 func (s *Store) groupAddArgs(id string, groups []string) []interface{} {
@@ -163,18 +157,20 @@ func (s *Store) groupAddArgs(id string, groups []string) []interface{} {
 	args := make([]interface{}, 0, 8+len(groups))
 	args = append(args, k.orderingKey("score"), id, MaxArticleGroups,
 		k.article, k.groupsOf, k.group, k.by, k.cache)
-	for _, g := range groups {
-		args = append(args, g)
-	}
-	return args
+	return appendStrings(args, groups)
 }
 
 func (s *Store) groupRemoveArgs(id string, groups []string) []interface{} {
 	k := s.keys
 	args := make([]interface{}, 0, 6+len(groups))
 	args = append(args, k.orderingKey("score"), id, k.article, k.groupsOf, k.group, k.cache)
-	for _, g := range groups {
-		args = append(args, g)
+	return appendStrings(args, groups)
+}
+
+// appendStrings appends list to a script's arguments.
+func appendStrings(args []interface{}, list []string) []interface{} {
+	for _, s := range list {
+		args = append(args, s)
 	}
 	return args
 }
