@@ -2,7 +2,7 @@ package voting
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"sort"
 )
 
@@ -100,21 +100,10 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 	}
 	args := s.groupPageArgs(group, order, start, stop)
 	for {
-		status, rest, err := decode(s.eval(ctx, groupPageScript, args))
-		if err != nil {
-			return nil, opErr(op, err)
+		list, err := s.readRows(ctx, op, groupPageScript, args)
+		if !errors.Is(err, errBuilding) {
+			return list, err
 		}
-		switch status {
-		case statusBuilding:
-			continue
-		case statusOK:
-			list, err := parseArticles(rest)
-			if err != nil {
-				return nil, opErr(op, err)
-			}
-			return list, nil
-		}
-		return nil, opErr(op, fmt.Errorf("unexpected reply status %d", status))
 	}
 }
 

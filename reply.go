@@ -23,6 +23,10 @@ const (
 	statusCorrupt  = 6 // the user's voter record holds neither 1 nor -1
 )
 
+// errBuilding is the error of statusBuilding: a step of a group cache's
+// build was done, and GroupArticles calls again.
+var errBuilding = errors.New("group cache being built")
+
 // errCorrupt is the error of a voter record that holds something other
 // than a vote, written by hand: it wraps none of the sentinels.
 var errCorrupt = errors.New("corrupt voter record")
@@ -72,6 +76,8 @@ func statusErr(op string, status int64, id string) error {
 		e.err = ErrDuplicate
 	case statusCorrupt:
 		e.err = errCorrupt
+	case statusBuilding:
+		e.err = errBuilding
 	case statusLimit:
 		e.err = ErrInvalidArgument
 		e.detail = fmt.Sprintf("article %q would be in more than %d groups", id, MaxArticleGroups)

@@ -7,9 +7,9 @@ import (
 )
 
 // eval runs one script on one pooled connection, bound to the store's
-// slot: the one way the store talks to Redis, but for VoteBatch, which pipelines several scripts on
-// one connection. Calls whose work grows with the data run eval once a
-// step.
+// slot: the one way the store talks to Redis, but for VoteBatch, which
+// pipelines several scripts on one connection. Calls whose work grows
+// with the data run eval once a step.
 func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
 	c, err := getConn(ctx, s.pool, s.keys.seq)
 	if err != nil {
@@ -102,7 +102,8 @@ func (s *Store) articles(ctx context.Context, op string, ids []string) ([]Articl
 	return s.readRows(ctx, op, articlesScript, s.articlesArgs(ids))
 }
 
-// readRows runs a read script whose reply is {OK, rows...}.
+// readRows runs a read script whose reply is {OK, rows...}; any other
+// status is its error.
 func (s *Store) readRows(ctx context.Context, op string, sc script, args []interface{}) ([]Article, error) {
 	status, rest, err := decode(s.eval(ctx, sc, args))
 	if err != nil {
