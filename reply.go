@@ -63,26 +63,27 @@ func scriptError(err error) error {
 	return redis.Error(msg)
 }
 
+// statusErrs are the errors of the statuses other than statusOK.
+var statusErrs = map[int64]error{
+	statusNotFound: ErrNotFound,
+	statusClosed:   ErrVotingClosed,
+	statusDup:      ErrDuplicate,
+	statusBuilding: errBuilding,
+	statusLimit:    ErrInvalidArgument,
+	statusCorrupt:  errCorrupt,
+}
+
 // statusErr returns the error of op for a status other than statusOK
-// about the article id.
+// about the article id ("" for none).
 func statusErr(op string, status int64, id string) error {
-	e := &opError{op: op, detail: strconv.Quote(id)}
-	switch status {
-	case statusNotFound:
-		e.err = ErrNotFound
-	case statusClosed:
-		e.err = ErrVotingClosed
-	case statusDup:
-		e.err = ErrDuplicate
-	case statusCorrupt:
-		e.err = errCorrupt
-	case statusBuilding:
-		e.err = errBuilding
-	case statusLimit:
-		e.err = ErrInvalidArgument
-		e.detail = fmt.Sprintf("article %q would be in more than %d groups", id, MaxArticleGroups)
-	default:
+	e := &opError{op: op, err: statusErrs[status]}
+	switch {
+	case e.err == nil:
 		e.err = fmt.Errorf("unexpected reply status %d", status)
+	case status == statusLimit:
+		e.detail = fmt.Sprintf("article %q would be in more than %d groups", id, MaxArticleGroups)
+	case id != "":
+		e.detail = strconv.Quote(id)
 	}
 	return e
 }
