@@ -28,12 +28,11 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 	valid := make([]Ballot, 0, len(ballots))
 	var at []int // the index in ballots of each of valid
 	for i, b := range ballots {
-		switch {
-		case checkBallot(b.User, b.ID, b.Vote) != nil:
-			results[i].Err = opErr("vote", checkBallot(b.User, b.ID, b.Vote))
-		case !canonicalID(b.ID):
+		if err := checkBallot(b.User, b.ID, b.Vote); err != nil {
+			results[i].Err = opErr("vote", err)
+		} else if !canonicalID(b.ID) {
 			results[i].Err = notFound("vote", b.ID)
-		default:
+		} else {
 			valid = append(valid, b)
 			at = append(at, i)
 		}
