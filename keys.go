@@ -45,6 +45,13 @@ func (k keys) orderingKey(ordering string) string { return k.by + ordering }
 // directions of one ordering share a cache.
 func (k keys) cacheKey(group, ordering string) string { return k.cache + ordering + ":" + group }
 
+// votePrefixes returns the score key and the key prefixes that vote.lua
+// and vote_batch.lua take, in their order, boxed: the store keeps them
+// for every vote (scripts.go voteArgs).
+func (k keys) votePrefixes() []interface{} {
+	return []interface{}{k.orderingKey("score"), k.article, k.voted, k.groupsOf, k.by, k.cache, k.topBucket}
+}
+
 // pattern returns a SCAN pattern that matches every key of the store and
 // nothing else: the prefix's glob characters are escaped.
 func (k keys) pattern() string {

@@ -111,12 +111,6 @@ func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
 	return append(args, s.votePrefixes[1:]...)
 }
 
-// votePrefixes returns the score key and the key prefixes of vote.lua and
-// vote_batch.lua, boxed once for every call.
-func (k keys) votePrefixes() []interface{} {
-	return []interface{}{k.orderingKey("score"), k.article, k.voted, k.groupsOf, k.by, k.cache, k.topBucket}
-}
-
 // voteBatchArgs lays out ballots, which are valid, for one vote_batch script.
 func (s *Store) voteBatchArgs(ballots []Ballot, now int64) []interface{} {
 	args := make([]interface{}, 0, 1+len(s.votePrefixes)+3*len(ballots))
