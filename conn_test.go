@@ -183,7 +183,11 @@ func TestRoundTrips(t *testing.T) {
 // each id in the time ordering, faster than posting them one by one.
 func bigGroup(t testing.TB, b *backend, s *Store, group string, ids []string) {
 	t.Helper()
-	c := b.pool.Get()
+	pool := b.pool
+	if b.node != nil {
+		pool = b.node(s.keys.seq) // on a cluster, the node of s's slot
+	}
+	c := pool.Get()
 	defer c.Close()
 	for i, id := range ids {
 		m := member(id)
@@ -193,8 +197,13 @@ func bigGroup(t testing.TB, b *backend, s *Store, group string, ids []string) {
 		c.Send("HSET", s.keys.articleKey(id), "title", "t", "link", "", "poster", "p",
 			"posted", epoch.Unix()-int64(i), "closes", epoch.Unix(), "weight", 432, "orders", "", "up", 0, "down", 0)
 	}
-	if _, err := c.Do(""); err != nil {
+	if err := c.Flush(); err != nil {
 		t.Fatal(err)
+	}
+	for range 4 * len(ids) {
+		if _, err := c.Receive(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
