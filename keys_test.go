@@ -98,8 +98,9 @@ func validName(s string) bool {
 	}
 	blank := true
 	for _, r := range s {
-		if !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) {
-			return false
+		if !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs) ||
+			unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
+			return false // not graphic, or graphic but drawn as nothing
 		}
 		if !unicode.IsSpace(r) {
 			blank = false
