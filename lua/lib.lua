@@ -71,6 +71,18 @@ local function bucket(prefix, size, posted)
   return prefix .. size .. ':' .. math.floor(posted / size)
 end
 
+-- expectIndexes checks, before a script's first write, the orderings of
+-- the optional orders an article has (its orders field) and, with Top,
+-- its TopSince buckets for its post time.
+local function expectIndexes(k, orders, posted)
+  for _, o in ipairs(ORDERS) do
+    if has(orders, o) then expect(k.by .. o, 'zset') end
+  end
+  if has(orders, 'top') then
+    for _, size in ipairs(BUCKETS) do expect(bucket(k.bucket, size, posted), 'zset') end
+  end
+end
+
 -- rows appends, for each member whose article exists, eight fields to out:
 --   id, title, link, poster, posted, upvotes, downvotes, score
 -- the score as Redis formats it. Members whose article is gone are
@@ -159,18 +171,11 @@ local function vote(k, id, user, new, now)
   local changed = {'score'}
   local top = false
   if orders ~= '' then
+    expectIndexes(k, orders, posted)
     for _, o in ipairs(ORDERS) do
-      if has(orders, o) then
-        changed[#changed + 1] = o
-        expect(k.by .. o, 'zset')
-      end
+      if has(orders, o) then changed[#changed + 1] = o end
     end
     top = has(orders, 'top')
-    if top then
-      for _, size in ipairs(BUCKETS) do
-        expect(bucket(k.bucket, size, posted), 'zset')
-      end
-    end
   end
 
   local groups = redis.call('SMEMBERS', k.groups .. id)
@@ -224,12 +229,7 @@ local function delete(k, id)
   end
   expect(k.by .. 'score', 'zset')
   expect(k.by .. 'time', 'zset')
-  for _, o in ipairs(ORDERS) do
-    if has(f[3], o) then expect(k.by .. o, 'zset') end
-  end
-  if has(f[3], 'top') then
-    for _, size in ipairs(BUCKETS) do expect(bucket(k.bucket, size, tonumber(f[1])), 'zset') end
-  end
+  expectIndexes(k, f[3], tonumber(f[1]))
   local m = member(id)
   for _, g in ipairs(groups) do
     redis.call('SREM', k.group .. g, m)

@@ -26,12 +26,7 @@ end
 expect(seqKey, 'string')
 expect(scoreKey, 'zset')
 expect(timeKey, 'zset')
-for _, o in ipairs(ORDERS) do
-  if has(orders, o) then expect(k.by .. o, 'zset') end
-end
-if has(orders, 'top') then
-  for _, size in ipairs(BUCKETS) do expect(bucket(k.bucket, size, now), 'zset') end
-end
+expectIndexes(k, orders, now)
 
 -- The counter must hold a canonical id below the int64 maximum; it is
 -- read back as a string after INCR, since Lua numbers lose digits past
