@@ -202,6 +202,17 @@ func TestGroupPagesMatchModel(t *testing.T) {
 					t.Fatalf("%s: GroupCount(%q) = %d, %v; want %d", where, g, n, err, len(m.members[g]))
 				}
 			}
+			for _, id := range m.live { // the count that lets a vote skip reading groups
+				want := 0
+				for _, g := range m.groups {
+					if m.members[g][id] {
+						want++
+					}
+				}
+				if n, err := redis.Int(b.do(t, "HGET", s.keys.articleKey(id), "groups"), nil); n != want && (want > 0 || err != redis.ErrNil) {
+					t.Fatalf("%s: article %s has groups %d, %v; it is in %d", where, id, n, err, want)
+				}
+			}
 			checkCacheTTLs(t, b, s, ttl, where)
 		}
 		postAdd := func() string {

@@ -7,10 +7,11 @@ local k = {article = ARGV[3], groups = ARGV[4], group = ARGV[5], by = ARGV[6], c
 -- ARGV[8..]: the group names.
 -- Reply: {OK} | {NOT_FOUND} | {LIMIT} when the article would be in more
 -- than limit groups.
-if missing(k.article .. id) then
+local articleKey, groupsKey, m = k.article .. id, k.groups .. id, member(id)
+if missing(articleKey) then
   return {NOT_FOUND}
 end
-local groupsKey, m = k.groups .. id, member(id)
+expect(articleKey, 'hash')
 expect(groupsKey, 'set')
 local n = redis.call('SCARD', groupsKey)
 local new = {}
@@ -38,4 +39,5 @@ for i = 8, #ARGV do
     end
   end)
 end
+countGroups(articleKey, groupsKey)
 return {OK}

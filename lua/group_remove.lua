@@ -5,10 +5,11 @@ local id = ARGV[1]
 local k = {article = ARGV[2], groups = ARGV[3], group = ARGV[4], cache = ARGV[5]}
 -- ARGV[6..]: the group names.
 -- Reply: {OK} | {NOT_FOUND}.
-if missing(k.article .. id) then
+local articleKey, groupsKey, m = k.article .. id, k.groups .. id, member(id)
+if missing(articleKey) then
   return {NOT_FOUND}
 end
-local groupsKey, m = k.groups .. id, member(id)
+expect(articleKey, 'hash')
 expect(groupsKey, 'set')
 for i = 6, #ARGV do
   expect(k.group .. ARGV[i], 'set')
@@ -19,4 +20,5 @@ for i = 6, #ARGV do
   redis.call('SREM', groupsKey, g)
   eachCache(k.cache, g, ALL, function(cache) redis.pcall('ZREM', cache, m) end)
 end
+countGroups(articleKey, groupsKey)
 return {OK}
