@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math/rand"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -354,7 +354,7 @@ func TestContextCanceled(t *testing.T) {
 				names = append(names, m.name+": "+errString(err))
 			}
 		}
-		sort.Strings(names)
+		slices.Sort(names)
 		if len(names) > 0 {
 			t.Fatalf("with a canceled context: %v", names)
 		}
@@ -506,7 +506,7 @@ func methodNames(v interface{}) []string {
 	for i := 0; i < typ.NumMethod(); i++ {
 		names = append(names, typ.Method(i).Name)
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	return names
 }
 

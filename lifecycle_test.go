@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,7 +33,7 @@ func keysOf(t testing.TB, s *Store) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(list)
+	slices.Sort(list)
 	return list
 }
 
@@ -68,7 +68,7 @@ func contents(t testing.TB, b *backend, key string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(list)
+	slices.Sort(list)
 	return list
 }
 

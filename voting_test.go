@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -749,7 +749,7 @@ func wantPostFails(t testing.TB, b *backend, s *Store, what string) {
 func storeState(t testing.TB, b *backend, s *Store) string {
 	t.Helper()
 	keys := b.storeKeys(t, s)
-	sort.Strings(keys)
+	slices.Sort(keys)
 	var out strings.Builder
 	for _, k := range keys {
 		typ, _ := redis.String(b.do(t, "TYPE", k), nil)
