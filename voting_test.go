@@ -159,8 +159,7 @@ func TestInvalidVote(t *testing.T) {
 
 func TestVoteWindow(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithVoteWindow(time.Hour))
-		a := mustPost(t, s, "alice", "t")
+		s, clock, a := postWithWindow(t, b, time.Hour)
 		clock.Add(time.Hour - time.Second) // one second before the close
 		r := mustVote(t, s, "bob", a.ID, Downvote)
 		clock.Add(time.Second) // at the close
@@ -433,15 +432,24 @@ func wantTTL(t testing.TB, b *backend, s *Store, id string, window time.Duration
 	}
 }
 
+// postWithWindow returns a store on b whose votes close window after a
+// post, its clock, and an article alice posted on it, whose voter record
+// it checks lives for the window on the server's clock (wantTTL).
+func postWithWindow(t testing.TB, b *backend, window time.Duration) (*Store, *testclock.Clock, Article) {
+	t.Helper()
+	s, clock := newStore(t, b, WithVoteWindow(window))
+	a := mustPost(t, s, "alice", "t")
+	wantTTL(t, b, s, a.ID, window)
+	return s, clock, a
+}
+
 // TestVoterRecordTTL checks the voter record's life on the server's
 // clock: Post creates it with a TTL of the window; votes and cancels,
 // even of every vote, neither end nor extend it. (TestStoreClockBehindServer
 // sees it go.)
 func TestVoterRecordTTL(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithVoteWindow(time.Hour))
-		a := mustPost(t, s, "alice", "t")
-		wantTTL(t, b, s, a.ID, time.Hour)
+		s, clock, a := postWithWindow(t, b, time.Hour) // the TTL after Post
 		mustVote(t, s, "alice", a.ID, NoVote)
 		clock.Add(20 * time.Minute)
 		mustVote(t, s, "bob", a.ID, Upvote)
@@ -460,9 +468,7 @@ func TestVoterRecordTTL(t *testing.T) {
 // Votes are closed then; none counts twice.
 func TestStoreClockBehindServer(t *testing.T) {
 	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithVoteWindow(time.Second))
-		a := mustPost(t, s, "alice", "t")
-		wantTTL(t, b, s, a.ID, time.Second)
+		s, _, a := postWithWindow(t, b, time.Second)
 		mustVote(t, s, "bob", a.ID, Upvote)
 		mustVote(t, s, "carol", a.ID, Downvote)
 		users := []string{"alice", "bob", "carol", "dave"}
@@ -484,8 +490,7 @@ func TestStoreClockBehindServer(t *testing.T) {
 // not counted again.
 func TestDelayedVoteAtClose(t *testing.T) {
 	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithVoteWindow(time.Second))
-		a := mustPost(t, s, "alice", "t")
+		s, clock, a := postWithWindow(t, b, time.Second)
 		mustVote(t, s, "bob", a.ID, Upvote)
 		if ttl := b.ttl(t, s.keys.votedKey(a.ID)); ttl > 50*time.Millisecond {
 			b.elapse(ttl - 50*time.Millisecond)
