@@ -405,8 +405,9 @@ func (b *backend) elapse(d time.Duration) {
 	time.Sleep(d)
 }
 
-// storeKeys returns every key under the store's prefix; on a cluster,
-// from the node of its slot, which its pattern's escapes may not hash to.
+// storeKeys returns every key under the store's prefix, sorted; on a
+// cluster, from the node of its slot, which its pattern's escapes may not
+// hash to.
 func (b *backend) storeKeys(t testing.TB, s *Store) []string {
 	t.Helper()
 	pool := b.pool
@@ -419,6 +420,7 @@ func (b *backend) storeKeys(t testing.TB, s *Store) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	slices.Sort(list)
 	return list
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -753,10 +752,8 @@ func wantPostFails(t testing.TB, b *backend, s *Store, what string) {
 // counter, its value.
 func storeState(t testing.TB, b *backend, s *Store) string {
 	t.Helper()
-	keys := b.storeKeys(t, s)
-	slices.Sort(keys)
 	var out strings.Builder
-	for _, k := range keys {
+	for _, k := range b.storeKeys(t, s) {
 		typ, _ := redis.String(b.do(t, "TYPE", k), nil)
 		fmt.Fprintf(&out, "%s %s", k, typ)
 		if k == s.keys.seq && typ == "string" {
