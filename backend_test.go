@@ -5,6 +5,9 @@ import (
 	"crypto/sha1"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -402,8 +405,9 @@ func (b *backend) elapse(d time.Duration) {
 	time.Sleep(d)
 }
 
-// storeKeys returns every key under the store's prefix; on a cluster,
-// from the node of its slot, which its pattern's escapes may not hash to.
+// storeKeys returns every key under the store's prefix, sorted; on a
+// cluster, from the node of its slot, which its pattern's escapes may not
+// hash to.
 func (b *backend) storeKeys(t testing.TB, s *Store) []string {
 	t.Helper()
 	pool := b.pool
@@ -416,6 +420,7 @@ func (b *backend) storeKeys(t testing.TB, s *Store) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	slices.Sort(list)
 	return list
 }
 
@@ -475,4 +480,494 @@ func checkInvariant(t testing.TB, s *Store, weight float64, ids, users []string)
 			t.Errorf("article %s: counters up %d down %d, voters up %d down %d", id, a.Upvotes, a.Downvotes, up, down)
 		}
 	}
+}
+
+// Data written straight into Redis, much faster than through the store's
+// calls one at a time: the store's own scripts pipelined with the
+// arguments its methods pass (postMany, fill), or plain commands
+// (bigGroup).
+
+// loadScripts loads every script into the server, so that the first call
+// of each pays no NOSCRIPT retry.
+func loadScripts(tb testing.TB, pool *redis.Pool) {
+	tb.Helper()
+	conn := pool.Get()
+	defer conn.Close()
+	for _, s := range allScripts {
+		if err := s.Load(conn); err != nil {
+			tb.Fatal(err)
+		}
+	}
+}
+
+// bigGroup writes a group of the given ids straight into Redis, with
+// each id in the time ordering, faster than posting them one by one.
+func bigGroup(t testing.TB, b *backend, s *Store, group string, ids []string) {
+	t.Helper()
+	pool := b.pool
+	if b.node != nil {
+		pool = b.node(s.keys.seq) // on a cluster, the node of s's slot
+	}
+	c := pool.Get()
+	defer c.Close()
+	for i, id := range ids {
+		m := member(id)
+		c.Send("SADD", s.keys.groupKey(group), m)
+		c.Send("ZADD", s.keys.orderingKey("time"), epoch.Unix()-int64(i), m)
+		c.Send("ZADD", s.keys.orderingKey("score"), epoch.Unix()-int64(i), m)
+		c.Send("HSET", s.keys.articleKey(id), "title", "t", "link", "", "poster", "p",
+			"posted", epoch.Unix()-int64(i), "closes", epoch.Unix(), "weight", 432, "orders", "", "up", 0, "down", 0)
+	}
+	if err := c.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 * len(ids) {
+		if _, err := c.Receive(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Titles, links and names of the shapes of the book's examples: a title of
+// about 40 bytes, a link of about 35, user names of 10.
+func benchTitle(i int) string  { return "Benchmark article number " + strconv.Itoa(i) + " on Redis" }
+func benchLink(i int) string   { return "https://example.com/articles/" + strconv.Itoa(i) }
+func benchPoster(i int) string { return fmt.Sprintf("poster%04d", i%10000) }
+func benchUser(i int) string   { return fmt.Sprintf("user%06d", i) }
+
+// pipe sends n commands made by send on one connection, in pipelines of
+// 1000, and fails tb on the first error reply.
+func pipe(tb testing.TB, pool *redis.Pool, n int, send func(c redis.Conn, i int) error) {
+	tb.Helper()
+	c := pool.Get()
+	defer c.Close()
+	for lo := 0; lo < n; lo += 1000 {
+		hi := min(lo+1000, n)
+		for i := lo; i < hi; i++ {
+			if err := send(c, i); err != nil {
+				tb.Fatal(err)
+			}
+		}
+		if err := c.Flush(); err != nil {
+			tb.Fatal(err)
+		}
+		for i := lo; i < hi; i++ {
+			if _, err := c.Receive(); err != nil {
+				tb.Fatalf("pipelined command %d: %v", i, err)
+			}
+		}
+	}
+}
+
+// postMany posts n articles to s as Post would, pipelining its scripts on
+// pool, much faster than one call at a time: the next n ids, the i-th (from 0) posted at from + i*(to-from)/n
+// (Unix seconds), with benchPoster, benchTitle and benchLink of its id,
+// and in perArticle of groups groups (articleGroups).
+func postMany(tb testing.TB, pool *redis.Pool, s *Store, n int, from, to int64, groups, perArticle int) {
+	tb.Helper()
+	loadScripts(tb, pool)
+	count, err := s.Count(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	seq, err := redis.Int(serverDo(tb, pool, "GET", s.keys.seq), nil)
+	if err != nil && err != redis.ErrNil {
+		tb.Fatal(err)
+	}
+	pipe(tb, pool, n, func(c redis.Conn, i int) error {
+		id := seq + i + 1
+		posted := from + int64(i)*(to-from)/int64(n)
+		return postScript.SendHash(c, s.postArgs(benchPoster(id), benchTitle(id), benchLink(id), posted)...)
+	})
+	if perArticle > 0 {
+		pipe(tb, pool, n, func(c redis.Conn, i int) error {
+			id := strconv.Itoa(seq + i + 1)
+			return groupAddScript.SendHash(c, s.groupAddArgs(id, articleGroups(i, groups, perArticle))...)
+		})
+	}
+	last := seq + n
+	if a, err := s.Article(ctx, strconv.Itoa(last)); err != nil || a.Title != benchTitle(last) || a.Poster != benchPoster(last) || a.Upvotes != 1 {
+		tb.Fatalf("article %d after posting %d: %+v, %v", last, n, a, err)
+	}
+	if c, err := s.Count(ctx); err != nil || c != count+int64(n) {
+		tb.Fatalf("Count after posting %d = %d, %v; want %d", n, c, err, count+int64(n))
+	}
+}
+
+func groupName(g int) string { return "group" + strconv.Itoa(g) }
+
+// articleGroups returns the perArticle groups, of groups, article i is in.
+func articleGroups(i, groups, perArticle int) []string {
+	list := make([]string, perArticle)
+	for j := range list {
+		list[j] = groupName((i + j) % groups)
+	}
+	return list
+}
+
+// fill returns a new store on pool (newStore), on a clock fixed at epoch,
+// holding n articles posted one a second up to a second before epoch
+// (postMany), each in perArticle of groups groups, every group cached in
+// every ordering.
+func fill(tb testing.TB, pool *redis.Pool, n, groups, perArticle int, opts ...Option) *Store {
+	tb.Helper()
+	s, _ := newStore(tb, &backend{pool: pool}, opts...)
+	postMany(tb, pool, s, n, epoch.Unix()-int64(n), epoch.Unix(), groups, perArticle)
+	if perArticle > 0 {
+		names := make([]string, groups)
+		for g := range names {
+			names[g] = groupName(g)
+		}
+		readAll(tb, s, names)
+	}
+	return s
+}
+
+// member is lib.lua's member: an id's members in the store's sets.
+func member(id string) string { return string(rune('a'-1+len(id))) + id }
+
+// The benchmarks run against a real redis-server, the package's shared
+// one (realServer), or for memory one of their own, and skip without
+// redis-server. See BENCHMARKS.md for how to run them and what their
+// numbers mean.
+//
+// Every benchmark reports, besides ns/op and (with -benchmem) the Go
+// allocations of the client, roundtrips/op counted by hooks (whose
+// wrapper costs one of the allocations of each call), the server's CPU
+// and script time per op from INFO, and fails if SLOWLOG caught a
+// command of 10 ms or more while it ran.
+//
+// The data sets are built once per process, under a prefix each, and kept
+// while the server runs: large ones are written by pipelining the store's
+// own scripts with the arguments its methods pass (scripts.go's postArgs
+// and voteArgs), much faster than one call at a time, and checked by
+// reading them back.
+
+// benchFixture is a data set on the real server and a store over it.
+type benchFixture struct {
+	store *Store      // over hooks
+	hooks *hooks      // count the store's round trips
+	pool  *redis.Pool // not hooked, for setup and INFO
+	n     int         // articles, with ids "1" to n
+}
+
+var (
+	benchFixtures = map[string]*benchFixture{}
+	benchPool     *redis.Pool // to realServer, shared by the fixtures
+)
+
+// fixture returns the data set called name, building it with build on
+// first use. build gets an empty store.
+func fixture(b *testing.B, name string, build func(b *testing.B, f *benchFixture)) *benchFixture {
+	b.Helper()
+	if f, ok := benchFixtures[name]; ok {
+		return f
+	}
+	if benchPool == nil {
+		benchPool = realServer(b).Pool()
+	}
+	f := newBenchStore(b, benchPool, name)
+	start := time.Now()
+	build(b, f)
+	b.Logf("fixture %s: %d articles, built in %v", name, f.n, time.Since(start).Round(time.Millisecond))
+	benchFixtures[name] = f
+	return f
+}
+
+// newBenchStore returns an empty store on pool's server under a prefix of
+// its own, on a test clock at epoch, with every script loaded.
+func newBenchStore(b *testing.B, pool *redis.Pool, name string) *benchFixture {
+	b.Helper()
+	s, err := New(pool, WithKeyPrefix("bench:"+name), WithClock(testclock.New(epoch).Now))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := &benchFixture{store: s, hooks: &hooks{}, pool: pool}
+	hook(s, f.hooks)
+	loadScripts(b, pool)
+	return f
+}
+
+// post posts n more articles to f, one a second up to the clock's now
+// (postMany).
+func (f *benchFixture) post(b *testing.B, n int) {
+	b.Helper()
+	now := f.store.now().Unix()
+	postMany(b, f.pool, f.store, n, now-int64(n), now, 0, 0)
+	f.n += n
+}
+
+// sized returns the data set of n articles.
+func sized(b *testing.B, n int) *benchFixture {
+	return fixture(b, "articles"+strconv.Itoa(n), func(b *testing.B, f *benchFixture) {
+		f.post(b, n)
+	})
+}
+
+// measure starts counting f's round trips for b, the time Redis spends
+// running scripts and the CPU time of the Redis process, and empties the
+// server's SLOWLOG; the function it returns reports the three per op and
+// fails b for any command of 10 ms or more. Call it after setup, with the
+// timer reset.
+func measure(b *testing.B, f *benchFixture) (report func()) {
+	m := meter(b, f.pool, 10*time.Millisecond)
+	start := f.hooks.trips.Load()
+	return func() {
+		b.StopTimer()
+		n := float64(b.N)
+		cpu, _, usec := m.used(b)
+		b.ReportMetric(float64(f.hooks.trips.Load()-start)/n, "roundtrips/op")
+		b.ReportMetric(float64(usec)/n, "redis-µs/op")
+		b.ReportMetric(cpu*1e6/n, "redis-cpu-µs/op")
+		for _, e := range slowLog(b, f.pool) {
+			b.Errorf("SLOWLOG: a command took %v: %s", e.took, e)
+		}
+	}
+}
+
+// The server-side measures of every benchmark, and of the tests that
+// check a command's cost on a redis-server of their own: INFO cpu and
+// commandstats, SLOWLOG, and the CPU time of one script.
+
+// serverDo runs one command on pool and fails tb on an error.
+func serverDo(tb testing.TB, pool *redis.Pool, cmd string, args ...interface{}) interface{} {
+	tb.Helper()
+	return (&backend{pool: pool}).do(tb, cmd, args...)
+}
+
+// info returns the lines of INFO section.
+func info(tb testing.TB, pool *redis.Pool, section string) []string {
+	tb.Helper()
+	s, err := redis.String(serverDo(tb, pool, "INFO", section), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Split(s, "\r\n")
+}
+
+// cpuSeconds returns the sum of the INFO cpu fields named.
+func cpuSeconds(tb testing.TB, pool *redis.Pool, names ...string) float64 {
+	tb.Helper()
+	var total float64
+	for _, line := range info(tb, pool, "cpu") {
+		name, v, _ := strings.Cut(line, ":")
+		if slices.Contains(names, name) {
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				tb.Fatalf("INFO cpu %q: %v", line, err)
+			}
+			total += n
+		}
+	}
+	return total
+}
+
+// serverCPU returns the CPU seconds, user and system, that the server
+// process has used.
+func serverCPU(tb testing.TB, pool *redis.Pool) float64 {
+	return cpuSeconds(tb, pool, "used_cpu_user", "used_cpu_sys")
+}
+
+// mainCPU returns the CPU time, user and system, of the server's main
+// thread, which runs the commands.
+func mainCPU(tb testing.TB, pool *redis.Pool) time.Duration {
+	s := cpuSeconds(tb, pool, "used_cpu_user_main_thread", "used_cpu_sys_main_thread")
+	return time.Duration(s * float64(time.Second))
+}
+
+// scriptStats returns the calls of EVALSHA and EVAL the server has run,
+// and the microseconds it spent in them, from INFO commandstats.
+func scriptStats(tb testing.TB, pool *redis.Pool) (calls, usec int64) {
+	tb.Helper()
+	for _, line := range info(tb, pool, "commandstats") {
+		name, stats, _ := strings.Cut(line, ":")
+		if name != "cmdstat_evalsha" && name != "cmdstat_eval" {
+			continue
+		}
+		for _, field := range strings.Split(stats, ",") {
+			k, v, _ := strings.Cut(field, "=")
+			n, _ := strconv.ParseInt(v, 10, 64)
+			switch k {
+			case "calls":
+				calls += n
+			case "usec":
+				usec += n
+			}
+		}
+	}
+	return calls, usec
+}
+
+// serverMeter measures a server's work from meter to used.
+type serverMeter struct {
+	pool        *redis.Pool
+	cpu         float64 // serverCPU at the start
+	calls, usec int64   // scriptStats at the start
+}
+
+// meter empties the server's SLOWLOG, which from then logs every command
+// of from or more (resetSlowLog), and starts measuring the server's CPU
+// and its scripts.
+func meter(tb testing.TB, pool *redis.Pool, from time.Duration) *serverMeter {
+	tb.Helper()
+	resetSlowLog(tb, pool, from)
+	m := &serverMeter{pool: pool}
+	m.calls, m.usec = scriptStats(tb, pool)
+	m.cpu = serverCPU(tb, pool) // last: the INFO commands above are not counted
+	return m
+}
+
+// used returns, since meter, the server's CPU seconds, and the calls of
+// scripts and the microseconds spent in them.
+func (m *serverMeter) used(tb testing.TB) (cpu float64, calls, usec int64) {
+	tb.Helper()
+	cpu = serverCPU(tb, m.pool) - m.cpu
+	calls, usec = scriptStats(tb, m.pool)
+	return cpu, calls - m.calls, usec - m.usec
+}
+
+// slowLogMax is the SLOWLOG length resetSlowLog sets; a log that holds as
+// many entries may have lost some.
+const slowLogMax = 1 << 20
+
+// resetSlowLog empties the server's SLOWLOG and makes it log every command
+// of from or more.
+func resetSlowLog(tb testing.TB, pool *redis.Pool, from time.Duration) {
+	tb.Helper()
+	serverDo(tb, pool, "CONFIG", "SET", "slowlog-log-slower-than", from.Microseconds())
+	serverDo(tb, pool, "CONFIG", "SET", "slowlog-max-len", slowLogMax)
+	serverDo(tb, pool, "SLOWLOG", "RESET")
+}
+
+// slowEntry is a command in SLOWLOG.
+type slowEntry struct {
+	took time.Duration
+	args []string // the command and its arguments
+}
+
+// slowLog returns the commands in the server's SLOWLOG, newest first, but
+// for the measuring's own (SLOWLOG, CONFIG, INFO). A log that may have
+// lost entries fails tb.
+func slowLog(tb testing.TB, pool *redis.Pool) []slowEntry {
+	tb.Helper()
+	entries, err := redis.Values(serverDo(tb, pool, "SLOWLOG", "GET", -1), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(entries) >= slowLogMax {
+		tb.Fatalf("SLOWLOG overflowed (%d entries): commands may be lost", len(entries))
+	}
+	var list []slowEntry
+	for _, e := range entries {
+		// id, time, µs, the command and its arguments, ...
+		f, err := redis.Values(e, nil)
+		if err != nil || len(f) < 4 {
+			tb.Fatalf("SLOWLOG entry %v: %v", e, err)
+		}
+		us, err1 := redis.Int64(f[2], nil)
+		args, err2 := redis.Strings(f[3], nil)
+		if err1 != nil || err2 != nil || len(args) == 0 {
+			tb.Fatalf("SLOWLOG entry %v: %v, %v", e, err1, err2)
+		}
+		switch strings.ToUpper(args[0]) {
+		case "SLOWLOG", "CONFIG", "INFO":
+			continue
+		}
+		list = append(list, slowEntry{time.Duration(us) * time.Microsecond, args})
+	}
+	return list
+}
+
+// isScript reports whether e ran a script (EVALSHA or EVAL).
+func (e slowEntry) isScript() bool {
+	cmd := strings.ToUpper(e.args[0])
+	return cmd == "EVALSHA" || cmd == "EVAL"
+}
+
+// String returns the command and the name of the store's script it ran,
+// or its arguments, the long ones cut.
+func (e slowEntry) String() string {
+	if len(e.args) > 1 {
+		if name := scriptName(strings.ToUpper(e.args[0]), []interface{}{e.args[1]}); name != "" {
+			return e.args[0] + " " + name
+		}
+	}
+	args := slices.Clone(e.args)
+	for i, a := range args {
+		if len(a) > 40 {
+			args[i] = a[:40] + "…"
+		}
+	}
+	return fmt.Sprintf("%q", args)
+}
+
+// longest returns the longest of entries; none took no time.
+func longest(entries []slowEntry) slowEntry {
+	var l slowEntry
+	for _, e := range entries {
+		if e.took > l.took {
+			l = e
+		}
+	}
+	return l
+}
+
+// scriptCPU runs call with s's scripts called name timed by the CPU time
+// of the server's main thread, which runs the commands, read with INFO
+// before and after each; it returns the longest. A script sent in a
+// pipeline is timed with those sent after it and before its reply.
+func scriptCPU(tb testing.TB, pool *redis.Pool, s *Store, name string, call func()) time.Duration {
+	tb.Helper()
+	saved := s.pool
+	defer func() { s.pool = saved }()
+	var start, longest time.Duration
+	hook(s, &hooks{
+		before: func(cmd string, args []interface{}) error {
+			if scriptName(cmd, args) == name {
+				start = mainCPU(tb, pool)
+			}
+			return nil
+		},
+		after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) == name {
+				longest = max(longest, mainCPU(tb, pool)-start)
+			}
+			return v, err
+		},
+	})
+	call()
+	return longest
+}
+
+// usedMemory returns INFO memory's used_memory.
+func usedMemory(tb testing.TB, pool *redis.Pool) int64 {
+	tb.Helper()
+	for _, line := range info(tb, pool, "memory") {
+		if v, ok := strings.CutPrefix(line, "used_memory:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return n
+		}
+	}
+	tb.Fatal("INFO memory without used_memory")
+	return 0
+}
+
+// memoryUsage returns MEMORY USAGE of key, counting every element.
+func memoryUsage(tb testing.TB, pool *redis.Pool, key string) int64 {
+	tb.Helper()
+	n, err := redis.Int64(serverDo(tb, pool, "MEMORY", "USAGE", key, "SAMPLES", 0), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+// mallocs returns the heap allocations made by the process so far.
+func mallocs() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.Mallocs
 }

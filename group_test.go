@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -394,7 +393,7 @@ func TestGroupReadDuringBuild(t *testing.T) {
 			for id := range members {
 				ids = append(ids, id)
 			}
-			sort.Strings(ids)
+			slices.Sort(ids)
 			rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 			for _, id := range ids {
 				if b.do(t, "ZSCORE", cache, member(id)) != nil {
@@ -908,7 +907,7 @@ func scriptTimes(tb testing.TB, pool *redis.Pool) []time.Duration {
 			times = append(times, e.took)
 		}
 	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	slices.Sort(times)
 	return times
 }
 

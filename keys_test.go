@@ -3,7 +3,7 @@ package voting
 import (
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -232,7 +232,6 @@ func TestPattern(t *testing.T) {
 		keysOf := func(s *Store) string {
 			t.Helper()
 			keys := b.storeKeys(t, s)
-			sort.Strings(keys)
 			for _, key := range keys {
 				if got := families(s.keys, key); len(got) != 1 {
 					t.Errorf("prefix %q: KEYS %q lists %q, a key of families %v", s.keys.prefix, s.keys.pattern(), key, got)
@@ -252,7 +251,7 @@ func TestPattern(t *testing.T) {
 			for f := range seen {
 				list = append(list, f)
 			}
-			sort.Strings(list)
+			slices.Sort(list)
 			if got := fmt.Sprint(list); got != wantFamilies {
 				t.Errorf("prefix %q: KEYS %q lists keys of %s, want %s", s.keys.prefix, s.keys.pattern(), got, wantFamilies)
 			}

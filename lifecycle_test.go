@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,24 +18,6 @@ import (
 	"github.com/votekit/voting/internal/redistest"
 	"github.com/votekit/voting/internal/testclock"
 )
-
-// keysOf returns every key under the store's prefix, asked on the store's
-// own connection: on a cluster, the node of its slot, which a SCAN
-// pattern's escaped hash tag would not route to.
-func keysOf(t testing.TB, s *Store) []string {
-	t.Helper()
-	c, err := getConn(ctx, s.pool, s.keys.seq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	list, err := redis.Strings(c.Do("KEYS", s.keys.pattern()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sort.Strings(list)
-	return list
-}
 
 // keyType returns the type of a key.
 func keyType(t testing.TB, b *backend, key string) string {
@@ -68,7 +50,7 @@ func contents(t testing.TB, b *backend, key string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sort.Strings(list)
+	slices.Sort(list)
 	return list
 }
 
@@ -76,7 +58,7 @@ func contents(t testing.TB, b *backend, key string) []string {
 func snapshot(t testing.TB, b *backend, s *Store) map[string]string {
 	t.Helper()
 	m := map[string]string{}
-	for _, key := range keysOf(t, s) {
+	for _, key := range b.storeKeys(t, s) {
 		m[key] = keyType(t, b, key) + fmt.Sprintf(" %q", contents(t, b, key))
 	}
 	return m
@@ -95,7 +77,7 @@ func traces(t testing.TB, b *backend, s *Store, ids []string) []string {
 		named[s.keys.groupsOfKey(id)] = true
 	}
 	var found []string
-	for _, key := range keysOf(t, s) {
+	for _, key := range b.storeKeys(t, s) {
 		if named[key] {
 			found = append(found, key)
 			continue
@@ -131,7 +113,7 @@ func traces(t testing.TB, b *backend, s *Store, ids []string) []string {
 // cache's ordering, and that no building cache holds a non-member.
 func checkCaches(t testing.TB, b *backend, s *Store) {
 	t.Helper()
-	for _, key := range keysOf(t, s) {
+	for _, key := range b.storeKeys(t, s) {
 		rest, ok := strings.CutPrefix(key, s.keys.cache)
 		if !ok {
 			continue
@@ -293,7 +275,7 @@ func TestUniqueLinksOff(t *testing.T) {
 		s, clock := newStore(t, b)
 		wantPost(t, s, "https://example.com/x", "1", nil)
 		wantPost(t, s, "https://example.com/x", "2", nil)
-		for _, key := range keysOf(t, s) {
+		for _, key := range b.storeKeys(t, s) {
 			if strings.HasPrefix(key, s.keys.link) {
 				t.Fatalf("a store without WithUniqueLinks wrote %s", key)
 			}
@@ -426,7 +408,7 @@ func TestPrune(t *testing.T) {
 		// All the rest, in steps.
 		prune(epoch.Add(time.Hour), n-61)
 		// What is left: the counter, and caches holding only a marker.
-		for _, key := range keysOf(t, s) {
+		for _, key := range b.storeKeys(t, s) {
 			if key == s.keys.seq {
 				continue
 			}
@@ -469,7 +451,7 @@ func TestPruneExactSteps(t *testing.T) {
 		if got, err := s.Prune(ctx, clock.Now()); err != nil || got != 0 {
 			t.Fatalf("Prune of a stray member = %d, %v; want 0", got, err)
 		}
-		if keys := keysOf(t, s); len(keys) != 1 || keys[0] != s.keys.seq {
+		if keys := b.storeKeys(t, s); len(keys) != 1 || keys[0] != s.keys.seq {
 			t.Fatalf("keys left: %v", keys)
 		}
 	})
@@ -658,7 +640,7 @@ func TestDrop(t *testing.T) {
 			if err := s.Drop(ctx); err != nil {
 				t.Fatalf("Drop %q: %v", names[i], err)
 			}
-			if keys := keysOf(t, s); len(keys) != 0 {
+			if keys := b.storeKeys(t, s); len(keys) != 0 {
 				t.Fatalf("Drop %q left %v", names[i], keys)
 			}
 			for j := i + 1; j < len(stores); j++ {
@@ -701,7 +683,7 @@ func TestDropSteps(t *testing.T) {
 			t.Fatal(err)
 		}
 		trips := h.trips.Load()
-		if keys := keysOf(t, s); len(keys) != 0 {
+		if keys := b.storeKeys(t, s); len(keys) != 0 {
 			t.Fatalf("Drop left %d keys: %.5v", len(keys), keys)
 		}
 		// miniredis's SCAN returns every key at once.

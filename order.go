@@ -67,14 +67,7 @@ func (o Order) MarshalText() ([]byte, error) {
 }
 
 // UnmarshalText decodes what ParseOrder accepts.
-func (o *Order) UnmarshalText(b []byte) error {
-	p, err := ParseOrder(string(b))
-	if err != nil {
-		return err
-	}
-	*o = p
-	return nil
-}
+func (o *Order) UnmarshalText(b []byte) error { return unmarshalText(o, b, ParseOrder) }
 
 // ordering returns the name of the ordering an order reads (keys.go), and
 // whether it reads it from the highest value down.

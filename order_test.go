@@ -1,12 +1,13 @@
 package voting
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -613,12 +614,11 @@ func topSinceModel(t testing.TB, all []Article, now time.Time, d time.Duration, 
 			list = append(list, a)
 		}
 	}
-	sort.Slice(list, func(i, j int) bool {
-		si, sj := list[i].Upvotes-list[i].Downvotes, list[j].Upvotes-list[j].Downvotes
-		if si != sj {
-			return si > sj
-		}
-		return idNum(t, list[i].ID) > idNum(t, list[j].ID)
+	slices.SortFunc(list, func(a, b Article) int {
+		return cmp.Or(
+			cmp.Compare(b.Upvotes-b.Downvotes, a.Upvotes-a.Downvotes),
+			cmp.Compare(idNum(t, b.ID), idNum(t, a.ID)),
+		)
 	})
 	list = list[:min(len(list), MaxTopSince)]
 	lo, hi := min((page-1)*size, len(list)), min(page*size, len(list))
@@ -1110,11 +1110,8 @@ func topOfYear(all []topEntry, cutoff int64) []topEntry {
 			list = append(list, e)
 		}
 	}
-	sort.Slice(list, func(i, j int) bool {
-		if list[i].net != list[j].net {
-			return list[i].net > list[j].net
-		}
-		return list[i].id > list[j].id
+	slices.SortFunc(list, func(a, b topEntry) int {
+		return cmp.Or(cmp.Compare(b.net, a.net), cmp.Compare(b.id, a.id))
 	})
 	return list[:min(len(list), MaxTopSince)]
 }

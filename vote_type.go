@@ -62,8 +62,13 @@ func (v VoteType) MarshalText() ([]byte, error) {
 }
 
 // UnmarshalText decodes what ParseVoteType accepts.
-func (v *VoteType) UnmarshalText(b []byte) error {
-	p, err := ParseVoteType(string(b))
+func (v *VoteType) UnmarshalText(b []byte) error { return unmarshalText(v, b, ParseVoteType) }
+
+// unmarshalText is the UnmarshalText of a type parsed by parse: it sets
+// *v to what parse makes of b, or returns parse's error and leaves *v as
+// it was.
+func unmarshalText[T any](v *T, b []byte, parse func(string) (T, error)) error {
+	p, err := parse(string(b))
 	if err != nil {
 		return err
 	}

@@ -1,11 +1,11 @@
 package voting
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
+	"github.com/votekit/voting/internal/redistest"
 	"github.com/votekit/voting/internal/testclock"
 )
 
@@ -157,8 +158,7 @@ func TestInvalidVote(t *testing.T) {
 
 func TestVoteWindow(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithVoteWindow(time.Hour))
-		a := mustPost(t, s, "alice", "t")
+		s, clock, a := postWithWindow(t, b, time.Hour)
 		clock.Add(time.Hour - time.Second) // one second before the close
 		r := mustVote(t, s, "bob", a.ID, Downvote)
 		clock.Add(time.Second) // at the close
@@ -431,15 +431,24 @@ func wantTTL(t testing.TB, b *backend, s *Store, id string, window time.Duration
 	}
 }
 
+// postWithWindow returns a store on b whose votes close window after a
+// post, its clock, and an article alice posted on it, whose voter record
+// it checks lives for the window on the server's clock (wantTTL).
+func postWithWindow(t testing.TB, b *backend, window time.Duration) (*Store, *testclock.Clock, Article) {
+	t.Helper()
+	s, clock := newStore(t, b, WithVoteWindow(window))
+	a := mustPost(t, s, "alice", "t")
+	wantTTL(t, b, s, a.ID, window)
+	return s, clock, a
+}
+
 // TestVoterRecordTTL checks the voter record's life on the server's
 // clock: Post creates it with a TTL of the window; votes and cancels,
 // even of every vote, neither end nor extend it. (TestStoreClockBehindServer
 // sees it go.)
 func TestVoterRecordTTL(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithVoteWindow(time.Hour))
-		a := mustPost(t, s, "alice", "t")
-		wantTTL(t, b, s, a.ID, time.Hour)
+		s, clock, a := postWithWindow(t, b, time.Hour) // the TTL after Post
 		mustVote(t, s, "alice", a.ID, NoVote)
 		clock.Add(20 * time.Minute)
 		mustVote(t, s, "bob", a.ID, Upvote)
@@ -458,9 +467,7 @@ func TestVoterRecordTTL(t *testing.T) {
 // Votes are closed then; none counts twice.
 func TestStoreClockBehindServer(t *testing.T) {
 	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithVoteWindow(time.Second))
-		a := mustPost(t, s, "alice", "t")
-		wantTTL(t, b, s, a.ID, time.Second)
+		s, _, a := postWithWindow(t, b, time.Second)
 		mustVote(t, s, "bob", a.ID, Upvote)
 		mustVote(t, s, "carol", a.ID, Downvote)
 		users := []string{"alice", "bob", "carol", "dave"}
@@ -482,8 +489,7 @@ func TestStoreClockBehindServer(t *testing.T) {
 // not counted again.
 func TestDelayedVoteAtClose(t *testing.T) {
 	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithVoteWindow(time.Second))
-		a := mustPost(t, s, "alice", "t")
+		s, clock, a := postWithWindow(t, b, time.Second)
 		mustVote(t, s, "bob", a.ID, Upvote)
 		if ttl := b.ttl(t, s.keys.votedKey(a.ID)); ttl > 50*time.Millisecond {
 			b.elapse(ttl - 50*time.Millisecond)
@@ -746,10 +752,8 @@ func wantPostFails(t testing.TB, b *backend, s *Store, what string) {
 // counter, its value.
 func storeState(t testing.TB, b *backend, s *Store) string {
 	t.Helper()
-	keys := b.storeKeys(t, s)
-	sort.Strings(keys)
 	var out strings.Builder
-	for _, k := range keys {
+	for _, k := range b.storeKeys(t, s) {
 		typ, _ := redis.String(b.do(t, "TYPE", k), nil)
 		fmt.Fprintf(&out, "%s %s", k, typ)
 		if k == s.keys.seq && typ == "string" {
@@ -1035,4 +1039,252 @@ func TestConcurrentVotesAtClose(t *testing.T) {
 		}
 		wantClosed(t, s, a.ID, users...)
 	})
+}
+
+// The benchmarks of the store's basic calls. Their harness, which builds
+// the data sets and measures the server, is in backend_test.go.
+
+// BenchmarkVote votes from many goroutines at once, a random mix of up,
+// down and cancel by 10,000 users over 1,000 articles: the throughput of
+// the vote path, and Redis's. Its context is context.Background.
+func BenchmarkVote(b *testing.B) {
+	benchVote(b, context.Background())
+}
+
+// BenchmarkVoteCancelable is BenchmarkVote with a context that can be
+// canceled, as a server's request contexts can: redigo watches such a
+// context with a goroutine per call.
+func BenchmarkVoteCancelable(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	benchVote(b, ctx)
+}
+
+func benchVote(b *testing.B, ctx context.Context) {
+	const nArticles, nUsers = 1000, 10000
+	f := fixture(b, "vote", func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
+	users := make([]string, nUsers)
+	for i := range users {
+		users[i] = benchUser(i)
+	}
+	ids := make([]string, nArticles)
+	for i := range ids {
+		ids[i] = strconv.Itoa(i + 1)
+	}
+	votes := []VoteType{Upvote, Downvote, NoVote}
+	var seed atomic.Int64
+	b.SetParallelism(4) // 4 × GOMAXPROCS callers: keep Redis busy
+	b.ReportAllocs()
+	b.ResetTimer()
+	report := measure(b, f)
+	b.RunParallel(func(pb *testing.PB) {
+		r := rand.New(rand.NewSource(seed.Add(1)))
+		for pb.Next() {
+			_, err := f.store.Vote(ctx, users[r.Intn(nUsers)], ids[r.Intn(nArticles)], votes[r.Intn(3)])
+			if err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	report()
+}
+
+// BenchmarkPost posts articles one after another.
+func BenchmarkPost(b *testing.B) {
+	f := fixture(b, "post", func(*testing.B, *benchFixture) {})
+	ctx := context.Background()
+	title, link := benchTitle(1), benchLink(1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	report := measure(b, f)
+	for i := 0; i < b.N; i++ {
+		if _, err := f.store.Post(ctx, "poster0001", title, link); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report()
+}
+
+// BenchmarkArticlesPage reads the front page of 1,000 articles: 25
+// articles with all their fields.
+func BenchmarkArticlesPage(b *testing.B) {
+	benchArticlesPage(b, sized(b, 1000), 1)
+}
+
+func benchArticlesPage(b *testing.B, f *benchFixture, page int) {
+	ctx := context.Background()
+	want := min(f.store.pageSize, f.n-(page-1)*f.store.pageSize)
+	b.ReportAllocs()
+	b.ResetTimer()
+	report := measure(b, f)
+	m := mallocs()
+	for i := 0; i < b.N; i++ {
+		list, err := f.store.Articles(ctx, ScoreDesc, page)
+		if err != nil || len(list) != want {
+			b.Fatalf("page %d: %d articles, %v; want %d", page, len(list), err, want)
+		}
+	}
+	b.ReportMetric(float64(mallocs()-m)/float64(b.N*want), "allocs/article")
+	report()
+}
+
+// BenchmarkVotesOf reads one user's votes on a page of 25 articles.
+func BenchmarkVotesOf(b *testing.B) {
+	f := sized(b, 1000)
+	ctx := context.Background()
+	ids := make([]string, 25)
+	for i := range ids {
+		ids[i] = strconv.Itoa(i + 1)
+	}
+	user := benchPoster(1) // the poster of some of them
+	b.ReportAllocs()
+	b.ResetTimer()
+	report := measure(b, f)
+	for i := 0; i < b.N; i++ {
+		if _, err := f.store.VotesOf(ctx, user, ids); err != nil {
+			b.Fatal(err)
+		}
+	}
+	report()
+}
+
+// BenchmarkScaleArticlesPage reads the front page of sites of 1k, 100k
+// and 1M articles, and a page from the middle of the largest.
+func BenchmarkScaleArticlesPage(b *testing.B) {
+	for _, n := range []int{1000, 100_000, 1_000_000} {
+		b.Run(sizeName(n), func(b *testing.B) { benchArticlesPage(b, sized(b, n), 1) })
+	}
+	b.Run("1M/page20000", func(b *testing.B) { benchArticlesPage(b, sized(b, 1_000_000), 20000) })
+}
+
+func sizeName(n int) string {
+	switch {
+	case n >= 1_000_000:
+		return strconv.Itoa(n/1_000_000) + "M"
+	case n >= 1000:
+		return strconv.Itoa(n/1000) + "k"
+	}
+	return strconv.Itoa(n)
+}
+
+// BenchmarkScaleMemory measures the Redis memory of articles and of
+// votes, on a server of its own that holds nothing else. It reports bytes
+// only, not time.
+//
+// article: the growth of INFO memory's used_memory over 100,000 posts,
+// per article, and MEMORY USAGE of the parts of one article: its hash,
+// its voter record (the "" field and the poster's vote), and its share of
+// the score and time sorted sets.
+//
+// vote/N-per-article: the growth of MEMORY USAGE of every voter record
+// while articles get N votes each (the poster's and N-1 more), per vote;
+// N is chosen on both sides of hash-max-listpack-entries, where a record
+// turns from a compact listpack into a hash table.
+func BenchmarkScaleMemory(b *testing.B) {
+	srv := redistest.Start(b)
+	pool := srv.Pool()
+	defer pool.Close()
+
+	const n = 100_000
+	f := newBenchStore(b, pool, "memory-articles")
+	before := usedMemory(b, pool)
+	f.post(b, n)
+	perArticle := float64(usedMemory(b, pool)-before) / n
+	k := f.store.keys
+	id := strconv.Itoa(n / 2)
+	hash, voters := memoryUsage(b, pool, k.articleKey(id)), memoryUsage(b, pool, k.votedKey(id))
+	zsets := memoryUsage(b, pool, k.orderingKey("score")) + memoryUsage(b, pool, k.orderingKey("time"))
+	encodings := fmt.Sprintf("encodings: article hash %s, voter record %s, score and time %s",
+		encoding(b, pool, k.articleKey(id)), encoding(b, pool, k.votedKey(id)), encoding(b, pool, k.orderingKey("score")))
+	b.Run("article", func(b *testing.B) {
+		reportBytes(b, encodings)
+		b.ReportMetric(perArticle, "B/article")
+		b.ReportMetric(float64(hash), "hash-B/article")
+		b.ReportMetric(float64(voters), "voters-B/article")
+		b.ReportMetric(float64(zsets)/n, "zsets-B/article")
+	})
+
+	config, err := redis.StringMap(srv.Do("CONFIG", "GET", "hash-max-listpack-entries"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	listpackMax, err := strconv.Atoi(config["hash-max-listpack-entries"])
+	if err != nil {
+		b.Fatal(err)
+	}
+	// A record holds the "" field and the poster's vote besides the N-1
+	// votes: N = max-1 is the largest listpack, N = max the smallest
+	// hash table.
+	for _, per := range []int{10, 100, listpackMax - 1, listpackMax, 2000} {
+		const nVotes = 100_000 // besides the posters'
+		articles := nVotes / (per - 1)
+		f := newBenchStore(b, pool, "memory-votes"+strconv.Itoa(per))
+		f.post(b, articles)
+		s := f.store
+		now := s.now().Unix()
+		before := recordsUsage(b, f)
+		pipe(b, pool, articles*(per-1), func(c redis.Conn, i int) error {
+			id := strconv.Itoa(1 + i/(per-1))
+			return voteScript.SendHash(c, s.voteArgs(benchUser(i%(per-1)), id, Upvote, now)...)
+		})
+		perVote := float64(recordsUsage(b, f)-before) / float64(articles*(per-1))
+		if a, err := s.Article(context.Background(), "1"); err != nil || a.Upvotes != int64(per) {
+			b.Fatalf("article 1 after the votes: %+v, %v", a, err)
+		}
+		note := fmt.Sprintf("hash-max-listpack-entries %d: a record of %d votes is a %s", listpackMax, per,
+			encoding(b, pool, s.keys.votedKey("1")))
+		b.Run(fmt.Sprintf("vote/%d-per-article", per), func(b *testing.B) {
+			reportBytes(b, note)
+			b.ReportMetric(perVote, "B/vote")
+		})
+	}
+}
+
+// recordsUsage returns the sum of MEMORY USAGE of the voter records of
+// all of f's articles.
+func recordsUsage(b *testing.B, f *benchFixture) int64 {
+	b.Helper()
+	c := f.pool.Get()
+	defer c.Close()
+	for i := 1; i <= f.n; i++ {
+		if err := c.Send("MEMORY", "USAGE", f.store.keys.votedKey(strconv.Itoa(i)), "SAMPLES", 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := c.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	var total int64
+	for i := 1; i <= f.n; i++ {
+		n, err := redis.Int64(c.Receive())
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += n
+	}
+	return total
+}
+
+// encoding returns OBJECT ENCODING of key.
+func encoding(b *testing.B, pool *redis.Pool, key string) string {
+	b.Helper()
+	e, err := redis.String(serverDo(b, pool, "OBJECT", "ENCODING", key), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return e
+}
+
+// reportBytes makes b, a benchmark that reports Redis memory measured
+// before it started, report that alone: no time, no allocations. Its note
+// is logged once.
+func reportBytes(b *testing.B, note string) {
+	if b.N == 1 {
+		b.Log(note)
+	}
+	b.ResetTimer()
+	b.ReportMetric(0, "ns/op")
+	b.ReportMetric(0, "B/op")
+	b.ReportMetric(0, "allocs/op")
 }

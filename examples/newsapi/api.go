@@ -52,16 +52,16 @@ type api struct {
 // header, as a JSON error like every other.
 func (a *api) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /articles", a.postArticle)
-	mux.HandleFunc("GET /articles", a.listArticles)
-	mux.HandleFunc("GET /articles/{id}", a.getArticle)
-	mux.HandleFunc("DELETE /articles/{id}", a.deleteArticle)
-	mux.HandleFunc("PUT /articles/{id}/vote", a.vote)
-	mux.HandleFunc("PUT /articles/{id}/groups/{group}", a.addToGroup)
-	mux.HandleFunc("DELETE /articles/{id}/groups/{group}", a.removeFromGroup)
-	mux.HandleFunc("GET /groups/{group}", a.listGroup)
-	mux.HandleFunc("GET /top", a.top)
-	mux.HandleFunc("POST /votes", a.voteBatch)
+	mux.Handle("POST /articles", a.handle(a.postArticle))
+	mux.Handle("GET /articles", a.handle(a.listArticles))
+	mux.Handle("GET /articles/{id}", a.handle(a.getArticle))
+	mux.Handle("DELETE /articles/{id}", a.handle(a.deleteArticle))
+	mux.Handle("PUT /articles/{id}/vote", a.handle(a.vote))
+	mux.Handle("PUT /articles/{id}/groups/{group}", a.handle(a.addToGroup))
+	mux.Handle("DELETE /articles/{id}/groups/{group}", a.handle(a.removeFromGroup))
+	mux.Handle("GET /groups/{group}", a.handle(a.listGroup))
+	mux.Handle("GET /top", a.handle(a.top))
+	mux.Handle("POST /votes", a.handle(a.voteBatch))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, pattern := mux.Handler(r); pattern == "" {
 			status := statusRecorder{ResponseWriter: w, code: http.StatusNotFound}
@@ -71,6 +71,17 @@ func (a *api) routes() http.Handler {
 		}
 		mux.ServeHTTP(w, r)
 	})
+}
+
+// handle adapts a route's handler to an http.HandlerFunc. The handler
+// writes its reply itself when it succeeds, and returns the error it
+// fails with for handle to reply with (fail).
+func (a *api) handle(h func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			a.fail(w, r, err)
+		}
+	}
 }
 
 // statusRecorder keeps the status of a reply, passes its headers on and
@@ -152,15 +163,14 @@ func toVoteReply(r voting.VoteResult) voteReply {
 }
 
 // POST /articles {"poster": "alice", "title": "...", "link": "..."}
-func (a *api) postArticle(w http.ResponseWriter, r *http.Request) {
+func (a *api) postArticle(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
 		Poster string `json:"poster"`
 		Title  string `json:"title"`
 		Link   string `json:"link"`
 	}
 	if err := decode(w, r, &req); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	art, err := a.store.Post(r.Context(), req.Poster, req.Title, req.Link)
 	if errors.Is(err, voting.ErrDuplicate) {
@@ -170,48 +180,44 @@ func (a *api) postArticle(w http.ResponseWriter, r *http.Request) {
 			errorBody
 			Article article `json:"article"`
 		}{errorBody{err.Error()}, toArticle(art)})
-		return
+		return nil
 	}
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	w.Header().Set("Location", "/articles/"+art.ID)
 	a.reply(w, http.StatusCreated, toArticle(art))
+	return nil
 }
 
 // GET /articles?order=score&page=1
-func (a *api) listArticles(w http.ResponseWriter, r *http.Request) {
+func (a *api) listArticles(w http.ResponseWriter, r *http.Request) error {
 	order, n, err := pageQuery(r)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	list, err := a.store.Articles(r.Context(), order, n)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	total, err := a.store.Count(r.Context())
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	a.reply(w, http.StatusOK, a.toPage("", order, n, total, list))
+	return nil
 }
 
 // GET /articles/{id}: the article and its groups.
-func (a *api) getArticle(w http.ResponseWriter, r *http.Request) {
+func (a *api) getArticle(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	art, err := a.store.Article(r.Context(), id)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	groups, err := a.store.Groups(r.Context(), id)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if groups == nil {
 		groups = []string{} // [] in JSON, not null
@@ -220,38 +226,37 @@ func (a *api) getArticle(w http.ResponseWriter, r *http.Request) {
 		article
 		Groups []string `json:"groups"`
 	}{toArticle(art), groups})
+	return nil
 }
 
 // DELETE /articles/{id}
-func (a *api) deleteArticle(w http.ResponseWriter, r *http.Request) {
+func (a *api) deleteArticle(w http.ResponseWriter, r *http.Request) error {
 	if err := a.store.Delete(r.Context(), r.PathValue("id")); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // PUT /articles/{id}/vote {"user": "bob", "vote": "up"}; "down", or
 // "none" to cancel.
-func (a *api) vote(w http.ResponseWriter, r *http.Request) {
+func (a *api) vote(w http.ResponseWriter, r *http.Request) error {
 	var req struct {
 		User string           `json:"user"`
 		Vote *voting.VoteType `json:"vote"`
 	}
 	if err := decode(w, r, &req); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if req.Vote == nil {
-		a.fail(w, r, errNoVote)
-		return
+		return errNoVote
 	}
 	res, err := a.store.Vote(r.Context(), req.User, r.PathValue("id"), *req.Vote)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	a.reply(w, http.StatusOK, toVoteReply(res))
+	return nil
 }
 
 // POST /votes [{"user": "bob", "id": "1", "vote": "up"}, ...]: up to
@@ -261,7 +266,7 @@ func (a *api) vote(w http.ResponseWriter, r *http.Request) {
 // the status and message that route would fail with. A body that is not
 // an array of ballots fails as a whole with 400, more ballots than
 // voting.MaxBatch with 413.
-func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) {
+func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) error {
 	var req []struct {
 		User string `json:"user"`
 		ID   string `json:"id"`
@@ -270,12 +275,10 @@ func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) {
 		Vote *string `json:"vote"`
 	}
 	if err := decodeUpTo(w, r, &req, maxBatchBody); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	if len(req) > voting.MaxBatch {
-		a.fail(w, r, fmt.Errorf("%w: %d ballots, the limit is %d", errTooLarge, len(req), voting.MaxBatch))
-		return
+		return fmt.Errorf("%w: %d ballots, the limit is %d", errTooLarge, len(req), voting.MaxBatch)
 	}
 	results := make([]any, len(req))
 	ballots := make([]voting.Ballot, 0, len(req))
@@ -296,8 +299,7 @@ func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) {
 	if len(ballots) > 0 {
 		res, err := a.store.VoteBatch(r.Context(), ballots)
 		if err != nil {
-			a.fail(w, r, err)
-			return
+			return err
 		}
 		for j, br := range res {
 			if br.Err != nil {
@@ -308,6 +310,7 @@ func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	a.reply(w, http.StatusOK, results)
+	return nil
 }
 
 // ballotError is a failed ballot's result in POST /votes.
@@ -322,42 +325,40 @@ func (a *api) ballotError(r *http.Request, err error) ballotError {
 }
 
 // PUT /articles/{id}/groups/{group}
-func (a *api) addToGroup(w http.ResponseWriter, r *http.Request) {
+func (a *api) addToGroup(w http.ResponseWriter, r *http.Request) error {
 	if err := a.store.AddToGroups(r.Context(), r.PathValue("id"), r.PathValue("group")); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // DELETE /articles/{id}/groups/{group}
-func (a *api) removeFromGroup(w http.ResponseWriter, r *http.Request) {
+func (a *api) removeFromGroup(w http.ResponseWriter, r *http.Request) error {
 	if err := a.store.RemoveFromGroups(r.Context(), r.PathValue("id"), r.PathValue("group")); err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
 }
 
 // GET /groups/{group}?order=score&page=1
-func (a *api) listGroup(w http.ResponseWriter, r *http.Request) {
+func (a *api) listGroup(w http.ResponseWriter, r *http.Request) error {
 	order, n, err := pageQuery(r)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	group := r.PathValue("group")
 	list, err := a.store.GroupArticles(r.Context(), group, order, n)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	total, err := a.store.GroupCount(r.Context(), group)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	a.reply(w, http.StatusOK, a.toPage(group, order, n, total, list))
+	return nil
 }
 
 // topPage is a page of GET /top. It has no total: the store counts all
@@ -371,7 +372,7 @@ type topPage struct {
 
 // GET /top?since=24h&page=1: the articles posted within the last since
 // (a day by default), by net votes.
-func (a *api) top(w http.ResponseWriter, r *http.Request) {
+func (a *api) top(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	since := q.Get("since")
 	if since == "" {
@@ -379,20 +380,18 @@ func (a *api) top(w http.ResponseWriter, r *http.Request) {
 	}
 	d, err := parseSince(since)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	n, err := pageNumber(q.Get("page"))
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	list, err := a.store.TopSince(r.Context(), d, n)
 	if err != nil {
-		a.fail(w, r, err)
-		return
+		return err
 	}
 	a.reply(w, http.StatusOK, topPage{Since: since, Page: n, Articles: toArticles(list)})
+	return nil
 }
 
 // maxDays is the most days a duration holds.
