@@ -464,10 +464,13 @@ func ballots(rng *rand.Rand, n, articles int) []Ballot {
 // BenchmarkVoteBatch casts 100 votes per op on one connection, as 100
 // Votes one at a time and as one VoteBatch, alternating, and reports the
 // votes per second of each, their ratio (speedup; the target is 5) and
-// the Redis CPU per vote of each. On loopback (rtt=0) both are bound by
-// Redis's CPU; rtt=1ms adds a wait to every round trip (a hook sleeps
-// before the first command of each; wait-µs/roundtrip reports how long the
-// sleeps took), as a network between the consumer and Redis would.
+// the Redis CPU per vote of each. On loopback (rtt=0) a batched vote is
+// bound by Redis's CPU and a single one mostly by its round trip's two
+// wake-ups, which other load on the machine makes cheaper: run it on a
+// quiet machine (BENCHMARKS.md, "Lifecycle and batches"). rtt=1ms adds
+// a wait to every round trip (a hook sleeps before the first command of
+// each; wait-µs/roundtrip reports how long the sleeps took), as a network
+// between the consumer and Redis would.
 func BenchmarkVoteBatch(b *testing.B) {
 	srv := redistest.Start(b)
 	setup := srv.Pool()
