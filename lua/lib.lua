@@ -128,10 +128,9 @@ local function missing(articleKey)
   return redis.call('EXISTS', articleKey) == 0
 end
 
--- countGroups keeps the article's groups field, how many groups it is in
--- (Post sets it to 0), which lets a vote skip reading its groups when
--- there are none; the article hash is checked before the script's first
--- write.
+-- countGroups keeps the article's groups field, how many groups it is in,
+-- which lets a vote skip reading its groups when there are none; the
+-- article hash is checked before the script's first write.
 local function countGroups(articleKey, groupsKey)
   redis.call('HSET', articleKey, 'groups', redis.call('SCARD', groupsKey))
 end
@@ -193,10 +192,8 @@ local function vote(k, id, user, new, now)
     top = has(orders, 'top')
   end
 
-  -- An article in no group skips reading its groups; one without the
-  -- field (written before it existed) reads them.
   local groups = {}
-  if f[7] ~= '0' then
+  if tonumber(f[7] or 0) > 0 then -- skips a call for the many articles in no group
     groups = redis.call('SMEMBERS', k.groups .. id)
   end
 

@@ -78,7 +78,7 @@ local m = member(id)
 local score = num(value('score', now, weight, 1, 0))
 redis.call('HSET', k.article .. id,
   'title', title, 'link', link, 'poster', poster, 'posted', ARGV[4],
-  'closes', num(now + window), 'weight', ARGV[6], 'orders', orders, 'up', 1, 'down', 0, 'groups', 0)
+  'closes', num(now + window), 'weight', ARGV[6], 'orders', orders, 'up', 1, 'down', 0)
 redis.call('ZADD', scoreKey, score, m)
 redis.call('ZADD', timeKey, ARGV[4], m)
 for _, o in ipairs(ORDERS) do
