@@ -92,7 +92,8 @@
 //	                                          [n·size, (n+1)·size) seconds; size 600,
 //	                                          86400 and 2592000 (10 minutes, 1 and 30 days)
 //	{voting}:article:<id>             hash    title, link, poster, posted, closes, weight,
-//	                                          orders, up, down, groups (how many it is in)
+//	                                          orders, up, down, groups (how many it is in,
+//	                                          absent for none until it joins one)
 //	{voting}:voted:<id>               hash    user -> 1 (up) or -1 (down), and "" -> 0;
 //	                                          expires when voting closes
 //	{voting}:groups:<id>              set     the names of the groups the article is in
