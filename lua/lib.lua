@@ -193,7 +193,7 @@ local function vote(k, id, user, new, now)
   end
 
   local groups = {}
-  if tonumber(f[7] or 0) > 0 then -- skips a call for the many articles in no group
+  if f[7] and f[7] ~= '0' then -- skips a call for the many articles in no group
     groups = redis.call('SMEMBERS', k.groups .. id)
   end
 
