@@ -486,6 +486,92 @@ func ExampleStore_AddToGroups() {
 	// 0 <nil>
 }
 
+func ExampleStore_Groups() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	a, err := store.Post(ctx, "alice", "Redis streams", "")
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	groups, err := store.Groups(ctx, a.ID) // none yet
+	fmt.Println(groups, len(groups), err)
+	if err := store.AddToGroups(ctx, a.ID, "redis", "databases"); err != nil {
+		log.Fatal(err)
+	}
+	groups, err = store.Groups(ctx, a.ID) // sorted by name
+	fmt.Println(groups, err)
+	_, err = store.Groups(ctx, "404")
+	fmt.Println(errors.Is(err, voting.ErrNotFound))
+	// Output:
+	// [] 0 <nil>
+	// [databases redis] <nil>
+	// true
+}
+
+// Removing an article from a group takes it off the group's pages at once;
+// groups it is not in are ignored.
+func ExampleStore_RemoveFromGroups() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	for _, title := range []string{"Redis streams", "Redis on a Raspberry Pi"} {
+		a, err := store.Post(ctx, "alice", title, "")
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := store.AddToGroups(ctx, a.ID, "redis"); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	if err := store.RemoveFromGroups(ctx, "2", "redis", "hardware"); err != nil {
+		log.Fatal(err)
+	}
+	page, err := store.GroupArticles(ctx, "redis", voting.TimeDesc, 1)
+	for _, a := range page {
+		fmt.Println(a.Title)
+	}
+	fmt.Println(err)
+	// Output:
+	// Redis streams
+	// <nil>
+}
+
+// GroupCount sizes a group's pager, as Count does the front page's.
+func ExampleStore_GroupCount() {
+	ctx := context.Background()
+	store, done := exampleStore(nil, voting.WithPageSize(2))
+	defer done()
+	for i := 0; i < 5; i++ {
+		a, err := store.Post(ctx, "alice", fmt.Sprint("article ", i+1), "")
+		if err != nil {
+			log.Fatal(err)
+		}
+		if i%2 == 0 {
+			if err := store.AddToGroups(ctx, a.ID, "odd"); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+
+	all, err := store.Count(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	odd, err := store.GroupCount(ctx, "odd")
+	if err != nil {
+		log.Fatal(err)
+	}
+	pages := func(n int64) int64 { return (n + 1) / 2 } // 2 a page
+	fmt.Printf("front page: %d articles, %d pages\n", all, pages(all))
+	fmt.Printf("odd: %d articles, %d pages\n", odd, pages(odd))
+	// Output:
+	// front page: 5 articles, 3 pages
+	// odd: 3 articles, 2 pages
+}
+
 func ExampleStore_GroupArticles() {
 	ctx := context.Background()
 	store, done := exampleStore(nil)
@@ -526,6 +612,46 @@ func ExampleStore_GroupArticles() {
 	//  Redis streams(3 up) Postgres indexes(1 up)
 }
 
+// TopSince lists the best of a recent period, such as a day or a week,
+// by net votes.
+func ExampleStore_TopSince() {
+	ctx := context.Background()
+	now := posted
+	store, done := exampleStore(&now, voting.WithOrders(voting.Top))
+	defer done()
+	for _, p := range []struct {
+		title string
+		fans  int
+	}{{"nine days old", 3}, {"five days old", 1}, {"a day old", 2}} {
+		a, err := store.Post(ctx, "alice", p.title, "")
+		if err != nil {
+			log.Fatal(err)
+		}
+		for i := 0; i < p.fans; i++ {
+			if _, err := store.Vote(ctx, fmt.Sprint("fan", i), a.ID, voting.Upvote); err != nil {
+				log.Fatal(err)
+			}
+		}
+		now = now.Add(4 * 24 * time.Hour)
+	}
+	now = now.Add(-3 * 24 * time.Hour) // a day after the last post
+
+	for _, d := range []time.Duration{2 * 24 * time.Hour, 7 * 24 * time.Hour} {
+		page, err := store.TopSince(ctx, d, 1)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(d, ":")
+		for _, a := range page {
+			fmt.Printf(" %s(%+d)", a.Title, a.Upvotes-a.Downvotes)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// 48h0m0s: a day old(+3)
+	// 168h0m0s: a day old(+3) five days old(+2)
+}
+
 func ExampleStore_Delete() {
 	ctx := context.Background()
 	store, done := exampleStore(nil)
@@ -550,6 +676,64 @@ func ExampleStore_Delete() {
 	// true
 	// 0 <nil>
 	// true
+}
+
+func ExampleStore_Count() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	for _, title := range []string{"one", "two", "three"} {
+		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
+			log.Fatal(err)
+		}
+	}
+	if err := store.Delete(ctx, "2"); err != nil {
+		log.Fatal(err)
+	}
+
+	n, err := store.Count(ctx)
+	fmt.Println(n, err)
+	// Output:
+	// 2 <nil>
+}
+
+// Drop removes a store's keys and leaves other prefixes alone: here, a
+// test's store on a shared server.
+func ExampleStore_Drop() {
+	ctx := context.Background()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	pool := &redis.Pool{MaxIdle: 4, DialContext: func(ctx context.Context) (redis.Conn, error) {
+		return redis.DialContext(ctx, "tcp", mr.Addr())
+	}}
+	defer pool.Close()
+	scratch, err := voting.New(pool, voting.WithKeyPrefix("scratch"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	live, err := voting.New(pool) // prefix "voting"
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, s := range []*voting.Store{scratch, live} {
+		if _, err := s.Post(ctx, "alice", "article", ""); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	if err := scratch.Drop(ctx); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(scratch.Count(ctx))
+	fmt.Println(live.Count(ctx))
+	fmt.Println(mr.Keys())
+	// Output:
+	// 0 <nil>
+	// 1 <nil>
+	// [{voting}:article:1 {voting}:by:score {voting}:by:time {voting}:seq {voting}:voted:1]
 }
 
 // A periodic Prune keeps memory flat: here, articles older than 180 days go.

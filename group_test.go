@@ -753,6 +753,49 @@ func TestGroupBuildOutlivesShortTTL(t *testing.T) {
 	})
 }
 
+// TestGroupChangeOverForeignValue: a value of another type at the article's
+// hash or its set of groups fails AddToGroups and RemoveFromGroups before
+// they write anything.
+func TestGroupChangeOverForeignValue(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		for _, c := range []struct {
+			name string
+			set  func(s *Store, id string) []interface{} // the commands that plant the value
+		}{
+			{"string at the article", func(s *Store, id string) []interface{} {
+				return []interface{}{"SET", s.keys.articleKey(id), "x"}
+			}},
+			{"list at its groups", func(s *Store, id string) []interface{} {
+				return []interface{}{"RPUSH", s.keys.groupsOfKey(id), "x"}
+			}},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				s, _ := newStore(t, b)
+				a := mustPost(t, s, "alice", "t")
+				if err := s.AddToGroups(ctx, a.ID, "old"); err != nil {
+					t.Fatal(err)
+				}
+				mustGroupPage(t, s, "old", ScoreDesc, 1) // caches to keep
+				cmd := c.set(s, a.ID)
+				b.do(t, "DEL", cmd[1])
+				b.do(t, cmd[0].(string), cmd[1:]...)
+				before := storeState(t, b, s)
+				for name, err := range map[string]error{
+					"AddToGroups":      s.AddToGroups(ctx, a.ID, "new"),
+					"RemoveFromGroups": s.RemoveFromGroups(ctx, a.ID, "old"),
+				} {
+					if err == nil || isSentinel(err) {
+						t.Errorf("%s = %v; want an error", name, err)
+					}
+				}
+				if after := storeState(t, b, s); after != before {
+					t.Fatalf("failed group changes changed the store:\n%s\nwas\n%s", after, before)
+				}
+			})
+		}
+	})
+}
+
 func TestGroupMembership(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)

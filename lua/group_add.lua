@@ -7,12 +7,11 @@ local k = {article = ARGV[3], groups = ARGV[4], group = ARGV[5], by = ARGV[6], c
 -- ARGV[8..]: the group names.
 -- Reply: {OK} | {NOT_FOUND} | {LIMIT} when the article would be in more
 -- than limit groups.
-local articleKey, groupsKey, m = k.article .. id, k.groups .. id, member(id)
-if missing(articleKey) then
+local articleKey, groupsKey = groupKeys(k, id)
+if not articleKey then
   return {NOT_FOUND}
 end
-expect(articleKey, 'hash')
-expect(groupsKey, 'set')
+local m = member(id)
 local n = redis.call('SCARD', groupsKey)
 local new = {}
 for i = 8, #ARGV do

@@ -5,12 +5,11 @@ local id = ARGV[1]
 local k = {article = ARGV[2], groups = ARGV[3], group = ARGV[4], cache = ARGV[5]}
 -- ARGV[6..]: the group names.
 -- Reply: {OK} | {NOT_FOUND}.
-local articleKey, groupsKey, m = k.article .. id, k.groups .. id, member(id)
-if missing(articleKey) then
+local articleKey, groupsKey = groupKeys(k, id)
+if not articleKey then
   return {NOT_FOUND}
 end
-expect(articleKey, 'hash')
-expect(groupsKey, 'set')
+local m = member(id)
 for i = 6, #ARGV do
   expect(k.group .. ARGV[i], 'set')
 end

@@ -128,6 +128,20 @@ local function missing(articleKey)
   return redis.call('EXISTS', articleKey) == 0
 end
 
+-- groupKeys returns the keys of an article that adding it to groups or
+-- removing it from them writes besides the groups and their caches: its
+-- hash and its set of groups, both checked, before the script's first
+-- write; nothing when the article does not exist.
+local function groupKeys(k, id)
+  local articleKey, groupsKey = k.article .. id, k.groups .. id
+  if missing(articleKey) then
+    return nil
+  end
+  expect(articleKey, 'hash')
+  expect(groupsKey, 'set')
+  return articleKey, groupsKey
+end
+
 -- countGroups keeps the article's groups field, how many groups it is in,
 -- which lets a vote skip reading its groups when there are none; the
 -- article hash is checked before the script's first write.
