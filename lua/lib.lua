@@ -20,8 +20,8 @@ local function member(id) return string.char(96 + #id) .. id end
 local function idof(m) return string.sub(m, 2) end
 
 -- num formats a score for ZADD and for the reply without losing precision:
--- %.17g, written as %d, which is faster and prints the same, for the
--- integers that a whole vote weight makes.
+-- with %.17g, or with %d for whole numbers (what a whole vote weight
+-- makes), which prints them the same and faster.
 local function num(x)
   if x == math.floor(x) and x > -1e15 and x < 1e15 then
     return string.format('%d', x)
@@ -143,8 +143,8 @@ local function groupKeys(k, id)
 end
 
 -- countGroups keeps the article's groups field, how many groups it is in,
--- which lets a vote skip reading its groups when there are none; the
--- article hash is checked before the script's first write.
+-- which lets a vote skip reading its groups when there are none. Its
+-- callers check the article's keys first (groupKeys).
 local function countGroups(articleKey, groupsKey)
   redis.call('HSET', articleKey, 'groups', redis.call('SCARD', groupsKey))
 end
