@@ -78,16 +78,27 @@ local function bucket(prefix, size, posted)
   return prefix .. size .. ':' .. math.floor(posted / size)
 end
 
--- expectIndexes checks, before a script's first write, the orderings of
--- the optional orders an article has (its orders field) and, with Top,
--- its TopSince buckets for its post time.
-local function expectIndexes(k, orders, posted)
+-- eachIndex calls fn(key, ordering) for each index an article is in
+-- besides the score and time orderings, given its orders field and post
+-- time: the ordering of each optional order it has and, with top, its
+-- TopSince buckets, which hold top's value.
+local function eachIndex(k, orders, posted, fn)
+  if orders == '' then
+    return
+  end
   for _, o in ipairs(ORDERS) do
-    if has(orders, o) then expect(k.by .. o, 'zset') end
+    if has(orders, o) then fn(k.by .. o, o) end
   end
   if has(orders, 'top') then
-    for _, size in ipairs(BUCKETS) do expect(bucket(k.bucket, size, posted), 'zset') end
+    for _, size in ipairs(BUCKETS) do fn(bucket(k.bucket, size, posted), 'top') end
   end
+end
+
+-- expectIndexes checks an article's indexes (eachIndex) before a
+-- script's first write.
+local function expectZset(key) expect(key, 'zset') end
+local function expectIndexes(k, orders, posted)
+  eachIndex(k, orders, posted, expectZset)
 end
 
 -- rows appends, for each member whose article exists, eight fields to out:
@@ -196,15 +207,7 @@ local function vote(k, id, user, new, now)
   -- whose ZADD is the first write (a foreign value there fails the vote
   -- before it changes anything), or checked here; the groups are read
   -- before the first write too.
-  local changed = {'score'}
-  local top = false
-  if orders ~= '' then
-    expectIndexes(k, orders, posted)
-    for _, o in ipairs(ORDERS) do
-      if has(orders, o) then changed[#changed + 1] = o end
-    end
-    top = has(orders, 'top')
-  end
+  expectIndexes(k, orders, posted)
 
   local groups = {}
   if f[7] and f[7] ~= '0' then -- skips a call for the many articles in no group
@@ -214,16 +217,18 @@ local function vote(k, id, user, new, now)
   if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
   if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
   -- Values are recomputed, never incremented, so they never drift from
-  -- their formulas, whatever the weight.
-  local values = {}
-  for _, o in ipairs(changed) do
-    values[o] = num(value(o, posted, weight, up, down))
-    redis.call('ZADD', k.by .. o, values[o], m)
-  end
-  if top then
-    for _, size in ipairs(BUCKETS) do
-      redis.call('ZADD', bucket(k.bucket, size, posted), values.top, m)
-    end
+  -- their formulas, whatever the weight. changed lists the orderings,
+  -- whose group caches change too.
+  local values, changed = {score = num(value('score', posted, weight, up, down))}, {'score'}
+  redis.call('ZADD', k.by .. 'score', values.score, m)
+  if orders ~= '' then -- no closure for the many articles without optional orders
+    eachIndex(k, orders, posted, function(key, o)
+      if not values[o] then
+        values[o] = num(value(o, posted, weight, up, down))
+        changed[#changed + 1] = o
+      end
+      redis.call('ZADD', key, values[o], m)
+    end)
   end
   redis.call('HSET', articleKey, 'up', up, 'down', down)
   if new == 0 then
@@ -268,16 +273,7 @@ local function delete(k, id)
   end
   redis.call('ZREM', k.by .. 'score', m)
   redis.call('ZREM', k.by .. 'time', m)
-  for _, o in ipairs(ORDERS) do
-    if has(f[3], o) then
-      redis.call('ZREM', k.by .. o, m)
-    end
-  end
-  if has(f[3], 'top') then
-    for _, size in ipairs(BUCKETS) do
-      redis.call('ZREM', bucket(k.bucket, size, tonumber(f[1])), m)
-    end
-  end
+  eachIndex(k, f[3], tonumber(f[1]), function(key) redis.call('ZREM', key, m) end)
   if link and redis.call('GET', link) == id then
     redis.call('DEL', link)
   end

@@ -81,14 +81,9 @@ redis.call('HSET', k.article .. id,
   'closes', num(now + window), 'weight', ARGV[6], 'orders', orders, 'up', 1, 'down', 0)
 redis.call('ZADD', scoreKey, score, m)
 redis.call('ZADD', timeKey, ARGV[4], m)
-for _, o in ipairs(ORDERS) do
-  if has(orders, o) then
-    redis.call('ZADD', k.by .. o, num(value(o, now, weight, 1, 0)), m)
-  end
-end
-if has(orders, 'top') then
-  for _, size in ipairs(BUCKETS) do redis.call('ZADD', bucket(k.bucket, size, now), 1, m) end
-end
+eachIndex(k, orders, now, function(key, o)
+  redis.call('ZADD', key, num(value(o, now, weight, 1, 0)), m)
+end)
 -- The voter record lives as long as the window, on the server's clock,
 -- and the "" field keeps it from being emptied by cancels: while it
 -- exists voting is open, and once it is gone it never comes back.
