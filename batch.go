@@ -21,8 +21,8 @@ import (
 // atomic, the batch as a whole is not.
 func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult, error) {
 	const op = "vote batch"
-	if len(ballots) > MaxBatch {
-		return nil, opErr(op, fmt.Errorf("%w: more than %d ballots", ErrInvalidArgument, MaxBatch))
+	if err := checkBatch(len(ballots), "ballots"); err != nil {
+		return nil, opErr(op, err)
 	}
 	results := make([]BallotResult, len(ballots))
 	valid := make([]Ballot, 0, len(ballots))

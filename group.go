@@ -38,7 +38,8 @@ func (s *Store) changeGroups(ctx context.Context, op string, sc script,
 	if len(groups) == 0 {
 		return s.exists(ctx, op, id)
 	}
-	return s.mutate(ctx, op, sc, id, args(id, groups))
+	_, err := s.call(ctx, op, sc, id, args(id, groups))
+	return err
 }
 
 // exists returns nil if the article exists, or [ErrNotFound].
@@ -58,13 +59,9 @@ func (s *Store) Groups(ctx context.Context, id string) ([]string, error) {
 }
 
 func (s *Store) groups(ctx context.Context, op, id string) ([]string, error) {
-	status, rest, err := decode(s.eval(ctx, groupsScript,
-		[]interface{}{s.keys.articleKey(id), s.keys.groupsOfKey(id)}))
+	rest, err := s.call(ctx, op, groupsScript, id, []interface{}{s.keys.articleKey(id), s.keys.groupsOfKey(id)})
 	if err != nil {
-		return nil, opErr(op, err)
-	}
-	if status != statusOK {
-		return nil, statusErr(op, status, id)
+		return nil, err
 	}
 	groups, err := parseStrings(rest)
 	if err != nil {

@@ -100,10 +100,19 @@ func checkText(what, s string, max int, required bool) error {
 	return nil
 }
 
+// checkBatch validates the length n of one call's list of what (ids,
+// ballots, groups): at most [MaxBatch].
+func checkBatch(n int, what string) error {
+	if n > MaxBatch {
+		return fmt.Errorf("%w: more than %d %s", ErrInvalidArgument, MaxBatch, what)
+	}
+	return nil
+}
+
 // checkGroups validates the group names of one call.
 func checkGroups(groups []string) error {
-	if len(groups) > MaxBatch {
-		return fmt.Errorf("%w: more than %d groups", ErrInvalidArgument, MaxBatch)
+	if err := checkBatch(len(groups), "groups"); err != nil {
+		return err
 	}
 	for _, g := range groups {
 		if err := checkName("group name", g); err != nil {

@@ -83,8 +83,8 @@ func (s *Store) Article(ctx context.Context, id string) (Article, error) {
 // posted, deleted, or malformed). At most [MaxBatch] ids.
 func (s *Store) ArticlesByID(ctx context.Context, ids []string) ([]Article, error) {
 	const op = "articles by id"
-	if len(ids) > MaxBatch {
-		return nil, opErr(op, fmt.Errorf("%w: more than %d ids", ErrInvalidArgument, MaxBatch))
+	if err := checkBatch(len(ids), "ids"); err != nil {
+		return nil, opErr(op, err)
 	}
 	valid := make([]string, 0, len(ids))
 	for _, id := range ids {
@@ -102,15 +102,25 @@ func (s *Store) articles(ctx context.Context, op string, ids []string) ([]Articl
 	return s.readRows(ctx, op, articlesScript, s.articlesArgs(ids))
 }
 
-// readRows runs a read script whose reply is {OK, rows...}; any other
-// status is its error.
-func (s *Store) readRows(ctx context.Context, op string, sc script, args []interface{}) ([]Article, error) {
+// call runs a script about the article id ("" for none) and returns the
+// rest of its reply; a status other than statusOK is op's error
+// (statusErr).
+func (s *Store) call(ctx context.Context, op string, sc script, id string, args []interface{}) ([]interface{}, error) {
 	status, rest, err := decode(s.eval(ctx, sc, args))
 	if err != nil {
 		return nil, opErr(op, err)
 	}
 	if status != statusOK {
-		return nil, statusErr(op, status, "")
+		return nil, statusErr(op, status, id)
+	}
+	return rest, nil
+}
+
+// readRows runs a read script whose reply is {OK, rows...}.
+func (s *Store) readRows(ctx context.Context, op string, sc script, args []interface{}) ([]Article, error) {
+	rest, err := s.call(ctx, op, sc, "", args)
+	if err != nil {
+		return nil, err
 	}
 	list, err := parseArticles(rest)
 	if err != nil {
@@ -270,8 +280,8 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 	if err := checkName("user", user); err != nil {
 		return nil, opErr(op, err)
 	}
-	if len(ids) > MaxBatch {
-		return nil, opErr(op, fmt.Errorf("%w: more than %d ids", ErrInvalidArgument, MaxBatch))
+	if err := checkBatch(len(ids), "ids"); err != nil {
+		return nil, opErr(op, err)
 	}
 	votes := make([]VoteType, len(ids))
 	var asked []string // the ids that may exist
@@ -319,17 +329,6 @@ func (s *Store) Delete(ctx context.Context, id string) error {
 	if !canonicalID(id) {
 		return notFound(op, id)
 	}
-	return s.mutate(ctx, op, deleteScript, id, s.deleteArgs(id))
-}
-
-// mutate runs a script about one article whose reply is a bare status.
-func (s *Store) mutate(ctx context.Context, op string, sc script, id string, args []interface{}) error {
-	status, _, err := decode(s.eval(ctx, sc, args))
-	if err != nil {
-		return opErr(op, err)
-	}
-	if status != statusOK {
-		return statusErr(op, status, id)
-	}
-	return nil
+	_, err := s.call(ctx, op, deleteScript, id, s.deleteArgs(id))
+	return err
 }
