@@ -189,14 +189,14 @@ end
 -- votePages keeps the voter's upvoted page for a vote that changes prev
 -- to new: an upvote lists the article at now, and cancelling or switching
 -- an upvote unlists it. vote() calls it before its first write, with
--- every other key it writes checked; the score ordering is checked here
--- again, so this first write cannot be followed by a failing one.
+-- every other key it writes checked but the score ordering, checked here:
+-- this ZADD or ZREM becomes the vote's first write, which a foreign value
+-- at the page's key fails before anything changed.
 local function votePages(k, id, user, prev, new, now)
   if new ~= 1 and prev ~= 1 then
     return
   end
   local key = k.upvoted .. user
-  expect(key, 'zset')
   expect(k.by .. 'score', 'zset')
   if new == 1 then
     listOn(key, now, member(id))
