@@ -502,7 +502,7 @@ func storesOnOwnNodes(t *testing.T, n int, pool func(prefix string) Pool) {
 	t.Helper()
 	c, owners := clusterServer(t)
 	for _, p := range prefixesOnDistinctNodes(t, owners, n) {
-		s, err := New(pool(p), WithKeyPrefix(p), WithOrders(Top))
+		s, err := New(pool(p), WithKeyPrefix(p), WithOrders(Top), WithUserPages())
 		if err != nil {
 			t.Fatal(err)
 		}
