@@ -628,7 +628,8 @@ func BenchmarkVoteUserPages(b *testing.B) {
 // WithUserPages. It builds an article of 100,000 upvoters, each of whom
 // has upvoted another article too, and measures Delete of it and the
 // first read of a voter's upvoted page after it, which drops the gone
-// entry (max-cmd-µs: the longest script in SLOWLOG). It reports the
+// entry, and the read of a full list whose articles are all gone, the
+// longest walk (max-cmd-µs: the longest script in SLOWLOG). It reports the
 // memory of the lists: B/first-upvote, the growth of used_memory per
 // upvote of a user's first upvote (a list of one) beyond a store without
 // pages; B/user, a user's two full lists of MaxUserPageEntries entries
@@ -717,6 +718,31 @@ func BenchmarkUserPagesPopular(b *testing.B) {
 			}
 			b.StopTimer()
 			longestRun = max(longestRun, longest(slowLog(b, pool)).took)
+		}
+		b.ReportMetric(float64(longestRun.Microseconds()), "max-cmd-µs")
+	})
+	// The most a read walks: a full list of articles that are all gone.
+	b.Run("read-1000-gone", func(b *testing.B) {
+		var longestRun time.Duration
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			key := s.keys.upvotedKey("gone" + strconv.Itoa(i))
+			args := []interface{}{key}
+			for j := 0; j < MaxUserPageEntries; j++ {
+				args = append(args, now, member(strconv.Itoa(900000+j)))
+			}
+			serverDo(b, pool, "ZADD", args...)
+			resetSlowLog(b, pool, 0)
+			b.StartTimer()
+			list, err := s.Upvoted(ctx, "gone"+strconv.Itoa(i), 1)
+			b.StopTimer()
+			if err != nil || len(list) != 0 {
+				b.Fatalf("upvoted: %d, %v", len(list), err)
+			}
+			longestRun = max(longestRun, longest(slowLog(b, pool)).took)
+			if n, _ := redis.Int(serverDo(b, pool, "EXISTS", key), nil); n != 0 {
+				b.Fatalf("the read left %s", key)
+			}
 		}
 		b.ReportMetric(float64(longestRun.Microseconds()), "max-cmd-µs")
 	})

@@ -9,26 +9,24 @@ local articlePrefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]
 -- Entries whose article is gone (deleted or pruned: Delete reaches the
 -- poster's submitted page but not its voters' upvoted pages) are skipped
 -- and removed, so each page but the last is full. The walk reads the
--- list in chunks down to the page's last row; a list holds at most
--- PAGE_CAP entries, which bounds it.
+-- list in chunks, down to the page's last row, and tells a live article
+-- from a gone one by its score (ZMSCORE: one call a chunk); a list holds
+-- at most PAGE_CAP entries, which bounds it.
 local CHUNK = 100
 local out, live, gone, at = {OK}, 0, {}, 0
 while live < start + count do
   local ms = redis.call('ZREVRANGE', listKey, at, at + CHUNK - 1)
-  for _, m in ipairs(ms) do
-    local n = #out
-    if live < start then
-      if missing(articlePrefix .. idof(m)) then
-        gone[#gone + 1] = m
-      else
-        live = live + 1
-      end
+  if #ms == 0 then
+    break
+  end
+  local scores = redis.call('ZMSCORE', scoreKey, unpack(ms))
+  for i, m in ipairs(ms) do
+    if not scores[i] then
+      gone[#gone + 1] = m
     else
-      rows(articlePrefix, scoreKey, {m}, out)
-      if #out == n then
-        gone[#gone + 1] = m
-      else
-        live = live + 1
+      live = live + 1
+      if live > start then
+        rows(articlePrefix, scoreKey, {m}, out)
         if live == start + count then
           break
         end
