@@ -284,6 +284,28 @@ func TestUserPagesCap(t *testing.T) {
 			m.vote("bob", id, v, clock.Now().Unix())
 		}
 		checkPages(t, s, m, users)
+		// Deleted articles among the latest: their entries in bob's list
+		// count against the cap until a read drops them. ann posts more,
+		// which bob upvotes, between deletes and reads.
+		for round := 0; round < 3; round++ {
+			for _, id := range []string{ids[n-20-round], ids[n/2+round], ids[n-1-round]} {
+				if err := s.Delete(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+				m.delete(id)
+			}
+			clock.Add(time.Second)
+			for i := 0; i < 4; i++ {
+				a := mustPost(t, s, "ann", "more")
+				m.post(a)
+				ids = append(ids, a.ID)
+				mustVote(t, s, "bob", a.ID, Upvote)
+				m.vote("bob", a.ID, Upvote, clock.Now().Unix())
+			}
+			if round != 1 {
+				checkPages(t, s, m, users)
+			}
+		}
 		// Pruned, all of them: every list reads empty, and the reads
 		// emptied bob's upvoted list.
 		if _, err := s.Prune(ctx, clock.Now().Add(time.Hour)); err != nil {
