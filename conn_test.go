@@ -35,7 +35,8 @@ type method struct {
 
 // methods is every public method of Store that talks to Redis: the one
 // table behind the round-trip, binding, context and cluster tests.
-// TestMethodsCoverStore keeps it complete. The store must enable Top.
+// TestMethodsCoverStore keeps it complete. The store must enable Top and
+// WithUserPages.
 var methods = []method{
 	{"Post", 1, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Post(ctx, "alice", "title "+id, "https://example.com/"+id)
@@ -82,6 +83,14 @@ var methods = []method{
 		return err
 	}},
 	{"Drop", 0, false, func(ctx context.Context, s *Store, id string) error { return s.Drop(ctx) }}, // one per SCAN step
+	{"Submitted", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.Submitted(ctx, "alice", 1)
+		return err
+	}},
+	{"Upvoted", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.Upvoted(ctx, "bob", 1)
+		return err
+	}},
 }
 
 // TestMethodsCoverStore keeps methods in step with Store's method set.
@@ -107,7 +116,7 @@ func TestMethodsCoverStore(t *testing.T) {
 // more members than one build step, Prune of more articles than one step.
 func TestRoundTrips(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithOrders(Top))
+		s, clock := newStore(t, b, WithOrders(Top), WithUserPages())
 		loadScripts(t, b.pool)
 		h := &hooks{}
 		hook(s, h)
@@ -204,7 +213,7 @@ type plainConn struct{ redis.Conn } // hides the pool connection's DoContext
 // error, wrapped.
 func TestContextCanceled(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top))
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
 		a := mustPost(t, s, "alice", "t")
 		c, cancel := context.WithCancel(ctx)
 		cancel()
@@ -400,7 +409,7 @@ func TestBind(t *testing.T) {
 		t.Fatalf("clusterConn has methods %v, want %v", got, want)
 	}
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top))
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
 		node := func(string) *redis.Pool { return b.pool }
 		if b.node != nil {
 			node = b.node
@@ -493,7 +502,7 @@ func storesOnOwnNodes(t *testing.T, n int, pool func(prefix string) Pool) {
 	t.Helper()
 	c, owners := clusterServer(t)
 	for _, p := range prefixesOnDistinctNodes(t, owners, n) {
-		s, err := New(pool(p), WithKeyPrefix(p), WithOrders(Top))
+		s, err := New(pool(p), WithKeyPrefix(p), WithOrders(Top), WithUserPages())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -717,7 +726,7 @@ func seed(t testing.TB, s *Store, l *ledger, n int) []string {
 // and every call succeeds. VoteBatch sends EVAL and never sees NOSCRIPT.
 func TestScriptFlush(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top))
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
 		var noscripts atomic.Int64
 		hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
 			if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {
@@ -902,7 +911,7 @@ func TestContextDeadline(t *testing.T) {
 	srv := redistest.Start(t, "--enable-debug-command", "local")
 	// No read timeout: only the context bounds a call.
 	b := newBackend(t, "redis", srv.Addr, nil)
-	s, _ := newStore(t, b, WithOrders(Top))
+	s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
 	a := mustPost(t, s, "alice", "t")
 	baseline := b.pool.ActiveCount()
 

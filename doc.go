@@ -62,6 +62,22 @@
 // after the group cache TTL ([WithGroupCacheTTL], 60 seconds by default;
 // zero keeps caches for good).
 //
+// # A user's pages
+//
+// [WithUserPages] keeps, for each user, the pages of Reddit's profile
+// tabs: [Store.Submitted], their posts, and [Store.Upvoted], the articles
+// they upvoted (a post is its poster's upvote), each the latest
+// [MaxUserPageEntries] entries, newest first, ties by id, highest first.
+// Post and Vote keep them in their scripts; cancelling or switching an
+// upvote removes the article. Delete and Prune remove a post from its
+// poster's page at once. They cannot reach every voter's page in one
+// short script (an article may have 100,000 voters, whose records expire
+// with its window), so a read of a page skips and drops the entries of
+// articles that are gone, walking at most the list's 1,000 entries: no
+// deleted or pruned article shows, and every page but the last is full.
+// A store without the option keeps no pages and does no extra work per
+// vote or post.
+//
 // # Time
 //
 // The store's clock (time.Now unless [WithClock]) dates posts and decides
@@ -102,6 +118,10 @@
 //	                                          marker at -inf; expires unread
 //	{voting}:link:<link>              string  the id of the live article with that link
 //	                                          (WithUniqueLinks)
+//	{voting}:submitted:<user>         zset    member -> post time, the user's latest
+//	                                          1,000 posts (WithUserPages)
+//	{voting}:upvoted:<user>           zset    member -> time of the upvote, the user's
+//	                                          latest 1,000 upvotes (WithUserPages)
 //
 // A member is an article id prefixed by its number of digits as a letter
 // ("a7", "b42", "c100"), so that members of equal value sort by id as
@@ -222,4 +242,5 @@
 //	WithClock              time.Now    not nil
 //	WithOrders             none        Top, Hot, Best, Controversial
 //	WithUniqueLinks        off
+//	WithUserPages          off
 package voting

@@ -779,3 +779,68 @@ func ExampleParseOrder() {
 	// hot true <nil>
 	// Order(-1) false voting: invalid argument: unknown order "sideways"
 }
+
+// A user's submitted page: their posts, newest first; a deleted one is
+// gone from it.
+func ExampleStore_Submitted() {
+	ctx := context.Background()
+	now := posted
+	store, done := exampleStore(&now, voting.WithUserPages())
+	defer done()
+	for _, title := range []string{"Redis in Action", "Oops", "The Go Programming Language"} {
+		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
+			log.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+	}
+	if err := store.Delete(ctx, "2"); err != nil {
+		log.Fatal(err)
+	}
+	page, err := store.Submitted(ctx, "alice", 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range page {
+		fmt.Println(a.ID, a.Title)
+	}
+	// Output:
+	// 3 The Go Programming Language
+	// 1 Redis in Action
+}
+
+// A user's upvoted page: latest upvote first; a cancelled or switched
+// upvote leaves it. A post is its poster's upvote.
+func ExampleStore_Upvoted() {
+	ctx := context.Background()
+	now := posted
+	store, done := exampleStore(&now, voting.WithUserPages())
+	defer done()
+	for _, title := range []string{"Redis in Action", "The Go Programming Language", "Lua"} {
+		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for _, v := range []struct {
+		id   string
+		vote voting.VoteType
+	}{{"2", voting.Upvote}, {"1", voting.Upvote}, {"3", voting.Upvote}, {"3", voting.Downvote}} {
+		now = now.Add(time.Minute)
+		if _, err := store.Vote(ctx, "bob", v.id, v.vote); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for _, user := range []string{"bob", "alice"} {
+		page, err := store.Upvoted(ctx, user, 1)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Print(user, ":")
+		for _, a := range page {
+			fmt.Print(" ", a.ID)
+		}
+		fmt.Println()
+	}
+	// Output:
+	// bob: 1 2
+	// alice: 3 2 1
+}

@@ -15,6 +15,8 @@ type keys struct {
 	seq    string
 	// The family prefixes to which a name is appended.
 	by, topBucket, article, voted, groupsOf, group, cache, link string
+	// A user's pages (WithUserPages): a user's name is appended.
+	submitted, upvoted string
 }
 
 func newKeys(prefix string) keys {
@@ -30,6 +32,8 @@ func newKeys(prefix string) keys {
 		group:     tag + "group:",
 		cache:     tag + "cache:",
 		link:      tag + "link:",
+		submitted: tag + "submitted:",
+		upvoted:   tag + "upvoted:",
 	}
 }
 
@@ -37,6 +41,10 @@ func (k keys) articleKey(id string) string  { return k.article + id }
 func (k keys) votedKey(id string) string    { return k.voted + id }
 func (k keys) groupsOfKey(id string) string { return k.groupsOf + id }
 func (k keys) groupKey(name string) string  { return k.group + name }
+
+// submittedKey and upvotedKey return a user's pages (WithUserPages).
+func (k keys) submittedKey(user string) string { return k.submitted + user }
+func (k keys) upvotedKey(user string) string   { return k.upvoted + user }
 
 // orderingKey returns the zset of an ordering ("score", "time", "top", ...).
 func (k keys) orderingKey(ordering string) string { return k.by + ordering }

@@ -65,6 +65,11 @@ func families(k keys, key string) []string {
 	if rest, ok := strings.CutPrefix(key, k.link); ok && rest != "" && checkText("link", rest, MaxLinkLen, false) == nil {
 		list = append(list, "link")
 	}
+	for _, f := range []struct{ family, part string }{{"submitted", k.submitted}, {"upvoted", k.upvoted}} {
+		if rest, ok := strings.CutPrefix(key, f.part); ok && checkName("user", rest) == nil {
+			list = append(list, f.family)
+		}
+	}
 	return list
 }
 
@@ -175,6 +180,10 @@ func FuzzKeys(f *testing.F) {
 			for _, o := range orderings() {
 				add("cache:"+o, k.cacheKey(name, o))
 			}
+		}
+		if nameErr == nil { // user names follow the rules of group names
+			add("submitted", k.submittedKey(name))
+			add("upvoted", k.upvotedKey(name))
 		}
 		if name != "" && checkText("link", name, MaxLinkLen, false) == nil {
 			add("link", k.link+name)

@@ -29,6 +29,7 @@ type config struct {
 	now         func() time.Time
 	orders      []Order
 	uniqueLinks bool
+	userPages   bool
 }
 
 func defaultConfig() config {
@@ -119,6 +120,18 @@ func WithOrders(orders ...Order) Option {
 // Prune free the link. Default off.
 func WithUniqueLinks() Option {
 	return func(c *config) { c.uniqueLinks = true }
+}
+
+// WithUserPages keeps each user's pages, as Reddit's profile tabs and
+// lamernews's saved news: [Store.Submitted], the user's posts, and
+// [Store.Upvoted], the articles the user upvoted (their own posts
+// included), each the latest [MaxUserPageEntries]. Post and every vote
+// that makes or unmakes an upvote keep them, in the same script. Stores
+// sharing a prefix should all have it or all not: a post or upvote made
+// by a store without it is not listed. Without it a store keeps no pages
+// and does no extra work per vote or post. Default off.
+func WithUserPages() Option {
+	return func(c *config) { c.userPages = true }
 }
 
 func (c *config) validate() error {

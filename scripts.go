@@ -48,6 +48,8 @@ var (
 	pruneLua string
 	//go:embed lua/drop.lua
 	dropLua string
+	//go:embed lua/user_page.lua
+	userPageLua string
 )
 
 // script is one of the store's scripts.
@@ -76,6 +78,7 @@ var (
 	deleteScript      = newScript("delete", 1, deleteLua)
 	pruneScript       = newScript("prune", 1, pruneLua)
 	dropScript        = newScript("drop", 1, dropLua)
+	userPageScript    = newScript("user_page", 2, userPageLua)
 )
 
 // allScripts is every script of the store.
@@ -84,6 +87,7 @@ var allScripts = []script{
 	topSinceScript, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript,
+	userPageScript,
 }
 
 // Work per step of the calls whose work grows with the data: each step
@@ -98,9 +102,13 @@ const (
 
 func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
 	k := s.keys
-	return []interface{}{k.seq, k.orderingKey("score"), k.orderingKey("time"),
+	args := []interface{}{k.seq, k.orderingKey("score"), k.orderingKey("time"),
 		poster, title, link, now, s.window, s.weight, s.orders, flag(s.uniqueLinks),
 		k.article, k.voted, k.groupsOf, k.by, k.topBucket, k.link}
+	if s.userPages {
+		args = append(args, k.submitted, k.upvoted)
+	}
+	return args
 }
 
 // voteArgs is the hottest path: its key and prefixes were boxed once, in
@@ -113,9 +121,12 @@ func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
 
 // voteBatchArgs lays out ballots, which are valid, for one vote_batch script.
 func (s *Store) voteBatchArgs(ballots []Ballot, now int64) []interface{} {
-	args := make([]interface{}, 0, 1+len(s.votePrefixes)+3*len(ballots))
+	args := make([]interface{}, 0, 2+len(s.votePrefixes)+3*len(ballots))
 	args = append(args, s.votePrefixes[0], now)
 	args = append(args, s.votePrefixes[1:]...)
+	if !s.userPages {
+		args = append(args, "") // vote_batch.lua's ARGV[8]: no upvoted pages
+	}
 	for _, b := range ballots {
 		args = append(args, b.ID, b.User, int(b.Vote))
 	}
@@ -176,10 +187,13 @@ func (s *Store) groupPageArgs(group string, o Order, start, stop int64) []interf
 		k.article, start, stop, flag(desc), s.cacheTTL, buildStep}
 }
 
-// lifecycleKeys are the key prefixes delete.lua and prune.lua take.
+// lifecycleKeys are the key prefixes delete.lua and prune.lua take. The
+// submitted pages' is passed whether or not the store keeps pages: a
+// delete unlists the article however it was posted.
 func (s *Store) lifecycleKeys() []interface{} {
 	k := s.keys
-	return []interface{}{k.article, k.voted, k.groupsOf, k.group, k.by, k.cache, k.topBucket, k.link}
+	return []interface{}{k.article, k.voted, k.groupsOf, k.group, k.by, k.cache, k.topBucket, k.link,
+		k.submitted}
 }
 
 func (s *Store) deleteArgs(id string) []interface{} {
@@ -199,4 +213,11 @@ func flag(b bool) string {
 		return "1"
 	}
 	return "0"
+}
+
+// userPageArgs reads a page of a user's list at key: start live entries
+// skipped, then up to the page size.
+func (s *Store) userPageArgs(key string, start int) []interface{} {
+	k := s.keys
+	return []interface{}{key, k.orderingKey("score"), k.article, start, s.pageSize}
 }

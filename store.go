@@ -43,6 +43,7 @@ type Store struct {
 	orders      string         // the optional orders enabled, space-separated, for post.lua
 	enabled     map[Order]bool // the optional orders enabled
 	uniqueLinks bool
+	userPages   bool // WithUserPages
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
@@ -74,6 +75,11 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		uniqueLinks: c.uniqueLinks,
 	}
 	s.votePrefixes = s.keys.votePrefixes()
+	if c.userPages {
+		// vote.lua's ARGV[11]: the upvoted pages, kept by every vote.
+		s.userPages = true
+		s.votePrefixes = append(s.votePrefixes, s.keys.upvoted)
+	}
 	if c.cacheTTL > 0 {
 		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
 	}

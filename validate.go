@@ -31,6 +31,10 @@ const (
 	// MaxTopSince is how deep TopSince lists: pages past its first
 	// MaxTopSince articles are empty, as Reddit's listings end at 1000.
 	MaxTopSince = 1000
+	// MaxUserPageEntries is how many entries each of a user's pages
+	// (Submitted, Upvoted) keeps: the latest, as Reddit's listings end
+	// at 1000. An older entry is dropped when a new one comes.
+	MaxUserPageEntries = 1000
 )
 
 // maxID is the largest id the store issues: ids are the decimal strings

@@ -199,6 +199,15 @@ func hostileCases() []hostileCase {
 			return err
 		}},
 
+		{"Submitted: page 0", bad, func(t *testing.T, s *Store) error { _, err := s.Submitted(ctx, "alice", 0); return err }},
+		{"Submitted: page MaxInt", nil, emptyPage(func(s *Store) ([]Article, error) {
+			return s.Submitted(ctx, "alice", math.MaxInt)
+		})},
+		{"Upvoted: page -1", bad, func(t *testing.T, s *Store) error { _, err := s.Upvoted(ctx, "alice", -1); return err }},
+		{"Upvoted: key syntax user", nil, emptyPage(func(s *Store) ([]Article, error) {
+			return s.Upvoted(ctx, "{other}:never*", 1)
+		})},
+
 		{"Prune: the zero time", nil, func(t *testing.T, s *Store) error {
 			n, err := s.Prune(ctx, time.Time{})
 			if err == nil && n != 0 {
@@ -225,6 +234,8 @@ func hostileCases() []hostileCase {
 			hostileCase{"RemoveFromGroups: name " + q, bad, func(t *testing.T, s *Store) error { return s.RemoveFromGroups(ctx, "1", n) }},
 			hostileCase{"GroupArticles: name " + q, bad, func(t *testing.T, s *Store) error { _, err := s.GroupArticles(ctx, n, ScoreDesc, 1); return err }},
 			hostileCase{"GroupCount: name " + q, bad, func(t *testing.T, s *Store) error { _, err := s.GroupCount(ctx, n); return err }},
+			hostileCase{"Submitted: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Submitted(ctx, n, 1); return err }},
+			hostileCase{"Upvoted: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Upvoted(ctx, n, 1); return err }},
 		)
 	}
 	// Every method about one article: a malformed id of any length is not found.
@@ -257,7 +268,7 @@ func emptyPage(read func(s *Store) ([]Article, error)) func(t *testing.T, s *Sto
 // key of the store, of one of its families, and the vote invariant holds.
 func TestHostileInput(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top, Hot, Best, Controversial), WithUniqueLinks())
+		s, _ := newStore(t, b, WithOrders(Top, Hot, Best, Controversial), WithUniqueLinks(), WithUserPages())
 		mustPost(t, s, "alice", "the one article")
 		covered := map[string]bool{}
 		for _, c := range hostileCases() {

@@ -168,6 +168,57 @@ local function eachCache(cachePrefix, g, orderings, fn)
   end
 end
 
+-- User pages (WithUserPages): each user's submitted and upvoted
+-- articles, zsets of members: submitted by post time, upvoted by the
+-- time of the upvote (the caller's clock), ties by id. Each keeps the
+-- latest PAGE_CAP entries, MaxUserPageEntries of validate.go (a test
+-- keeps them equal). k.submitted and k.upvoted are the key prefixes, to
+-- which a user's name is appended; nil when the store has no pages.
+local PAGE_CAP = 1000
+
+-- listOn adds member m to a user's page at value, then drops the oldest
+-- entries past PAGE_CAP. Its caller has checked key's type.
+local function listOn(key, value, m)
+  redis.call('ZADD', key, value, m)
+  local n = redis.call('ZCARD', key)
+  if n > PAGE_CAP then
+    redis.call('ZREMRANGEBYRANK', key, 0, n - PAGE_CAP - 1)
+  end
+end
+
+-- votePages keeps the voter's upvoted page for a vote that changes prev
+-- to new: an upvote lists the article at now, and cancelling or switching
+-- an upvote unlists it. vote() calls it before its first write, with
+-- every other key it writes checked but the score ordering, checked here:
+-- this ZADD or ZREM becomes the vote's first write, which a foreign value
+-- at the page's key fails before anything changed.
+local function votePages(k, id, user, prev, new, now)
+  if new ~= 1 and prev ~= 1 then
+    return
+  end
+  local key = k.upvoted .. user
+  expect(k.by .. 'score', 'zset')
+  if new == 1 then
+    listOn(key, now, member(id))
+  else
+    redis.call('ZREM', key, member(id))
+  end
+end
+
+-- unlistPost removes a deleted article from its poster's submitted page,
+-- before delete()'s first write. Upvoted pages are not reached: the
+-- voters of an article may be too many to walk, or their records gone;
+-- a read of a page drops the entries whose article is gone (user_page.lua).
+local function unlistPost(k, id)
+  local poster = k.submitted and redis.call('HGET', k.article .. id, 'poster')
+  if not poster then
+    return
+  end
+  local key = k.submitted .. poster
+  expect(key, 'zset')
+  redis.call('ZREM', key, member(id))
+end
+
 -- vote applies one vote and returns its reply:
 --   {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED} | {CORRUPT}
 -- CORRUPT: the user's voter record holds neither 1 nor -1 (written by
@@ -212,6 +263,9 @@ local function vote(k, id, user, new, now)
   local groups = {}
   if f[7] and f[7] ~= '0' then -- skips a call for the many articles in no group
     groups = redis.call('SMEMBERS', k.groups .. id)
+  end
+  if k.upvoted then -- WithUserPages only
+    votePages(k, id, user, prev, new, now)
   end
 
   if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
@@ -266,6 +320,7 @@ local function delete(k, id)
   expect(k.by .. 'score', 'zset')
   expect(k.by .. 'time', 'zset')
   expectIndexes(k, f[3], tonumber(f[1]))
+  unlistPost(k, id)
   local m = member(id)
   for _, g in ipairs(groups) do
     redis.call('SREM', k.group .. g, m)

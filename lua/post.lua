@@ -6,6 +6,8 @@ local now, window, weight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[
 local orders, unique = ARGV[7], ARGV[8] == '1'
 local k = {article = ARGV[9], voted = ARGV[10], groups = ARGV[11],
   by = ARGV[12], bucket = ARGV[13], link = ARGV[14]}
+-- With WithUserPages only: the prefixes of the poster's pages.
+k.submitted, k.upvoted = ARGV[15], ARGV[16]
 -- orders: the names of the orders the store keeps (lib.lua ORDERS),
 -- space-separated; the article keeps them, and its window and weight,
 -- for good.
@@ -27,6 +29,10 @@ expect(seqKey, 'string')
 expect(scoreKey, 'zset')
 expect(timeKey, 'zset')
 expectIndexes(k, orders, now)
+if k.submitted then
+  expect(k.submitted .. poster, 'zset')
+  expect(k.upvoted .. poster, 'zset')
+end
 
 -- The counter must hold a canonical id below the int64 maximum; it is
 -- read back as a string after INCR, since Lua numbers lose digits past
@@ -92,5 +98,10 @@ redis.call('HSET', votedKey, '', 0, poster, 1)
 redis.call('EXPIRE', votedKey, window)
 if linkKey then
   redis.call('SET', linkKey, id)
+end
+-- The poster's pages list the post and the poster's own upvote.
+if k.submitted then
+  listOn(k.submitted .. poster, ARGV[4], m)
+  listOn(k.upvoted .. poster, ARGV[4], m)
 end
 return {OK, id, score}

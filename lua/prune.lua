@@ -7,6 +7,7 @@ local timeKey = KEYS[1]
 local last, limit, budget = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local k = {article = ARGV[4], voted = ARGV[5], groups = ARGV[6], group = ARGV[7],
   by = ARGV[8], cache = ARGV[9], bucket = ARGV[10], link = ARGV[11]}
+k.submitted = ARGV[12] -- the prefix of submitted pages (WithUserPages)
 -- Reply: {OK, deleted, more}: more is 1 when articles may remain.
 local members = redis.call('ZRANGEBYSCORE', timeKey, '-inf', last, 'LIMIT', 0, limit)
 local deleted, done, work = 0, 0, 0

@@ -45,6 +45,9 @@ type api struct {
 	store    *voting.Store
 	pageSize int         // the store's page size (voting.WithPageSize), for the number of pages
 	log      *log.Logger // where server-side failures are logged
+	// userPages is set when the store keeps users' pages
+	// (-user-pages, voting.WithUserPages).
+	userPages bool
 }
 
 // routes returns the API's handler: one route per Store operation. A
@@ -62,6 +65,7 @@ func (a *api) routes() http.Handler {
 	mux.Handle("GET /groups/{group}", a.handle(a.listGroup))
 	mux.Handle("GET /top", a.handle(a.top))
 	mux.Handle("POST /votes", a.handle(a.voteBatch))
+	mux.Handle("GET /users/{name}", a.handle(a.getUser))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, pattern := mux.Handler(r); pattern == "" {
 			status := statusRecorder{ResponseWriter: w, code: http.StatusNotFound}
@@ -310,6 +314,37 @@ func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	a.reply(w, http.StatusOK, results)
+	return nil
+}
+
+// user is a user as GET /users/{name} shows them.
+type user struct {
+	Name string `json:"user"`
+	// Karma goes here, from the karma branch.
+
+	// The first page of the user's posts, newest first, and of the
+	// articles they upvoted, latest first: with -user-pages only.
+	Submitted *[]article `json:"submitted,omitempty"`
+	Upvoted   *[]article `json:"upvoted,omitempty"`
+}
+
+// GET /users/{name}: the user and, with -user-pages, the first page of
+// their submitted and upvoted articles.
+func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
+	u := user{Name: r.PathValue("name")}
+	if a.userPages {
+		submitted, err := a.store.Submitted(r.Context(), u.Name, 1)
+		if err != nil {
+			return err
+		}
+		upvoted, err := a.store.Upvoted(r.Context(), u.Name, 1)
+		if err != nil {
+			return err
+		}
+		sub, up := toArticles(submitted), toArticles(upvoted)
+		u.Submitted, u.Upvoted = &sub, &up
+	}
+	a.reply(w, http.StatusOK, u)
 	return nil
 }
 

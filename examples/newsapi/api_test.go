@@ -53,14 +53,19 @@ func newTestAPI(t *testing.T, cfg config) *testAPI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ta := newTestAPIOn(t, store, c)
+	ta := newTestAPIOn(t, store, c, cfg)
 	ta.mr = mr
 	return ta
 }
 
-func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock) *testAPI {
+// newTestAPIOn serves store; cfg, if given, sets the API's own settings
+// (-user-pages).
+func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock, cfg ...config) *testAPI {
 	var logged bytes.Buffer
 	a := &api{store: store, pageSize: testPageSize, log: log.New(&logged, "", 0)}
+	for _, c := range cfg {
+		a.userPages = c.userPages
+	}
 	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged}
 }
 
@@ -695,5 +700,51 @@ func TestInternalError(t *testing.T) {
 	}
 	if got := strings.Count(ta.logged.String(), "connection refused"); got != 10 {
 		t.Errorf("%d failures logged, want 10:\n%s", got, ta.logged)
+	}
+}
+
+// listOf returns the ids of a list of articles in a reply, in order.
+func listOf(v map[string]any, field string) string {
+	var list []string
+	for _, a := range v[field].([]any) {
+		list = append(list, a.(map[string]any)["id"].(string))
+	}
+	return strings.Join(list, " ")
+}
+
+// With -user-pages, GET /users/{name} shows the first page of the user's
+// posts and of their upvotes, newest first; a cancelled upvote and a
+// deleted article leave them.
+func TestUserPages(t *testing.T) {
+	ta := newTestAPI(t, config{userPages: true})
+	first, second, third := ta.post("first"), ta.post("second"), ta.post("third")
+	ta.must(http.StatusOK, "PUT", "/articles/"+first+"/vote", `{"user":"bob","vote":"up"}`)
+	ta.clock.Add(time.Minute)
+	ta.must(http.StatusOK, "PUT", "/articles/"+second+"/vote", `{"user":"bob","vote":"up"}`)
+	ta.must(http.StatusOK, "PUT", "/articles/"+third+"/vote", `{"user":"bob","vote":"up"}`)
+	ta.must(http.StatusOK, "PUT", "/articles/"+third+"/vote", `{"user":"bob","vote":"none"}`)
+	v := ta.must(http.StatusOK, "GET", "/users/alice", "")
+	// Pages of testPageSize: the newest two.
+	if v["user"] != "alice" || listOf(v, "submitted") != third+" "+second || listOf(v, "upvoted") != third+" "+second {
+		t.Errorf("GET /users/alice: %v", v)
+	}
+	if v := ta.must(http.StatusOK, "GET", "/users/bob", ""); listOf(v, "submitted") != "" || listOf(v, "upvoted") != second+" "+first {
+		t.Errorf("GET /users/bob: %v", v)
+	}
+	ta.must(http.StatusNoContent, "DELETE", "/articles/"+second, "")
+	if v := ta.must(http.StatusOK, "GET", "/users/bob", ""); listOf(v, "upvoted") != first {
+		t.Errorf("GET /users/bob after a delete: %v", v)
+	}
+	if v := ta.must(http.StatusOK, "GET", "/users/nobody", ""); listOf(v, "submitted") != "" || listOf(v, "upvoted") != "" {
+		t.Errorf("GET /users/nobody: %v", v)
+	}
+	ta.fails(http.StatusBadRequest, "user is longer", "GET", "/users/"+strings.Repeat("u", voting.MaxNameLen+1), "")
+	ta.fails(http.StatusBadRequest, "user is blank", "GET", "/users/%20", "")
+
+	// Without -user-pages: the user alone.
+	plain := newTestAPI(t, config{})
+	plain.post("first")
+	if v := plain.must(http.StatusOK, "GET", "/users/alice", ""); len(v) != 1 || v["user"] != "alice" {
+		t.Errorf("GET /users/alice without -user-pages: %v", v)
 	}
 }

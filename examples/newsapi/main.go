@@ -82,6 +82,7 @@ func main() {
 	flag.StringVar(&cfg.prefix, "prefix", "newsapi", "key `prefix` of the store in Redis")
 	flag.DurationVar(&cfg.window, "window", voting.DefaultVoteWindow, "vote window: how long after posting an article takes votes (at least 1s)")
 	flag.BoolVar(&cfg.uniqueLinks, "unique-links", false, "refuse a link a live article has already: POST /articles gets 409 and that article")
+	flag.BoolVar(&cfg.userPages, "user-pages", false, "keep each user's submitted and upvoted pages: GET /users/{name} shows their first pages")
 	flag.Parse()
 	logger := log.New(os.Stderr, "newsapi: ", 0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -101,6 +102,7 @@ type config struct {
 	prefix      string        // -prefix
 	window      time.Duration // -window
 	uniqueLinks bool          // -unique-links
+	userPages   bool          // -user-pages
 }
 
 // orders are the orders the service offers besides score and time: all
@@ -118,6 +120,9 @@ func (c config) storeOptions(pageSize int) []voting.Option {
 	}
 	if c.uniqueLinks {
 		opts = append(opts, voting.WithUniqueLinks())
+	}
+	if c.userPages {
+		opts = append(opts, voting.WithUserPages())
 	}
 	return opts
 }
@@ -141,7 +146,7 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 		return err
 	}
 	srv := &http.Server{
-		Handler:           (&api{store: store, pageSize: pageSize, log: logger}).routes(),
+		Handler:           (&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages}).routes(),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second,

@@ -1,0 +1,56 @@
+package voting
+
+import (
+	"context"
+	"fmt"
+)
+
+// A user's pages ([WithUserPages]): the articles a user posted and those
+// they upvoted, as Reddit's "submitted" and "upvoted" tabs. Post and Vote
+// keep them in their scripts; Delete and Prune unlist a post from its
+// poster's page at once, and a read drops the entries of the articles
+// that are gone from the page it walks: an article's voters may be too
+// many to reach in one short script, or their records expired.
+
+// Submitted returns page (1-based) of user's posts, newest first (by post
+// time, ties by id, highest first), in one round trip. It lists the
+// latest [MaxUserPageEntries] posts the user made with [WithUserPages],
+// never a deleted or pruned one, and every page but the last is full; a
+// page past the end is empty. A store without WithUserPages, a bad user
+// name or a page below 1 gets [ErrInvalidArgument].
+func (s *Store) Submitted(ctx context.Context, user string, page int) ([]Article, error) {
+	return s.userPage(ctx, "submitted", s.keys.submittedKey(user), user, page)
+}
+
+// Upvoted returns page (1-based) of the articles user upvotes, latest
+// upvote first (by the store's clock at the vote, to the second; ties
+// by id, highest first), in one round trip. A post counts as its poster's
+// upvote. Cancelling or switching the upvote removes the article;
+// upvoting it again lists it anew. It lists the latest
+// [MaxUserPageEntries] upvotes cast with [WithUserPages], never a
+// deleted or pruned article, and every page but the last is full; a page
+// past the end is empty. A store without WithUserPages, a bad user name
+// or a page below 1 gets [ErrInvalidArgument].
+//
+// A read drops from the list the entries of deleted articles that it
+// walks past, so it may write; it walks at most MaxUserPageEntries
+// entries.
+func (s *Store) Upvoted(ctx context.Context, user string, page int) ([]Article, error) {
+	return s.userPage(ctx, "upvoted", s.keys.upvotedKey(user), user, page)
+}
+
+func (s *Store) userPage(ctx context.Context, op, key, user string, page int) ([]Article, error) {
+	switch {
+	case !s.userPages:
+		return nil, opErr(op, fmt.Errorf("%w: user pages are not enabled (WithUserPages)", ErrInvalidArgument))
+	case page < 1:
+		return nil, opErr(op, fmt.Errorf("%w: page %d is below 1", ErrInvalidArgument, page))
+	}
+	if err := checkName("user", user); err != nil {
+		return nil, opErr(op, err)
+	}
+	if page-1 >= (MaxUserPageEntries+s.pageSize-1)/s.pageSize {
+		return []Article{}, nil // past the last entry a list keeps
+	}
+	return s.readRows(ctx, op, userPageScript, s.userPageArgs(key, (page-1)*s.pageSize))
+}
