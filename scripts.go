@@ -11,7 +11,9 @@ import (
 // ARGV as locals at the top and says what it replies; every reply is
 // {status, ...} (reply.go). lua/lib.lua, the helpers they share (the vote
 // and delete logic, the orderings' formulas, the article rows), is put in
-// front of each script, which says so in its header.
+// front of each script, which says so in its header: whole, in the
+// Functions library the scripts run as, and as the helpers each uses in
+// its EVALSHA form (functions.go).
 //
 // The argument list of each script is built here, in one function used by
 // the store's method and by the benchmarks alike.
