@@ -91,16 +91,18 @@ var (
 	luaLocal   = regexp.MustCompile(`^local\s+(?:function\s+([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_, ]*?)\s*=)`)
 )
 
-// libParts splits lib, lib.lua's source, into its top-level statements:
-// each starts at a line "local ..." at the start of a line, and takes the
-// comment lines above it.
+// libParts splits lib, lib.lua's source, into its top-level statements,
+// which are local definitions: each starts at a line that starts with
+// "local", and takes the comment lines above it. Any other line that is
+// not a comment or blank (indented, or "end", "}") continues the
+// statement above.
 func libParts(lib string) []libPart {
 	var parts []libPart
 	var pending []string // comment and blank lines not yet in a part
 	for _, line := range strings.SplitAfter(lib, "\n") {
 		m := luaLocal.FindStringSubmatch(line)
 		if m == nil {
-			if len(parts) > 0 && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "end")) {
+			if len(parts) > 0 && strings.TrimSpace(line) != "" && !strings.HasPrefix(line, "--") {
 				parts[len(parts)-1].text += strings.Join(pending, "") + line // the body of the last part
 				pending = nil
 			} else {

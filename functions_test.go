@@ -307,3 +307,39 @@ func TestTrimLib(t *testing.T) {
 		t.Error("vote lacks expectIndexes, which its vote uses")
 	}
 }
+
+// TestLibParts splits a made-up lib.lua: each local definition with the
+// comment above it, a table closed at the start of a line kept with its
+// definition, and a script takes only what it names, directly or through
+// another part.
+func TestLibParts(t *testing.T) {
+	src := `-- header
+local A, B = 1, 2
+
+-- T is a table.
+local T = {
+  x = A,
+}
+-- f uses T.
+local function f(x)
+  return T.x + x
+end
+local function g() return B end
+`
+	parts := libParts(src)
+	var names []string
+	for _, p := range parts {
+		names = append(names, strings.Join(p.names, ","))
+	}
+	if got := strings.Join(names, " "); got != "A,B T f g" {
+		t.Fatalf("parts %q", got)
+	}
+	if !strings.HasSuffix(parts[1].text, "}\n") || !strings.HasPrefix(parts[1].text, "\n-- T is a table.") {
+		t.Errorf("part T = %q", parts[1].text)
+	}
+	got := trimLib(parts, "return f(1) -- not g()")
+	if !strings.Contains(got, "local function f") || !strings.Contains(got, "local T") ||
+		!strings.Contains(got, "local A, B") || strings.Contains(got, "local function g") {
+		t.Errorf("trimLib took %q", got)
+	}
+}
