@@ -344,6 +344,15 @@ func scriptName(cmd string, args []interface{}) string {
 		return ""
 	}
 	hash, _ := args[0].(string)
+	if cmd == "FCALL" || cmd == "FCALL_RO" {
+		name, _ := strings.CutPrefix(hash, lib.name+"_")
+		for _, sc := range allScripts {
+			if name == sc.name {
+				return name
+			}
+		}
+		return ""
+	}
 	if cmd == "EVAL" {
 		hash = fmt.Sprintf("%x", sha1.Sum([]byte(hash)))
 	} else if cmd != "EVALSHA" {
@@ -497,6 +506,11 @@ func loadScripts(tb testing.TB, pool *redis.Pool) {
 		if err := s.Load(conn); err != nil {
 			tb.Fatal(err)
 		}
+	}
+	// And the library, where the server has Functions.
+	if _, err := conn.Do("FUNCTION", "LOAD", lib.source); err != nil && !isRefusal(err) &&
+		!strings.Contains(err.Error(), "already exists") {
+		tb.Fatal(err)
 	}
 }
 
@@ -775,13 +789,15 @@ func mainCPU(tb testing.TB, pool *redis.Pool) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// scriptStats returns the calls of EVALSHA and EVAL the server has run,
+// scriptStats returns the calls of EVALSHA, EVAL, FCALL and FCALL_RO the server has run,
 // and the microseconds it spent in them, from INFO commandstats.
 func scriptStats(tb testing.TB, pool *redis.Pool) (calls, usec int64) {
 	tb.Helper()
 	for _, line := range info(tb, pool, "commandstats") {
 		name, stats, _ := strings.Cut(line, ":")
-		if name != "cmdstat_evalsha" && name != "cmdstat_eval" {
+		switch name {
+		case "cmdstat_evalsha", "cmdstat_eval", "cmdstat_fcall", "cmdstat_fcall_ro":
+		default:
 			continue
 		}
 		for _, field := range strings.Split(stats, ",") {
@@ -881,7 +897,7 @@ func slowLog(tb testing.TB, pool *redis.Pool) []slowEntry {
 // isScript reports whether e ran a script (EVALSHA or EVAL).
 func (e slowEntry) isScript() bool {
 	cmd := strings.ToUpper(e.args[0])
-	return cmd == "EVALSHA" || cmd == "EVAL"
+	return cmd == "EVALSHA" || cmd == "EVAL" || cmd == "FCALL" || cmd == "FCALL_RO"
 }
 
 // String returns the command and the name of the store's script it ran,

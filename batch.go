@@ -65,8 +65,9 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 
 // pipeline sends the ballots as vote_batch scripts of batchStep ballots
 // on one connection, in one round trip, and returns one vote reply per
-// ballot. It sends EVAL, not EVALSHA: a pipeline cannot fall back from
-// NOSCRIPT without breaking the ballots' order.
+// ballot. It sends EVAL, not EVALSHA or FCALL: a pipeline cannot fall
+// back from NOSCRIPT, or load a missing library, without breaking the
+// ballots' order. The script carries only the lib.lua helpers it uses.
 func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, error) {
 	c, err := getConn(ctx, s.pool, s.keys.seq)
 	if err != nil {
@@ -81,7 +82,7 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 	for i := 0; i < len(ballots); i += step {
 		chunk := ballots[i:min(i+step, len(ballots))]
 		args := s.voteBatchArgs(chunk, now)
-		if err := c.Send("EVAL", append([]interface{}{libLua + voteBatchLua, 1}, args...)...); err != nil {
+		if err := c.Send("EVAL", append([]interface{}{voteBatchScript.source, 1}, args...)...); err != nil {
 			return nil, err
 		}
 		chunks++

@@ -312,7 +312,7 @@ func (c *clusterConn) Bind(keys ...string) error {
 // appends names to.
 func (c *clusterConn) record(how, cmd string, args []interface{}) {
 	c.log = append(c.log, how+" "+cmd)
-	if (cmd == "EVALSHA" || cmd == "EVAL") && len(args) > 1 {
+	if (cmd == "EVALSHA" || cmd == "EVAL" || cmd == "FCALL" || cmd == "FCALL_RO") && len(args) > 1 {
 		for _, a := range args[2:] {
 			if s, ok := a.(string); ok && strings.HasPrefix(s, "{") {
 				c.keys = append(c.keys, s)
@@ -724,9 +724,12 @@ func seed(t testing.TB, s *Store, l *ledger, n int) []string {
 // TestScriptFlush empties the server's script cache before each method
 // and while a load runs: EVALSHA gets NOSCRIPT and falls back to EVAL,
 // and every call succeeds. VoteBatch sends EVAL and never sees NOSCRIPT.
+// The store runs scripts, as on a server without Functions;
+// TestFunctionFlush flushes the library.
 func TestScriptFlush(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		s.funcs.off.Store(true)
 		var noscripts atomic.Int64
 		hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
 			if err != nil && strings.HasPrefix(err.Error(), "NOSCRIPT") {

@@ -152,6 +152,23 @@
 // the store cannot restore. Persistence (AOF with appendfsync always, or
 // everysec) decides what an acknowledged call survives.
 //
+// # Scripts and Functions
+//
+// On Redis 7 the store's scripts run as one Redis Functions library,
+// voting_<hash of its code>, which the store loads with FUNCTION LOAD the
+// first time a call finds it missing (a new server, FUNCTION FLUSH, a
+// restart without persistence) and then calls with FCALL, or FCALL_RO
+// for the reads. A library is compiled once per server, where a script
+// re-runs its helpers on every call: a Vote or a page costs Redis less
+// time (BENCHMARKS.md). Functions persist in RDB and AOF and replicate
+// to replicas. Each version of this package has a library of its own,
+// so versions can share a server during a rolling deploy; delete the
+// libraries of versions no longer running with FUNCTION DELETE. Where the
+// server has no Functions (miniredis, Redis before 7) or the user may not
+// run FCALL or FUNCTION LOAD (ACL), the store sends its scripts with
+// EVALSHA instead, from then on. A user of the store needs FCALL,
+// FCALL_RO and FUNCTION LOAD, or EVALSHA and EVAL.
+//
 // # Redis Cluster
 //
 // The braces make the prefix a Redis Cluster hash tag: all of a store's
@@ -164,7 +181,8 @@
 // one per tenant is cheap.
 //
 // The pool must reach the node that owns the prefix's slot. Scripts run
-// with EVALSHA, whose first argument is the script's hash, not a key, so a
+// with FCALL or EVALSHA, whose first argument is a function's name or a
+// script's hash, not a key, so a
 // pool that routes commands by their first argument cannot route them. A
 // cluster-aware pool whose connections implement [Binder], as
 // *redisc.Cluster (github.com/mna/redisc) does, works as it is: the store

@@ -11,7 +11,9 @@ import (
 // ARGV as locals at the top and says what it replies; every reply is
 // {status, ...} (reply.go). lua/lib.lua, the helpers they share (the vote
 // and delete logic, the orderings' formulas, the article rows), is put in
-// front of each script, which says so in its header.
+// front of each script, which says so in its header: whole, in the
+// Functions library the scripts run as, and as the helpers each uses in
+// its EVALSHA form (functions.go).
 //
 // The argument list of each script is built here, in one function used by
 // the store's method and by the benchmarks alike.
@@ -52,15 +54,29 @@ var (
 	userPageLua string
 )
 
-// script is one of the store's scripts.
+// script is one of the store's scripts: a function of the store's
+// library, and an EVALSHA script for servers without Functions
+// (functions.go).
 type script struct {
-	*redis.Script
-	name string // for errors and tests
+	*redis.Script        // source
+	name          string // for errors and tests
+	keyCount      int
+	source        string  // src after the lib.lua helpers it uses
+	body          string  // src, which the library wraps
+	readOnly      bool    // writes nothing: flagged no-writes in the library
+	function      *string // its name in the library, set once the library is built
 }
 
 func newScript(name string, keyCount int, src string) script {
-	return script{redis.NewScript(keyCount, libLua+src), name}
+	source := trimLib(libLuaParts, src) + src
+	sc := script{redis.NewScript(keyCount, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
+	registry = append(registry, sc)
+	return sc
 }
+
+// libLuaParts are lib.lua's helpers, for the scripts to take the ones
+// they use.
+var libLuaParts = libParts(libLua)
 
 var (
 	postScript        = newScript("post", 3, postLua)

@@ -47,6 +47,7 @@ type Store struct {
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
+	funcs        functions // whether the server runs the library (functions.go)
 }
 
 // New returns a Store that talks to Redis through pool. Without options it

@@ -16,7 +16,7 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 		return nil, err
 	}
 	defer c.Close()
-	return run(ctx, c, sc.Script, keysAndArgs)
+	return s.exec(ctx, c, sc, sc.readOnly, keysAndArgs)
 }
 
 // Post posts an article by poster and records the poster's own upvote, so

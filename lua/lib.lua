@@ -335,3 +335,25 @@ local function delete(k, id)
   redis.call('UNLINK', articleKey, k.voted .. id, k.groups .. id) -- a popular article's voter record is large
   return true
 end
+
+-- scoredRows is rows for the members of the score ordering read with
+-- their scores (member, score, member, score, ... as WITHSCORES gives
+-- them), which saves a ZSCORE a row.
+local function scoredRows(articlePrefix, list, out)
+  for i = 1, #list, 2 do
+    local id = idof(list[i])
+    local f = redis.call('HMGET', articlePrefix .. id, 'title', 'link', 'poster', 'posted', 'up', 'down')
+    if f[4] then
+      local n = #out
+      out[n + 1] = id
+      out[n + 2] = f[1]
+      out[n + 3] = f[2]
+      out[n + 4] = f[3]
+      out[n + 5] = f[4]
+      out[n + 6] = f[5]
+      out[n + 7] = f[6]
+      out[n + 8] = list[i + 1]
+    end
+  end
+  return out
+end

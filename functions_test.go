@@ -1,0 +1,345 @@
+package voting
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/redistest"
+)
+
+// Tests of the store's scripts as a Functions library (functions.go):
+// its name and flags, loading it when missing, falling back to scripts
+// where the server refuses Functions, and the scripts that carry only
+// the helpers they use.
+
+// countCommands hooks s and counts the commands sent by name, and the
+// replies saying the library is missing.
+func countCommands(s *Store) (sent map[string]*atomic.Int64, missing *atomic.Int64) {
+	sent = map[string]*atomic.Int64{}
+	for _, cmd := range []string{"FCALL", "FCALL_RO", "EVALSHA", "EVAL", "FUNCTION"} {
+		sent[cmd] = new(atomic.Int64)
+	}
+	missing = new(atomic.Int64)
+	hook(s, &hooks{
+		before: func(cmd string, args []interface{}) error {
+			if n := sent[cmd]; n != nil {
+				n.Add(1)
+			}
+			return nil
+		},
+		after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if isNoFunction(err) {
+				missing.Add(1)
+			}
+			return v, err
+		},
+	})
+	return sent, missing
+}
+
+// TestFunctionFlush empties the server's functions before each method
+// and while a load runs: FCALL finds its function missing, the store
+// loads the library and calls again, and every call succeeds. VoteBatch
+// sends EVAL and never misses.
+func TestFunctionFlush(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		if b.mr != nil {
+			t.Skip("miniredis has no Functions (TestFunctionsFallback)")
+		}
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		sent, missing := countCommands(s)
+		flush := func() {
+			t.Helper()
+			c := b.pool.Get() // on a cluster, the store's node
+			defer c.Close()
+			if _, err := c.Do("FUNCTION", "FLUSH"); err != nil {
+				t.Error(err)
+			}
+		}
+
+		eachMethod(t, s, func(m method, id string) {
+			flush()
+			before, loads := missing.Load(), sent["FUNCTION"].Load()
+			if err := m.call(ctx, s, id); err != nil {
+				t.Fatalf("%s after FUNCTION FLUSH: %v", m.name, err)
+			}
+			n := missing.Load() - before
+			if (n == 0) != (m.name == "VoteBatch") || sent["FUNCTION"].Load()-loads != n {
+				t.Errorf("%s after FUNCTION FLUSH: %d missing functions, %d loads", m.name, n, sent["FUNCTION"].Load()-loads)
+			}
+		})
+		if s.funcs.off.Load() {
+			t.Fatal("the store turned to scripts on a server with Functions")
+		}
+
+		l := newLedger()
+		for _, u := range []string{"alice", "bob", "carol", "dave"} { // the voters of methods
+			l.users[u] = true
+		}
+		ids := seed(t, s, l, 5)
+		stop := make(chan struct{})
+		done := make(chan [][]faultCall)
+		before := missing.Load()
+		go func() { done <- load(s, l, ids, 4, 2*time.Second, stop) }()
+		for i := 0; i < 50; i++ {
+			flush()
+			time.Sleep(2 * time.Millisecond)
+		}
+		close(stop)
+		for _, calls := range <-done {
+			for _, c := range calls {
+				if c.err != nil {
+					t.Fatalf("call during FUNCTION FLUSH: %v", c.err)
+				}
+			}
+		}
+		if missing.Load() == before {
+			t.Fatal("no missing function during the load: the flushes were not felt")
+		}
+		l.verify(t, s)
+	})
+}
+
+// TestFunctionRestart restarts a server without persistence, which comes
+// back without the library: the next calls load it again.
+func TestFunctionRestart(t *testing.T) {
+	srv := redistest.Start(t, "--appendonly", "no", "--save", "")
+	s, _ := newStore(t, faultBackend(t, srv))
+	a := mustPost(t, s, "alice", "t")
+	mustVote(t, s, "bob", a.ID, Upvote)
+	srv.Kill()
+	if err := srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	for i := 0; i < 20; i++ { // the pool's old connections fail once each
+		if _, err = s.Post(ctx, "alice", "t", ""); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Articles(ctx, ScoreDesc, 1); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := redis.Values(srv.Do("FUNCTION", "LIST", "LIBRARYNAME", lib.name)); err != nil || len(list) != 1 {
+		t.Fatalf("FUNCTION LIST after the restart = %v, %v; want the library", list, err)
+	}
+	if s.funcs.off.Load() {
+		t.Fatal("the store turned to scripts")
+	}
+}
+
+// TestFunctionsFallback runs every method on servers that refuse
+// Functions: miniredis, which has neither FCALL nor FUNCTION, and
+// redis-server users that may not run FCALL, or FUNCTION LOAD. Every call
+// succeeds as a script; the store asks once, then sends scripts only.
+func TestFunctionsFallback(t *testing.T) {
+	// fcalls is how many FCALLs the first call sends: one refused, or one
+	// missing its function and one after a load that was refused.
+	check := func(t *testing.T, b *backend, fcalls int64) {
+		t.Helper()
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		sent, _ := countCommands(s)
+		a := mustPost(t, s, "alice", "t")
+		if !s.funcs.off.Load() {
+			t.Fatal("the store did not turn to scripts")
+		}
+		if n := sent["FCALL"].Load() + sent["FCALL_RO"].Load(); n != fcalls {
+			t.Errorf("%d FCALLs before turning to scripts, want %d", n, fcalls)
+		}
+		eachMethod(t, s, func(m method, id string) {
+			if err := m.call(ctx, s, id); err != nil {
+				t.Fatalf("%s: %v", m.name, err)
+			}
+		})
+		if n := sent["FCALL"].Load() + sent["FCALL_RO"].Load(); n != fcalls {
+			t.Errorf("%d FCALLs after turning to scripts", n-fcalls)
+		}
+		if got := mustVote(t, s, "bob", a.ID, Downvote); got.Downvotes != 1 {
+			t.Fatalf("vote = %+v", got)
+		}
+	}
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		if b.mr == nil {
+			t.Skip("Functions: the ACL cases below")
+		}
+		check(t, b, 1)
+	})
+	for _, c := range []struct {
+		name, deny string
+		fcalls     int64
+	}{
+		{"no FCALL", "-fcall -fcall_ro", 1},
+		{"no FUNCTION LOAD", "-function", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := redistest.Start(t)
+			args := []interface{}{"SETUSER", "voter", "on", ">pw", "~*", "+@all"}
+			for _, d := range strings.Fields(c.deny) {
+				args = append(args, d)
+			}
+			if _, err := srv.Do("ACL", args...); err != nil {
+				t.Fatal(err)
+			}
+			pool := &redis.Pool{DialContext: func(ctx context.Context) (redis.Conn, error) {
+				return redis.DialContext(ctx, "tcp", srv.Addr, redis.DialUsername("voter"), redis.DialPassword("pw"))
+			}}
+			t.Cleanup(func() { pool.Close() })
+			check(t, &backend{name: "redis", pool: pool}, c.fcalls)
+		})
+	}
+}
+
+// TestLibrary checks the library's name and flags on the server: named
+// after its content, so a library of other sources (another version of
+// the package) loads beside it under another name, and the stores of both
+// run; the read scripts flagged no-writes.
+func TestLibrary(t *testing.T) {
+	if !regexp.MustCompile(`^voting_[0-9a-f]{16}$`).MatchString(lib.name) {
+		t.Fatalf("library name %q", lib.name)
+	}
+	srv := redistest.Start(t)
+	b := newBackend(t, "redis", srv.Addr, nil)
+	s, _ := newStore(t, b)
+	a := mustPost(t, s, "alice", "t")
+
+	// Another version: the same scripts, one with an extra line.
+	other := make([]script, len(registry))
+	copy(other, registry)
+	other[0].body = "-- another version\n" + other[0].body
+	v2 := newLibrary(other)
+	if v2.name == lib.name {
+		t.Fatal("two libraries of different sources share a name")
+	}
+	if _, err := srv.Do("FUNCTION", "LOAD", v2.source); err != nil {
+		t.Fatal(err)
+	}
+	fn := functionName(v2.name, "articles")
+	reply, err := redis.Values(srv.Do("FCALL_RO", fn, 1, s.keys.orderingKey("score"), s.keys.article, a.ID))
+	if err != nil || len(reply) != 9 {
+		t.Fatalf("FCALL_RO of the other version's articles = %v, %v", reply, err)
+	}
+	if _, err := s.Article(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	list, err := redis.Values(srv.Do("FUNCTION", "LIST", "LIBRARYNAME", lib.name))
+	if err != nil || len(list) != 1 {
+		t.Fatalf("FUNCTION LIST = %v, %v", list, err)
+	}
+	fields, err := redis.Values(list[0], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string]bool{}
+	for i := 0; i+1 < len(fields); i += 2 {
+		if k, _ := redis.String(fields[i], nil); k != "functions" {
+			continue
+		}
+		fns, _ := redis.Values(fields[i+1], nil)
+		for _, f := range fns {
+			m, err := redis.Values(f, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var name string
+			var fl []string
+			for j := 0; j+1 < len(m); j += 2 {
+				switch k, _ := redis.String(m[j], nil); k {
+				case "name":
+					name, _ = redis.String(m[j+1], nil)
+				case "flags":
+					fl, _ = redis.Strings(m[j+1], nil)
+				}
+			}
+			flags[strings.TrimPrefix(name, lib.name+"_")] = len(fl) == 1 && fl[0] == "no-writes"
+		}
+	}
+	if len(flags) != len(allScripts) {
+		t.Errorf("the library has %d functions, the store %d scripts", len(flags), len(allScripts))
+	}
+	for _, sc := range allScripts {
+		ro, ok := flags[sc.name]
+		if !ok || ro != sc.readOnly {
+			t.Errorf("function %s: present %v, no-writes %v; want no-writes %v", sc.name, ok, ro, sc.readOnly)
+		}
+	}
+}
+
+// TestTrimLib checks the helpers each script carries: every lib.lua name
+// its source uses is defined in it, and a script carries no helper it
+// does not use, directly or through another.
+func TestTrimLib(t *testing.T) {
+	defined := map[string]bool{}
+	for _, p := range libLuaParts {
+		for _, n := range p.names {
+			defined[n] = true
+		}
+	}
+	if !defined["vote"] || !defined["OK"] || !defined["rows"] || !defined["CORRUPT"] {
+		t.Fatalf("lib.lua's parts define %v", defined)
+	}
+	for _, sc := range allScripts {
+		carried := map[string]bool{}
+		for _, p := range libParts(strings.TrimSuffix(sc.source, sc.body)) {
+			for _, n := range p.names {
+				carried[n] = true
+			}
+		}
+		for n := range usedNames(sc.source) {
+			if defined[n] && !carried[n] {
+				t.Errorf("%s uses %s without it", sc.name, n)
+			}
+		}
+	}
+	if strings.Contains(countScript.source, "local function vote(") {
+		t.Error("count carries vote")
+	}
+	if !strings.Contains(voteScript.source, "local function expectIndexes(") {
+		t.Error("vote lacks expectIndexes, which its vote uses")
+	}
+}
+
+// TestLibParts splits a made-up lib.lua: each local definition with the
+// comment above it, a table closed at the start of a line kept with its
+// definition, and a script takes only what it names, directly or through
+// another part.
+func TestLibParts(t *testing.T) {
+	src := `-- header
+local A, B = 1, 2
+
+-- T is a table.
+local T = {
+  x = A,
+}
+-- f uses T.
+local function f(x)
+  return T.x + x
+end
+local function g() return B end
+`
+	parts := libParts(src)
+	var names []string
+	for _, p := range parts {
+		names = append(names, strings.Join(p.names, ","))
+	}
+	if got := strings.Join(names, " "); got != "A,B T f g" {
+		t.Fatalf("parts %q", got)
+	}
+	if !strings.HasSuffix(parts[1].text, "}\n") || !strings.HasPrefix(parts[1].text, "\n-- T is a table.") {
+		t.Errorf("part T = %q", parts[1].text)
+	}
+	got := trimLib(parts, "return f(1) -- not g()")
+	if !strings.Contains(got, "local function f") || !strings.Contains(got, "local T") ||
+		!strings.Contains(got, "local A, B") || strings.Contains(got, "local function g") {
+		t.Errorf("trimLib took %q", got)
+	}
+}
