@@ -54,10 +54,18 @@ var (
 type script struct {
 	*redis.Script
 	name string // for errors and tests
+	// src and keyCount are the script's as given to redis.NewScript, for
+	// EVAL_RO (runRO), which redis.Script does not send.
+	src      string
+	keyCount int
+	// readOnly: the script writes nothing, so a store with a read pool
+	// runs it there (WithReadPool, readOnlyScripts).
+	readOnly bool
 }
 
 func newScript(name string, keyCount int, src string) script {
-	return script{redis.NewScript(keyCount, libLua+src), name}
+	return script{Script: redis.NewScript(keyCount, libLua+src), name: name,
+		src: libLua + src, keyCount: keyCount, readOnly: readOnlyScripts[name]}
 }
 
 var (
@@ -83,7 +91,7 @@ var allScripts = []script{
 	postScript, voteScript, voteBatchScript, articlesScript, pageScript,
 	topSinceScript, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
-	pruneScript, dropScript,
+	pruneScript, dropScript, groupReadScript, groupRenewScript,
 }
 
 // Work per step of the calls whose work grows with the data: each step
@@ -199,4 +207,39 @@ func flag(b bool) string {
 		return "1"
 	}
 	return "0"
+}
+
+// The scripts of a store with a read pool (WithReadPool, replica.go).
+var (
+	//go:embed lua/group_read.lua
+	groupReadLua string
+	//go:embed lua/group_renew.lua
+	groupRenewLua string
+
+	groupReadScript  = newScript("group_read", 3, groupReadLua)
+	groupRenewScript = newScript("group_renew", 1, groupRenewLua)
+)
+
+// readOnlyScripts names the scripts that write nothing: a store with a
+// read pool runs them there, as EVALSHA_RO (runRO). group_page is not
+// one: it builds caches and renews their TTL.
+var readOnlyScripts = map[string]bool{
+	"articles": true, "page": true, "top_since": true, "votes": true,
+	"count": true, "groups": true, "group_read": true,
+}
+
+func (s *Store) groupReadArgs(group string, o Order, start, stop int64) []interface{} {
+	name, desc := o.ordering()
+	k := s.keys
+	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.orderingKey("score"),
+		k.article, start, stop, flag(desc)}
+}
+
+func (s *Store) groupRenewArgs(group string, o Order) []interface{} {
+	name, _ := o.ordering()
+	return []interface{}{s.keys.cacheKey(group, name), s.cacheTTL}
+}
+
+func (s *Store) groupsArgs(id string) []interface{} {
+	return []interface{}{s.keys.articleKey(id), s.keys.groupsOfKey(id)}
 }

@@ -46,6 +46,7 @@ type Store struct {
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
+	readPool     Pool // the pool of the reads (WithReadPool); nil for none
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -72,6 +73,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		now:         c.now,
 		enabled:     map[Order]bool{},
 		uniqueLinks: c.uniqueLinks,
+		readPool:    c.readPool,
 	}
 	s.votePrefixes = s.keys.votePrefixes()
 	if c.cacheTTL > 0 {

@@ -280,3 +280,10 @@ local function delete(k, id)
   redis.call('UNLINK', articleKey, k.voted .. id, k.groups .. id) -- a popular article's voter record is large
   return true
 end
+
+-- cacheComplete reports whether the cached page of a group at cacheKey is
+-- complete: its marker, at rank 0, is "#" (group_page.lua says how a
+-- cache is built). A missing cache is not.
+local function cacheComplete(cacheKey)
+  return redis.call('ZRANGE', cacheKey, 0, 0)[1] == '#'
+end
