@@ -165,7 +165,8 @@
 // a replica runs and which need Redis 7.0 or later on the read pool's
 // servers; an older server gets an error that says so. Writes, and the
 // reads that guard them, stay on the primary. Without the option every
-// call runs on the primary.
+// call runs on the primary. miniredis (v2.40) runs EVALSHA_RO and EVAL_RO
+// too, but does not replicate: tests on it pass the same server as both.
 //
 // A replica serves the data as of its replication offset, usually a
 // fraction of a millisecond behind the primary, more under load or after

@@ -20,7 +20,8 @@ import (
 // 1 and 2 replicas of it. It reports pages/s and the Redis time per page
 // (redis-µs/op, INFO commandstats), the CPU time of the reading servers
 // per page (redis-cpu-µs/op) and the cores they kept busy (redis-cores),
-// on servers of its own. See BENCHMARKS.md, "Reads on replicas".
+// and the same for the client, this process (client-cpu-µs/op,
+// client-cores), on servers of its own. See BENCHMARKS.md, "Reads on replicas".
 func BenchmarkPagesReplicas(b *testing.B) {
 	const n, pages = 10000, 40
 	primary := redistest.Start(b)
@@ -60,7 +61,7 @@ func BenchmarkPagesReplicas(b *testing.B) {
 			var seed atomic.Int64
 			b.SetParallelism(8) // 8 × GOMAXPROCS callers: keep every server busy
 			b.ResetTimer()
-			start := time.Now()
+			start, client0 := time.Now(), processCPU()
 			b.RunParallel(func(pb *testing.PB) {
 				rng := rand.New(rand.NewSource(seed.Add(1)))
 				for pb.Next() {
@@ -71,7 +72,7 @@ func BenchmarkPagesReplicas(b *testing.B) {
 					}
 				}
 			})
-			elapsed := time.Since(start)
+			elapsed, client := time.Since(start), processCPU()-client0
 			b.StopTimer()
 			var usec int64
 			var cpu float64
@@ -83,8 +84,11 @@ func BenchmarkPagesReplicas(b *testing.B) {
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "pages/s")
 			b.ReportMetric(float64(usec-usec0)/float64(b.N), "redis-µs/op")
 			b.ReportMetric((cpu-cpu0)*1e6/float64(b.N), "redis-cpu-µs/op")
-			// The reading servers' share of the machine's cores.
+			// The reading servers' and the client's shares of the
+			// machine's cores.
 			b.ReportMetric((cpu-cpu0)/elapsed.Seconds(), "redis-cores")
+			b.ReportMetric(float64(client.Microseconds())/float64(b.N), "client-cpu-µs/op")
+			b.ReportMetric(client.Seconds()/elapsed.Seconds(), "client-cores")
 		})
 	}
 }
