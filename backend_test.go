@@ -50,6 +50,7 @@ func TestMain(m *testing.M) {
 		shared.srv.Stop()
 		os.RemoveAll(shared.dir)
 	}
+	stopSharedReplica()
 	if sharedCluster.cluster != nil {
 		sharedCluster.cluster.Stop()
 		os.RemoveAll(sharedCluster.dir)
@@ -90,7 +91,7 @@ func clusterServer(t testing.TB) (*redistest.Cluster, []*redistest.Server) {
 	c.once.Do(func() {
 		c.dir, c.err = os.MkdirTemp("", "voting-cluster-")
 		if c.err == nil {
-			c.cluster, c.err = redistest.StartClusterIn(c.dir, 3)
+			c.cluster, c.err = redistest.StartClusterWithReplicasIn(c.dir, 3)
 		}
 		if c.err == nil {
 			c.owners, c.err = c.cluster.Owners()

@@ -193,6 +193,42 @@
 // contexts (redis.ConnWithContext), a context is checked only before the
 // call: give the pool read and write timeouts.
 //
+// # Reads on replicas
+//
+// Reads outnumber votes on most sites. [WithReadPool] sends the reads to
+// a second pool, meant to reach replicas of the primary: Article,
+// ArticlesByID, Articles, TopSince, Count, GroupCount, Groups, VoteOf,
+// VotesOf, and GroupArticles once its group's cache is built. They run
+// there as read-only scripts (EVALSHA_RO, falling back to EVAL_RO), which
+// a replica runs and which need Redis 7.0 or later on the read pool's
+// servers; an older server gets an error that says so. Writes, and the
+// reads that guard them, stay on the primary. Without the option every
+// call runs on the primary. miniredis (v2.40) runs EVALSHA_RO and EVAL_RO
+// too, but does not replicate: tests on it pass the same server as both.
+//
+// A replica serves the data as of its replication offset, usually a
+// fraction of a millisecond behind the primary, more under load or after
+// a failover: a page read there may lack the article a Post just made,
+// or show a vote's old count. Vote's and Post's replies carry the fresh
+// state, for the user who made them. The WAIT command on the primary
+// bounds the lag where a flow needs it.
+//
+// GroupArticles builds a cold cache on the primary (a replica cannot
+// write), and a read on a replica cannot renew the cache's TTL as a read
+// on the primary does: the replica reports the cache's remaining TTL, and
+// when under half is left, the store renews it on the primary, one more
+// round trip, about once per half TTL per cache and reader. A cache read
+// only on replicas so lives while it is read, and is built once.
+//
+// The read pool may be a *redis.Pool dialling a replica (or several, to
+// spread the reads), or a cluster-aware pool whose connections are made
+// read-only before the store binds them, as redisc.ReadOnlyConn does on a
+// *redisc.Cluster: they go to a replica of the slot's master and send
+// READONLY, without which a Redis Cluster replica redirects every command
+// to its master. Each replica runs the reads it gets on one core, as the
+// primary does: R replicas serve about R times the pages of one
+// (BENCHMARKS.md).
+//
 // # Concurrency and failure
 //
 // A Store is safe for concurrent use, and any number of Stores in any
@@ -261,4 +297,5 @@
 //	WithOrders             none        Top, Hot, Best, Controversial
 //	WithUniqueLinks        off
 //	WithUserPages          off
+//	WithReadPool           none        not nil; Redis 7.0 or later
 package voting

@@ -844,3 +844,116 @@ func ExampleStore_Upvoted() {
 	// bob: 1 2
 	// alice: 3 2 1
 }
+
+// Reads on a replica: the store writes through the primary's pool and
+// reads through the replica's. Here one miniredis stands in for both; a
+// real service dials its replica (redis-server --replicaof the primary).
+func ExampleWithReadPool() {
+	mr, err := miniredis.Run() // stands in for the primary and its replica
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	newPool := func(addr string) *redis.Pool {
+		return &redis.Pool{MaxIdle: 16, IdleTimeout: time.Minute,
+			DialContext: func(ctx context.Context) (redis.Conn, error) {
+				return redis.DialContext(ctx, "tcp", addr,
+					redis.DialReadTimeout(time.Second), redis.DialWriteTimeout(time.Second))
+			}}
+	}
+	primary := newPool(mr.Addr()) // "10.0.0.1:6379"
+	replica := newPool(mr.Addr()) // "10.0.0.2:6379", a replica of 10.0.0.1
+	defer primary.Close()
+	defer replica.Close()
+
+	ctx := context.Background()
+	store, err := voting.New(primary, voting.WithReadPool(replica),
+		voting.WithClock(func() time.Time { return posted }))
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := store.Post(ctx, "alice", "Replicas in Action", "")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Vote replies with the article's fresh standing, from the primary:
+	// show it to the voter; a read on the replica may lag behind it.
+	r, err := store.Vote(ctx, "bob", a.ID, voting.Upvote)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("bob sees +%d\n", r.Upvotes)
+	page, err := store.Articles(ctx, voting.ScoreDesc, 1) // on the replica
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range page {
+		fmt.Printf("%s %s +%d\n", a.ID, a.Title, a.Upvotes)
+	}
+	// Output:
+	// bob sees +2
+	// 1 Replicas in Action +2
+}
+
+// On a Redis Cluster, the read pool hands out the cluster's connections
+// made read-only before the store binds them to its slot, so that they
+// reach a replica of the slot's master and send READONLY. With
+// github.com/mna/redisc:
+//
+//	cluster := &redisc.Cluster{StartupNodes: []string{"10.0.0.1:6379"}, CreatePool: newPool}
+//	reads := readOnlyPool{cluster}
+//	store, err := voting.New(cluster, voting.WithKeyPrefix("news"), voting.WithReadPool(reads))
+//
+// where readOnlyPool's Get calls redisc.ReadOnlyConn on each connection,
+// as below, with a stand-in for redisc.
+func ExampleWithReadPool_cluster() {
+	cluster := &clusterStandIn{StartupNodes: []string{"10.0.0.1:6379"}}
+	store, err := voting.New(cluster, voting.WithKeyPrefix("news"),
+		voting.WithReadPool(readOnlyPool{cluster}))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_ = store
+}
+
+// readOnlyPool is the read pool of a store on a Redis Cluster: it makes
+// each connection of the cluster read-only before the store binds it.
+type readOnlyPool struct{ cluster voting.Pool }
+
+func (p readOnlyPool) Get() redis.Conn {
+	c := p.cluster.Get()
+	if err := readOnlyConn(c); err != nil { // redisc.ReadOnlyConn(c)
+		c.Close()
+		return errorConn{err}
+	}
+	return c
+}
+
+// errorConn is a connection that fails every command with err, as
+// redigo's pools hand out when they cannot connect; the store returns
+// its Err.
+type errorConn struct{ err error }
+
+func (c errorConn) Close() error                                   { return nil }
+func (c errorConn) Err() error                                     { return c.err }
+func (c errorConn) Do(string, ...interface{}) (interface{}, error) { return nil, c.err }
+func (c errorConn) Send(string, ...interface{}) error              { return c.err }
+func (c errorConn) Flush() error                                   { return c.err }
+func (c errorConn) Receive() (interface{}, error)                  { return nil, c.err }
+
+// readOnlyConn stands in for redisc.ReadOnlyConn: it calls the
+// connection's ReadOnly method, which a *redisc.Conn has.
+func readOnlyConn(c redis.Conn) error {
+	if rc, ok := c.(interface{ ReadOnly() error }); ok {
+		return rc.ReadOnly()
+	}
+	return errors.New("redisc: no ReadOnly method")
+}
+
+// clusterStandIn stands in for *redisc.Cluster, which is not a
+// dependency of this module, in the example above: it is never run.
+type clusterStandIn struct{ StartupNodes []string }
+
+func (c *clusterStandIn) Get() redis.Conn {
+	return errorConn{errors.New("clusterStandIn: a stand-in for redisc.Cluster")}
+}

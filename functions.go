@@ -44,6 +44,7 @@ import (
 // are flagged no-writes.
 var readOnlyScripts = map[string]bool{
 	"articles": true, "page": true, "top_since": true, "votes": true, "count": true, "groups": true,
+	"group_read": true,
 }
 
 // library is the store's scripts as one Functions library.
@@ -175,14 +176,15 @@ type functions struct {
 }
 
 // exec runs sc on c under ctx: as FCALL of its function, FCALL_RO when
-// ro, where the server has Functions, loading the library when it is
-// missing; as its EVALSHA script (run) where it has not.
-func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, ro bool, keysAndArgs []interface{}) (interface{}, error) {
+// it writes nothing, where the server has Functions, loading the library
+// when it is missing; as a script (runScript) where it has not. replica
+// says c is the read pool's.
+func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
 	if s.funcs.off.Load() {
-		return run(ctx, c, sc.Script, keysAndArgs)
+		return runScript(ctx, c, sc, replica, keysAndArgs)
 	}
 	cmd := "FCALL"
-	if ro {
+	if sc.readOnly {
 		cmd = "FCALL_RO"
 	}
 	args := make([]interface{}, 0, 2+len(keysAndArgs))
@@ -192,7 +194,7 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, ro bool, keys
 	switch {
 	case isRefusal(err):
 		s.funcs.off.Store(true)
-		return run(ctx, c, sc.Script, keysAndArgs)
+		return runScript(ctx, c, sc, replica, keysAndArgs)
 	case !isNoFunction(err):
 		return reply, err
 	}
@@ -218,9 +220,18 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, ro bool, keys
 		s.funcs.off.Store(true)
 	}
 	if isNoFunction(err) || isRefusal(err) {
-		return run(ctx, c, sc.Script, keysAndArgs)
+		return runScript(ctx, c, sc, replica, keysAndArgs)
 	}
 	return reply, contextError(ctx, err)
+}
+
+// runScript runs sc as a script: EVALSHA_RO on a connection of the read
+// pool (runRO), EVALSHA on the primary (run).
+func runScript(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
+	if replica {
+		return runRO(ctx, c, sc, keysAndArgs)
+	}
+	return run(ctx, c, sc.Script, keysAndArgs)
 }
 
 // do sends one command on c under ctx, which redigo watches only where

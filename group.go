@@ -42,9 +42,10 @@ func (s *Store) changeGroups(ctx context.Context, op string, sc script,
 	return err
 }
 
-// exists returns nil if the article exists, or [ErrNotFound].
+// exists returns nil if the article exists, or [ErrNotFound]; it asks
+// the primary, as the call it stands for writes there.
 func (s *Store) exists(ctx context.Context, op, id string) error {
-	_, err := s.groups(ctx, op, id)
+	_, err := s.call(ctx, op, onPrimary(groupsScript), id, s.groupsArgs(id))
 	return err
 }
 
@@ -59,7 +60,7 @@ func (s *Store) Groups(ctx context.Context, id string) ([]string, error) {
 }
 
 func (s *Store) groups(ctx context.Context, op, id string) ([]string, error) {
-	rest, err := s.call(ctx, op, groupsScript, id, []interface{}{s.keys.articleKey(id), s.keys.groupsOfKey(id)})
+	rest, err := s.call(ctx, op, groupsScript, id, s.groupsArgs(id))
 	if err != nil {
 		return nil, err
 	}
@@ -83,6 +84,12 @@ func (s *Store) groups(ctx context.Context, op, id string) ([]string, error) {
 // one round trip each, so no Redis command runs long however large the
 // group; concurrent readers share one build. An empty or unknown group
 // reads as an empty page. Paging and orders follow Articles.
+//
+// With a read pool ([WithReadPool]) it reads a built cache there, and
+// reads the page on the primary when the cache there is cold or being
+// built, which costs one round trip more; it renews the cache's TTL on
+// the primary, one round trip more, when the replica reports less than
+// half of it left.
 func (s *Store) GroupArticles(ctx context.Context, group string, order Order, page int) ([]Article, error) {
 	const op = "group articles"
 	if err := checkName("group name", group); err != nil {
@@ -94,6 +101,12 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 	}
 	if start < 0 {
 		return []Article{}, nil
+	}
+	if s.readPool != nil {
+		list, err := s.groupArticlesRead(ctx, op, group, order, start, stop)
+		if !errors.Is(err, errBuilding) {
+			return list, err
+		}
 	}
 	args := s.groupPageArgs(group, order, start, stop)
 	for {

@@ -30,6 +30,8 @@ type config struct {
 	orders      []Order
 	uniqueLinks bool
 	userPages   bool
+	readPool    Pool
+	hasReadPool bool // WithReadPool was given, if with nil
 }
 
 func defaultConfig() config {
@@ -149,6 +151,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: page size %d is not in [1, %d]", ErrInvalidArgument, c.pageSize, MaxPageSize)
 	case c.now == nil:
 		return fmt.Errorf("%w: clock is nil", ErrInvalidArgument)
+	case c.hasReadPool && c.readPool == nil:
+		return fmt.Errorf("%w: read pool is nil", ErrInvalidArgument)
 	}
 	for _, o := range c.orders {
 		if !o.Valid() {
@@ -156,4 +160,35 @@ func (c *config) validate() error {
 		}
 	}
 	return nil
+}
+
+// WithReadPool sends the store's reads to pool, which should reach
+// replicas of the primary that New's pool reaches: Article, ArticlesByID,
+// Articles, TopSince, Count, GroupCount, Groups, VoteOf, VotesOf, and
+// GroupArticles once its group's cache is built. They run there as
+// read-only scripts (EVALSHA_RO, EVAL_RO), which a replica runs: the
+// read pool's servers must be Redis 7.0 or later, or those calls get an
+// error saying so. Every other call, and every read of a store without
+// this option, runs on the primary. Default none. A nil pool is rejected.
+//
+// A replica serves the data as of its replication offset: a read may
+// miss a write the primary acknowledged a moment ago, such as the
+// article a Post just made or a vote just counted. Vote's and Post's
+// replies carry the fresh state; show those to the user who made them.
+//
+// The pool may be a *redis.Pool dialling one replica, or a cluster-aware
+// pool whose connections are made read-only (READONLY), so that Redis
+// Cluster replicas serve them instead of redirecting to their master: a
+// redisc.Cluster whose connections pass through redisc.ReadOnly, for one
+// (see the examples). A pool that spreads connections over several
+// replicas spreads the reads.
+//
+// A replica cannot renew a group cache's TTL, which a read on the primary
+// does (WithGroupCacheTTL). A read on a replica learns the cache's
+// remaining TTL, and when it is under half the TTL, GroupArticles renews
+// it on the primary: one more round trip, about once per half TTL per
+// cache and reader (more while the renewal has yet to reach the
+// replica). A cache read only on replicas so lives as long as it is read.
+func WithReadPool(pool Pool) Option {
+	return func(c *config) { c.readPool, c.hasReadPool = pool, true }
 }

@@ -102,8 +102,7 @@ var allScripts = []script{
 	postScript, voteScript, voteBatchScript, articlesScript, pageScript,
 	topSinceScript, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
-	pruneScript, dropScript,
-	userPageScript,
+	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
 }
 
 // Work per step of the calls whose work grows with the data: each step
@@ -236,4 +235,31 @@ func flag(b bool) string {
 func (s *Store) userPageArgs(key string, start int) []interface{} {
 	k := s.keys
 	return []interface{}{key, k.orderingKey("score"), k.article, start, s.pageSize}
+}
+
+// The scripts of a store with a read pool (WithReadPool, replica.go).
+var (
+	//go:embed lua/group_read.lua
+	groupReadLua string
+	//go:embed lua/group_renew.lua
+	groupRenewLua string
+
+	groupReadScript  = newScript("group_read", 3, groupReadLua)
+	groupRenewScript = newScript("group_renew", 1, groupRenewLua)
+)
+
+func (s *Store) groupReadArgs(group string, o Order, start, stop int64) []interface{} {
+	name, desc := o.ordering()
+	k := s.keys
+	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.orderingKey("score"),
+		k.article, start, stop, flag(desc)}
+}
+
+func (s *Store) groupRenewArgs(group string, o Order) []interface{} {
+	name, _ := o.ordering()
+	return []interface{}{s.keys.cacheKey(group, name), s.cacheTTL}
+}
+
+func (s *Store) groupsArgs(id string) []interface{} {
+	return []interface{}{s.keys.articleKey(id), s.keys.groupsOfKey(id)}
 }

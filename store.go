@@ -48,6 +48,7 @@ type Store struct {
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
 	funcs        functions // whether the server runs the library (functions.go)
+	readPool     Pool      // the pool of the reads (WithReadPool); nil for none
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -74,6 +75,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		now:         c.now,
 		enabled:     map[Order]bool{},
 		uniqueLinks: c.uniqueLinks,
+		readPool:    c.readPool,
 	}
 	s.votePrefixes = s.keys.votePrefixes()
 	if c.userPages {

@@ -9,14 +9,18 @@ import (
 // eval runs one script on one pooled connection, bound to the store's
 // slot: the one way the store talks to Redis, but for VoteBatch, which
 // pipelines several scripts on one connection. Calls whose work grows
-// with the data run eval once a step.
+// with the data run eval once a step. A script that writes nothing runs on
+// the read pool where the store has one (evalRead).
 func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
+	if sc.readOnly && s.readPool != nil {
+		return s.evalRead(ctx, sc, keysAndArgs)
+	}
 	c, err := getConn(ctx, s.pool, s.keys.seq)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	return s.exec(ctx, c, sc, sc.readOnly, keysAndArgs)
+	return s.exec(ctx, c, sc, false, keysAndArgs)
 }
 
 // Post posts an article by poster and records the poster's own upvote, so

@@ -357,3 +357,10 @@ local function scoredRows(articlePrefix, list, out)
   end
   return out
 end
+
+-- cacheComplete reports whether the cached page of a group at cacheKey is
+-- complete: its marker, at rank 0, is "#" (group_page.lua says how a
+-- cache is built). A missing cache is not.
+local function cacheComplete(cacheKey)
+  return redis.call('ZRANGE', cacheKey, 0, 0)[1] == '#'
+end

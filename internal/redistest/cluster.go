@@ -20,10 +20,13 @@ const CLI = "redis-cli"
 // Slots is the number of hash slots of a Redis Cluster.
 const Slots = 16384
 
-// Cluster is a Redis Cluster of this process's own: masters only, on
-// loopback, each node in a directory of its own, stopped by pid.
+// Cluster is a Redis Cluster of this process's own, on loopback, each
+// node in a directory of its own, stopped by pid.
 type Cluster struct {
-	Nodes []*Server
+	Nodes []*Server // the masters
+	// Replicas holds, for a cluster with replicas, the replica of each
+	// master: Replicas[i] replicates Nodes[i]. Replicas never fail over.
+	Replicas []*Server
 }
 
 // StartCluster starts a cluster of masters for tb and stops it when tb
@@ -38,6 +41,101 @@ func StartCluster(tb testing.TB, masters int) *Cluster {
 	}
 	tb.Cleanup(c.Stop)
 	return c
+}
+
+// StartClusterWithReplicas is StartCluster with one replica per master
+// (Cluster.Replicas).
+func StartClusterWithReplicas(tb testing.TB, masters int) *Cluster {
+	tb.Helper()
+	RequireCluster(tb)
+	c, err := StartClusterWithReplicasIn(tb.TempDir(), masters)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(c.Stop)
+	return c
+}
+
+// StartClusterWithReplicasIn is StartClusterIn with one replica per
+// master: it starts the masters' cluster, then joins a replica to each
+// (CLUSTER MEET, CLUSTER REPLICATE), and waits until every replica has
+// synced and every node reports cluster_state:ok. The caller must Stop it.
+func StartClusterWithReplicasIn(dir string, masters int) (*Cluster, error) {
+	c, err := StartClusterIn(dir, masters)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.addReplicas(dir); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// addReplicas starts a replica for each master and joins it.
+func (c *Cluster) addReplicas(dir string) error {
+	ids := make([]string, len(c.Nodes))
+	for i, m := range c.Nodes {
+		nodeDir := filepath.Join(dir, "replica"+strconv.Itoa(i))
+		if err := os.MkdirAll(nodeDir, 0o755); err != nil {
+			return err
+		}
+		r, err := startIn(nodeDir, append(nodeConf(), "--cluster-replica-no-failover", "yes"), true)
+		if err != nil {
+			return err
+		}
+		c.Replicas = append(c.Replicas, r)
+		if ids[i], err = redis.String(m.Do("CLUSTER", "MYID")); err != nil {
+			return err
+		}
+		// The sync starts at once, not 5 s later.
+		if _, err := m.Do("CONFIG", "SET", "repl-diskless-sync-delay", 0); err != nil {
+			return err
+		}
+		if _, err := r.Do("CLUSTER", "MEET", "127.0.0.1", m.Port, m.bus); err != nil {
+			return fmt.Errorf("redistest: CLUSTER MEET: %w", err)
+		}
+	}
+	// A replica knows its master once the handshake is done; until then
+	// CLUSTER REPLICATE fails with an unknown node.
+	deadline := time.Now().Add(20 * time.Second)
+	for i, r := range c.Replicas {
+		for {
+			_, err := r.Do("CLUSTER", "REPLICATE", ids[i])
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("redistest: CLUSTER REPLICATE on %s: %w", r.Addr, err)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	for _, r := range c.Replicas {
+		if err := r.waitLinkUp(time.Until(deadline)); err != nil {
+			return err
+		}
+	}
+	return c.waitOK(time.Until(deadline))
+}
+
+// nodeConf is the configuration of every cluster node.
+func nodeConf() []string {
+	return []string{
+		"--cluster-enabled", "yes",
+		"--cluster-config-file", "nodes.conf",
+		"--cluster-node-timeout", "5000",
+	}
+}
+
+// ReplicaOf returns the replica of master, or nil.
+func (c *Cluster) ReplicaOf(master *Server) *Server {
+	for i, m := range c.Nodes {
+		if m == master && i < len(c.Replicas) {
+			return c.Replicas[i]
+		}
+	}
+	return nil
 }
 
 // StartClusterIn starts a cluster of masters (at least 3, as redis-cli
@@ -56,11 +154,7 @@ func StartClusterIn(dir string, masters int) (*Cluster, error) {
 			c.Stop()
 			return nil, err
 		}
-		s, err := startIn(nodeDir, []string{
-			"--cluster-enabled", "yes",
-			"--cluster-config-file", "nodes.conf",
-			"--cluster-node-timeout", "5000",
-		}, true)
+		s, err := startIn(nodeDir, nodeConf(), true)
 		if err != nil {
 			c.Stop()
 			return nil, err
@@ -98,7 +192,7 @@ func (c *Cluster) waitOK(timeout time.Duration) error {
 
 func (c *Cluster) checkOK() error {
 	var first map[int]int
-	for _, n := range c.Nodes {
+	for _, n := range append(c.Nodes[:len(c.Nodes):len(c.Nodes)], c.Replicas...) {
 		info, err := redis.String(n.Do("CLUSTER", "INFO"))
 		if err != nil {
 			return err
@@ -124,6 +218,9 @@ func (c *Cluster) checkOK() error {
 // Stop stops every node by pid.
 func (c *Cluster) Stop() {
 	for _, n := range c.Nodes {
+		n.Stop()
+	}
+	for _, n := range c.Replicas {
 		n.Stop()
 	}
 }

@@ -2,7 +2,9 @@ package redistest
 
 import (
 	"math/rand"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -62,4 +64,38 @@ func TestCluster(t *testing.T) {
 		}
 	}
 	t.Logf("Slot matches CLUSTER KEYSLOT on %d random keys (%d hashed by a tag); slots per node: %v", n, tagged, owners)
+}
+
+// TestClusterWithReplicas checks that each master gets a replica of its
+// own that serves reads of its slots on a READONLY connection.
+func TestClusterWithReplicas(t *testing.T) {
+	c := StartClusterWithReplicas(t, 3)
+	if len(c.Replicas) != 3 {
+		t.Fatalf("%d replicas, want 3", len(c.Replicas))
+	}
+	m, err := c.NodeOfKey("{x}:k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Do("SET", "{x}:k", "v"); err != nil {
+		t.Fatal(err)
+	}
+	r := c.ReplicaOf(m)
+	if err := m.WaitReplica(r, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := redis.Dial("tcp", r.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Do("GET", "{x}:k"); err == nil || !strings.HasPrefix(err.Error(), "MOVED") {
+		t.Fatalf("GET on a replica without READONLY: %v, want MOVED", err)
+	}
+	if _, err := conn.Do("READONLY"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := redis.String(conn.Do("GET", "{x}:k")); err != nil || v != "v" {
+		t.Fatalf("GET on a READONLY replica = %q, %v", v, err)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,7 @@ type Server struct {
 	Dir  string // its working directory: config, logs, AOF
 
 	conf []string
+	bus  int // the cluster bus port of a cluster node
 	cmd  *exec.Cmd
 	done chan struct{}
 }
@@ -101,7 +103,7 @@ func startIn(dir string, conf []string, clusterBus bool) (*Server, error) {
 			}
 			c = append(append([]string(nil), conf...), "--cluster-port", strconv.Itoa(bus))
 		}
-		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, conf: c}
+		s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), Port: port, Dir: dir, conf: c, bus: bus}
 		if err = s.start(); err == nil {
 			return s, nil
 		}
@@ -204,3 +206,96 @@ func (s *Server) Restart() error {
 
 // Stop ends the server by pid and waits for it to exit.
 func (s *Server) Stop() { s.Kill() }
+
+// StartReplica starts a replica of primary for tb (redis-server
+// --replicaof), waits until it has synced, and stops it when tb ends.
+// conf holds extra redis-server arguments.
+func StartReplica(tb testing.TB, primary *Server, conf ...string) *Server {
+	tb.Helper()
+	Require(tb)
+	s, err := StartReplicaIn(tb.TempDir(), primary, conf...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Stop)
+	return s
+}
+
+// StartReplicaIn starts a replica of primary with its files in dir, on a
+// free port, and waits until its link to primary is up and its first
+// sync done. It sets primary's repl-diskless-sync-delay to 0, so that the
+// sync starts at once, not 5 s later. The caller must Stop it.
+func StartReplicaIn(dir string, primary *Server, conf ...string) (*Server, error) {
+	if _, err := primary.Do("CONFIG", "SET", "repl-diskless-sync-delay", 0); err != nil {
+		return nil, err
+	}
+	c := append([]string{"--replicaof", "127.0.0.1", strconv.Itoa(primary.Port)}, conf...)
+	s, err := startIn(dir, c, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.waitLinkUp(20 * time.Second); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	return s, nil
+}
+
+// waitLinkUp waits until the replica s reports its link to its master
+// up and no sync in progress.
+func (s *Server) waitLinkUp(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		repl, err := s.Replication()
+		if err == nil && repl["master_link_status"] == "up" && repl["master_sync_in_progress"] == "0" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("redistest: replica %s not in sync after %v (%v, %v)", s.Addr, timeout, repl, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Replication returns the fields of the server's INFO replication.
+func (s *Server) Replication() (map[string]string, error) {
+	info, err := redis.String(s.Do("INFO", "replication"))
+	if err != nil {
+		return nil, err
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(info, "\r\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			m[k] = v
+		}
+	}
+	return m, nil
+}
+
+// WaitReplica waits until replica has applied every write s, its master,
+// had made when called: until its replication offset reaches s's.
+func (s *Server) WaitReplica(replica *Server, timeout time.Duration) error {
+	repl, err := s.Replication()
+	if err != nil {
+		return err
+	}
+	want, err := strconv.ParseInt(repl["master_repl_offset"], 10, 64)
+	if err != nil {
+		return fmt.Errorf("redistest: master_repl_offset of %s: %w", s.Addr, err)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		r, err := replica.Replication()
+		if err != nil {
+			return err
+		}
+		got, _ := strconv.ParseInt(r["slave_repl_offset"], 10, 64)
+		if got >= want {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("redistest: replica %s at offset %d after %v, want %d", replica.Addr, got, timeout, want)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}

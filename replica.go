@@ -1,0 +1,65 @@
+package voting
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Reads on replicas (WithReadPool). A store with a read pool runs its
+// scripts that write nothing (readOnlyScripts) there as EVALSHA_RO, which
+// Redis 7 runs on a replica and, on a READONLY connection, on a Redis
+// Cluster replica; eval routes them. GroupArticles reads a complete
+// cache on the read pool, and builds a cold one, and renews the TTL of a
+// warm one, on the primary.
+
+// evalRead runs a script that writes nothing on a connection of the read
+// pool, bound to the store's slot.
+func (s *Store) evalRead(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
+	c, err := getConn(ctx, s.readPool, s.keys.seq)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return s.exec(ctx, c, sc, true, keysAndArgs)
+}
+
+// onPrimary returns sc to be run on the primary, read pool or not: for a
+// read that guards a write, such as the check that an article exists in
+// AddToGroups without groups.
+func onPrimary(sc script) script {
+	sc.readOnly = false
+	return sc
+}
+
+// groupArticlesRead reads a page of a group from its complete cache on
+// the read pool. It returns errBuilding when the cache there is missing
+// or incomplete, for GroupArticles to read the page on the primary, which
+// builds it. When the cache has less than half its TTL left, it renews
+// it on the primary: a replica cannot, and a cache read only on replicas
+// would otherwise expire under its readers and be rebuilt.
+func (s *Store) groupArticlesRead(ctx context.Context, op, group string, o Order, start, stop int64) ([]Article, error) {
+	rest, err := s.call(ctx, op, groupReadScript, "", s.groupReadArgs(group, o, start, stop))
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) == 0 {
+		return nil, opErr(op, fmt.Errorf("group page reply without its TTL"))
+	}
+	pttl, err := redis.Int64(rest[0], nil)
+	if err != nil {
+		return nil, opErr(op, fmt.Errorf("group page TTL: %w", err))
+	}
+	list, err := parseArticles(rest[1:])
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	// pttl is -1 for a cache kept for good, -2 for a group without one.
+	if s.cacheTTL > 0 && pttl >= 0 && pttl < s.cacheTTL/2 {
+		if _, err := s.call(ctx, op, groupRenewScript, "", s.groupRenewArgs(group, o)); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
