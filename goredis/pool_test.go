@@ -1,0 +1,286 @@
+package goredis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
+
+	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/internal/storetest"
+)
+
+// The tests run the store through the adapter on the root module's three
+// backends, miniredis, a redis-server and a 3-master Redis Cluster, with
+// the root's behavioural suite (internal/storetest) and servers
+// (internal/redistest). The server and the cluster are started once for
+// the package.
+
+var shared struct {
+	once sync.Once
+	srv  *redistest.Server
+	err  error
+	dir  string
+}
+
+var sharedCluster struct {
+	once    sync.Once
+	cluster *redistest.Cluster
+	err     error
+	dir     string
+}
+
+// TestMain stops the shared servers, then fails the run if a goroutine is
+// left over: a call cut short by its context leaves one behind only until
+// Redis answers.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.srv != nil {
+		shared.srv.Stop()
+		os.RemoveAll(shared.dir)
+	}
+	if sharedCluster.cluster != nil {
+		sharedCluster.cluster.Stop()
+		os.RemoveAll(sharedCluster.dir)
+	}
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: goroutines left after the tests: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+func realServer(t testing.TB) *redistest.Server {
+	t.Helper()
+	redistest.Require(t)
+	shared.once.Do(func() {
+		shared.dir, shared.err = os.MkdirTemp("", "goredis-redis-")
+		if shared.err == nil {
+			shared.srv, shared.err = redistest.StartIn(shared.dir)
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.srv
+}
+
+func clusterServer(t testing.TB) *redistest.Cluster {
+	t.Helper()
+	redistest.RequireCluster(t)
+	c := &sharedCluster
+	c.once.Do(func() {
+		c.dir, c.err = os.MkdirTemp("", "goredis-cluster-")
+		if c.err == nil {
+			c.cluster, c.err = redistest.StartClusterIn(c.dir, 3)
+		}
+	})
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return c.cluster
+}
+
+// counter is a go-redis hook that counts the round trips of the store's
+// scripts and functions (a command or a pipeline each), the NOSCRIPT
+// replies, and the MOVED and ASK redirects. On a cluster it hooks every
+// node, so it sees each round trip and each redirect.
+type counter struct {
+	trips, noscripts, moved atomic.Int64
+}
+
+func (h *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if isScript(cmd.Name()) {
+			h.trips.Add(1)
+		}
+		err := next(ctx, cmd)
+		h.saw(err)
+		return err
+	}
+}
+
+func (h *counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.trips.Add(1)
+		err := next(ctx, cmds)
+		for _, cmd := range cmds {
+			h.saw(cmd.Err())
+		}
+		return err
+	}
+}
+
+func (h *counter) saw(err error) {
+	if err == nil {
+		return
+	}
+	msg := err.Error()
+	if strings.HasPrefix(msg, "NOSCRIPT") {
+		h.noscripts.Add(1)
+	}
+	if strings.HasPrefix(msg, "MOVED") || strings.HasPrefix(msg, "ASK") {
+		h.moved.Add(1)
+	}
+}
+
+// backend is a go-redis client to one of the three backends, hooked.
+type backend struct {
+	name   string
+	client redis.UniversalClient
+	h      *counter
+	mr     *miniredis.Miniredis // on miniredis only
+	side   func(key string) *redis.Client
+}
+
+// forEachBackend runs fn as a subtest on miniredis, on the real server
+// and on the cluster, each with a go-redis client of its own.
+func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
+	t.Run("miniredis", func(t *testing.T) {
+		mr := miniredis.RunT(t)
+		fn(t, newBackend(t, "miniredis", mr.Addr(), mr))
+	})
+	t.Run("redis", func(t *testing.T) {
+		fn(t, newBackend(t, "redis", realServer(t).Addr, nil))
+	})
+	t.Run("cluster", func(t *testing.T) {
+		fn(t, newClusterBackend(t))
+	})
+}
+
+func newBackend(t testing.TB, name, addr string, mr *miniredis.Miniredis) *backend {
+	h := &counter{}
+	client := redis.NewClient(&redis.Options{Addr: addr})
+	client.AddHook(h)
+	side := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { client.Close(); side.Close() })
+	return &backend{name: name, client: client, h: h, mr: mr, side: func(string) *redis.Client { return side }}
+}
+
+// newClusterBackend returns a ClusterClient to the shared cluster, its
+// every node hooked; any redirect fails t at its end.
+func newClusterBackend(t testing.TB) *backend {
+	c := clusterServer(t)
+	h := &counter{}
+	var addrs []string
+	for _, n := range c.Nodes {
+		addrs = append(addrs, n.Addr)
+	}
+	client := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+	client.OnNewNode(func(node *redis.Client) { node.AddHook(h) })
+	sides := map[string]*redis.Client{}
+	var mu sync.Mutex
+	side := func(key string) *redis.Client {
+		mu.Lock()
+		defer mu.Unlock()
+		n, err := c.NodeOfKey(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sides[n.Addr] == nil {
+			sides[n.Addr] = redis.NewClient(&redis.Options{Addr: n.Addr})
+		}
+		return sides[n.Addr]
+	}
+	t.Cleanup(func() {
+		client.Close()
+		for _, s := range sides {
+			s.Close()
+		}
+		if n := h.moved.Load(); n > 0 {
+			t.Errorf("cluster: %d MOVED or ASK redirects", n)
+		}
+	})
+	return &backend{name: "cluster", client: client, h: h, side: side}
+}
+
+// suite returns b as a backend of internal/storetest, over one pool.
+func (b *backend) suite() storetest.Backend {
+	p := NewPool(b.client)
+	return storetest.Backend{
+		Name: b.name,
+		Pool: func(testing.TB, string) voting.Pool { return p },
+		Do: func(t testing.TB, key, cmd string, args ...interface{}) (interface{}, error) {
+			return b.side(key).Do(context.Background(), append([]interface{}{cmd}, args...)...).Result()
+		},
+		Trips: b.h.trips.Load,
+		Real:  b.mr == nil,
+	}
+}
+
+// TestNewPool runs the root's behavioural suite through the adapter on
+// the three backends: the store's results and errors, one round trip per
+// call (VoteBatch's pipeline of scripts one go-redis pipeline), SCRIPT
+// FLUSH in the middle of the calls healed by the NOSCRIPT fallback, and
+// context deadlines. On the cluster, no call is redirected.
+func TestNewPool(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		sb := b.suite()
+		t.Run("Behaviour", func(t *testing.T) { storetest.Behaviour(t, sb) })
+		t.Run("RoundTrips", func(t *testing.T) { storetest.RoundTrips(t, sb) })
+		t.Run("ScriptFlush", func(t *testing.T) {
+			before := b.h.noscripts.Load()
+			storetest.ScriptFlush(t, sb)
+			if b.h.noscripts.Load() == before {
+				t.Error("no NOSCRIPT reply: the flushes were not felt")
+			}
+		})
+		t.Run("ContextDeadline", func(t *testing.T) { storetest.ContextDeadline(t, sb) })
+	})
+}
+
+// TestNewPoolClients runs the store on the other kinds of
+// UniversalClient: a Ring of one shard, and what NewUniversalClient makes
+// of one address.
+func TestNewPoolClients(t *testing.T) {
+	srv := realServer(t)
+	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": srv.Addr}})
+	universal := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{srv.Addr}})
+	defer ring.Close()
+	defer universal.Close()
+	side := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	defer side.Close()
+	for name, client := range map[string]redis.UniversalClient{"ring": ring, "universal": universal} {
+		t.Run(name, func(t *testing.T) {
+			p := NewPool(client)
+			storetest.Behaviour(t, storetest.Backend{
+				Name: name,
+				Pool: func(testing.TB, string) voting.Pool { return p },
+				Do: func(t testing.TB, key, cmd string, args ...interface{}) (interface{}, error) {
+					return side.Do(context.Background(), append([]interface{}{cmd}, args...)...).Result()
+				},
+			})
+		})
+	}
+}
+
+// TestNewPoolNil: a nil client gives a pool whose calls fail with an
+// error, never a panic.
+func TestNewPoolNil(t *testing.T) {
+	s, err := voting.New(NewPool(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Count(context.Background()); !errors.Is(err, errNilClient) {
+		t.Errorf("Count on a nil client: %v, want %v", err, errNilClient)
+	}
+	if _, err := s.VoteBatch(context.Background(), []voting.Ballot{{User: "u", ID: "1", Vote: voting.Upvote}}); !errors.Is(err, errNilClient) {
+		t.Errorf("VoteBatch on a nil client: %v, want %v", err, errNilClient)
+	}
+	if err := NewPool(nil).Get().Err(); !errors.Is(err, errNilClient) {
+		t.Errorf("Get().Err() on a nil client: %v", err)
+	}
+}
