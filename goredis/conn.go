@@ -8,6 +8,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	redigo "github.com/gomodule/redigo/redis"
 	"github.com/redis/go-redis/v9"
@@ -309,7 +310,7 @@ func isRedisError(err error) bool {
 func convert(v interface{}) interface{} {
 	switch v := v.(type) {
 	case string:
-		return []byte(v)
+		return bytes(v)
 	case int64, nil:
 		return v
 	case []interface{}:
@@ -342,4 +343,16 @@ func convert(v interface{}) interface{} {
 		return list
 	}
 	return v
+}
+
+// bytes returns s's bytes without a copy: a page of articles is some 400
+// strings. It is sound because go-redis read s into memory of its own for
+// this reply only, and the command that held it is dropped once
+// converted: nothing else reads s, so a caller that writes to the slice
+// changes no string anyone sees.
+func bytes(s string) []byte {
+	if s == "" {
+		return []byte{}
+	}
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
