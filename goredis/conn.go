@@ -87,9 +87,9 @@ func (c *conn) DoContext(ctx context.Context, cmd string, args ...interface{}) (
 	if cmd == "" || len(c.queued) > 0 || len(c.done) > 0 {
 		return c.doPending(ctx, cmd, args)
 	}
-	rc := newCmd(ctx, cmd, args)
+	rc, p, key := newCmd(ctx, cmd, args), c.p, c.key
 	if err := c.run(ctx, func(ctx context.Context) error {
-		return c.p.client(ctx, rc, c.key).Process(ctx, rc)
+		return p.client(ctx, rc, key).Process(ctx, rc)
 	}); err != nil && !isRedisError(err) {
 		return nil, err // not a reply: the connection, the context, the client
 	}
@@ -174,8 +174,9 @@ func (c *conn) exec(ctx context.Context) error {
 		c.err = err // the commands sent are lost
 		return err
 	}
+	p, key := c.p, c.key
 	err := c.run(ctx, func(ctx context.Context) error {
-		pipe := c.p.pipeline(ctx, cmds, c.key)
+		pipe := p.pipeline(ctx, cmds, key)
 		for _, rc := range cmds {
 			_ = pipe.Process(ctx, rc)
 		}

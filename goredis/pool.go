@@ -33,6 +33,16 @@
 // ContextTimeoutEnabled option; without it, it waits for its ReadTimeout
 // in the background, holding one of its connections.
 //
+// # Retries
+//
+// go-redis retries a command whose connection failed (the client's
+// MaxRetries, 3 by default), where redigo returns the error. A script may
+// have run before its connection failed: a retried Vote or VoteBatch
+// counts once, but a retried Post posts a second article unless the store
+// has [voting.WithUniqueLinks] and the article a link, and a retried
+// Delete may report [voting.ErrNotFound] for the article it deleted. Set
+// MaxRetries to -1 for redigo's behaviour.
+//
 // # Tracing
 //
 // Each call of the store is one script, so go-redis hooks see one command
