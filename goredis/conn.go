@@ -88,9 +88,15 @@ func (c *conn) DoContext(ctx context.Context, cmd string, args ...interface{}) (
 		return c.doPending(ctx, cmd, args)
 	}
 	rc, p, key := newCmd(ctx, cmd, args), c.p, c.key
-	if err := c.run(ctx, func(ctx context.Context) error {
-		return p.client(ctx, rc, key).Process(ctx, rc)
-	}); err != nil && !isRedisError(err) {
+	var err error
+	if ctx.Done() == nil { // the hot path: no closure to allocate
+		err = p.client(ctx, rc, key).Process(ctx, rc)
+	} else {
+		err = c.run(ctx, func(ctx context.Context) error {
+			return p.client(ctx, rc, key).Process(ctx, rc)
+		})
+	}
+	if err != nil && !isRedisError(err) {
 		return nil, err // not a reply: the connection, the context, the client
 	}
 	return result(rc)
