@@ -248,17 +248,19 @@ func TestNewPool(t *testing.T) {
 }
 
 // TestNewPoolClients runs the store on the other kinds of
-// UniversalClient: a Ring of one shard, and what NewUniversalClient makes
-// of one address.
+// UniversalClient: a Ring of one shard, what NewUniversalClient makes of
+// one address, and a client that speaks RESP2 (Protocol: 2).
 func TestNewPoolClients(t *testing.T) {
 	srv := realServer(t)
 	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": srv.Addr}})
 	universal := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{srv.Addr}})
+	resp2 := redis.NewClient(&redis.Options{Addr: srv.Addr, Protocol: 2})
 	defer ring.Close()
 	defer universal.Close()
+	defer resp2.Close()
 	side := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer side.Close()
-	for name, client := range map[string]redis.UniversalClient{"ring": ring, "universal": universal} {
+	for name, client := range map[string]redis.UniversalClient{"ring": ring, "universal": universal, "resp2": resp2} {
 		t.Run(name, func(t *testing.T) {
 			p := NewPool(client)
 			storetest.Behaviour(t, storetest.Backend{
