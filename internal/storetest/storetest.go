@@ -477,12 +477,13 @@ func ContextDeadline(t *testing.T, b Backend) {
 		t.Errorf("slowest call returned after %v, deadline %v", slowest, deadline)
 	}
 	time.Sleep(time.Until(paused.Add(pause + 50*time.Millisecond)))
-	// The store works on afterwards; the calls cut short may or may not
-	// have run once the pause ended.
+	// The store works on afterwards. The calls cut short may or may not
+	// have run once the pause ended (Delete among them), so the vote is
+	// on a new article.
 	if _, err := s.Count(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Vote(context.Background(), "erin", a.ID, voting.Upvote); err != nil {
+	if _, err := s.Vote(context.Background(), "erin", s.post(t, "alice", "after").ID, voting.Upvote); err != nil {
 		t.Fatal(err)
 	}
 }
