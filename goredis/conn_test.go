@@ -34,6 +34,9 @@ func (b *backend) conn(t testing.TB, key string) redigo.Conn {
 func TestConnReplies(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		c := b.conn(t, "{r}")
+		if _, err := c.Do("DEL", "{r}s", "{r}n", "{r}l", "{r}z", "{r}h"); err != nil { // from a run before
+			t.Fatal(err)
+		}
 		if s, err := redigo.String(c.Do("SET", "{r}s", "hello")); err != nil || s != "OK" {
 			t.Errorf("SET = %q, %v", s, err)
 		}
