@@ -211,6 +211,7 @@ func (c *conn) run(ctx context.Context, f func(ctx context.Context) error) error
 		return f(ctx)
 	}
 	if err := ctx.Err(); err != nil {
+		c.err = err // what exec took from queued is lost
 		return err
 	}
 	ch := make(chan error, 1)
