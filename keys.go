@@ -15,6 +15,8 @@ type keys struct {
 	seq    string
 	// The family prefixes to which a name is appended.
 	by, topBucket, article, voted, groupsOf, group, cache, link string
+	// Karma and the rules (karma.go, rules.go).
+	karma, voteLog, lastPost string
 }
 
 func newKeys(prefix string) keys {
@@ -30,6 +32,9 @@ func newKeys(prefix string) keys {
 		group:     tag + "group:",
 		cache:     tag + "cache:",
 		link:      tag + "link:",
+		karma:     tag + "karma",
+		voteLog:   tag + "votelog:",
+		lastPost:  tag + "lastpost:",
 	}
 }
 
@@ -67,3 +72,6 @@ func (k keys) pattern() string {
 	}
 	return string(append(p, "}:*"...))
 }
+
+// lastPostKey returns the key of a poster's last post time (WithPostInterval).
+func (k keys) lastPostKey(poster string) string { return k.lastPost + poster }

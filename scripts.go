@@ -48,6 +48,12 @@ var (
 	pruneLua string
 	//go:embed lua/drop.lua
 	dropLua string
+	//go:embed lua/karma.lua
+	karmaLua string
+	//go:embed lua/top_users.lua
+	topUsersLua string
+	//go:embed lua/edit.lua
+	editLua string
 )
 
 // script is one of the store's scripts.
@@ -76,6 +82,9 @@ var (
 	deleteScript      = newScript("delete", 1, deleteLua)
 	pruneScript       = newScript("prune", 1, pruneLua)
 	dropScript        = newScript("drop", 1, dropLua)
+	karmaScript       = newScript("karma", 1, karmaLua)
+	topUsersScript    = newScript("top_users", 1, topUsersLua)
+	editScript        = newScript("edit", 1, editLua)
 )
 
 // allScripts is every script of the store.
@@ -84,6 +93,7 @@ var allScripts = []script{
 	topSinceScript, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript,
+	karmaScript, topUsersScript, editScript,
 }
 
 // Work per step of the calls whose work grows with the data: each step
@@ -111,11 +121,13 @@ func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
 	return append(args, s.votePrefixes[1:]...)
 }
 
-// voteBatchArgs lays out ballots, which are valid, for one vote_batch script.
-func (s *Store) voteBatchArgs(ballots []Ballot, now int64) []interface{} {
-	args := make([]interface{}, 0, 1+len(s.votePrefixes)+3*len(ballots))
+// voteBatchArgs lays out ballots, which are valid, for one vote_batch
+// script; rules are the vote rules (Store.voteBatchRules).
+func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) []interface{} {
+	args := make([]interface{}, 0, 1+len(s.votePrefixes)+len(rules)+3*len(ballots))
 	args = append(args, s.votePrefixes[0], now)
 	args = append(args, s.votePrefixes[1:]...)
+	args = append(args, rules...)
 	for _, b := range ballots {
 		args = append(args, b.ID, b.User, int(b.Vote))
 	}

@@ -46,6 +46,7 @@ type Store struct {
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
+	rules        storeRules // karma and the rules, for their scripts (rules.go)
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -74,6 +75,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		uniqueLinks: c.uniqueLinks,
 	}
 	s.votePrefixes = s.keys.votePrefixes()
+	s.rules = newRules(c.rules, s.keys)
 	if c.cacheTTL > 0 {
 		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
 	}

@@ -24,7 +24,10 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 // vote weight. The poster may later change or cancel that vote. Title
 // must not be blank; link may be empty; both are stored byte for byte.
 // With [WithUniqueLinks], a link a live article has already gets that
-// article and an error wrapping [ErrDuplicate].
+// article and an error wrapping [ErrDuplicate]; so does, with
+// [WithRepostAfter], a link an article posted within its span has. With
+// [WithPostInterval], a post too soon after the poster's last gets
+// [ErrRateLimited] ([RetryAfter]).
 //
 // A Post whose reply is lost may or may not have posted; without
 // WithUniqueLinks a retry may post the article twice.
@@ -39,8 +42,10 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 	if err := checkText("link", link, MaxLinkLen, false); err != nil {
 		return Article{}, opErr(op, err)
 	}
-	posted := s.now().Unix()
-	status, rest, err := decode(s.eval(ctx, postScript, s.postArgs(poster, title, link, posted)))
+	t := s.now()
+	posted := t.Unix()
+	args := s.appendPostRules(s.postArgs(poster, title, link, posted), poster, t)
+	status, rest, err := decode(s.eval(ctx, postScript, args))
 	if err != nil {
 		return Article{}, opErr(op, err)
 	}
@@ -57,6 +62,8 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 			return Article{}, opErr(op, fmt.Errorf("duplicate reply: %v", err))
 		}
 		return list[0], &opError{op: op, err: ErrDuplicate, detail: fmt.Sprintf("%q is article %q", link, list[0].ID)}
+	case statusRateLimited:
+		return Article{}, opErr(op, parseRetry(rest))
 	}
 	return Article{}, statusErr(op, status, "")
 }
@@ -220,7 +227,11 @@ func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) 
 // and [ErrVotingClosed] once voting has closed: the store's clock passed the
 // article's close, or its voter records expired. A voter record holding
 // anything but a vote (written by hand) gets an error that wraps none of
-// the sentinels, and the vote changes nothing.
+// the sentinels, and the vote changes nothing. With [WithKarma] the vote
+// moves the poster's karma (and, with [WithVoteCost], the voter's); with
+// [WithMinKarma] a voter with too little karma gets [ErrNotAllowed], and
+// with [WithVoteLimit] one over the limit gets [ErrRateLimited]
+// ([RetryAfter]). A refused vote changes nothing.
 func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResult, error) {
 	const op = "vote"
 	if err := checkBallot(user, id, v); err != nil {
@@ -229,7 +240,9 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 	if !canonicalID(id) {
 		return VoteResult{}, notFound(op, id)
 	}
-	status, r, err := parseVote(s.eval(ctx, voteScript, s.voteArgs(user, id, v, s.now().Unix())))
+	t := s.now()
+	args := s.appendVoteRules(s.voteArgs(user, id, v, t.Unix()), t)
+	status, r, err := parseVote(s.eval(ctx, voteScript, args))
 	if err != nil {
 		return VoteResult{}, opErr(op, err)
 	}

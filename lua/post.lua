@@ -9,8 +9,11 @@ local k = {article = ARGV[9], voted = ARGV[10], groups = ARGV[11],
 -- orders: the names of the orders the store keeps (lib.lua ORDERS),
 -- space-separated; the article keeps them, and its window and weight,
 -- for good.
+-- ARGV[15..20]: the rules of Post (lib.lua postRules), for a store that
+-- has them.
 -- Reply: {OK, id, score} | {DUPLICATE, row} when unique is set and a live
--- article has the link.
+-- article has the link, or a rule finds one posted within its span |
+-- {RATE_LIMITED, ms}.
 
 -- Links are recorded only by stores that keep them unique.
 local linkKey = unique and link ~= '' and k.link .. link
@@ -20,6 +23,10 @@ if linkKey then
   if other and redis.call('EXISTS', k.article .. other) == 1 then
     return rows(k.article, scoreKey, {member(other)}, {DUPLICATE})
   end
+end
+local rules, refused = postRules(k, scoreKey, ARGV, 15, link)
+if refused then
+  return refused
 end
 
 -- Every key this script writes is checked before the first write.
@@ -92,5 +99,8 @@ redis.call('HSET', votedKey, '', 0, poster, 1)
 redis.call('EXPIRE', votedKey, window)
 if linkKey then
   redis.call('SET', linkKey, id)
+end
+if rules then
+  postRulesDone(rules, id, unique)
 end
 return {OK, id, score}
