@@ -1,9 +1,13 @@
 package voting
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math/rand"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -345,5 +349,61 @@ func TestRulesOff(t *testing.T) {
 	s, _ = New(&struct{ Pool }{})
 	if args := s.appendPostRules(nil, "p", now); len(args) != 0 {
 		t.Errorf("post rules without rules: %v", args)
+	}
+}
+
+// ruleSets are the options BenchmarkVoteRules and BenchmarkRulesMemory
+// measure: each vote rule alone, all of them, and none. The least karma
+// and the limit are out of reach, so that every vote passes them and
+// does all their work.
+var ruleSets = []struct {
+	name string
+	opts []Option
+}{
+	{"none", nil},
+	{"karma", []Option{WithKarma(1, -1)}},
+	{"karma+cost", []Option{WithKarma(1, -1), WithVoteCost(1, 6)}},
+	{"karma+min", []Option{WithKarma(1, -1), WithMinKarma(-MaxKarma, -MaxKarma)}},
+	{"limit", []Option{WithVoteLimit(1000, time.Hour)}},
+	{"all", []Option{WithKarma(1, -1), WithVoteCost(1, 6), WithMinKarma(-MaxKarma, -MaxKarma),
+		WithVoteLimit(1000, time.Hour), WithPostInterval(time.Millisecond), WithRepostAfter(48 * time.Hour),
+		WithEditWindow(15 * time.Minute)}},
+}
+
+// BenchmarkVoteRules is BenchmarkVote on stores with each set of
+// ruleSets: what karma and the vote rules add to a vote's Redis time.
+func BenchmarkVoteRules(b *testing.B) {
+	const nArticles, nUsers = 1000, 10000
+	users := make([]string, nUsers)
+	for i := range users {
+		users[i] = benchUser(i)
+	}
+	votes := []VoteType{Upvote, Downvote, NoVote}
+	for _, rs := range ruleSets {
+		b.Run(rs.name, func(b *testing.B) {
+			f := fixture(b, "rules-"+rs.name, func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
+			opts := append([]Option{WithKeyPrefix(f.store.keys.prefix), WithClock(f.store.now)}, rs.opts...)
+			s, err := New(f.pool, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			hook(s, f.hooks)
+			var seed atomic.Int64
+			b.SetParallelism(4)
+			b.ReportAllocs()
+			b.ResetTimer()
+			report := measure(b, f)
+			b.RunParallel(func(pb *testing.PB) {
+				r := rand.New(rand.NewSource(seed.Add(1)))
+				for pb.Next() {
+					_, err := s.Vote(context.Background(), users[r.Intn(nUsers)], strconv.Itoa(1+r.Intn(nArticles)), votes[r.Intn(3)])
+					if err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			report()
+		})
 	}
 }
