@@ -337,6 +337,8 @@ func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]V
 // its fields, its place in every ordering and cached group page, its
 // voter records, its group memberships and its link. Afterwards the
 // article is not found anywhere; deleting it again gets [ErrNotFound].
+// The karma its votes earned or cost ([WithKarma]) stays: taking it back
+// would need the article's voter list, which may be huge or expired.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	const op = "delete"
 	if !canonicalID(id) {
