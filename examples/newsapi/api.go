@@ -62,6 +62,8 @@ func (a *api) routes() http.Handler {
 	mux.Handle("GET /groups/{group}", a.handle(a.listGroup))
 	mux.Handle("GET /top", a.handle(a.top))
 	mux.Handle("POST /votes", a.handle(a.voteBatch))
+	mux.Handle("GET /users", a.handle(a.listUsers))
+	mux.Handle("PATCH /articles/{id}", a.handle(a.editArticle))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, pattern := mux.Handler(r); pattern == "" {
 			status := statusRecorder{ResponseWriter: w, code: http.StatusNotFound}
@@ -579,8 +581,8 @@ func jsonType(t reflect.Type) string {
 }
 
 // statusOf maps an error to its HTTP status: the Store's sentinel errors
-// to 404, 409 (voting closed, duplicate link) and 400, an unreadable request to 400 (413 when too
-// large), anything else to 500.
+// to 404, 409 (voting closed, duplicate link), 400, 403 (not allowed) and 429 (rate limited),
+// an unreadable request to 400 (413 when too large), anything else to 500.
 func statusOf(err error) int {
 	switch {
 	case errors.Is(err, errTooLarge):
@@ -594,6 +596,10 @@ func statusOf(err error) int {
 		errors.Is(err, voting.ErrInvalidVote),
 		errors.Is(err, errBadRequest):
 		return http.StatusBadRequest
+	case errors.Is(err, voting.ErrNotAllowed):
+		return http.StatusForbidden
+	case errors.Is(err, voting.ErrRateLimited):
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -601,6 +607,7 @@ func statusOf(err error) int {
 // fail replies with err's status and {"error": message} (clientError).
 func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := a.clientError(r, err)
+	setRetryAfter(w, err)
 	a.reply(w, status, errorBody{msg})
 }
 

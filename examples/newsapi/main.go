@@ -82,6 +82,7 @@ func main() {
 	flag.StringVar(&cfg.prefix, "prefix", "newsapi", "key `prefix` of the store in Redis")
 	flag.DurationVar(&cfg.window, "window", voting.DefaultVoteWindow, "vote window: how long after posting an article takes votes (at least 1s)")
 	flag.BoolVar(&cfg.uniqueLinks, "unique-links", false, "refuse a link a live article has already: POST /articles gets 409 and that article")
+	cfg.rules.register(flag.CommandLine)
 	flag.Parse()
 	logger := log.New(os.Stderr, "newsapi: ", 0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -101,6 +102,7 @@ type config struct {
 	prefix      string        // -prefix
 	window      time.Duration // -window
 	uniqueLinks bool          // -unique-links
+	rules       ruleFlags     // -karma, -vote-limit, ... (rules.go)
 }
 
 // orders are the orders the service offers besides score and time: all
@@ -119,7 +121,7 @@ func (c config) storeOptions(pageSize int) []voting.Option {
 	if c.uniqueLinks {
 		opts = append(opts, voting.WithUniqueLinks())
 	}
-	return opts
+	return append(opts, c.rules.options()...)
 }
 
 // serve serves the API on cfg.addr until ctx is done, then shuts down
