@@ -10,6 +10,10 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/testclock"
 )
 
 // post posts an article by poster with link, failing t on an error.
@@ -406,4 +410,59 @@ func BenchmarkVoteRules(b *testing.B) {
 			report()
 		})
 	}
+}
+
+// BenchmarkRulesMemory reports what karma and the rules keep in Redis,
+// from MEMORY USAGE (SAMPLES 0) of their keys, on the package's real
+// server; b.N does not matter. Karma keeps one entry per user with
+// karma, whatever their votes; a vote log one entry per vote up to the
+// limit; a post interval one key per poster; a repost span one link key
+// per article with a link.
+func BenchmarkRulesMemory(b *testing.B) {
+	const nArticles, nUsers = 100, 10000
+	pool := realServer(b).Pool()
+	defer pool.Close()
+	newRuleStore := func(opts ...Option) *Store {
+		opts = append([]Option{WithKeyPrefix(fmt.Sprintf("bench:mem%d", prefixSeq.Add(1))), WithClock(testclock.New(epoch).Now)}, opts...)
+		s, err := New(pool, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	vote := func(s *Store, n int, user func(i int) string, at func(i int) time.Time) {
+		pipe(b, pool, n, func(c redis.Conn, i int) error {
+			t := at(i)
+			args := s.appendVoteRules(s.voteArgs(user(i), strconv.Itoa(1+i%nArticles), Upvote, t.Unix()), t)
+			return voteScript.SendHash(c, args...)
+		})
+	}
+	at := func(i int) time.Time { return epoch.Add(time.Duration(i) * time.Millisecond) }
+
+	// Karma: every voter pays a cost, so every user has an entry.
+	s := newRuleStore(WithKarma(1, -1), WithVoteCost(1, 6))
+	postMany(b, pool, s, nArticles, epoch.Unix()-nArticles, epoch.Unix(), 0, 0)
+	vote(s, nUsers, benchUser, at)
+	users, err := redis.Int64(serverDo(b, pool, "ZCARD", s.keys.karma), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(memoryUsage(b, pool, s.keys.karma))/float64(users), "karma-B/user")
+
+	// Vote limit: one user's log of 1 and of 100 votes.
+	s = newRuleStore(WithVoteLimit(100, time.Hour))
+	postMany(b, pool, s, nArticles, epoch.Unix()-nArticles, epoch.Unix(), 0, 0)
+	vote(s, 1, func(int) string { return "one" }, at)
+	vote(s, 100, func(int) string { return "hundred" }, at)
+	one, hundred := memoryUsage(b, pool, s.keys.voteLog+"one"), memoryUsage(b, pool, s.keys.voteLog+"hundred")
+	b.ReportMetric(float64(one), "votelog-B/user")
+	b.ReportMetric(float64(hundred-one)/99, "votelog-B/vote")
+
+	// Post interval and repost span: their keys after a post.
+	s = newRuleStore(WithPostInterval(15*time.Minute), WithRepostAfter(48*time.Hour))
+	if _, err := s.Post(ctx, benchPoster(1), benchTitle(1), benchLink(1)); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(memoryUsage(b, pool, s.keys.lastPostKey(benchPoster(1)))), "lastpost-B/user")
+	b.ReportMetric(float64(memoryUsage(b, pool, s.keys.link+benchLink(1))), "link-B/article")
 }
