@@ -167,7 +167,7 @@ func (s *Store) editArgs(id, user, title, link string, t time.Time) []interface{
 
 // Edit changes the title and link of the article, for its poster until
 // the edit window ([WithEditWindow]) after its Posted time, on the
-// store's clock. It returns the article as edited. Anyone else, a call
+// store's clock, in one round trip. It returns the article as edited. Anyone else, a call
 // after the window, or a store without WithEditWindow gets
 // [ErrNotAllowed]; an unknown article gets [ErrNotFound]. Title and link
 // are checked as Post checks them. With [WithUniqueLinks] or
@@ -188,9 +188,6 @@ func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article
 	if !canonicalID(id) {
 		return Article{}, notFound(op, id)
 	}
-	if s.rules.edit == 0 {
-		return Article{}, &opError{op: op, err: ErrNotAllowed, detail: "editing is off (WithEditWindow)"}
-	}
 	status, rest, err := decode(s.eval(ctx, editScript, s.editArgs(id, user, title, link, s.now())))
 	if err != nil {
 		return Article{}, opErr(op, err)
@@ -206,8 +203,11 @@ func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article
 		}
 		return list[0], nil
 	case statusNotAllowed:
-		return Article{}, &opError{op: op, err: ErrNotAllowed,
-			detail: fmt.Sprintf("article %q is not %q's to edit, or its edit window has passed", id, user)}
+		detail := fmt.Sprintf("article %q is not %q's to edit, or its edit window has passed", id, user)
+		if s.rules.edit == 0 {
+			detail = "editing is off (WithEditWindow)"
+		}
+		return Article{}, &opError{op: op, err: ErrNotAllowed, detail: detail}
 	}
 	return Article{}, statusErr(op, status, id)
 }
