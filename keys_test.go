@@ -65,6 +65,14 @@ func families(k keys, key string) []string {
 	if rest, ok := strings.CutPrefix(key, k.link); ok && rest != "" && checkText("link", rest, MaxLinkLen, false) == nil {
 		list = append(list, "link")
 	}
+	if key == k.karma {
+		list = append(list, "karma")
+	}
+	for _, f := range []struct{ family, part string }{{"votelog", k.voteLog}, {"lastpost", k.lastPost}} {
+		if rest, ok := strings.CutPrefix(key, f.part); ok && checkName("user", rest) == nil {
+			list = append(list, f.family)
+		}
+	}
 	return list
 }
 
@@ -162,6 +170,7 @@ func FuzzKeys(f *testing.F) {
 		}
 		add("top", k.topBucket+"600:3000000")
 		add("top", k.topBucket+"86400:-1")
+		add("karma", k.karma)
 
 		nameErr := checkName("group name", name)
 		if nameErr != nil && !errors.Is(nameErr, ErrInvalidArgument) {
@@ -171,6 +180,8 @@ func FuzzKeys(f *testing.F) {
 			t.Fatalf("checkName(%q) = %v, but the rules say valid=%v", name, nameErr, validName(name))
 		}
 		if nameErr == nil {
+			add("votelog", k.voteLog+name)
+			add("lastpost", k.lastPostKey(name))
 			add("group", k.groupKey(name))
 			for _, o := range orderings() {
 				add("cache:"+o, k.cacheKey(name, o))
