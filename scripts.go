@@ -2,6 +2,7 @@ package voting
 
 import (
 	_ "embed"
+	"strings"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -69,7 +70,7 @@ func newScript(name string, keyCount int, src string) script {
 var (
 	postScript        = newScript("post", 3, postLua)
 	voteScript        = newScript("vote", 1, voteLua)
-	voteBatchScript   = newScript("vote_batch", 1, voteBatchLua)
+	voteBatchScript   = script{redis.NewScript(1, voteBatchSrc), "vote_batch"}
 	articlesScript    = newScript("articles", 1, articlesLua)
 	pageScript        = newScript("page", 2, pageLua)
 	topSinceScript    = newScript("top_since", 3, topSinceLua)
@@ -211,4 +212,21 @@ func flag(b bool) string {
 		return "1"
 	}
 	return "0"
+}
+
+// voteBatchSrc is vote_batch.lua after lib.lua without their comment
+// lines and blank lines, built once: VoteBatch sends it with EVAL in its
+// pipelines (batch.go), and Redis hashes the body of every EVAL, so a
+// shorter one costs it less (10.6 KB in place of 17.6 KB).
+var voteBatchSrc = compactLua(libLua + voteBatchLua)
+
+// compactLua drops the lines of src that are blank or only a comment.
+func compactLua(src string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(src, "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "--") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }

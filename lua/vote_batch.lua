@@ -7,7 +7,9 @@ local k = {article = ARGV[2], voted = ARGV[3], groups = ARGV[4],
 -- ARGV[8]: n, 0 for a store without vote rules, then ARGV[9..7+n]: the
 -- vote rules (lib.lua readRules).
 local n = tonumber(ARGV[8])
-k.rules = readRules(ARGV, n > 0 and 9 or #ARGV + 1)
+if n > 0 then
+  k.rules = readRules(ARGV, 9)
+end
 -- ARGV[9+n..]: id, user, vote, for each ballot.
 -- Reply: {OK, one vote.lua reply per ballot}; a ballot that fails (a
 -- foreign value at one of its article's keys) gets the error reply
