@@ -10,7 +10,8 @@ import (
 // VoteBatch applies up to [MaxBatch] ballots in order, in one round trip,
 // for consumers of vote queues. Each ballot counts exactly as a Vote would,
 // and gets what Vote would return, its error included ([ErrNotFound],
-// [ErrVotingClosed], [ErrInvalidVote], [ErrInvalidArgument]): two ballots of one
+// [ErrVotingClosed], [ErrInvalidVote], [ErrInvalidArgument], and the
+// store's rules' [ErrNotAllowed] and [ErrRateLimited]): two ballots of one
 // user on one article leave the second in place. The error return is for
 // the call as a whole (the pool, the connection, the context, too many
 // ballots); a call that fails so may have applied any prefix of the
@@ -52,6 +53,8 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 		}
 		status, r, err := parseVote(reply, nil)
 		switch {
+		case status == statusRateLimited && err != nil: // this ballot's retry-after
+			results[i].Err = opErr("vote", err)
 		case err != nil:
 			return nil, opErr(op, err)
 		case status != statusOK:
@@ -77,12 +80,13 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	now := s.now().Unix()
+	t := s.now()
+	now, rules := t.Unix(), s.voteBatchRules(t)
 	chunks, step := 0, s.ballotsPerScript()
 	for i := 0; i < len(ballots); i += step {
 		chunk := ballots[i:min(i+step, len(ballots))]
-		args := s.voteBatchArgs(chunk, now)
-		if err := c.Send("EVAL", append([]interface{}{voteBatchScript.source, 1}, args...)...); err != nil {
+		args := s.voteBatchArgs(chunk, now, rules)
+		if err := c.Send("EVAL", append([]interface{}{voteBatchSrc, 1}, args...)...); err != nil {
 			return nil, err
 		}
 		chunks++

@@ -78,6 +78,35 @@
 // A store without the option keeps no pages and does no extra work per
 // vote or post.
 //
+// # Karma and rules
+//
+// [WithKarma] keeps each user's karma, which every vote on their articles
+// moves in the same script as the vote; [Store.Karma] reads it and
+// [Store.TopUsers] lists users by it. [WithVoteCost] makes each standing
+// vote cost the voter karma, given back when the vote is cancelled. A
+// poster's vote on their own article moves no karma and costs nothing. At
+// all times, under any interleaving of votes, a user's karma is
+//
+//	Karma = Σ perUpvote or perDownvote over the standing votes of others on their articles
+//	      − Σ the cost of their own standing votes on others' articles
+//
+// Switching and cancelling move it back exactly, and once an article's
+// voting closes its votes' karma stays. Deleting or pruning an article
+// leaves the karma its votes earned: taking it back would need the
+// article's voter list, which may be huge or already expired.
+//
+// The rules that protect a site are decided inside the script of the call
+// they guard, so concurrent requests cannot get past them, and a refused
+// call changes nothing: [WithMinKarma] ([ErrNotAllowed] for a vote from a
+// user with too little karma), [WithVoteLimit] (at most n votes that
+// change something in any span of a given length: [ErrRateLimited]),
+// [WithPostInterval] ([ErrRateLimited] for a post too soon after the
+// poster's last), [WithRepostAfter] ([ErrDuplicate] for a link posted
+// within a span) and [WithEditWindow] ([Store.Edit] by the poster only,
+// within a span of posting). [RetryAfter] tells a rate-limited caller how
+// long to wait. Every one is off unless its option is given; a store
+// without the vote rules does no extra work per vote.
+//
 // # Time
 //
 // The store's clock (time.Now unless [WithClock]) dates posts and decides
@@ -94,6 +123,17 @@
 //
 // [Store.TopSince] counts its period on the store's clock, against the
 // post times the stores wrote.
+//
+// The rules run on the store's clock too, to the millisecond: a vote
+// limit against the times of the user's last votes, a post interval
+// against the poster's last post, and the repost and edit spans from the
+// article's Posted time (whole seconds). The keys they read expire on
+// Redis's clock, so that idle users cost nothing, but only twice the
+// rule's span and a minute after their last write: a Redis clock running
+// ahead can only make them outlive their use, which refuses a call early,
+// never let one through that the rule refuses. The vote log keeps the
+// user's last n vote times whatever the clock that wrote them, so stores
+// whose clocks disagree cannot clear each other's votes.
 //
 // # Key layout
 //
@@ -117,11 +157,19 @@
 //	{voting}:cache:<ordering>:<name>  zset    the group's members in an ordering, and a
 //	                                          marker at -inf; expires unread
 //	{voting}:link:<link>              string  the id of the live article with that link
-//	                                          (WithUniqueLinks)
+//	                                          (WithUniqueLinks; with WithRepostAfter alone,
+//	                                          expires twice its span and a minute after)
 //	{voting}:submitted:<user>         zset    member -> post time, the user's latest
 //	                                          1,000 posts (WithUserPages)
 //	{voting}:upvoted:<user>           zset    member -> time of the upvote, the user's
 //	                                          latest 1,000 upvotes (WithUserPages)
+//	{voting}:karma                    zset    user -> minus karma (WithKarma), so that
+//	                                          ZRANGE lists the highest first, ties by name
+//	{voting}:votelog:<user>           zset    "<ms>:<n>" -> ms, the times of the user's last
+//	                                          n votes (WithVoteLimit); expires twice its
+//	                                          span and a minute after the last
+//	{voting}:lastpost:<user>          string  the time in ms of the user's last post
+//	                                          (WithPostInterval); expires as votelog does
 //
 // A member is an article id prefixed by its number of digits as a letter
 // ("a7", "b42", "c100"), so that members of equal value sort by id as
@@ -276,8 +324,9 @@
 // # Errors
 //
 // Errors wrap one of [ErrNotFound], [ErrVotingClosed], [ErrInvalidVote],
-// [ErrInvalidArgument] and [ErrDuplicate], or the error of the pool or
-// connection; check them with errors.Is. They read "voting: <operation>:
+// [ErrInvalidArgument], [ErrDuplicate], [ErrNotAllowed] and
+// [ErrRateLimited], or the error of the pool or connection; check them
+// with errors.Is. They read "voting: <operation>:
 // <what>: <detail>", as in `voting: vote: article not found: "9"`. Input
 // is validated before Redis is touched; any string that is not an id the
 // store issues is not found. A voter record that holds anything but a
@@ -298,4 +347,11 @@
 //	WithUniqueLinks        off
 //	WithUserPages          off
 //	WithReadPool           none        not nil; Redis 7.0 or later
+//	WithKarma              off         each within ±MaxKarmaPoints
+//	WithVoteCost           off         needs WithKarma; each within ±MaxKarmaPoints
+//	WithMinKarma           off         needs WithKarma; each within ±MaxKarma
+//	WithVoteLimit          off         n 1 to MaxVoteLimit, per >= 1 ms
+//	WithPostInterval       off         >= 1 ms
+//	WithRepostAfter        off         >= 1 s
+//	WithEditWindow         off         >= 1 s
 package voting

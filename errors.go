@@ -25,6 +25,14 @@ var (
 	// ErrDuplicate means Post, with [WithUniqueLinks], found a live article
 	// with the same link; Post returns that article with it.
 	ErrDuplicate = errors.New("voting: duplicate link")
+	// ErrNotAllowed means a rule of the store forbids the call: a vote
+	// from a user with less karma than [WithMinKarma] asks, or an Edit by
+	// anyone but the poster or after the edit window ([WithEditWindow]).
+	ErrNotAllowed = errors.New("voting: not allowed")
+	// ErrRateLimited means the user has reached a rate limit of the store
+	// ([WithVoteLimit], [WithPostInterval]); [RetryAfter] tells how long
+	// until the call would pass.
+	ErrRateLimited = errors.New("voting: rate limited")
 )
 
 // opError is an error of one operation of the store: "voting: <op>: <err>",

@@ -957,3 +957,120 @@ type clusterStandIn struct{ StartupNodes []string }
 func (c *clusterStandIn) Get() redis.Conn {
 	return errorConn{errors.New("clusterStandIn: a stand-in for redisc.Cluster")}
 }
+
+// Karma, lamernews style: an upvote gives the poster 1 and costs the
+// voter 1, a downvote takes 1 and costs 6, and a vote on one's own
+// article moves nothing.
+func ExampleStore_Karma() {
+	ctx := context.Background()
+	store, done := exampleStore(nil, voting.WithKarma(1, -1), voting.WithVoteCost(1, 6))
+	defer done()
+
+	a, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, b := range []voting.Ballot{{User: "bob", ID: a.ID, Vote: voting.Upvote}, {User: "carol", ID: a.ID, Vote: voting.Downvote}} {
+		if _, err := store.Vote(ctx, b.User, b.ID, b.Vote); err != nil {
+			log.Fatal(err)
+		}
+	}
+	for _, user := range []string{"alice", "bob", "carol", "dave"} {
+		k, err := store.Karma(ctx, user)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(user, k)
+	}
+	// Output:
+	// alice 0
+	// bob -1
+	// carol -6
+	// dave 0
+}
+
+// The users with the most karma, highest first, ties by name.
+func ExampleStore_TopUsers() {
+	ctx := context.Background()
+	store, done := exampleStore(nil, voting.WithKarma(1, -1))
+	defer done()
+
+	for _, p := range []struct{ poster, title string }{{"alice", "Redis in Action"}, {"bob", "The Go book"}, {"carol", "SICP"}} {
+		a, err := store.Post(ctx, p.poster, p.title, "")
+		if err != nil {
+			log.Fatal(err)
+		}
+		for _, voter := range []string{"dave", "erin"} {
+			v := voting.Upvote
+			if p.poster == "carol" && voter == "erin" {
+				v = voting.Downvote
+			}
+			if _, err := store.Vote(ctx, voter, a.ID, v); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
+	top, err := store.TopUsers(ctx, 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, u := range top {
+		fmt.Println(u.User, u.Karma)
+	}
+	// Output:
+	// alice 2
+	// bob 2
+	// carol 0
+}
+
+// A poster may fix a typo within the edit window; nobody else may.
+func ExampleStore_Edit() {
+	ctx := context.Background()
+	now := posted
+	store, done := exampleStore(&now, voting.WithEditWindow(15*time.Minute))
+	defer done()
+
+	a, err := store.Post(ctx, "alice", "Redis in Acton", "https://redis.io")
+	if err != nil {
+		log.Fatal(err)
+	}
+	now = now.Add(10 * time.Minute)
+	a, err = store.Edit(ctx, a.ID, "alice", "Redis in Action", "https://redis.io")
+	fmt.Println(a.Title, err)
+	_, err = store.Edit(ctx, a.ID, "bob", "Mine now", "")
+	fmt.Println(errors.Is(err, voting.ErrNotAllowed))
+	now = now.Add(5 * time.Minute)
+	_, err = store.Edit(ctx, a.ID, "alice", "Redis in Action, 2nd ed.", "")
+	fmt.Println(errors.Is(err, voting.ErrNotAllowed))
+	// Output:
+	// Redis in Action <nil>
+	// true
+	// true
+}
+
+// A rate-limited call tells how long to wait: here, at most two votes a
+// minute.
+func ExampleRetryAfter() {
+	ctx := context.Background()
+	now := posted
+	store, done := exampleStore(&now, voting.WithVoteLimit(2, time.Minute))
+	defer done()
+
+	var ids []string
+	for _, title := range []string{"one", "two", "three"} {
+		a, err := store.Post(ctx, "alice", title, "")
+		if err != nil {
+			log.Fatal(err)
+		}
+		ids = append(ids, a.ID)
+	}
+	for _, id := range ids {
+		_, err := store.Vote(ctx, "bob", id, voting.Upvote)
+		fmt.Println(err, voting.RetryAfter(err))
+		now = now.Add(20 * time.Second)
+	}
+	// Output:
+	// <nil> 0s
+	// <nil> 0s
+	// voting: vote: rate limited: retry after 20s 20s
+}

@@ -17,6 +17,8 @@ type keys struct {
 	by, topBucket, article, voted, groupsOf, group, cache, link string
 	// A user's pages (WithUserPages): a user's name is appended.
 	submitted, upvoted string
+	// Karma and the rules (karma.go, rules.go).
+	karma, voteLog, lastPost string
 }
 
 func newKeys(prefix string) keys {
@@ -34,6 +36,9 @@ func newKeys(prefix string) keys {
 		link:      tag + "link:",
 		submitted: tag + "submitted:",
 		upvoted:   tag + "upvoted:",
+		karma:     tag + "karma",
+		voteLog:   tag + "votelog:",
+		lastPost:  tag + "lastpost:",
 	}
 }
 
@@ -75,3 +80,6 @@ func (k keys) pattern() string {
 	}
 	return string(append(p, "}:*"...))
 }
+
+// lastPostKey returns the key of a poster's last post time (WithPostInterval).
+func (k keys) lastPostKey(poster string) string { return k.lastPost + poster }

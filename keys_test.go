@@ -65,7 +65,11 @@ func families(k keys, key string) []string {
 	if rest, ok := strings.CutPrefix(key, k.link); ok && rest != "" && checkText("link", rest, MaxLinkLen, false) == nil {
 		list = append(list, "link")
 	}
-	for _, f := range []struct{ family, part string }{{"submitted", k.submitted}, {"upvoted", k.upvoted}} {
+	if key == k.karma {
+		list = append(list, "karma")
+	}
+	for _, f := range []struct{ family, part string }{{"submitted", k.submitted}, {"upvoted", k.upvoted},
+		{"votelog", k.voteLog}, {"lastpost", k.lastPost}} {
 		if rest, ok := strings.CutPrefix(key, f.part); ok && checkName("user", rest) == nil {
 			list = append(list, f.family)
 		}
@@ -167,6 +171,7 @@ func FuzzKeys(f *testing.F) {
 		}
 		add("top", k.topBucket+"600:3000000")
 		add("top", k.topBucket+"86400:-1")
+		add("karma", k.karma)
 
 		nameErr := checkName("group name", name)
 		if nameErr != nil && !errors.Is(nameErr, ErrInvalidArgument) {
@@ -176,6 +181,8 @@ func FuzzKeys(f *testing.F) {
 			t.Fatalf("checkName(%q) = %v, but the rules say valid=%v", name, nameErr, validName(name))
 		}
 		if nameErr == nil {
+			add("votelog", k.voteLog+name)
+			add("lastpost", k.lastPostKey(name))
 			add("group", k.groupKey(name))
 			for _, o := range orderings() {
 				add("cache:"+o, k.cacheKey(name, o))

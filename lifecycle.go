@@ -12,7 +12,8 @@ import (
 // command runs long however many articles go: it is safe to run while the
 // site runs (a periodic Prune is the store's retention policy), and to
 // interrupt and run again. On an error it returns the count deleted so
-// far with it.
+// far with it. Like Delete, it leaves the karma the articles' votes
+// earned ([WithKarma]).
 func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	const op = "prune"
 	// The last whole second before before.

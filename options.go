@@ -31,7 +31,8 @@ type config struct {
 	uniqueLinks bool
 	userPages   bool
 	readPool    Pool
-	hasReadPool bool // WithReadPool was given, if with nil
+	hasReadPool bool       // WithReadPool was given, if with nil
+	rules       ruleConfig // karma and the rules (rules.go)
 }
 
 func defaultConfig() config {
@@ -159,7 +160,89 @@ func (c *config) validate() error {
 			return fmt.Errorf("%w: unknown order %v", ErrInvalidArgument, o)
 		}
 	}
-	return nil
+	return c.rules.validate()
+}
+
+// WithKarma keeps each user's karma: every vote on an article moves its
+// poster's karma by perUpvote for an upvote and perDownvote for a
+// downvote (WithKarma(1, -1) for Reddit's), in the same script as the
+// vote, and cancelling or switching the vote moves it back exactly. A
+// poster's vote on their own article moves no karma. Karma stays when
+// voting closes, and when the article is deleted or pruned. Default off:
+// a store without it keeps no karma and does no extra work per vote.
+// Values beyond ±[MaxKarmaPoints] are rejected.
+func WithKarma(perUpvote, perDownvote int64) Option {
+	return func(c *config) {
+		c.rules.karma = true
+		c.rules.perUp, c.rules.perDown = perUpvote, perDownvote
+	}
+}
+
+// WithMinKarma makes Vote refuse, with [ErrNotAllowed], an upvote from a
+// user with less karma than toUpvote, and a downvote from one with less
+// than toDownvote (Hacker News: downvotes from 500). Cancelling a vote is
+// always allowed, and so is a poster's vote on their own article. It
+// needs [WithKarma]; New rejects it otherwise, and values beyond
+// ±[MaxKarma]. Default off.
+func WithMinKarma(toUpvote, toDownvote int64) Option {
+	return func(c *config) {
+		c.rules.minKarma = true
+		c.rules.minUp, c.rules.minDown = toUpvote, toDownvote
+	}
+}
+
+// WithVoteCost makes each standing vote cost the voter karma: upvote for
+// an upvote, downvote for a downvote (lamernews: 1 and 6), taken when the
+// vote is cast and given back when it is cancelled or switched. A
+// poster's vote on their own article costs nothing. It needs
+// [WithKarma]; New rejects it otherwise, and values beyond
+// ±[MaxKarmaPoints]. Default off.
+func WithVoteCost(upvote, downvote int64) Option {
+	return func(c *config) {
+		c.rules.cost = true
+		c.rules.costUp, c.rules.costDown = upvote, downvote
+	}
+}
+
+// WithVoteLimit makes Vote and VoteBatch refuse, with [ErrRateLimited],
+// a user's vote that would make more than n votes of theirs in any span
+// of length per, on the store's clock, to the millisecond: ups, downs,
+// switches and cancels that change something count; a vote that changes
+// nothing does not. The store keeps the times of each user's last n
+// votes. n must be from 1 to [MaxVoteLimit] and per at least one
+// millisecond. Default off.
+func WithVoteLimit(n int, per time.Duration) Option {
+	return func(c *config) {
+		c.rules.voteLimit = true
+		c.rules.limit, c.rules.per = n, per
+	}
+}
+
+// WithPostInterval makes Post refuse, with [ErrRateLimited], a user's
+// post within d of their last, on the store's clock, to the millisecond
+// (lamernews: 15 minutes). d must be at least one millisecond. Default
+// off.
+func WithPostInterval(d time.Duration) Option {
+	return func(c *config) { c.rules.postInterval, c.rules.hasInterval = d, true }
+}
+
+// WithRepostAfter makes Post refuse a non-empty link that an article
+// posted within the last d (after its Posted time, whole seconds, on the
+// store's clock) has: it returns that article and an error wrapping
+// [ErrDuplicate], as [WithUniqueLinks] does, and changes nothing. From d
+// after that article's post time the link may be posted again
+// (lamernews: 48 hours). With WithUniqueLinks too, a live article's link
+// stays taken for good. d must be at least one second. Default off.
+func WithRepostAfter(d time.Duration) Option {
+	return func(c *config) { c.rules.repostAfter, c.rules.hasRepost = d, true }
+}
+
+// WithEditWindow lets an article's poster change its title and link with
+// [Store.Edit] until d after its Posted time (whole seconds), on the
+// store's clock (lamernews: 15 minutes). d must be at least one second.
+// Default off: Edit gets [ErrNotAllowed].
+func WithEditWindow(d time.Duration) Option {
+	return func(c *config) { c.rules.editWindow, c.rules.hasEdit = d, true }
 }
 
 // WithReadPool sends the store's reads to pool, which should reach

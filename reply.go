@@ -21,6 +21,9 @@ const (
 	statusBuilding = 4 // a step of a group cache build was done: call again
 	statusLimit    = 5 // the article would be in more than MaxArticleGroups groups
 	statusCorrupt  = 6 // the user's voter record holds neither 1 nor -1
+	// The rules' (rules.go).
+	statusNotAllowed  = 7 // a rule forbids the call
+	statusRateLimited = 8 // a rate limit refuses the call; the ms to wait follow
 )
 
 // errBuilding is the error of statusBuilding: a step of a group cache's
@@ -65,12 +68,14 @@ func scriptError(err error) error {
 
 // statusErrs are the errors of the statuses other than statusOK.
 var statusErrs = map[int64]error{
-	statusNotFound: ErrNotFound,
-	statusClosed:   ErrVotingClosed,
-	statusDup:      ErrDuplicate,
-	statusBuilding: errBuilding,
-	statusLimit:    ErrInvalidArgument,
-	statusCorrupt:  errCorrupt,
+	statusNotFound:    ErrNotFound,
+	statusClosed:      ErrVotingClosed,
+	statusDup:         ErrDuplicate,
+	statusBuilding:    errBuilding,
+	statusLimit:       ErrInvalidArgument,
+	statusCorrupt:     errCorrupt,
+	statusNotAllowed:  ErrNotAllowed,
+	statusRateLimited: ErrRateLimited,
 }
 
 // statusErr returns the error of op for a status other than statusOK
@@ -146,11 +151,15 @@ func parseArticle(row []interface{}, a *Article) error {
 }
 
 // parseVote parses one vote's reply: {status} or, for statusOK,
-// {status, previous, score, up, down}. It reads the fields one by one
+// {status, previous, score, up, down}; for statusRateLimited, {status,
+// ms}, whose error (parseRetry) it returns. It reads the fields one by one
 // rather than with redis.Scan, whose pointer arguments would cost an
 // allocation each on the hottest path.
 func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ error) {
 	status, rest, err := decode(reply, err)
+	if err == nil && status == statusRateLimited {
+		return status, r, parseRetry(rest)
+	}
 	if err != nil || status != statusOK {
 		return status, r, err
 	}

@@ -2,6 +2,7 @@ package voting
 
 import (
 	_ "embed"
+	"strings"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -52,6 +53,12 @@ var (
 	dropLua string
 	//go:embed lua/user_page.lua
 	userPageLua string
+	//go:embed lua/karma.lua
+	karmaLua string
+	//go:embed lua/top_users.lua
+	topUsersLua string
+	//go:embed lua/edit.lua
+	editLua string
 )
 
 // script is one of the store's scripts: a function of the store's
@@ -95,6 +102,9 @@ var (
 	pruneScript       = newScript("prune", 1, pruneLua)
 	dropScript        = newScript("drop", 1, dropLua)
 	userPageScript    = newScript("user_page", 2, userPageLua)
+	karmaScript       = newScript("karma", 1, karmaLua)
+	topUsersScript    = newScript("top_users", 1, topUsersLua)
+	editScript        = newScript("edit", 1, editLua)
 )
 
 // allScripts is every script of the store.
@@ -103,6 +113,7 @@ var allScripts = []script{
 	topSinceScript, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
+	karmaScript, topUsersScript, editScript,
 }
 
 // Work per step of the calls whose work grows with the data: each step
@@ -121,9 +132,9 @@ func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
 		poster, title, link, now, s.window, s.weight, s.orders, flag(s.uniqueLinks),
 		k.article, k.voted, k.groupsOf, k.by, k.topBucket, k.link}
 	if s.userPages {
-		args = append(args, k.submitted, k.upvoted)
+		return append(args, k.submitted, k.upvoted)
 	}
-	return args
+	return append(args, "", "") // post.lua's ARGV[15..16]: no pages, before the rules
 }
 
 // voteArgs is the hottest path: its key and prefixes were boxed once, in
@@ -134,14 +145,16 @@ func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
 	return append(args, s.votePrefixes[1:]...)
 }
 
-// voteBatchArgs lays out ballots, which are valid, for one vote_batch script.
-func (s *Store) voteBatchArgs(ballots []Ballot, now int64) []interface{} {
-	args := make([]interface{}, 0, 2+len(s.votePrefixes)+3*len(ballots))
+// voteBatchArgs lays out ballots, which are valid, for one vote_batch
+// script; rules are the vote rules (Store.voteBatchRules).
+func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) []interface{} {
+	args := make([]interface{}, 0, 2+len(s.votePrefixes)+len(rules)+3*len(ballots))
 	args = append(args, s.votePrefixes[0], now)
 	args = append(args, s.votePrefixes[1:]...)
-	if !s.userPages {
+	if !s.votesCarryPages() {
 		args = append(args, "") // vote_batch.lua's ARGV[8]: no upvoted pages
 	}
+	args = append(args, rules...)
 	for _, b := range ballots {
 		args = append(args, b.ID, b.User, int(b.Vote))
 	}
@@ -262,4 +275,21 @@ func (s *Store) groupRenewArgs(group string, o Order) []interface{} {
 
 func (s *Store) groupsArgs(id string) []interface{} {
 	return []interface{}{s.keys.articleKey(id), s.keys.groupsOfKey(id)}
+}
+
+// voteBatchSrc is the vote_batch script (vote_batch.lua after the lib.lua
+// helpers it uses) without its comment lines and blank lines, built
+// once: VoteBatch sends it with EVAL in its pipelines (batch.go), and
+// Redis hashes the body of every EVAL, so a shorter one costs it less.
+var voteBatchSrc = compactLua(voteBatchScript.source)
+
+// compactLua drops the lines of src that are blank or only a comment.
+func compactLua(src string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(src, "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "--") {
+			b.WriteString(line)
+		}
+	}
+	return b.String()
 }

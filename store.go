@@ -47,8 +47,9 @@ type Store struct {
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
-	funcs        functions // whether the server runs the library (functions.go)
-	readPool     Pool      // the pool of the reads (WithReadPool); nil for none
+	funcs        functions  // whether the server runs the library (functions.go)
+	readPool     Pool       // the pool of the reads (WithReadPool); nil for none
+	rules        storeRules // karma and the rules, for their scripts (rules.go)
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -78,10 +79,16 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		readPool:    c.readPool,
 	}
 	s.votePrefixes = s.keys.votePrefixes()
-	if c.userPages {
-		// vote.lua's ARGV[11]: the upvoted pages, kept by every vote.
-		s.userPages = true
-		s.votePrefixes = append(s.votePrefixes, s.keys.upvoted)
+	s.rules = newRules(c.rules, s.keys)
+	s.userPages = c.userPages
+	if s.votesCarryPages() {
+		// vote.lua's ARGV[11]: the upvoted pages' prefix, kept by every
+		// vote, or '' for none, before the rules.
+		upvoted := ""
+		if s.userPages {
+			upvoted = s.keys.upvoted
+		}
+		s.votePrefixes = append(s.votePrefixes, upvoted)
 	}
 	if c.cacheTTL > 0 {
 		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
@@ -111,6 +118,12 @@ type BallotResult struct {
 	VoteResult
 	Err error
 }
+
+// votesCarryPages reports whether the arguments of vote.lua carry the
+// slot of the upvoted pages (ARGV[11]): with WithUserPages, and with vote
+// rules, which follow it. A store with neither sends no more arguments
+// than the vote needs.
+func (s *Store) votesCarryPages() bool { return s.userPages || s.rules.vote != nil }
 
 // formatWeight formats a vote weight for the scripts: plain decimals
 // with a point ("1000000.0", "0.00001"), which every Lua reads: never an

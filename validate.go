@@ -146,3 +146,18 @@ func printable(s string) bool {
 	}
 	return true
 }
+
+// Limits of karma and the rules (WithKarma, WithVoteCost, WithMinKarma,
+// WithVoteLimit). Redis keeps karma as a sorted set's score, a float64,
+// exact for whole numbers up to 2^53.
+const (
+	// MaxKarmaPoints bounds the karma one vote moves or costs
+	// (WithKarma, WithVoteCost): from -MaxKarmaPoints to MaxKarmaPoints.
+	MaxKarmaPoints = 1_000_000
+	// MaxKarma bounds the least karma WithMinKarma may ask: from
+	// -MaxKarma to MaxKarma.
+	MaxKarma = 1 << 50
+	// MaxVoteLimit is the most votes WithVoteLimit may allow per span;
+	// the store keeps the times of each user's last that many votes.
+	MaxVoteLimit = 100_000
+)

@@ -238,6 +238,35 @@ func hostileCases() []hostileCase {
 			hostileCase{"Upvoted: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Upvoted(ctx, n, 1); return err }},
 		)
 	}
+	// Karma and the rules (karma.go, rules.go).
+	cases = append(cases,
+		hostileCase{"Karma: key syntax name", nil, func(t *testing.T, s *Store) error {
+			k, err := s.Karma(ctx, "{other}")
+			if err == nil && k != 0 {
+				t.Errorf("Karma = %d, want 0", k)
+			}
+			return err
+		}},
+		hostileCase{"TopUsers: page 0", bad, func(t *testing.T, s *Store) error { _, err := s.TopUsers(ctx, 0); return err }},
+		hostileCase{"TopUsers: page MaxInt", nil, func(t *testing.T, s *Store) error {
+			list, err := s.TopUsers(ctx, math.MaxInt)
+			if err == nil && len(list) != 0 {
+				t.Errorf("%d users, want none", len(list))
+			}
+			return err
+		}},
+		hostileCase{"Edit: title of MaxTitleLen+1", bad, func(t *testing.T, s *Store) error {
+			_, err := s.Edit(ctx, "1", "alice", strings.Repeat("x", MaxTitleLen+1), "")
+			return err
+		}},
+	)
+	for _, n := range badNames {
+		q := fmt.Sprintf("%.20q", n)
+		cases = append(cases,
+			hostileCase{"Karma: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Karma(ctx, n); return err }},
+			hostileCase{"Edit: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Edit(ctx, "1", n, "t", ""); return err }},
+		)
+	}
 	// Every method about one article: a malformed id of any length is not found.
 	for _, m := range methods {
 		if !m.one {

@@ -28,7 +28,10 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 // vote weight. The poster may later change or cancel that vote. Title
 // must not be blank; link may be empty; both are stored byte for byte.
 // With [WithUniqueLinks], a link a live article has already gets that
-// article and an error wrapping [ErrDuplicate].
+// article and an error wrapping [ErrDuplicate]; so does, with
+// [WithRepostAfter], a link an article posted within its span has. With
+// [WithPostInterval], a post too soon after the poster's last gets
+// [ErrRateLimited] ([RetryAfter]).
 //
 // A Post whose reply is lost may or may not have posted; without
 // WithUniqueLinks a retry may post the article twice.
@@ -43,8 +46,10 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 	if err := checkText("link", link, MaxLinkLen, false); err != nil {
 		return Article{}, opErr(op, err)
 	}
-	posted := s.now().Unix()
-	status, rest, err := decode(s.eval(ctx, postScript, s.postArgs(poster, title, link, posted)))
+	t := s.now()
+	posted := t.Unix()
+	args := s.appendPostRules(s.postArgs(poster, title, link, posted), poster, t)
+	status, rest, err := decode(s.eval(ctx, postScript, args))
 	if err != nil {
 		return Article{}, opErr(op, err)
 	}
@@ -61,6 +66,8 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 			return Article{}, opErr(op, fmt.Errorf("duplicate reply: %v", err))
 		}
 		return list[0], &opError{op: op, err: ErrDuplicate, detail: fmt.Sprintf("%q is article %q", link, list[0].ID)}
+	case statusRateLimited:
+		return Article{}, opErr(op, parseRetry(rest))
 	}
 	return Article{}, statusErr(op, status, "")
 }
@@ -224,7 +231,11 @@ func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) 
 // and [ErrVotingClosed] once voting has closed: the store's clock passed the
 // article's close, or its voter records expired. A voter record holding
 // anything but a vote (written by hand) gets an error that wraps none of
-// the sentinels, and the vote changes nothing.
+// the sentinels, and the vote changes nothing. With [WithKarma] the vote
+// moves the poster's karma (and, with [WithVoteCost], the voter's); with
+// [WithMinKarma] a voter with too little karma gets [ErrNotAllowed], and
+// with [WithVoteLimit] one over the limit gets [ErrRateLimited]
+// ([RetryAfter]). A refused vote changes nothing.
 func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResult, error) {
 	const op = "vote"
 	if err := checkBallot(user, id, v); err != nil {
@@ -233,7 +244,9 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 	if !canonicalID(id) {
 		return VoteResult{}, notFound(op, id)
 	}
-	status, r, err := parseVote(s.eval(ctx, voteScript, s.voteArgs(user, id, v, s.now().Unix())))
+	t := s.now()
+	args := s.appendVoteRules(s.voteArgs(user, id, v, t.Unix()), t)
+	status, r, err := parseVote(s.eval(ctx, voteScript, args))
 	if err != nil {
 		return VoteResult{}, opErr(op, err)
 	}
@@ -328,6 +341,8 @@ func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]V
 // its fields, its place in every ordering and cached group page, its
 // voter records, its group memberships and its link. Afterwards the
 // article is not found anywhere; deleting it again gets [ErrNotFound].
+// The karma its votes earned or cost ([WithKarma]) stays: taking it back
+// would need the article's voter list, which may be huge or expired.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	const op = "delete"
 	if !canonicalID(id) {

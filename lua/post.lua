@@ -6,13 +6,19 @@ local now, window, weight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[
 local orders, unique = ARGV[7], ARGV[8] == '1'
 local k = {article = ARGV[9], voted = ARGV[10], groups = ARGV[11],
   by = ARGV[12], bucket = ARGV[13], link = ARGV[14]}
--- With WithUserPages only: the prefixes of the poster's pages.
-k.submitted, k.upvoted = ARGV[15], ARGV[16]
+-- ARGV[15..16]: the prefixes of the poster's pages (WithUserPages), or
+-- '' for a store without them.
+if ARGV[15] ~= '' then
+  k.submitted, k.upvoted = ARGV[15], ARGV[16]
+end
 -- orders: the names of the orders the store keeps (lib.lua ORDERS),
 -- space-separated; the article keeps them, and its window and weight,
 -- for good.
+-- ARGV[17..22]: the rules of Post (lib.lua postRules), for a store that
+-- has them.
 -- Reply: {OK, id, score} | {DUPLICATE, row} when unique is set and a live
--- article has the link.
+-- article has the link, or a rule finds one posted within its span |
+-- {RATE_LIMITED, ms}.
 
 -- Links are recorded only by stores that keep them unique.
 local linkKey = unique and link ~= '' and k.link .. link
@@ -22,6 +28,10 @@ if linkKey then
   if other and redis.call('EXISTS', k.article .. other) == 1 then
     return rows(k.article, scoreKey, {member(other)}, {DUPLICATE})
   end
+end
+local rules, refused = postRules(k, scoreKey, ARGV, 17, link)
+if refused then
+  return refused
 end
 
 -- Every key this script writes is checked before the first write.
@@ -103,5 +113,8 @@ end
 if k.submitted then
   listOn(k.submitted .. poster, ARGV[4], m)
   listOn(k.upvoted .. poster, ARGV[4], m)
+end
+if rules then
+  postRulesDone(rules, id, unique)
 end
 return {OK, id, score}

@@ -46,8 +46,9 @@ type api struct {
 	pageSize int         // the store's page size (voting.WithPageSize), for the number of pages
 	log      *log.Logger // where server-side failures are logged
 	// userPages is set when the store keeps users' pages
-	// (-user-pages, voting.WithUserPages).
-	userPages bool
+	// (-user-pages, voting.WithUserPages), karma when it keeps karma
+	// (-karma, voting.WithKarma).
+	userPages, karma bool
 }
 
 // routes returns the API's handler: one route per Store operation. A
@@ -66,6 +67,8 @@ func (a *api) routes() http.Handler {
 	mux.Handle("GET /top", a.handle(a.top))
 	mux.Handle("POST /votes", a.handle(a.voteBatch))
 	mux.Handle("GET /users/{name}", a.handle(a.getUser))
+	mux.Handle("GET /users", a.handle(a.listUsers))
+	mux.Handle("PATCH /articles/{id}", a.handle(a.editArticle))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, pattern := mux.Handler(r); pattern == "" {
 			status := statusRecorder{ResponseWriter: w, code: http.StatusNotFound}
@@ -320,18 +323,25 @@ func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) error {
 // user is a user as GET /users/{name} shows them.
 type user struct {
 	Name string `json:"user"`
-	// Karma goes here, from the karma branch.
-
+	// The user's karma: with -karma only.
+	Karma *int64 `json:"karma,omitempty"`
 	// The first page of the user's posts, newest first, and of the
 	// articles they upvoted, latest first: with -user-pages only.
 	Submitted *[]article `json:"submitted,omitempty"`
 	Upvoted   *[]article `json:"upvoted,omitempty"`
 }
 
-// GET /users/{name}: the user and, with -user-pages, the first page of
-// their submitted and upvoted articles.
+// GET /users/{name}: the user, their karma with -karma, and, with
+// -user-pages, the first page of their submitted and upvoted articles.
 func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
 	u := user{Name: r.PathValue("name")}
+	if a.karma {
+		karma, err := a.store.Karma(r.Context(), u.Name)
+		if err != nil {
+			return err
+		}
+		u.Karma = &karma
+	}
 	if a.userPages {
 		submitted, err := a.store.Submitted(r.Context(), u.Name, 1)
 		if err != nil {
@@ -614,8 +624,8 @@ func jsonType(t reflect.Type) string {
 }
 
 // statusOf maps an error to its HTTP status: the Store's sentinel errors
-// to 404, 409 (voting closed, duplicate link) and 400, an unreadable request to 400 (413 when too
-// large), anything else to 500.
+// to 404, 409 (voting closed, duplicate link), 400, 403 (not allowed) and 429 (rate limited),
+// an unreadable request to 400 (413 when too large), anything else to 500.
 func statusOf(err error) int {
 	switch {
 	case errors.Is(err, errTooLarge):
@@ -629,6 +639,10 @@ func statusOf(err error) int {
 		errors.Is(err, voting.ErrInvalidVote),
 		errors.Is(err, errBadRequest):
 		return http.StatusBadRequest
+	case errors.Is(err, voting.ErrNotAllowed):
+		return http.StatusForbidden
+	case errors.Is(err, voting.ErrRateLimited):
+		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError
 }
@@ -636,6 +650,7 @@ func statusOf(err error) int {
 // fail replies with err's status and {"error": message} (clientError).
 func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg := a.clientError(r, err)
+	setRetryAfter(w, err)
 	a.reply(w, status, errorBody{msg})
 }
 

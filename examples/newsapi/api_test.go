@@ -59,12 +59,12 @@ func newTestAPI(t *testing.T, cfg config) *testAPI {
 }
 
 // newTestAPIOn serves store; cfg, if given, sets the API's own settings
-// (-user-pages).
+// (-user-pages, -karma).
 func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock, cfg ...config) *testAPI {
 	var logged bytes.Buffer
 	a := &api{store: store, pageSize: testPageSize, log: log.New(&logged, "", 0)}
 	for _, c := range cfg {
-		a.userPages = c.userPages
+		a.userPages, a.karma = c.userPages, c.rules.karma != nil
 	}
 	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged}
 }
@@ -614,13 +614,13 @@ func TestErrors(t *testing.T) {
 		// The mux's own answers, as JSON.
 		{404, "not found", "GET", "/nowhere", ""},
 		{404, "not found", "GET", "/articles/1/comments", ""},
-		{405, "method not allowed", "PATCH", "/articles/1", ""},
+		{405, "method not allowed", "PUT", "/articles/1", ""},
 		{405, "method not allowed", "POST", "/groups/redis", ""},
 	} {
 		ta.fails(tc.status, tc.msg, tc.method, tc.target, tc.body)
 	}
 	rec := httptest.NewRecorder()
-	ta.handler.ServeHTTP(rec, httptest.NewRequest("PATCH", "/articles/1", nil))
+	ta.handler.ServeHTTP(rec, httptest.NewRequest("PUT", "/articles/1", nil))
 	if allow := rec.Header().Get("Allow"); !strings.Contains(allow, "DELETE") || !strings.Contains(allow, "GET") {
 		t.Errorf("405 without an Allow header: %q", allow)
 	}
@@ -741,10 +741,86 @@ func TestUserPages(t *testing.T) {
 	ta.fails(http.StatusBadRequest, "user is longer", "GET", "/users/"+strings.Repeat("u", voting.MaxNameLen+1), "")
 	ta.fails(http.StatusBadRequest, "user is blank", "GET", "/users/%20", "")
 
+	// With -karma too: the user's karma.
+	both := newTestAPI(t, config{userPages: true, rules: ruleFlags{karma: &[2]int64{1, -1}}})
+	a := both.post("first")
+	both.must(http.StatusOK, "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"up"}`)
+	if v := both.must(http.StatusOK, "GET", "/users/alice", ""); v["karma"] != 1.0 || listOf(v, "submitted") != a {
+		t.Errorf("GET /users/alice with -karma: %v", v)
+	}
+	if v := both.must(http.StatusOK, "GET", "/users/nobody", ""); v["karma"] != 0.0 {
+		t.Errorf("GET /users/nobody with -karma: %v", v)
+	}
+
 	// Without -user-pages: the user alone.
 	plain := newTestAPI(t, config{})
 	plain.post("first")
 	if v := plain.must(http.StatusOK, "GET", "/users/alice", ""); len(v) != 1 || v["user"] != "alice" {
 		t.Errorf("GET /users/alice without -user-pages: %v", v)
+	}
+}
+
+// GET /users lists users by karma; -karma and -vote-cost set the points.
+func TestUsers(t *testing.T) {
+	ta := newTestAPI(t, config{rules: ruleFlags{karma: &[2]int64{1, -1}, voteCost: &[2]int64{0, 1}}})
+	a := ta.post("A")
+	for _, v := range []string{`{"user":"bob","vote":"up"}`, `{"user":"carol","vote":"up"}`, `{"user":"dave","vote":"down"}`} {
+		ta.must(http.StatusOK, "PUT", "/articles/"+a+"/vote", v)
+	}
+	v := ta.must(http.StatusOK, "GET", "/users", "")
+	if got := fmt.Sprint(v); got != "map[page:1 users:[map[karma:1 user:alice] map[karma:-1 user:dave]]]" {
+		t.Errorf("GET /users: %s", got)
+	}
+	v = ta.must(http.StatusOK, "GET", "/users?page=2", "")
+	if got := fmt.Sprint(v); got != "map[page:2 users:[]]" {
+		t.Errorf("GET /users?page=2: %s", got)
+	}
+	ta.fails(http.StatusBadRequest, "page", "GET", "/users?page=0", "")
+	ta.fails(http.StatusBadRequest, "page", "GET", "/users?page=x", "")
+}
+
+// PATCH /articles/{id} edits within -edit-window, for the poster only.
+func TestEditArticle(t *testing.T) {
+	ta := newTestAPI(t, config{uniqueLinks: true, rules: ruleFlags{editWindow: 15 * time.Minute}})
+	a := ta.post("A") // a minute passes
+	other := ta.must(http.StatusCreated, "POST", "/articles", `{"poster":"bob","title":"B","link":"https://b"}`)
+	v := ta.must(http.StatusOK, "PATCH", "/articles/"+a, `{"user":"alice","title":"A2","link":"https://a"}`)
+	if v["title"] != "A2" || v["link"] != "https://a" {
+		t.Errorf("PATCH: %v", v)
+	}
+	ta.fails(http.StatusForbidden, "not allowed", "PATCH", "/articles/"+a, `{"user":"bob","title":"mine"}`)
+	ta.fails(http.StatusNotFound, "not found", "PATCH", "/articles/99", `{"user":"alice","title":"x"}`)
+	ta.fails(http.StatusBadRequest, "title", "PATCH", "/articles/"+a, `{"user":"alice","title":""}`)
+	code, v := ta.do("PATCH", "/articles/"+a, `{"user":"alice","title":"A3","link":"https://b"}`)
+	if art, _ := v["article"].(map[string]any); code != http.StatusConflict || art["id"] != other["id"] {
+		t.Errorf("PATCH to a taken link: %d %v", code, v)
+	}
+	ta.clock.Add(14 * time.Minute)
+	ta.fails(http.StatusForbidden, "not allowed", "PATCH", "/articles/"+a, `{"user":"alice","title":"late"}`)
+}
+
+// -vote-limit and -post-interval answer 429 with Retry-After; -min-karma 403.
+func TestRateLimits(t *testing.T) {
+	ta := newTestAPI(t, config{rules: ruleFlags{
+		karma: &[2]int64{1, -1}, minKarma: &[2]int64{0, 10},
+		voteLimit: 1, votePer: time.Hour, postInterval: 90 * time.Second,
+	}})
+	a := ta.post("A")
+	ta.must(http.StatusOK, "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"up"}`)
+	retry := func(want int, wantRetry, method, target, body string) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		ta.handler.ServeHTTP(rec, httptest.NewRequest(method, target, strings.NewReader(body)))
+		if rec.Code != want || rec.Header().Get("Retry-After") != wantRetry {
+			t.Errorf("%s %s: %d, Retry-After %q: %s; want %d, %q", method, target, rec.Code, rec.Header().Get("Retry-After"), rec.Body, want, wantRetry)
+		}
+	}
+	retry(http.StatusTooManyRequests, "3600", "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"none"}`)
+	retry(http.StatusForbidden, "", "PUT", "/articles/"+a+"/vote", `{"user":"carol","vote":"down"}`)
+	// ta.post moved the clock a minute: 30 s to wait, and a ballot of
+	// POST /votes gets 429 in its result.
+	retry(http.StatusTooManyRequests, "30", "POST", "/articles", `{"poster":"alice","title":"B"}`)
+	if res := ta.votes(`[{"user":"bob","id":"` + a + `","vote":"none"}]`); res[0].Status != http.StatusTooManyRequests {
+		t.Errorf("POST /votes over the limit: %+v", res)
 	}
 }

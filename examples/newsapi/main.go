@@ -83,6 +83,7 @@ func main() {
 	flag.DurationVar(&cfg.window, "window", voting.DefaultVoteWindow, "vote window: how long after posting an article takes votes (at least 1s)")
 	flag.BoolVar(&cfg.uniqueLinks, "unique-links", false, "refuse a link a live article has already: POST /articles gets 409 and that article")
 	flag.BoolVar(&cfg.userPages, "user-pages", false, "keep each user's submitted and upvoted pages: GET /users/{name} shows their first pages")
+	cfg.rules.register(flag.CommandLine)
 	flag.Parse()
 	logger := log.New(os.Stderr, "newsapi: ", 0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -103,6 +104,7 @@ type config struct {
 	window      time.Duration // -window
 	uniqueLinks bool          // -unique-links
 	userPages   bool          // -user-pages
+	rules       ruleFlags     // -karma, -vote-limit, ... (rules.go)
 }
 
 // orders are the orders the service offers besides score and time: all
@@ -124,7 +126,7 @@ func (c config) storeOptions(pageSize int) []voting.Option {
 	if c.userPages {
 		opts = append(opts, voting.WithUserPages())
 	}
-	return opts
+	return append(opts, c.rules.options()...)
 }
 
 // serve serves the API on cfg.addr until ctx is done, then shuts down
@@ -146,7 +148,8 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 		return err
 	}
 	srv := &http.Server{
-		Handler:           (&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages}).routes(),
+		Handler: (&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages,
+			karma: cfg.rules.karma != nil}).routes(),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second,

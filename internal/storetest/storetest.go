@@ -315,6 +315,12 @@ var methods = []struct {
 		_, err := s.Upvoted(ctx, "bob", 1)
 		return err
 	}},
+	{"Karma", func(ctx context.Context, s *store, id string) error { _, err := s.Karma(ctx, "alice"); return err }},
+	{"TopUsers", func(ctx context.Context, s *store, id string) error { _, err := s.TopUsers(ctx, 1); return err }},
+	{"Edit", func(ctx context.Context, s *store, id string) error {
+		_, err := s.Edit(ctx, id, "alice", "edited "+id, "https://example.com/edited/"+id)
+		return err
+	}},
 	{"Delete", func(ctx context.Context, s *store, id string) error { return s.Delete(ctx, id) }},
 	{"Prune", func(ctx context.Context, s *store, id string) error {
 		_, err := s.Prune(ctx, epoch.Add(-time.Hour))
@@ -353,7 +359,8 @@ func RoundTrips(t *testing.T, b Backend) {
 	if b.Trips == nil {
 		t.Skip("the backend counts no round trips")
 	}
-	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages())
+	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages(),
+		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour))
 	warm := func() { // every script loaded, as after a first call of each
 		eachMethod(t, s, func(name string, call func(context.Context) error) {
 			if err := call(context.Background()); err != nil {
@@ -389,7 +396,8 @@ func RoundTrips(t *testing.T, b Backend) {
 // call succeeds, as the store loads its library again, or falls back from
 // NOSCRIPT to EVAL and the server learns the script again.
 func ScriptFlush(t *testing.T, b Backend) {
-	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages())
+	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages(),
+		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour))
 	flush := func() {
 		if _, err := b.Do(t, s.key, "SCRIPT", "FLUSH"); err != nil {
 			t.Error(err)
@@ -459,7 +467,8 @@ func ContextDeadline(t *testing.T, b Backend) {
 	if !b.Real {
 		t.Skip("CLIENT PAUSE needs redis-server")
 	}
-	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages())
+	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages(),
+		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour))
 	a := s.post(t, "alice", "t")
 	const deadline, pause = 100 * time.Millisecond, 600 * time.Millisecond
 	if _, err := b.Do(t, s.key, "CLIENT", "PAUSE", pause.Milliseconds(), "ALL"); err != nil {

@@ -1,0 +1,49 @@
+-- edit.lua: changes an article's title and link, by its poster within
+-- the edit window (Store.Edit, WithEditWindow). Uses lib.lua.
+local scoreKey = KEYS[1]
+local id, user, title, link = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local now, window = tonumber(ARGV[5]), tonumber(ARGV[6])
+local unique, repost, linkTTL = ARGV[7] == '1', tonumber(ARGV[8]), ARGV[9]
+local k = {article = ARGV[10], link = ARGV[11]}
+-- now: the store's clock in ms; window, repost (WithRepostAfter, '' for
+-- off): spans in ms after the article's post time; linkTTL: the TTL in ms
+-- of a link key written without unique.
+-- Reply: {OK, row} | {NOT_FOUND} | {NOT_ALLOWED} | {DUPLICATE, row} when
+-- a live article (posted within repost, without unique) has the new link.
+local articleKey = k.article .. id
+local f = redis.call('HMGET', articleKey, 'poster', 'posted', 'link')
+if not f[2] then
+  return {NOT_FOUND}
+end
+if f[1] ~= user or now >= tonumber(f[2]) * 1000 + window then
+  return {NOT_ALLOWED}
+end
+local old = f[3] or ''
+if link ~= old and (unique or repost) then
+  -- The link's claim follows the change, as Post would make it.
+  local newKey = link ~= '' and k.link .. link
+  local oldKey = old ~= '' and k.link .. old
+  if newKey then
+    expect(newKey, 'string')
+    local other = redis.call('GET', newKey)
+    if other and other ~= id then
+      local posted = redis.call('HGET', k.article .. other, 'posted')
+      if posted and (unique or tonumber(posted) * 1000 + repost > now) then
+        return rows(k.article, scoreKey, {member(other)}, {DUPLICATE})
+      end
+    end
+  end
+  if oldKey then
+    expect(oldKey, 'string')
+    if redis.call('GET', oldKey) == id then
+      redis.call('DEL', oldKey)
+    end
+  end
+  if newKey and unique then
+    redis.call('SET', newKey, id)
+  elseif newKey then
+    redis.call('SET', newKey, id, 'PX', linkTTL)
+  end
+end
+redis.call('HSET', articleKey, 'title', title, 'link', link)
+return rows(k.article, scoreKey, {member(id)}, {OK})
