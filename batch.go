@@ -86,7 +86,7 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 	for i := 0; i < len(ballots); i += step {
 		chunk := ballots[i:min(i+step, len(ballots))]
 		args := s.voteBatchArgs(chunk, now, rules)
-		if err := c.Send("EVAL", append([]interface{}{voteBatchSrc, 1}, args...)...); err != nil {
+		if err := c.Send("EVAL", append([]interface{}{voteBatchScript.source, 1}, args...)...); err != nil {
 			return nil, err
 		}
 		chunks++

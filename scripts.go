@@ -68,14 +68,16 @@ type script struct {
 	*redis.Script        // source
 	name          string // for errors and tests
 	keyCount      int
-	source        string  // src after the lib.lua helpers it uses
+	source        string  // src after the lib.lua helpers it uses, comment lines dropped
 	body          string  // src, which the library wraps
 	readOnly      bool    // writes nothing: flagged no-writes in the library
 	function      *string // its name in the library, set once the library is built
 }
 
 func newScript(name string, keyCount int, src string) script {
-	source := trimLib(libLuaParts, src) + src
+	// Without comment lines: VoteBatch sends its script's source with
+	// EVAL (batch.go), whose body Redis hashes on every call.
+	source := compactLua(trimLib(libLuaParts, src) + src)
 	sc := script{redis.NewScript(keyCount, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
 	registry = append(registry, sc)
 	return sc
@@ -276,12 +278,6 @@ func (s *Store) groupRenewArgs(group string, o Order) []interface{} {
 func (s *Store) groupsArgs(id string) []interface{} {
 	return []interface{}{s.keys.articleKey(id), s.keys.groupsOfKey(id)}
 }
-
-// voteBatchSrc is the vote_batch script (vote_batch.lua after the lib.lua
-// helpers it uses) without its comment lines and blank lines, built
-// once: VoteBatch sends it with EVAL in its pipelines (batch.go), and
-// Redis hashes the body of every EVAL, so a shorter one costs it less.
-var voteBatchSrc = compactLua(voteBatchScript.source)
 
 // compactLua drops the lines of src that are blank or only a comment.
 func compactLua(src string) string {
