@@ -95,12 +95,16 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 	if start < 0 {
 		return []Article{}, nil
 	}
-	args := s.groupPageArgs(group, order, start, stop)
+	// The first call may serve the page by a walk of the store's
+	// ordering; once it replies that a build step was done instead, the
+	// read goes on with build steps alone until the cache is complete.
+	walk := s.walk
 	for {
-		list, err := s.readRows(ctx, op, groupPageScript, args)
+		list, err := s.readRows(ctx, op, groupPageScript, s.groupPageArgs(group, order, start, stop, walk))
 		if !errors.Is(err, errBuilding) {
 			return list, err
 		}
+		walk = 0
 	}
 }
 

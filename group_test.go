@@ -375,6 +375,7 @@ func TestGroupReadDuringBuild(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		const ttl = time.Hour
 		s, clock := newStore(t, b, WithOrders(Top), WithPageSize(200), WithGroupCacheTTL(ttl))
+		s.walk = 0 // the build alone; TestGroupColdPages reads cold pages with walks
 		ref := wholeStore(t, b, s)
 		rng := rand.New(rand.NewSource(7))
 		members := map[string]bool{}
@@ -510,6 +511,7 @@ func TestGroupReadDuringBuild(t *testing.T) {
 func TestGroupColdReadersShareBuild(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
+		s.walk = 0 // the build alone
 		ref := wholeStore(t, b, s)
 		const size, readers = 5 * buildStep, 8
 		ids := make([]string, size)
@@ -723,6 +725,7 @@ func TestGroupBuildOutlivesShortTTL(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		const ttl = time.Millisecond
 		s, _ := newStore(t, b, WithGroupCacheTTL(ttl))
+		s.walk = 0 // the build alone
 		ids := make([]string, 3*buildStep)
 		for i := range ids {
 			ids[i] = strconv.Itoa(1000 + i)
@@ -989,6 +992,7 @@ func TestGroupBuildBound(t *testing.T) {
 	b := newBackend(t, "redis", srv.Addr, nil)
 	const size = 100_000
 	s, _ := newStore(t, b)
+	s.walk = 0 // the build alone; TestGroupColdStepBound bounds a walk's step
 	ids := bigGroupIDs(size)
 	bigGroup(t, b, s, "g", ids)
 	cache := s.keys.cacheKey("g", "score")

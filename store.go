@@ -46,6 +46,9 @@ type Store struct {
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
+	// walk bounds the walk of a cold group page (walkStep; 0 in the tests
+	// of the cache's build alone).
+	walk int
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -73,6 +76,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		enabled:     map[Order]bool{},
 		uniqueLinks: c.uniqueLinks,
 	}
+	s.walk = walkStep
 	s.votePrefixes = s.keys.votePrefixes()
 	if c.cacheTTL > 0 {
 		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
