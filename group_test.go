@@ -1178,3 +1178,178 @@ func BenchmarkGroupBuild(b *testing.B) {
 		})
 	}
 }
+
+// coldData is a store of n articles for BenchmarkGroupCold, written
+// straight into Redis (coldFill): a dense group of every article and a
+// sparse one of 1,000, and voter records on the sparse group's articles,
+// which are in both groups.
+type coldData struct {
+	s      *Store
+	n      int
+	voted  []string // ids of open articles in both groups
+	fillMs float64
+}
+
+var coldSets = map[int]*coldData{}
+
+// coldFill returns the coldData of n articles on be, writing it on first
+// use: article i (from 1) was posted at epoch - i, so ids descend in
+// score and time; every article is in the group "dense", every
+// (n/1000)-th in "sparse" too, and those have voter records, are open
+// until a week after epoch and know their groups, so votes on them move
+// them in both groups' caches.
+func coldFill(b *testing.B, be *backend, n int) *coldData {
+	if d, ok := coldSets[n]; ok {
+		return d
+	}
+	start := time.Now()
+	s, _ := newStore(b, be)
+	every := max(1, n/1000)
+	d := &coldData{s: s, n: n}
+	k := s.keys
+	closes := epoch.Add(DefaultVoteWindow).Unix()
+	pipe(b, be.pool, n, func(c redis.Conn, i int) error {
+		id := strconv.Itoa(i + 1)
+		m := member(id)
+		posted := epoch.Unix() - int64(i+1)
+		groups := 1
+		if (i+1)%every == 0 {
+			groups = 2
+		}
+		// One command counted per article: pipe receives one reply each,
+		// so the rest go in a MULTI whose EXEC is the one counted.
+		c.Send("MULTI")
+		c.Send("ZADD", k.orderingKey("time"), posted, m)
+		c.Send("ZADD", k.orderingKey("score"), posted, m)
+		c.Send("HSET", k.articleKey(id), "title", benchTitle(i+1), "link", benchLink(i+1), "poster", benchPoster(i+1),
+			"posted", posted, "closes", closes, "weight", 432, "orders", "", "up", 0, "down", 0, "groups", groups)
+		c.Send("SADD", k.groupKey("dense"), m)
+		c.Send("SADD", k.groupsOfKey(id), "dense")
+		if groups == 2 {
+			c.Send("SADD", k.groupKey("sparse"), m)
+			c.Send("SADD", k.groupsOfKey(id), "sparse")
+			c.Send("HSET", k.votedKey(id), "", 0)
+			d.voted = append(d.voted, id)
+		}
+		// The replies of MULTI and the queued commands are read here.
+		c.Flush()
+		for j := 0; j < 5+3*(groups-1); j++ {
+			if _, err := c.Receive(); err != nil {
+				return err
+			}
+		}
+		return c.Send("EXEC")
+	})
+	d.fillMs = float64(time.Since(start).Milliseconds())
+	b.Logf("cold data of %d articles written in %v", n, time.Since(start).Round(time.Millisecond))
+	coldSets[n] = d
+	return d
+}
+
+// BenchmarkGroupCold measures issue 21's table: on a redis-server of its
+// own, a store of 10,000, 100,000 and 1,000,000 articles (coldFill),
+// cold reads of page 1 and page 40 of a dense group (every article) and
+// a sparse one (1,000 members) in ScoreDesc, each after dropping the
+// group's cache and waiting until Redis has freed it, while a voter on
+// another connection votes on articles of both groups without pause.
+// It reports the medians of the reads' wall times (page1-ms, page40-ms),
+// the round trips of a read (trips/read), the 99th percentile and the
+// longest of the votes' wall times (vote-p99-ms, vote-max-ms), and the
+// longest command in SLOWLOG (max-cmd-ms, threshold 1 ms). One op is one
+// round: a cold page 1 and a cold page 40. The million-article data
+// (about 1 GB in Redis) is written once per process; run it alone:
+//
+//	go test -run '^$' -bench 'BenchmarkGroupCold' -benchtime 3x -timeout 60m .
+func BenchmarkGroupCold(b *testing.B) {
+	srv := redistest.Start(b)
+	be := newBackend(b, "redis", srv.Addr, nil)
+	be.do(b, "CONFIG", "SET", "lazyfree-lazy-user-del", "yes")
+	loadScripts(b, be.pool)
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		for _, group := range []string{"dense", "sparse"} {
+			b.Run(fmt.Sprintf("articles=%d/group=%s", n, group), func(b *testing.B) {
+				d := coldFill(b, be, n)
+				s := d.s
+				var trips atomic.Int64
+				hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+					if scriptName(cmd, args) == groupPageScript.name {
+						trips.Add(1)
+					}
+					return v, err
+				}})
+				cache := s.keys.cacheKey(group, "score")
+				drop := func() {
+					be.do(b, "UNLINK", cache)
+					for !slices.Contains(info(b, be.pool, "memory"), "lazyfree_pending_objects:0") {
+						time.Sleep(time.Millisecond)
+					}
+				}
+				voter, err := New(be.pool, WithKeyPrefix(s.keys.prefix), WithClock(s.now))
+				if err != nil {
+					b.Fatal(err)
+				}
+				stop := make(chan struct{})
+				done := make(chan []time.Duration)
+				go func() {
+					var took []time.Duration
+					for i := 0; ; i++ {
+						select {
+						case <-stop:
+							done <- took
+							return
+						default:
+						}
+						v := Upvote
+						if i/len(d.voted)%2 == 1 {
+							v = Downvote
+						}
+						t0 := time.Now()
+						if _, err := voter.Vote(ctx, "voter"+strconv.Itoa(i/(2*len(d.voted))%100), d.voted[i%len(d.voted)], v); err != nil {
+							b.Error(err)
+						}
+						took = append(took, time.Since(t0))
+					}
+				}()
+				resetSlowLog(b, be.pool, time.Millisecond)
+				var page1, page40 []time.Duration
+				var reads int64
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					for _, p := range []int{1, 40} {
+						b.StopTimer()
+						drop()
+						b.StartTimer()
+						t0 := time.Now()
+						list := mustGroupPage(b, s, group, ScoreDesc, p)
+						took := time.Since(t0)
+						if len(list) != s.pageSize {
+							b.Fatalf("page %d: %d articles", p, len(list))
+						}
+						reads++
+						if p == 1 {
+							page1 = append(page1, took)
+						} else {
+							page40 = append(page40, took)
+						}
+					}
+				}
+				b.StopTimer()
+				close(stop)
+				votes := <-done
+				slices.Sort(votes)
+				slices.Sort(page1)
+				slices.Sort(page40)
+				ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+				b.ReportMetric(ms(quantile(page1, 0.5)), "page1-ms")
+				b.ReportMetric(ms(quantile(page40, 0.5)), "page40-ms")
+				b.ReportMetric(float64(trips.Load())/float64(reads), "trips/read")
+				b.ReportMetric(ms(quantile(votes, 0.99)), "vote-p99-ms")
+				b.ReportMetric(ms(quantile(votes, 1)), "vote-max-ms")
+				l := longest(slowLog(b, be.pool))
+				b.ReportMetric(ms(l.took), "max-cmd-ms")
+				b.Logf("longest command: %v %s", l.took, l)
+				drop()
+			})
+		}
+	}
+}
