@@ -1596,3 +1596,113 @@ func TestGroupColdPagesWhileChanging(t *testing.T) {
 		}
 	})
 }
+
+// TestGroupColdStepBound reads cold pages of groups of a store of 50,000
+// articles on a redis-server of its own and checks the bounds on each
+// group_page script's work that keep it short, whatever the sizes: it
+// examines at most walkStep members of the store's ordering (the ranges
+// of its ZRANGE and ZREVRANGE calls, which SLOWLOG logs from inside
+// scripts at a threshold of 0), and copies at most about buildStep
+// members into the cache (SSCAN's COUNT is a hint). A dense group's
+// cold page 1 and page 40 are one script each; a sparse group's page 40
+// is out of a walk's reach, and its cache is built in about
+// size/buildStep scripts without one; a group whose
+// members are all at the bottom of the order walks once, gives up, and
+// is built. What a script costs in time is measured by
+// BenchmarkGroupCold, not here: a timed check fails on a busy machine.
+func TestGroupColdStepBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a store of 50,000 articles")
+	}
+	srv := redistest.Start(t)
+	b := newBackend(t, "redis", srv.Addr, nil)
+	const size = 50_000
+	s, _ := newStore(t, b)
+	ids := bigGroupIDs(size) // ids[0] the newest and highest scored
+	bigGroup(t, b, s, "dense", ids)
+	pipe(t, b.pool, size, func(c redis.Conn, i int) error {
+		switch {
+		case i >= size-1000:
+			return c.Send("SADD", s.keys.groupKey("old"), member(ids[i]))
+		case i%50 == 0:
+			return c.Send("SADD", s.keys.groupKey("sparse"), member(ids[i]))
+		}
+		return c.Send("PING")
+	})
+	var scripts []struct{ examined, copied int64 }
+	var cache string
+	var last int64
+	hook(s, &hooks{
+		before: func(cmd string, args []interface{}) error {
+			if scriptName(cmd, args) == groupPageScript.name {
+				resetSlowLog(t, b.pool, 0)
+			}
+			return nil
+		},
+		after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) != groupPageScript.name || err != nil {
+				return v, err
+			}
+			var examined int64
+			for _, e := range slowLog(t, b.pool) {
+				cmd := strings.ToUpper(e.args[0])
+				if (cmd == "ZRANGE" || cmd == "ZREVRANGE") && e.args[1] == s.keys.orderingKey("score") {
+					lo, err1 := strconv.ParseInt(e.args[2], 10, 64)
+					hi, err2 := strconv.ParseInt(e.args[3], 10, 64)
+					if err1 != nil || err2 != nil {
+						t.Fatalf("SLOWLOG entry %v", e.args)
+					}
+					examined += hi - lo + 1
+				}
+			}
+			n, zerr := redis.Int64(b.do(t, "ZCARD", cache), nil)
+			if zerr != nil {
+				t.Fatal(zerr)
+			}
+			scripts = append(scripts, struct{ examined, copied int64 }{examined, n - last})
+			last = n
+			return v, err
+		},
+	})
+	read := func(group string, page int) []Article {
+		t.Helper()
+		cache = s.keys.cacheKey(group, "score")
+		b.do(t, "DEL", cache)
+		scripts, last = nil, 0
+		return mustGroupPage(t, s, group, ScoreDesc, page)
+	}
+	check := func(what string, minScripts, maxScripts int, walked bool) {
+		t.Helper()
+		if len(scripts) < minScripts || len(scripts) > maxScripts {
+			t.Errorf("%s: %d scripts, want %d to %d", what, len(scripts), minScripts, maxScripts)
+		}
+		for i, sc := range scripts {
+			if sc.examined > walkStep {
+				t.Errorf("%s: script %d examined %d members of the ordering, want at most %d", what, i, sc.examined, walkStep)
+			}
+			if sc.copied > 2*buildStep {
+				t.Errorf("%s: script %d copied %d members, want at most about %d", what, i, sc.copied, buildStep)
+			}
+			if (i == 0 && walked) != (sc.examined > 0) {
+				t.Errorf("%s: script %d examined %d members of the ordering", what, i, sc.examined)
+			}
+		}
+	}
+	for _, page := range []int{1, 40} {
+		got := read("dense", page)
+		if want := ids[(page-1)*s.pageSize : page*s.pageSize]; !slices.Equal(idsOf(got), want) {
+			t.Fatalf("dense page %d: %v, want %v", page, idsOf(got), want)
+		}
+		check(fmt.Sprintf("dense page %d", page), 1, 1, true)
+	}
+	// 980 members: page 1 is in reach of a walk, page 40 is not.
+	read("sparse", 1)
+	check("sparse page 1", 1, 1, true)
+	read("sparse", 40)
+	check("sparse page 40", 980/buildStep, 980/buildStep+2, false)
+	got := read("old", 1)
+	if want := ids[size-1000 : size-1000+s.pageSize]; !slices.Equal(idsOf(got), want) {
+		t.Fatalf("old page 1: %v, want %v", idsOf(got), want)
+	}
+	check("old page 1", 1000/buildStep+1, 1000/buildStep+3, true)
+}
