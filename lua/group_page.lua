@@ -86,9 +86,9 @@ local function walkPage(size, total)
       break
     end
     seen = seen + #ms
-    local in_group = redis.call('SMISMEMBER', groupKey, unpack(ms))
+    local inGroup = redis.call('SMISMEMBER', groupKey, unpack(ms))
     for i = 1, #ms do
-      if in_group[i] == 1 then
+      if inGroup[i] == 1 then
         hits[#hits + 1] = ms[i]
         if #hits == need then
           break
