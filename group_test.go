@@ -1180,24 +1180,22 @@ func BenchmarkGroupBuild(b *testing.B) {
 }
 
 // coldData is a store of n articles for BenchmarkGroupCold, written
-// straight into Redis (coldFill): a dense group of every article and a
-// sparse one of 1,000, and voter records on the sparse group's articles,
-// which are in both groups.
+// straight into Redis (coldFill): a dense group of every article, a mid
+// one of every 10th and a sparse one of 1,000, and voter records on the
+// sparse group's articles.
 type coldData struct {
-	s      *Store
-	n      int
-	voted  []string // ids of open articles in both groups
-	fillMs float64
+	s     *Store
+	voted []string // ids of open articles in the sparse group
 }
 
 var coldSets = map[int]*coldData{}
 
 // coldFill returns the coldData of n articles on be, writing it on first
 // use: article i (from 1) was posted at epoch - i, so ids descend in
-// score and time; every article is in the group "dense", every
-// (n/1000)-th in "sparse" too, and those have voter records, are open
-// until a week after epoch and know their groups, so votes on them move
-// them in both groups' caches.
+// score and time; every article is in the group "dense", every 10th in
+// "mid", every (n/1000)-th in "sparse", and those have voter records,
+// are open until a week after epoch and know their groups, so votes on
+// them move them in their groups' caches.
 func coldFill(b *testing.B, be *backend, n int) *coldData {
 	if d, ok := coldSets[n]; ok {
 		return d
@@ -1205,42 +1203,51 @@ func coldFill(b *testing.B, be *backend, n int) *coldData {
 	start := time.Now()
 	s, _ := newStore(b, be)
 	every := max(1, n/1000)
-	d := &coldData{s: s, n: n}
+	d := &coldData{s: s}
 	k := s.keys
 	closes := epoch.Add(DefaultVoteWindow).Unix()
 	pipe(b, be.pool, n, func(c redis.Conn, i int) error {
 		id := strconv.Itoa(i + 1)
 		m := member(id)
 		posted := epoch.Unix() - int64(i+1)
-		groups := 1
-		if (i+1)%every == 0 {
-			groups = 2
+		groups := []string{"dense"}
+		if (i+1)%10 == 0 {
+			groups = append(groups, "mid")
 		}
-		// One command counted per article: pipe receives one reply each,
-		// so the rest go in a MULTI whose EXEC is the one counted.
-		c.Send("MULTI")
-		c.Send("ZADD", k.orderingKey("time"), posted, m)
-		c.Send("ZADD", k.orderingKey("score"), posted, m)
-		c.Send("HSET", k.articleKey(id), "title", benchTitle(i+1), "link", benchLink(i+1), "poster", benchPoster(i+1),
-			"posted", posted, "closes", closes, "weight", 432, "orders", "", "up", 0, "down", 0, "groups", groups)
-		c.Send("SADD", k.groupKey("dense"), m)
-		c.Send("SADD", k.groupsOfKey(id), "dense")
-		if groups == 2 {
-			c.Send("SADD", k.groupKey("sparse"), m)
-			c.Send("SADD", k.groupsOfKey(id), "sparse")
-			c.Send("HSET", k.votedKey(id), "", 0)
+		if (i+1)%every == 0 {
+			groups = append(groups, "sparse")
+		}
+		// pipe counts one reply per article: the article's commands go
+		// in a MULTI whose EXEC is the one counted, and the replies of
+		// MULTI and the queued commands are read here.
+		sent := 0
+		send := func(cmd string, args ...interface{}) {
+			c.Send(cmd, args...)
+			sent++
+		}
+		send("MULTI")
+		send("ZADD", k.orderingKey("time"), posted, m)
+		send("ZADD", k.orderingKey("score"), posted, m)
+		send("HSET", k.articleKey(id), "title", benchTitle(i+1), "link", benchLink(i+1), "poster", benchPoster(i+1),
+			"posted", posted, "closes", closes, "weight", 432, "orders", "", "up", 0, "down", 0, "groups", len(groups))
+		for _, g := range groups {
+			send("SADD", k.groupKey(g), m)
+			send("SADD", k.groupsOfKey(id), g)
+		}
+		if (i+1)%every == 0 {
+			send("HSET", k.votedKey(id), "", 0)
 			d.voted = append(d.voted, id)
 		}
-		// The replies of MULTI and the queued commands are read here.
-		c.Flush()
-		for j := 0; j < 5+3*(groups-1); j++ {
+		if err := c.Flush(); err != nil {
+			return err
+		}
+		for j := 0; j < sent; j++ {
 			if _, err := c.Receive(); err != nil {
 				return err
 			}
 		}
 		return c.Send("EXEC")
 	})
-	d.fillMs = float64(time.Since(start).Milliseconds())
 	b.Logf("cold data of %d articles written in %v", n, time.Since(start).Round(time.Millisecond))
 	coldSets[n] = d
 	return d
@@ -1248,10 +1255,11 @@ func coldFill(b *testing.B, be *backend, n int) *coldData {
 
 // BenchmarkGroupCold measures issue 21's table: on a redis-server of its
 // own, a store of 10,000, 100,000 and 1,000,000 articles (coldFill),
-// cold reads of page 1 and page 40 of a dense group (every article) and
-// a sparse one (1,000 members) in ScoreDesc, each after dropping the
-// group's cache and waiting until Redis has freed it, while a voter on
-// another connection votes on articles of both groups without pause.
+// cold reads of page 1 and page 40 of a dense group (every article), a
+// mid one (every 10th) and a sparse one (1,000 members) in ScoreDesc,
+// each after dropping the group's cache and waiting until Redis has
+// freed it, while a voter on another connection votes without pause on
+// articles of the sparse group, which are in the others too.
 // It reports the medians of the reads' wall times (page1-ms, page40-ms),
 // the round trips of a read (trips/read), the 99th percentile and the
 // longest of the votes' wall times (vote-p99-ms, vote-max-ms), and the
@@ -1266,7 +1274,7 @@ func BenchmarkGroupCold(b *testing.B) {
 	be.do(b, "CONFIG", "SET", "lazyfree-lazy-user-del", "yes")
 	loadScripts(b, be.pool)
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
-		for _, group := range []string{"dense", "sparse"} {
+		for _, group := range []string{"dense", "mid", "sparse"} {
 			b.Run(fmt.Sprintf("articles=%d/group=%s", n, group), func(b *testing.B) {
 				d := coldFill(b, be, n)
 				s := d.s
