@@ -62,9 +62,9 @@
 // group that is a large share of the store walks the store's ordering
 // from the top, keeping the group's members, and does one build step, in
 // one round trip; a read of a smaller group waits for its few steps. A
-// cache nobody reads expires
-// after the group cache TTL ([WithGroupCacheTTL], 60 seconds by default;
-// zero keeps caches for good).
+// cache nobody reads expires after the group cache TTL
+// ([WithGroupCacheTTL], 60 seconds by default; zero keeps caches for
+// good). Group pages need Redis 6.2 or later, for SMISMEMBER and ZMSCORE.
 //
 // # Time
 //
