@@ -56,11 +56,15 @@
 // an order, read from a cached copy of the group in that ordering, which
 // every vote, addition, removal and deletion keeps exact: a group page is
 // always the front page restricted to the group. A cache is built by the
-// first read of the group in an ordering, in steps of a few hundred
-// members, one round trip each, so no command runs long however large the
-// group; concurrent readers share one build. A cache nobody reads expires
-// after the group cache TTL ([WithGroupCacheTTL], 60 seconds by default;
-// zero keeps caches for good).
+// reads of the group in an ordering, in steps of a few hundred members,
+// one round trip each, so no command runs long however large the group;
+// concurrent readers share one build. Until it is complete, a read of a
+// group that is a large share of the store walks the store's ordering
+// from the top, keeping the group's members, and does one build step, in
+// one round trip; a read of a smaller group waits for its few steps. A
+// cache nobody reads expires after the group cache TTL
+// ([WithGroupCacheTTL], 60 seconds by default; zero keeps caches for
+// good). Group pages need Redis 6.2 or later, for SMISMEMBER and ZMSCORE.
 //
 // # A user's pages
 //

@@ -78,12 +78,19 @@ func (s *Store) groups(ctx context.Context, op, id string) ([]string, error) {
 // round trip.
 //
 // It reads a cache of the group's members in the order's ordering, which
-// every vote, addition, removal and deletion keeps current. The first read
-// of a group in an ordering (or the first after the cache expired unread,
-// WithGroupCacheTTL) builds the cache in steps of a few hundred members,
-// one round trip each, so no Redis command runs long however large the
-// group; concurrent readers share one build. An empty or unknown group
-// reads as an empty page. Paging and orders follow Articles.
+// every vote, addition, removal and deletion keeps current. While the
+// cache is missing (the group's first read in an ordering, or the first
+// after it expired unread, WithGroupCacheTTL) or being built, a page of a
+// group that is a large enough share of the store is read in one round
+// trip by walking the store's ordering from the top and keeping the
+// group's members, a few thousand members at most; each such read also
+// builds the cache by one step of a few hundred members. A read that a
+// walk cannot serve (a sparse group, or a deep page of a mid-sized one)
+// builds the cache in such steps, one round trip each, and reads the
+// page from it. Either way the page is the one the complete cache gives,
+// and no Redis command runs long however large the group; concurrent
+// readers share one build. An empty or unknown group reads as an empty
+// page. Paging and orders follow Articles.
 //
 // With a read pool ([WithReadPool]) it reads a built cache there, and
 // reads the page on the primary when the cache there is cold or being
@@ -108,12 +115,16 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 			return list, err
 		}
 	}
-	args := s.groupPageArgs(group, order, start, stop)
+	// The first call may serve the page by a walk of the store's
+	// ordering; once it replies that a build step was done instead, the
+	// read goes on with build steps alone until the cache is complete.
+	walk := s.walk
 	for {
-		list, err := s.readRows(ctx, op, groupPageScript, args)
+		list, err := s.readRows(ctx, op, groupPageScript, s.groupPageArgs(group, order, start, stop, walk))
 		if !errors.Is(err, errBuilding) {
 			return list, err
 		}
+		walk = 0
 	}
 }
 

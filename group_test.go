@@ -375,6 +375,7 @@ func TestGroupReadDuringBuild(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		const ttl = time.Hour
 		s, clock := newStore(t, b, WithOrders(Top), WithPageSize(200), WithGroupCacheTTL(ttl))
+		s.walk = 0 // the build alone; TestGroupColdPages reads cold pages with walks
 		ref := wholeStore(t, b, s)
 		rng := rand.New(rand.NewSource(7))
 		members := map[string]bool{}
@@ -510,6 +511,7 @@ func TestGroupReadDuringBuild(t *testing.T) {
 func TestGroupColdReadersShareBuild(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
+		s.walk = 0 // the build alone
 		ref := wholeStore(t, b, s)
 		const size, readers = 5 * buildStep, 8
 		ids := make([]string, size)
@@ -723,6 +725,7 @@ func TestGroupBuildOutlivesShortTTL(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		const ttl = time.Millisecond
 		s, _ := newStore(t, b, WithGroupCacheTTL(ttl))
+		s.walk = 0 // the build alone
 		ids := make([]string, 3*buildStep)
 		for i := range ids {
 			ids[i] = strconv.Itoa(1000 + i)
@@ -989,6 +992,7 @@ func TestGroupBuildBound(t *testing.T) {
 	b := newBackend(t, "redis", srv.Addr, nil)
 	const size = 100_000
 	s, _ := newStore(t, b)
+	s.walk = 0 // the build alone; TestGroupColdStepBound bounds a walk's step
 	ids := bigGroupIDs(size)
 	bigGroup(t, b, s, "g", ids)
 	cache := s.keys.cacheKey("g", "score")
@@ -1173,4 +1177,540 @@ func BenchmarkGroupBuild(b *testing.B) {
 			be.do(b, "CONFIG", "SET", "lazyfree-lazy-expire", "no")
 		})
 	}
+}
+
+// coldData is a store of n articles for BenchmarkGroupCold, written
+// straight into Redis (coldFill): a dense group of every article, a mid
+// one of every 10th and a sparse one of 1,000, and voter records on the
+// sparse group's articles.
+type coldData struct {
+	s     *Store
+	voted []string // ids of open articles in the sparse group
+}
+
+var coldSets = map[int]*coldData{}
+
+// coldFill returns the coldData of n articles on be, writing it on first
+// use: article i (from 1) was posted at epoch - i, so ids descend in
+// score and time; every article is in the group "dense", every 10th in
+// "mid", every (n/1000)-th in "sparse", and those have voter records,
+// are open until a week after epoch and know their groups, so votes on
+// them move them in their groups' caches.
+func coldFill(b *testing.B, be *backend, n int) *coldData {
+	if d, ok := coldSets[n]; ok {
+		return d
+	}
+	start := time.Now()
+	s, _ := newStore(b, be)
+	every := max(1, n/1000)
+	d := &coldData{s: s}
+	k := s.keys
+	closes := epoch.Add(DefaultVoteWindow).Unix()
+	pipe(b, be.pool, n, func(c redis.Conn, i int) error {
+		id := strconv.Itoa(i + 1)
+		m := member(id)
+		posted := epoch.Unix() - int64(i+1)
+		groups := []string{"dense"}
+		if (i+1)%10 == 0 {
+			groups = append(groups, "mid")
+		}
+		if (i+1)%every == 0 {
+			groups = append(groups, "sparse")
+		}
+		// pipe counts one reply per article: the article's commands go
+		// in a MULTI whose EXEC is the one counted, and the replies of
+		// MULTI and the queued commands are read here.
+		sent := 0
+		send := func(cmd string, args ...interface{}) {
+			c.Send(cmd, args...)
+			sent++
+		}
+		send("MULTI")
+		send("ZADD", k.orderingKey("time"), posted, m)
+		send("ZADD", k.orderingKey("score"), posted, m)
+		send("HSET", k.articleKey(id), "title", benchTitle(i+1), "link", benchLink(i+1), "poster", benchPoster(i+1),
+			"posted", posted, "closes", closes, "weight", 432, "orders", "", "up", 0, "down", 0, "groups", len(groups))
+		for _, g := range groups {
+			send("SADD", k.groupKey(g), m)
+			send("SADD", k.groupsOfKey(id), g)
+		}
+		if (i+1)%every == 0 {
+			send("HSET", k.votedKey(id), "", 0)
+			d.voted = append(d.voted, id)
+		}
+		if err := c.Flush(); err != nil {
+			return err
+		}
+		for j := 0; j < sent; j++ {
+			if _, err := c.Receive(); err != nil {
+				return err
+			}
+		}
+		return c.Send("EXEC")
+	})
+	b.Logf("cold data of %d articles written in %v", n, time.Since(start).Round(time.Millisecond))
+	coldSets[n] = d
+	return d
+}
+
+// BenchmarkGroupCold measures issue 21's table: on a redis-server of its
+// own, a store of 10,000, 100,000 and 1,000,000 articles (coldFill),
+// cold reads of page 1 and page 40 of a dense group (every article), a
+// mid one (every 10th) and a sparse one (1,000 members) in ScoreDesc,
+// each after dropping the group's cache and waiting until Redis has
+// freed it, while a voter on another connection votes without pause on
+// articles of the sparse group, which are in the others too.
+// It reports the medians of the reads' wall times (page1-ms, page40-ms),
+// the round trips of a read (trips/read), the 99th percentile and the
+// longest of the votes' wall times (vote-p99-ms, vote-max-ms), and the
+// longest command in SLOWLOG (max-cmd-ms, threshold 1 ms). One op is one
+// round: a cold page 1 and a cold page 40. The million-article data
+// (about 1 GB in Redis) is written once per process; run it alone:
+//
+//	go test -run '^$' -bench 'BenchmarkGroupCold' -benchtime 3x -timeout 60m .
+func BenchmarkGroupCold(b *testing.B) {
+	srv := redistest.Start(b)
+	be := newBackend(b, "redis", srv.Addr, nil)
+	be.do(b, "CONFIG", "SET", "lazyfree-lazy-user-del", "yes")
+	loadScripts(b, be.pool)
+	for _, n := range []int{10_000, 100_000, 1_000_000} {
+		for _, group := range []string{"dense", "mid", "sparse"} {
+			b.Run(fmt.Sprintf("articles=%d/group=%s", n, group), func(b *testing.B) {
+				d := coldFill(b, be, n)
+				s := d.s
+				var trips atomic.Int64
+				hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+					if scriptName(cmd, args) == groupPageScript.name {
+						trips.Add(1)
+					}
+					return v, err
+				}})
+				cache := s.keys.cacheKey(group, "score")
+				drop := func() {
+					be.do(b, "UNLINK", cache)
+					for !slices.Contains(info(b, be.pool, "memory"), "lazyfree_pending_objects:0") {
+						time.Sleep(time.Millisecond)
+					}
+				}
+				voter, err := New(be.pool, WithKeyPrefix(s.keys.prefix), WithClock(s.now))
+				if err != nil {
+					b.Fatal(err)
+				}
+				stop := make(chan struct{})
+				done := make(chan []time.Duration)
+				go func() {
+					var took []time.Duration
+					for i := 0; ; i++ {
+						select {
+						case <-stop:
+							done <- took
+							return
+						default:
+						}
+						v := Upvote
+						if i/len(d.voted)%2 == 1 {
+							v = Downvote
+						}
+						t0 := time.Now()
+						if _, err := voter.Vote(ctx, "voter"+strconv.Itoa(i/(2*len(d.voted))%100), d.voted[i%len(d.voted)], v); err != nil {
+							b.Error(err)
+						}
+						took = append(took, time.Since(t0))
+					}
+				}()
+				resetSlowLog(b, be.pool, time.Millisecond)
+				var page1, page40 []time.Duration
+				var reads int64
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					for _, p := range []int{1, 40} {
+						b.StopTimer()
+						drop()
+						b.StartTimer()
+						t0 := time.Now()
+						list := mustGroupPage(b, s, group, ScoreDesc, p)
+						took := time.Since(t0)
+						if len(list) != s.pageSize {
+							b.Fatalf("page %d: %d articles", p, len(list))
+						}
+						reads++
+						if p == 1 {
+							page1 = append(page1, took)
+						} else {
+							page40 = append(page40, took)
+						}
+					}
+				}
+				b.StopTimer()
+				close(stop)
+				votes := <-done
+				slices.Sort(votes)
+				slices.Sort(page1)
+				slices.Sort(page40)
+				ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+				b.ReportMetric(ms(quantile(page1, 0.5)), "page1-ms")
+				b.ReportMetric(ms(quantile(page40, 0.5)), "page40-ms")
+				b.ReportMetric(float64(trips.Load())/float64(reads), "trips/read")
+				b.ReportMetric(ms(quantile(votes, 0.99)), "vote-p99-ms")
+				b.ReportMetric(ms(quantile(votes, 1)), "vote-max-ms")
+				l := longest(slowLog(b, be.pool))
+				b.ReportMetric(ms(l.took), "max-cmd-ms")
+				b.Logf("longest command: %v %s", l.took, l)
+				drop()
+			})
+		}
+	}
+}
+
+// coldGroups posts size articles to s, all in the group "dense", every
+// 3rd in "mid" too, every 40th in "sparse", and the oldest 30 in "old",
+// which are the last of the descending orders, then casts votes of every
+// kind; it returns each group's members.
+func coldGroups(t *testing.T, b *backend, s *Store, clock *testclock.Clock, size int) map[string]map[string]bool {
+	t.Helper()
+	groups := map[string]map[string]bool{"dense": {}, "mid": {}, "sparse": {}, "old": {}}
+	ids := postGroup(t, b, s, clock, "dense", size)
+	for i, id := range ids {
+		groups["dense"][id] = true
+		var in []string
+		if i%3 == 0 {
+			in = append(in, "mid")
+		}
+		if i%40 == 0 {
+			in = append(in, "sparse")
+		}
+		if i < 30 {
+			in = append(in, "old")
+		}
+		if len(in) > 0 {
+			if err := s.AddToGroups(ctx, id, in...); err != nil {
+				t.Fatal(err)
+			}
+			for _, g := range in {
+				groups[g][id] = true
+			}
+		}
+	}
+	rng := rand.New(rand.NewSource(21))
+	for i := 0; i < 300; i++ {
+		mustVote(t, s, "u"+strconv.Itoa(rng.Intn(20)), ids[rng.Intn(len(ids))], []VoteType{Upvote, Downvote, NoVote}[rng.Intn(3)])
+	}
+	return groups
+}
+
+// coldPages are the pages TestGroupColdPages reads: the first, the
+// last of Reddit's 1,000 (40 of 25), pages between and past the end.
+var coldPages = []int{1, 2, 7, 39, 40, 41, 60}
+
+// TestGroupColdPages reads cold pages of dense, sparse and in-between
+// groups, and of one whose members are all at the bottom of the
+// descending orders, in every order, with the walk of group_page.lua at
+// its full size and cut to 64 members (so it gives up, and the build
+// serves the page), and checks each against the page of the built
+// cache. Pages are read in a row, so later ones meet caches half built
+// by the earlier ones' steps, which are never read as complete.
+func TestGroupColdPages(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, optionalOrders)
+		groups := coldGroups(t, b, s, clock, 2*buildStep+100)
+		built, err := New(b.pool, WithKeyPrefix(s.keys.prefix), WithClock(s.now), optionalOrders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		built.walk = 0
+		for _, walk := range []int{walkStep, 64} {
+			s.walk = walk
+			for _, g := range []string{"dense", "mid", "sparse", "old"} {
+				for _, order := range everyOrder {
+					name, _ := order.ordering()
+					cache := s.keys.cacheKey(g, name)
+					b.do(t, "DEL", cache)
+					got := map[int][]Article{}
+					for i, p := range coldPages {
+						got[p] = mustGroupPage(t, s, g, order, p)
+						if i == 0 && len(groups[g]) > 2*buildStep {
+							if m, _ := redis.Strings(b.do(t, "ZRANGE", cache, 0, 0), nil); len(m) != 1 || m[0] == "#" {
+								t.Fatalf("walk %d, %s %v: after a cold read of %d members the cache's marker is %q, want a build under way", walk, g, order, len(groups[g]), m)
+							}
+						}
+					}
+					mustGroupPage(t, built, g, order, 1) // completes the build
+					for _, p := range coldPages {
+						if want := mustGroupPage(t, built, g, order, p); !slices.Equal(got[p], want) {
+							t.Fatalf("walk %d, %s %v page %d, cold:\n%v\nbuilt cache:\n%v", walk, g, order, p, idsOf(got[p]), idsOf(want))
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestGroupColdPagesWhileChanging reads cold pages of a dense and a
+// sparse group in every order while, before every script of the reads,
+// another connection votes, posts, adds to the group, removes from it
+// and deletes: each page read is the page of the group after the
+// changes (which the built cache gives, and restrictTo of the store's
+// pages models), and once the reads are done the caches they built are
+// exact. Then the same with the changes made by goroutines on other
+// connections at once, checked once they stop.
+func TestGroupColdPagesWhileChanging(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, optionalOrders)
+		groups := coldGroups(t, b, s, clock, 2*buildStep+100)
+		ref := wholeStore(t, b, s)
+		other, err := New(b.pool, WithKeyPrefix(s.keys.prefix), WithClock(s.now), optionalOrders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewSource(5))
+		var mu sync.Mutex // guards groups and the live ids from the goroutines below
+		live := map[string]bool{}
+		for id := range groups["dense"] {
+			live[id] = true
+		}
+		pick := func(set map[string]bool) string {
+			ids := make([]string, 0, len(set))
+			for id := range set {
+				ids = append(ids, id)
+			}
+			slices.Sort(ids)
+			if len(ids) == 0 {
+				return ""
+			}
+			return ids[rng.Intn(len(ids))]
+		}
+		change := func(g string) {
+			mu.Lock()
+			defer mu.Unlock()
+			for i := 0; i < 3; i++ {
+				if id := pick(groups[g]); id != "" {
+					if _, err := other.Vote(ctx, "w"+strconv.Itoa(rng.Intn(9)), id, []VoteType{Upvote, Downvote, NoVote}[rng.Intn(3)]); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			kinds := 4
+			if b.mr != nil {
+				// miniredis's SSCAN cursor is an offset into the sorted
+				// members, so a removal of a member a build has passed
+				// makes it skip another (Redis's cursor has no such
+				// flaw, TestGroupReadDuringBuild): there the changes are
+				// votes, posts and additions.
+				kinds = 2
+			}
+			switch rng.Intn(kinds) {
+			case 0:
+				clock.Add(time.Second)
+				a, err := other.Post(ctx, "p", "new", "")
+				if err == nil {
+					err = other.AddToGroups(ctx, a.ID, g)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				live[a.ID] = true
+				groups[g][a.ID] = true
+			case 1:
+				if id := pick(live); id != "" {
+					if err := other.AddToGroups(ctx, id, g); err != nil {
+						t.Error(err)
+					}
+					groups[g][id] = true
+				}
+			case 2:
+				if id := pick(groups[g]); id != "" {
+					if err := other.RemoveFromGroups(ctx, id, g); err != nil {
+						t.Error(err)
+					}
+					delete(groups[g], id)
+				}
+			case 3:
+				if id := pick(groups[g]); id != "" {
+					if err := other.Delete(ctx, id); err != nil {
+						t.Error(err)
+					}
+					delete(live, id)
+					for _, m := range groups {
+						delete(m, id)
+					}
+				}
+			}
+		}
+		var current string // the group being read
+		hook(s, &hooks{before: func(cmd string, args []interface{}) error {
+			if scriptName(cmd, args) == groupPageScript.name && current != "" {
+				change(current)
+			}
+			return nil
+		}})
+		for _, walk := range []int{walkStep, 64} {
+			s.walk = walk
+			for _, g := range []string{"dense", "sparse"} {
+				for _, order := range everyOrder {
+					name, _ := order.ordering()
+					b.do(t, "DEL", s.keys.cacheKey(g, name))
+					for _, p := range []int{1, 7, 40, 41} {
+						current = g
+						got := mustGroupPage(t, s, g, order, p)
+						current = ""
+						all := restrictTo(allArticles(t, ref, order), groups[g])
+						lo, hi := min((p-1)*s.pageSize, len(all)), min(p*s.pageSize, len(all))
+						if !slices.Equal(got, all[lo:hi]) {
+							t.Fatalf("walk %d, %s %v page %d, cold while changing:\n%v\nwant\n%v", walk, g, order, p, idsOf(got), idsOf(all[lo:hi]))
+						}
+					}
+				}
+				checkGroupPages(t, s, ref, g, groups[g], everyOrder, fmt.Sprintf("walk %d, after cold reads of %s while changing", walk, g))
+			}
+		}
+
+		// Changes from goroutines at once, while cold reads run: no read
+		// fails, and the caches they leave are exact.
+		s.walk = walkStep
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		for w := 0; w < 2; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+						change([]string{"dense", "sparse"}[w])
+					}
+				}
+			}()
+		}
+		for i := 0; i < 30; i++ {
+			for _, g := range []string{"dense", "sparse"} {
+				order := everyOrder[i%len(everyOrder)]
+				name, _ := order.ordering()
+				b.do(t, "DEL", s.keys.cacheKey(g, name))
+				for _, p := range []int{1, 40} {
+					if _, err := s.GroupArticles(ctx, g, order, p); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		close(stop)
+		wg.Wait()
+		for _, g := range []string{"dense", "sparse"} {
+			checkGroupPages(t, s, ref, g, groups[g], everyOrder, "after cold reads while goroutines changed "+g)
+		}
+	})
+}
+
+// TestGroupColdStepBound reads cold pages of groups of a store of 50,000
+// articles on a redis-server of its own and checks the bounds on each
+// group_page script's work that keep it short, whatever the sizes: it
+// examines at most walkStep members of the store's ordering (the ranges
+// of its ZRANGE and ZREVRANGE calls, which SLOWLOG logs from inside
+// scripts at a threshold of 0), and copies at most about buildStep
+// members into the cache (SSCAN's COUNT is a hint). A dense group's
+// cold page 1 and page 40 are one script each; a sparse group's page 40
+// is out of a walk's reach, and its cache is built in about
+// size/buildStep scripts without one; a group whose
+// members are all at the bottom of the order walks once, gives up, and
+// is built. What a script costs in time is measured by
+// BenchmarkGroupCold, not here: a timed check fails on a busy machine.
+func TestGroupColdStepBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a store of 50,000 articles")
+	}
+	srv := redistest.Start(t)
+	b := newBackend(t, "redis", srv.Addr, nil)
+	const size = 50_000
+	s, _ := newStore(t, b)
+	ids := bigGroupIDs(size) // ids[0] the newest and highest scored
+	bigGroup(t, b, s, "dense", ids)
+	pipe(t, b.pool, size, func(c redis.Conn, i int) error {
+		switch {
+		case i >= size-1000:
+			return c.Send("SADD", s.keys.groupKey("old"), member(ids[i]))
+		case i%50 == 0:
+			return c.Send("SADD", s.keys.groupKey("sparse"), member(ids[i]))
+		}
+		return c.Send("PING")
+	})
+	var scripts []struct{ examined, copied int64 }
+	var cache string
+	var last int64
+	hook(s, &hooks{
+		before: func(cmd string, args []interface{}) error {
+			if scriptName(cmd, args) == groupPageScript.name {
+				resetSlowLog(t, b.pool, 0)
+			}
+			return nil
+		},
+		after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) != groupPageScript.name || err != nil {
+				return v, err
+			}
+			var examined int64
+			for _, e := range slowLog(t, b.pool) {
+				cmd := strings.ToUpper(e.args[0])
+				if (cmd == "ZRANGE" || cmd == "ZREVRANGE") && e.args[1] == s.keys.orderingKey("score") {
+					lo, err1 := strconv.ParseInt(e.args[2], 10, 64)
+					hi, err2 := strconv.ParseInt(e.args[3], 10, 64)
+					if err1 != nil || err2 != nil {
+						t.Fatalf("SLOWLOG entry %v", e.args)
+					}
+					examined += hi - lo + 1
+				}
+			}
+			n, zerr := redis.Int64(b.do(t, "ZCARD", cache), nil)
+			if zerr != nil {
+				t.Fatal(zerr)
+			}
+			scripts = append(scripts, struct{ examined, copied int64 }{examined, n - last})
+			last = n
+			return v, err
+		},
+	})
+	read := func(group string, page int) []Article {
+		t.Helper()
+		cache = s.keys.cacheKey(group, "score")
+		b.do(t, "DEL", cache)
+		scripts, last = nil, 0
+		return mustGroupPage(t, s, group, ScoreDesc, page)
+	}
+	check := func(what string, minScripts, maxScripts int, walked bool) {
+		t.Helper()
+		if len(scripts) < minScripts || len(scripts) > maxScripts {
+			t.Errorf("%s: %d scripts, want %d to %d", what, len(scripts), minScripts, maxScripts)
+		}
+		for i, sc := range scripts {
+			if sc.examined > walkStep {
+				t.Errorf("%s: script %d examined %d members of the ordering, want at most %d", what, i, sc.examined, walkStep)
+			}
+			if sc.copied > 2*buildStep {
+				t.Errorf("%s: script %d copied %d members, want at most about %d", what, i, sc.copied, buildStep)
+			}
+			if (i == 0 && walked) != (sc.examined > 0) {
+				t.Errorf("%s: script %d examined %d members of the ordering", what, i, sc.examined)
+			}
+		}
+	}
+	for _, page := range []int{1, 40} {
+		got := read("dense", page)
+		if want := ids[(page-1)*s.pageSize : page*s.pageSize]; !slices.Equal(idsOf(got), want) {
+			t.Fatalf("dense page %d: %v, want %v", page, idsOf(got), want)
+		}
+		check(fmt.Sprintf("dense page %d", page), 1, 1, true)
+	}
+	// 980 members: page 1 is in reach of a walk, page 40 is not.
+	read("sparse", 1)
+	check("sparse page 1", 1, 1, true)
+	read("sparse", 40)
+	check("sparse page 40", 980/buildStep, 980/buildStep+2, false)
+	got := read("old", 1)
+	if want := ids[size-1000 : size-1000+s.pageSize]; !slices.Equal(idsOf(got), want) {
+		t.Fatalf("old page 1: %v, want %v", idsOf(got), want)
+	}
+	check("old page 1", 1000/buildStep+1, 1000/buildStep+3, true)
 }
