@@ -127,16 +127,20 @@ func (p *pool) client(ctx context.Context, rc *redis.Cmd, key string) processor 
 	return p.rdb
 }
 
-// pipeline returns a pipeline for cmds: the client's, or, for commands
-// all without a key on a connection bound to key, that of key's node.
+// pipeline returns a pipeline for cmds: the client's, or, where one of
+// them has no key (FUNCTION LOAD before the call it loads the library
+// for) on a connection bound to key, that of key's node, where the store
+// means them all to run: its keyed commands are all in key's slot.
 func (p *pool) pipeline(ctx context.Context, cmds []*redis.Cmd, key string) redis.Pipeliner {
 	if key != "" && (p.cluster != nil || p.ring != nil) {
-		all := true
+		some := false
 		for _, rc := range cmds {
-			all = all && keyless(rc)
+			some = some || keyless(rc)
 		}
-		if node := p.node(ctx, key); all && node != nil {
-			return node.Pipeline()
+		if some {
+			if node := p.node(ctx, key); node != nil {
+				return node.Pipeline()
+			}
 		}
 	}
 	return p.rdb.Pipeline()

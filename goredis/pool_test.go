@@ -400,3 +400,49 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TestNewPoolLoadsLibrary: a store on a go-redis client whose server has
+// lost the store's library (FUNCTION FLUSH) loads it again on the node of
+// its keys, FUNCTION LOAD in one pipeline with the call, so that the next
+// calls are one FCALL each; on a cluster, for prefixes on each node.
+func TestNewPoolLoadsLibrary(t *testing.T) {
+	for _, name := range []string{"redis", "cluster"} {
+		t.Run(name, func(t *testing.T) {
+			var b *backend
+			if name == "redis" {
+				b = newBackend(t, name, realServer(t).Addr, nil)
+			} else {
+				b = newClusterBackend(t)
+			}
+			for i := 0; i < 6; i++ { // prefixes whose slots fall on every node of the cluster
+				prefix := fmt.Sprintf("loads-%d-%d", i, rand.Int())
+				key := "{" + prefix + "}:seq"
+				node := b.side(key)
+				if err := node.FunctionFlush(ctx).Err(); err != nil {
+					t.Fatal(err)
+				}
+				store, err := voting.New(NewPool(b.client), voting.WithKeyPrefix(prefix))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := store.Count(ctx); err != nil {
+					t.Fatal(err)
+				}
+				libs, err := node.FunctionList(ctx, redis.FunctionListQuery{}).Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(libs) != 1 || !strings.HasPrefix(libs[0].Name, "voting_") {
+					t.Fatalf("%s: libraries on the node of %s after a call: %v", name, key, libs)
+				}
+				trips, noscripts := b.h.trips.Load(), b.h.noscripts.Load()
+				if _, err := store.Count(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if n, m := b.h.trips.Load()-trips, b.h.noscripts.Load()-noscripts; n != 1 || m != 0 {
+					t.Errorf("%s: the call after the load took %d round trips, %d missing scripts or functions", name, n, m)
+				}
+			}
+		})
+	}
+}
