@@ -789,3 +789,59 @@ func BenchmarkUserPagesPopular(b *testing.B) {
 		b.ReportMetric(float64(longest(slowLog(b, pool)).took.Microseconds()), "max-cmd-µs")
 	})
 }
+
+// TestUserPagesWithRules runs the pages beside karma and the vote and
+// post rules, whose arguments follow the pages' in vote.lua, vote_batch.lua
+// and post.lua: each keeps its own, a refused vote or post changes no page,
+// and a foreign value at a page fails the vote before karma moves.
+func TestUserPagesWithRules(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, WithUserPages(), WithKarma(1, -1), WithVoteCost(0, 1),
+			WithVoteLimit(2, time.Hour), WithPostInterval(time.Minute))
+		a := mustPost(t, s, "ann", "a")
+		clock.Add(time.Minute)
+		c := mustPost(t, s, "ann", "c")
+		if _, err := s.Post(ctx, "ann", "too soon", ""); !errors.Is(err, ErrRateLimited) {
+			t.Fatalf("a post within the interval: %v", err)
+		}
+		mustVote(t, s, "bob", a.ID, Upvote)
+		results, err := s.VoteBatch(ctx, []Ballot{{"bob", c.ID, Upvote}, {"bob", a.ID, Downvote}})
+		if err != nil || results[0].Err != nil || !errors.Is(results[1].Err, ErrRateLimited) {
+			t.Fatalf("batch past the vote limit: %v, %+v", err, results)
+		}
+		if _, err := s.Vote(ctx, "bob", a.ID, NoVote); !errors.Is(err, ErrRateLimited) {
+			t.Fatalf("a cancel past the vote limit: %v", err)
+		}
+		pages := func(user string) string {
+			var ids []string
+			for _, read := range []func(context.Context, string, int) ([]Article, error){s.Submitted, s.Upvoted} {
+				list, err := read(ctx, user, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, strings.Join(idsOf(list), " "))
+			}
+			return strings.Join(ids, " | ")
+		}
+		if got, want := pages("ann"), c.ID+" "+a.ID+" | "+c.ID+" "+a.ID; got != want {
+			t.Errorf("ann's pages: %q, want %q", got, want)
+		}
+		if got, want := pages("bob"), " | "+c.ID+" "+a.ID; got != want {
+			t.Errorf("bob's pages: %q, want %q", got, want)
+		}
+		for user, want := range map[string]int64{"ann": 2, "bob": 0} {
+			if k, err := s.Karma(ctx, user); err != nil || k != want {
+				t.Errorf("%s's karma = %d, %v; want %d", user, k, err, want)
+			}
+		}
+		// A foreign value at carol's upvoted page fails her vote before
+		// it moves anyone's karma.
+		b.do(t, "SET", s.keys.upvotedKey("carol"), "x")
+		if _, err := s.Vote(ctx, "carol", a.ID, Upvote); err == nil {
+			t.Error("a vote over a foreign upvoted page: no error")
+		}
+		if k, err := s.Karma(ctx, "ann"); err != nil || k != 2 {
+			t.Errorf("ann's karma after a failed vote = %d, %v; want 2", k, err)
+		}
+	})
+}

@@ -186,28 +186,34 @@ local function listOn(key, value, m)
   end
 end
 
--- votePages keeps the voter's upvoted page for a vote that changes prev
--- to new: an upvote lists the article at now, and cancelling or switching
--- an upvote unlists it. vote() calls it before its own first write, with
--- every other key it writes checked but the score ordering, checked here:
--- this ZADD or ZREM becomes the vote's first write, which a foreign value
--- at the page's key fails before anything changed. With rules, which
--- checked the score ordering and may have written karma or the vote log
--- already, the page's key is checked instead.
-local function votePages(k, id, user, prev, new, now)
+-- votePage returns the voter's upvoted page that a vote changing prev to
+-- new changes, or nil: an upvote lists the article, and cancelling or
+-- switching an upvote unlists it (pageVote). vote() calls it before its
+-- first write, with every other key it writes checked but the score
+-- ordering, checked here: the page's ZADD or ZREM is the vote's first
+-- write, which a foreign value at the page's key fails before anything
+-- changed. With rules, whose writes (karma, the vote log) come first, the
+-- page's key is checked instead.
+local function votePage(k, user, prev, new)
   if new ~= 1 and prev ~= 1 then
-    return
+    return nil
   end
   local key = k.upvoted .. user
   if k.rules then
-    expect(key, 'zset') -- karmaRules may have written first
+    expect(key, 'zset')
   else
     expect(k.by .. 'score', 'zset')
   end
+  return key
+end
+
+-- pageVote lists the article m on the voter's upvoted page at now for an
+-- upvote (new == 1), and unlists it otherwise.
+local function pageVote(key, m, new, now)
   if new == 1 then
-    listOn(key, now, member(id))
+    listOn(key, now, m)
   else
-    redis.call('ZREM', key, member(id))
+    redis.call('ZREM', key, m)
   end
 end
 
@@ -406,14 +412,15 @@ local function vote(k, id, user, new, now)
   if f[7] and f[7] ~= '0' then -- skips a call for the many articles in no group
     groups = redis.call('SMEMBERS', k.groups .. id)
   end
+  local page = k.upvoted and votePage(k, user, prev, new) -- WithUserPages only
   if k.rules then -- karma and the vote rules, for a store that has them
     local refused = karmaRules(k, articleKey, user, prev, new)
     if refused then
       return refused
     end
   end
-  if k.upvoted then -- WithUserPages only
-    votePages(k, id, user, prev, new, now)
+  if page then
+    pageVote(page, m, new, now)
   end
 
   if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
