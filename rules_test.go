@@ -372,6 +372,10 @@ var ruleSets = []struct {
 	{"all", []Option{WithKarma(1, -1), WithVoteCost(1, 6), WithMinKarma(-MaxKarma, -MaxKarma),
 		WithVoteLimit(1000, time.Hour), WithPostInterval(time.Millisecond), WithRepostAfter(48 * time.Hour),
 		WithEditWindow(15 * time.Minute)}},
+	// Every option of issue 18: the rules and the user pages.
+	{"all+pages", []Option{WithKarma(1, -1), WithVoteCost(1, 6), WithMinKarma(-MaxKarma, -MaxKarma),
+		WithVoteLimit(1000, time.Hour), WithPostInterval(time.Millisecond), WithRepostAfter(48 * time.Hour),
+		WithEditWindow(15 * time.Minute), WithUserPages()}},
 }
 
 // BenchmarkVoteRules is BenchmarkVote on stores with each set of
