@@ -346,7 +346,7 @@ func scriptName(cmd string, args []interface{}) string {
 	}
 	hash, _ := args[0].(string)
 	if cmd == "FCALL" || cmd == "FCALL_RO" {
-		name, _ := strings.CutPrefix(hash, lib.name+"_")
+		name, _ := strings.CutPrefix(hash, scriptLib.name+"_")
 		for _, sc := range allScripts {
 			if name == sc.name {
 				return name
@@ -509,7 +509,7 @@ func loadScripts(tb testing.TB, pool *redis.Pool) {
 		}
 	}
 	// And the library, where the server has Functions.
-	if _, err := conn.Do("FUNCTION", "LOAD", lib.source); err != nil && !isRefusal(err) &&
+	if _, err := conn.Do("FUNCTION", "LOAD", scriptLib.source); err != nil && !isRefusal(err) &&
 		!strings.Contains(err.Error(), "already exists") {
 		tb.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -85,29 +84,6 @@ func run(ctx context.Context, c redis.Conn, sc *redis.Script, keysAndArgs []inte
 	}
 	return sc.Do(c, keysAndArgs...)
 }
-
-// runRO runs a script that writes nothing on c as EVALSHA_RO, and as
-// EVAL_RO after NOSCRIPT, as run does with EVALSHA and EVAL: the forms of
-// a script that a replica runs (Redis 7.0 or later), for a store with a
-// read pool. A server without them gets errNeedsRedis7.
-func runRO(ctx context.Context, c redis.Conn, sc script, keysAndArgs []interface{}) (interface{}, error) {
-	args := make([]interface{}, 0, 2+len(keysAndArgs))
-	args = append(args, sc.Hash(), sc.keyCount)
-	args = append(args, keysAndArgs...)
-	reply, err := do(ctx, c, "EVALSHA_RO", args)
-	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {
-		args[0] = sc.source
-		reply, err = do(ctx, c, "EVAL_RO", args)
-	}
-	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "ERR unknown command") {
-		return nil, fmt.Errorf("%w: %v", errNeedsRedis7, e)
-	}
-	return reply, err
-}
-
-// errNeedsRedis7 is the error of a read pool whose server has no
-// EVALSHA_RO: a server before Redis 7.0.
-var errNeedsRedis7 = errors.New("read pool: EVALSHA_RO and EVAL_RO need Redis 7.0 or later")
 
 // contextError returns err, from a call that failed once ctx was done or
 // past its deadline, as an error that also wraps the context's: redigo may

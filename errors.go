@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Errors returned by the store. Check them with errors.Is: they come
@@ -65,4 +66,26 @@ func opErr(op string, err error) error { return &opError{op: op, err: err} }
 // notFound is the error of op for an article that does not exist.
 func notFound(op, id string) error {
 	return &opError{op: op, err: ErrNotFound, detail: fmt.Sprintf("%q", id)}
+}
+
+// retryError is the error of a rate-limited call: it wraps ErrRateLimited
+// and tells how long until the call would pass.
+type retryError struct{ after time.Duration }
+
+func (e *retryError) Error() string {
+	return fmt.Sprintf("%v: retry after %v", ErrRateLimited, e.after)
+}
+
+func (e *retryError) Unwrap() error { return ErrRateLimited }
+
+// RetryAfter returns, for an error wrapping [ErrRateLimited] that the
+// store returned, how long until the call would pass on the store's
+// clock, to the millisecond; 0 for any other error. Another call in the
+// meantime may of course take the place again.
+func RetryAfter(err error) time.Duration {
+	var e *retryError
+	if errors.As(err, &e) {
+		return e.after
+	}
+	return 0
 }

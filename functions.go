@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
-	"regexp"
+	"errors"
+	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -40,13 +40,6 @@ import (
 // bound to the store's slot (getConn), so the library reaches the node
 // that holds the store's keys.
 
-// readOnlyScripts are the scripts that write nothing: their functions
-// are flagged no-writes.
-var readOnlyScripts = map[string]bool{
-	"articles": true, "page": true, "top_since": true, "votes": true, "count": true, "groups": true,
-	"group_read": true,
-}
-
 // library is the store's scripts as one Functions library.
 type library struct {
 	name   string // voting_<hash of the content>
@@ -79,102 +72,6 @@ func newLibrary(scripts []script) library {
 	return library{name: name, source: "#!lua name=" + name + "\n" + strings.ReplaceAll(body.String(), "\x00", name)}
 }
 
-// libPart is one top-level statement of lib.lua (a helper or a constant)
-// with the comment above it, and the names it defines.
-type libPart struct {
-	names []string
-	text  string
-}
-
-var (
-	luaComment = regexp.MustCompile(`--[^\n]*`)
-	luaName    = regexp.MustCompile(`[.:]?[A-Za-z_][A-Za-z0-9_]*`)
-	luaLocal   = regexp.MustCompile(`^local\s+(?:function\s+([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_, ]*?)\s*=)`)
-)
-
-// libParts splits lib, lib.lua's source, into its top-level statements,
-// which are local definitions: each starts at a line that starts with
-// "local", and takes the comment lines above it. Any other line that is
-// not a comment or blank (indented, or "end", "}") continues the
-// statement above.
-func libParts(lib string) []libPart {
-	var parts []libPart
-	var pending []string // comment and blank lines not yet in a part
-	for _, line := range strings.SplitAfter(lib, "\n") {
-		m := luaLocal.FindStringSubmatch(line)
-		if m == nil {
-			if len(parts) > 0 && strings.TrimSpace(line) != "" && !strings.HasPrefix(line, "--") {
-				parts[len(parts)-1].text += strings.Join(pending, "") + line // the body of the last part
-				pending = nil
-			} else {
-				pending = append(pending, line)
-			}
-			continue
-		}
-		p := libPart{text: strings.Join(pending, "") + line}
-		pending = nil
-		if m[1] != "" {
-			p.names = []string{m[1]}
-		} else {
-			for _, n := range strings.Split(m[2], ",") {
-				p.names = append(p.names, strings.TrimSpace(n))
-			}
-		}
-		parts = append(parts, p)
-	}
-	return parts
-}
-
-// usedNames returns the names code uses, its comments left out; field
-// names (after a dot or colon) are not names.
-func usedNames(code string) map[string]bool {
-	used := map[string]bool{}
-	for _, n := range luaName.FindAllString(luaComment.ReplaceAllString(code, ""), -1) {
-		if n[0] != '.' && n[0] != ':' {
-			used[n] = true
-		}
-	}
-	return used
-}
-
-// trimLib returns the parts of lib.lua that body uses, directly or
-// through other parts, in their order in lib.lua.
-func trimLib(parts []libPart, body string) string {
-	used := usedNames(body)
-	in := make([]bool, len(parts))
-	for changed := true; changed; {
-		changed = false
-		for i := len(parts) - 1; i >= 0; i-- {
-			if in[i] {
-				continue
-			}
-			for _, n := range parts[i].names {
-				if used[n] {
-					in[i], changed = true, true
-					for u := range usedNames(parts[i].text) {
-						used[u] = true
-					}
-					break
-				}
-			}
-		}
-	}
-	var b strings.Builder
-	for i, p := range parts {
-		if in[i] {
-			b.WriteString(p.text)
-		}
-	}
-	return b.String()
-}
-
-// functions is a store's knowledge of whether its server runs the
-// library: off once a server refused Functions (no FCALL, or FUNCTION
-// LOAD or FCALL not allowed), from which point the store sends scripts.
-type functions struct {
-	off atomic.Bool
-}
-
 // exec runs sc on c under ctx: as FCALL of its function, FCALL_RO when
 // it writes nothing, where the server has Functions, loading the library
 // when it is missing; as a script (runScript) where it has not. replica
@@ -202,7 +99,7 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool,
 	// Another client may load it first ("already exists"); a load that
 	// fails otherwise, or a flush between the two, leaves the call to the
 	// script.
-	if err := c.Send("FUNCTION", "LOAD", lib.source); err != nil {
+	if err := c.Send("FUNCTION", "LOAD", scriptLib.source); err != nil {
 		return nil, contextError(ctx, err)
 	}
 	if err := c.Send(cmd, args...); err != nil {
@@ -277,16 +174,35 @@ func isRefusal(err error) bool {
 	return false
 }
 
-var (
-	// registry is every script newScript made, in the order it made them.
-	registry []script
-	// lib is the library of the scripts of registry.
-	lib library
-)
+// scriptLib is the library of the scripts of registry.
+var scriptLib library
 
 func init() {
-	lib = newLibrary(registry)
+	scriptLib = newLibrary(registry)
 	for _, sc := range registry {
-		*sc.function = functionName(lib.name, sc.name)
+		*sc.function = functionName(scriptLib.name, sc.name)
 	}
 }
+
+// runRO runs a script that writes nothing on c as EVALSHA_RO, and as
+// EVAL_RO after NOSCRIPT, as run does with EVALSHA and EVAL: the forms of
+// a script that a replica runs (Redis 7.0 or later), for a store with a
+// read pool. A server without them gets errNeedsRedis7.
+func runRO(ctx context.Context, c redis.Conn, sc script, keysAndArgs []interface{}) (interface{}, error) {
+	args := make([]interface{}, 0, 2+len(keysAndArgs))
+	args = append(args, sc.Hash(), sc.keyCount)
+	args = append(args, keysAndArgs...)
+	reply, err := do(ctx, c, "EVALSHA_RO", args)
+	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {
+		args[0] = sc.source
+		reply, err = do(ctx, c, "EVAL_RO", args)
+	}
+	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "ERR unknown command") {
+		return nil, fmt.Errorf("%w: %v", errNeedsRedis7, e)
+	}
+	return reply, err
+}
+
+// errNeedsRedis7 is the error of a read pool whose server has no
+// EVALSHA_RO: a server before Redis 7.0.
+var errNeedsRedis7 = errors.New("read pool: EVALSHA_RO and EVAL_RO need Redis 7.0 or later")

@@ -129,7 +129,7 @@ func TestFunctionRestart(t *testing.T) {
 	if _, err := s.Articles(ctx, ScoreDesc, 1); err != nil {
 		t.Fatal(err)
 	}
-	if list, err := redis.Values(srv.Do("FUNCTION", "LIST", "LIBRARYNAME", lib.name)); err != nil || len(list) != 1 {
+	if list, err := redis.Values(srv.Do("FUNCTION", "LIST", "LIBRARYNAME", scriptLib.name)); err != nil || len(list) != 1 {
 		t.Fatalf("FUNCTION LIST after the restart = %v, %v; want the library", list, err)
 	}
 	if s.funcs.off.Load() {
@@ -203,8 +203,8 @@ func TestFunctionsFallback(t *testing.T) {
 // the package) loads beside it under another name, and the stores of both
 // run; the read scripts flagged no-writes.
 func TestLibrary(t *testing.T) {
-	if !regexp.MustCompile(`^voting_[0-9a-f]{16}$`).MatchString(lib.name) {
-		t.Fatalf("library name %q", lib.name)
+	if !regexp.MustCompile(`^voting_[0-9a-f]{16}$`).MatchString(scriptLib.name) {
+		t.Fatalf("library name %q", scriptLib.name)
 	}
 	srv := redistest.Start(t)
 	b := newBackend(t, "redis", srv.Addr, nil)
@@ -216,7 +216,7 @@ func TestLibrary(t *testing.T) {
 	copy(other, registry)
 	other[0].body = "-- another version\n" + other[0].body
 	v2 := newLibrary(other)
-	if v2.name == lib.name {
+	if v2.name == scriptLib.name {
 		t.Fatal("two libraries of different sources share a name")
 	}
 	if _, err := srv.Do("FUNCTION", "LOAD", v2.source); err != nil {
@@ -231,7 +231,7 @@ func TestLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	list, err := redis.Values(srv.Do("FUNCTION", "LIST", "LIBRARYNAME", lib.name))
+	list, err := redis.Values(srv.Do("FUNCTION", "LIST", "LIBRARYNAME", scriptLib.name))
 	if err != nil || len(list) != 1 {
 		t.Fatalf("FUNCTION LIST = %v, %v", list, err)
 	}
@@ -260,7 +260,7 @@ func TestLibrary(t *testing.T) {
 					fl, _ = redis.Strings(m[j+1], nil)
 				}
 			}
-			flags[strings.TrimPrefix(name, lib.name+"_")] = len(fl) == 1 && fl[0] == "no-writes"
+			flags[strings.TrimPrefix(name, scriptLib.name+"_")] = len(fl) == 1 && fl[0] == "no-writes"
 		}
 	}
 	if len(flags) != len(allScripts) {

@@ -275,3 +275,49 @@ func WithEditWindow(d time.Duration) Option {
 func WithReadPool(pool Pool) Option {
 	return func(c *config) { c.readPool, c.hasReadPool = pool, true }
 }
+
+// ruleConfig holds the options of karma and the rules.
+type ruleConfig struct {
+	karma, minKarma, cost, voteLimit bool
+	perUp, perDown                   int64
+	minUp, minDown                   int64
+	costUp, costDown                 int64
+	limit                            int
+	per                              time.Duration
+	postInterval, repostAfter        time.Duration
+	editWindow                       time.Duration
+	hasInterval, hasRepost, hasEdit  bool
+}
+
+func (c *ruleConfig) validate() error {
+	points := func(what string, vs ...int64) error {
+		for _, v := range vs {
+			if v < -MaxKarmaPoints || v > MaxKarmaPoints {
+				return fmt.Errorf("%w: %s %d is not in [%d, %d]", ErrInvalidArgument, what, v, -MaxKarmaPoints, MaxKarmaPoints)
+			}
+		}
+		return nil
+	}
+	switch {
+	case c.minKarma && !c.karma:
+		return fmt.Errorf("%w: WithMinKarma needs WithKarma", ErrInvalidArgument)
+	case c.cost && !c.karma:
+		return fmt.Errorf("%w: WithVoteCost needs WithKarma", ErrInvalidArgument)
+	case c.minKarma && (c.minUp < -MaxKarma || c.minUp > MaxKarma || c.minDown < -MaxKarma || c.minDown > MaxKarma):
+		return fmt.Errorf("%w: least karma %d, %d is not in [%d, %d]", ErrInvalidArgument, c.minUp, c.minDown, -int64(MaxKarma), int64(MaxKarma))
+	case c.voteLimit && (c.limit < 1 || c.limit > MaxVoteLimit):
+		return fmt.Errorf("%w: vote limit %d is not in [1, %d]", ErrInvalidArgument, c.limit, MaxVoteLimit)
+	case c.voteLimit && c.per < time.Millisecond:
+		return fmt.Errorf("%w: vote limit span %v is under one millisecond", ErrInvalidArgument, c.per)
+	case c.hasInterval && c.postInterval < time.Millisecond:
+		return fmt.Errorf("%w: post interval %v is under one millisecond", ErrInvalidArgument, c.postInterval)
+	case c.hasRepost && c.repostAfter < time.Second:
+		return fmt.Errorf("%w: repost span %v is under one second", ErrInvalidArgument, c.repostAfter)
+	case c.hasEdit && c.editWindow < time.Second:
+		return fmt.Errorf("%w: edit window %v is under one second", ErrInvalidArgument, c.editWindow)
+	}
+	if err := points("karma per vote", c.perUp, c.perDown); err != nil {
+		return err
+	}
+	return points("vote cost", c.costUp, c.costDown)
+}

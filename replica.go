@@ -14,17 +14,6 @@ import (
 // cache on the read pool, and builds a cold one, and renews the TTL of a
 // warm one, on the primary.
 
-// evalRead runs a script that writes nothing on a connection of the read
-// pool, bound to the store's slot.
-func (s *Store) evalRead(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
-	c, err := getConn(ctx, s.readPool, s.keys.seq)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return s.exec(ctx, c, sc, true, keysAndArgs)
-}
-
 // onPrimary returns sc to be run on the primary, read pool or not: for a
 // read that guards a write, such as the check that an article exists in
 // AddToGroups without groups.

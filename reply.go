@@ -226,3 +226,16 @@ func scan(status int64, rest []interface{}, dest ...interface{}) error {
 func parseStrings(rest []interface{}) ([]string, error) {
 	return redis.Strings(rest, nil)
 }
+
+// parseRetry decodes the rest of a RATE_LIMITED reply, {milliseconds},
+// into its error.
+func parseRetry(rest []interface{}) error {
+	if len(rest) != 1 {
+		return fmt.Errorf("rate limited reply of %d fields, want 2", len(rest)+1)
+	}
+	ms, err := redis.Int64(rest[0], nil)
+	if err != nil {
+		return fmt.Errorf("rate limited reply: %w", err)
+	}
+	return &retryError{after: time.Duration(max(ms, 1)) * time.Millisecond}
+}

@@ -2,7 +2,9 @@ package voting
 
 import (
 	_ "embed"
+	"regexp"
 	"strings"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -297,4 +299,152 @@ func compactLua(src string) string {
 		}
 	}
 	return b.String()
+}
+
+// registry is every script newScript made, in the order it made them:
+// the scripts of the library (functions.go).
+var registry []script
+
+// readOnlyScripts are the scripts that write nothing: their functions
+// are flagged no-writes.
+var readOnlyScripts = map[string]bool{
+	"articles": true, "page": true, "top_since": true, "votes": true, "count": true, "groups": true,
+	"group_read": true,
+}
+
+// libPart is one top-level statement of lib.lua (a helper or a constant)
+// with the comment above it, and the names it defines.
+type libPart struct {
+	names []string
+	text  string
+}
+
+var (
+	luaComment = regexp.MustCompile(`--[^\n]*`)
+	luaName    = regexp.MustCompile(`[.:]?[A-Za-z_][A-Za-z0-9_]*`)
+	luaLocal   = regexp.MustCompile(`^local\s+(?:function\s+([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_, ]*?)\s*=)`)
+)
+
+// libParts splits lib, lib.lua's source, into its top-level statements,
+// which are local definitions: each starts at a line that starts with
+// "local", and takes the comment lines above it. Any other line that is
+// not a comment or blank (indented, or "end", "}") continues the
+// statement above.
+func libParts(lib string) []libPart {
+	var parts []libPart
+	var pending []string // comment and blank lines not yet in a part
+	for _, line := range strings.SplitAfter(lib, "\n") {
+		m := luaLocal.FindStringSubmatch(line)
+		if m == nil {
+			if len(parts) > 0 && strings.TrimSpace(line) != "" && !strings.HasPrefix(line, "--") {
+				parts[len(parts)-1].text += strings.Join(pending, "") + line // the body of the last part
+				pending = nil
+			} else {
+				pending = append(pending, line)
+			}
+			continue
+		}
+		p := libPart{text: strings.Join(pending, "") + line}
+		pending = nil
+		if m[1] != "" {
+			p.names = []string{m[1]}
+		} else {
+			for _, n := range strings.Split(m[2], ",") {
+				p.names = append(p.names, strings.TrimSpace(n))
+			}
+		}
+		parts = append(parts, p)
+	}
+	return parts
+}
+
+// usedNames returns the names code uses, its comments left out; field
+// names (after a dot or colon) are not names.
+func usedNames(code string) map[string]bool {
+	used := map[string]bool{}
+	for _, n := range luaName.FindAllString(luaComment.ReplaceAllString(code, ""), -1) {
+		if n[0] != '.' && n[0] != ':' {
+			used[n] = true
+		}
+	}
+	return used
+}
+
+// trimLib returns the parts of lib.lua that body uses, directly or
+// through other parts, in their order in lib.lua.
+func trimLib(parts []libPart, body string) string {
+	used := usedNames(body)
+	in := make([]bool, len(parts))
+	for changed := true; changed; {
+		changed = false
+		for i := len(parts) - 1; i >= 0; i-- {
+			if in[i] {
+				continue
+			}
+			for _, n := range parts[i].names {
+				if used[n] {
+					in[i], changed = true, true
+					for u := range usedNames(parts[i].text) {
+						used[u] = true
+					}
+					break
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if in[i] {
+			b.WriteString(p.text)
+		}
+	}
+	return b.String()
+}
+
+// appendVoteRules appends the vote rules, at the time t, to the
+// arguments of vote.lua: nothing for a store without them.
+func (s *Store) appendVoteRules(args []interface{}, t time.Time) []interface{} {
+	if s.rules.vote == nil {
+		return args
+	}
+	args = append(args, t.UnixMilli())
+	return append(args, s.rules.vote...)
+}
+
+// voteBatchRules returns vote_batch.lua's rule arguments at the time t:
+// how many follow, then the rules as vote.lua takes them.
+func (s *Store) voteBatchRules(t time.Time) []interface{} {
+	if s.rules.vote == nil {
+		return []interface{}{0}
+	}
+	return s.appendVoteRules([]interface{}{1 + len(s.rules.vote)}, t)
+}
+
+// appendPostRules appends the rules of Post (lib.lua postRules) at the
+// time t to post.lua's arguments: nothing for a store without them.
+func (s *Store) appendPostRules(args []interface{}, poster string, t time.Time) []interface{} {
+	r := s.rules
+	if r.interval == 0 && r.repost == 0 {
+		return args
+	}
+	opt := func(v int64) interface{} {
+		if v == 0 {
+			return ""
+		}
+		return v
+	}
+	return append(args, t.UnixMilli(), s.keys.lastPostKey(poster),
+		opt(r.interval), ruleTTL(time.Duration(r.interval)*time.Millisecond),
+		opt(r.repost), ruleTTL(time.Duration(r.repost)*time.Millisecond))
+}
+
+func (s *Store) editArgs(id, user, title, link string, t time.Time) []interface{} {
+	repost := interface{}("")
+	if s.rules.repost > 0 {
+		repost = s.rules.repost
+	}
+	k := s.keys
+	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(), s.rules.edit,
+		flag(s.uniqueLinks), repost, ruleTTL(time.Duration(s.rules.repost) * time.Millisecond),
+		k.article, k.link}
 }

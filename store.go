@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -139,4 +140,65 @@ func formatWeight(w float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// functions is a store's knowledge of whether its server runs the
+// library: off once a server refused Functions (no FCALL, or FUNCTION
+// LOAD or FCALL not allowed), from which point the store sends scripts.
+type functions struct {
+	off atomic.Bool
+}
+
+// storeRules are a store's rules, laid out for its scripts.
+type storeRules struct {
+	// vote holds vote.lua's rule arguments after the time (lib.lua
+	// readRules), boxed once; nil when the store has no vote rule.
+	vote []interface{}
+	// Post's and Edit's, in milliseconds; 0 for a rule that is off.
+	interval, repost, edit int64
+}
+
+// ruleTTL is how long, on Redis's clock, a key that a rule of span d
+// reads lives after its last write: twice d and a minute more, so that a
+// Redis clock running ahead of the store's by up to d and a minute
+// cannot drop the key while the store's clock still needs it. A rule may
+// then refuse early, as when the key outlives its use, but never lets a
+// call through that it should refuse.
+func ruleTTL(d time.Duration) int64 { return (2*d + time.Minute).Milliseconds() }
+
+// newRules lays out c for the scripts of a store with keys k.
+func newRules(c ruleConfig, k keys) storeRules {
+	var r storeRules
+	if c.karma || c.voteLimit {
+		opt := func(on bool, v int64) interface{} {
+			if !on {
+				return ""
+			}
+			return v
+		}
+		karmaKey := ""
+		if c.karma {
+			karmaKey = k.karma
+		}
+		var per time.Duration
+		if c.voteLimit {
+			per = c.per
+		}
+		r.vote = []interface{}{karmaKey, k.voteLog,
+			opt(c.karma, c.perUp), opt(c.karma, c.perDown),
+			opt(c.cost, c.costUp), opt(c.cost, c.costDown),
+			opt(c.minKarma, c.minUp), opt(c.minKarma, c.minDown),
+			opt(c.voteLimit, int64(c.limit)), opt(c.voteLimit, per.Milliseconds()),
+			opt(c.voteLimit, ruleTTL(per))}
+	}
+	if c.hasInterval {
+		r.interval = c.postInterval.Milliseconds()
+	}
+	if c.hasRepost {
+		r.repost = c.repostAfter.Milliseconds()
+	}
+	if c.hasEdit {
+		r.edit = c.editWindow.Milliseconds()
+	}
+	return r
 }

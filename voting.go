@@ -12,15 +12,16 @@ import (
 // with the data run eval once a step. A script that writes nothing runs on
 // the read pool where the store has one (evalRead).
 func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
+	pool, replica := s.pool, false
 	if sc.readOnly && s.readPool != nil {
-		return s.evalRead(ctx, sc, keysAndArgs)
+		pool, replica = s.readPool, true
 	}
-	c, err := getConn(ctx, s.pool, s.keys.seq)
+	c, err := getConn(ctx, pool, s.keys.seq)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	return s.exec(ctx, c, sc, false, keysAndArgs)
+	return s.exec(ctx, c, sc, replica, keysAndArgs)
 }
 
 // Post posts an article by poster and records the poster's own upvote, so
