@@ -24,13 +24,7 @@ import (
 // is freed. A refused Edit changes nothing.
 func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article, error) {
 	const op = "edit"
-	if err := checkName("user", user); err != nil {
-		return Article{}, opErr(op, err)
-	}
-	if err := checkText("title", title, MaxTitleLen, true); err != nil {
-		return Article{}, opErr(op, err)
-	}
-	if err := checkText("link", link, MaxLinkLen, false); err != nil {
+	if err := checkPost("user", user, title, link); err != nil {
 		return Article{}, opErr(op, err)
 	}
 	if !canonicalID(id) {

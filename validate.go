@@ -90,6 +90,18 @@ func checkName(what, s string) error {
 	return nil
 }
 
+// checkPost checks the user (named who), title and link of a Post or an
+// Edit.
+func checkPost(who, user, title, link string) error {
+	if err := checkName(who, user); err != nil {
+		return err
+	}
+	if err := checkText("title", title, MaxTitleLen, true); err != nil {
+		return err
+	}
+	return checkText("link", link, MaxLinkLen, false)
+}
+
 // checkText validates a title or link: valid UTF-8 of at most max bytes,
 // stored byte for byte. A title must not be blank; a link may be empty.
 func checkText(what, s string, max int, required bool) error {

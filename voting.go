@@ -38,13 +38,7 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 // WithUniqueLinks a retry may post the article twice.
 func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, error) {
 	const op = "post"
-	if err := checkName("poster", poster); err != nil {
-		return Article{}, opErr(op, err)
-	}
-	if err := checkText("title", title, MaxTitleLen, true); err != nil {
-		return Article{}, opErr(op, err)
-	}
-	if err := checkText("link", link, MaxLinkLen, false); err != nil {
+	if err := checkPost("poster", poster, title, link); err != nil {
 		return Article{}, opErr(op, err)
 	}
 	t := s.now()

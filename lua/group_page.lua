@@ -43,28 +43,12 @@ if redis.call('EXISTS', groupKey) == 0 then
 end
 expect(cacheKey, 'zset')
 
--- page returns the members of the page from the complete cache. The
--- marker is rank 0: ascending ranks skip it, a descending page may end
--- with it.
-local function page()
-  local members
-  if desc == '1' then
-    members = range(cacheKey, start, stop, desc)
-    if members[#members] == '#' then
-      members[#members] = nil
-    end
-  else
-    members = range(cacheKey, start + 1, stop + 1, desc)
-  end
-  return members
-end
-
 local marker = redis.call('ZRANGE', cacheKey, 0, 0)[1]
 if marker == '#' then
   if ttl > 0 then
     redis.call('PEXPIRE', cacheKey, ttl)
   end
-  return rows(articlePrefix, scoreKey, page(), {OK})
+  return rows(articlePrefix, scoreKey, cachePage(cacheKey, start, stop, desc), {OK})
 end
 
 -- walkPage returns the page's members from the ordering, and how many
@@ -172,6 +156,6 @@ if members then
   return rows(articlePrefix, scoreKey, members, {OK})
 end
 if complete then
-  return rows(articlePrefix, scoreKey, page(), {OK})
+  return rows(articlePrefix, scoreKey, cachePage(cacheKey, start, stop, desc), {OK})
 end
 return {BUILDING}

@@ -17,15 +17,4 @@ expect(cacheKey, 'zset')
 if not cacheComplete(cacheKey) then
   return {BUILDING}
 end
--- The marker is rank 0: ascending ranks skip it, a descending page may
--- end with it (as in group_page.lua).
-local members
-if desc == '1' then
-  members = range(cacheKey, start, stop, desc)
-  if members[#members] == '#' then
-    members[#members] = nil
-  end
-else
-  members = range(cacheKey, start + 1, stop + 1, desc)
-end
-return rows(articlePrefix, scoreKey, members, {OK, redis.call('PTTL', cacheKey)})
+return rows(articlePrefix, scoreKey, cachePage(cacheKey, start, stop, desc), {OK, redis.call('PTTL', cacheKey)})

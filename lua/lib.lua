@@ -101,6 +101,23 @@ local function expectIndexes(k, orders, posted)
   eachIndex(k, orders, posted, expectZset)
 end
 
+-- row appends to out the row of the article id whose hash fields
+-- (title, link, poster, posted, up, down: HMGET's reply) are f, with its
+-- score; an article that is gone (no posted) appends nothing.
+local function row(out, id, f, score)
+  if f[4] then
+    local n = #out
+    out[n + 1] = id
+    out[n + 2] = f[1]
+    out[n + 3] = f[2]
+    out[n + 4] = f[3]
+    out[n + 5] = f[4]
+    out[n + 6] = f[5]
+    out[n + 7] = f[6]
+    out[n + 8] = score
+  end
+end
+
 -- rows appends, for each member whose article exists, eight fields to out:
 --   id, title, link, poster, posted, upvotes, downvotes, score
 -- the score as Redis formats it. Members whose article is gone are
@@ -110,15 +127,7 @@ local function rows(articlePrefix, scoreKey, members, out)
     local id = idof(m)
     local f = redis.call('HMGET', articlePrefix .. id, 'title', 'link', 'poster', 'posted', 'up', 'down')
     if f[4] then
-      local n = #out
-      out[n + 1] = id
-      out[n + 2] = f[1]
-      out[n + 3] = f[2]
-      out[n + 4] = f[3]
-      out[n + 5] = f[4]
-      out[n + 6] = f[5]
-      out[n + 7] = f[6]
-      out[n + 8] = redis.call('ZSCORE', scoreKey, m)
+      row(out, id, f, redis.call('ZSCORE', scoreKey, m))
     end
   end
   return out
@@ -497,18 +506,7 @@ end
 local function scoredRows(articlePrefix, list, out)
   for i = 1, #list, 2 do
     local id = idof(list[i])
-    local f = redis.call('HMGET', articlePrefix .. id, 'title', 'link', 'poster', 'posted', 'up', 'down')
-    if f[4] then
-      local n = #out
-      out[n + 1] = id
-      out[n + 2] = f[1]
-      out[n + 3] = f[2]
-      out[n + 4] = f[3]
-      out[n + 5] = f[4]
-      out[n + 6] = f[5]
-      out[n + 7] = f[6]
-      out[n + 8] = list[i + 1]
-    end
+    row(out, id, redis.call('HMGET', articlePrefix .. id, 'title', 'link', 'poster', 'posted', 'up', 'down'), list[i + 1])
   end
   return out
 end
@@ -518,4 +516,19 @@ end
 -- cache is built). A missing cache is not.
 local function cacheComplete(cacheKey)
   return redis.call('ZRANGE', cacheKey, 0, 0)[1] == '#'
+end
+
+-- cachePage returns the members at ranks start..stop (from the top when
+-- desc is '1') of a complete group cache, without its marker: the marker
+-- is rank 0, so ascending ranks skip it, and a descending page may end
+-- with it.
+local function cachePage(cacheKey, start, stop, desc)
+  if desc == '1' then
+    local members = range(cacheKey, start, stop, desc)
+    if members[#members] == '#' then
+      members[#members] = nil
+    end
+    return members
+  end
+  return range(cacheKey, start + 1, stop + 1, desc)
 end

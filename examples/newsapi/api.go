@@ -180,13 +180,8 @@ func (a *api) postArticle(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	art, err := a.store.Post(r.Context(), req.Poster, req.Title, req.Link)
-	if errors.Is(err, voting.ErrDuplicate) {
-		// -unique-links: the article that has the link already.
-		w.Header().Set("Location", "/articles/"+art.ID)
-		a.reply(w, statusOf(err), struct {
-			errorBody
-			Article article `json:"article"`
-		}{errorBody{err.Error()}, toArticle(art)})
+	if errors.Is(err, voting.ErrDuplicate) { // -unique-links, -repost-after
+		a.duplicate(w, art, err)
 		return nil
 	}
 	if err != nil {
@@ -195,6 +190,16 @@ func (a *api) postArticle(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Location", "/articles/"+art.ID)
 	a.reply(w, http.StatusCreated, toArticle(art))
 	return nil
+}
+
+// duplicate replies to a Post or an Edit refused for a link that art has
+// already (ErrDuplicate): the error, the article, and its Location.
+func (a *api) duplicate(w http.ResponseWriter, art voting.Article, err error) {
+	w.Header().Set("Location", "/articles/"+art.ID)
+	a.reply(w, statusOf(err), struct {
+		errorBody
+		Article article `json:"article"`
+	}{errorBody{err.Error()}, toArticle(art)})
 }
 
 // GET /articles?order=score&page=1

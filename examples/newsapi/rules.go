@@ -128,12 +128,7 @@ func (a *api) editArticle(w http.ResponseWriter, r *http.Request) error {
 	}
 	art, err := a.store.Edit(r.Context(), r.PathValue("id"), req.User, req.Title, req.Link)
 	if errors.Is(err, voting.ErrDuplicate) {
-		// The article that has the link already.
-		w.Header().Set("Location", "/articles/"+art.ID)
-		a.reply(w, statusOf(err), struct {
-			errorBody
-			Article article `json:"article"`
-		}{errorBody{err.Error()}, toArticle(art)})
+		a.duplicate(w, art, err)
 		return nil
 	}
 	if err != nil {
