@@ -774,32 +774,39 @@ func TestScriptFlush(t *testing.T) {
 			}
 		})
 
-		l := newLedger()
-		for _, u := range []string{"alice", "bob", "carol", "dave"} { // the voters of methods
-			l.users[u] = true
-		}
-		ids := seed(t, s, l, 5)
-		stop := make(chan struct{})
-		done := make(chan [][]faultCall)
 		before := noscripts.Load()
-		go func() { done <- load(s, l, ids, 4, 2*time.Second, stop) }()
-		for i := 0; i < 50; i++ {
-			flush()
-			time.Sleep(2 * time.Millisecond)
-		}
-		close(stop)
-		for _, calls := range <-done {
-			for _, c := range calls {
-				if c.err != nil {
-					t.Fatalf("call during SCRIPT FLUSH: %v", c.err)
-				}
-			}
-		}
+		flushUnderLoad(t, s, "SCRIPT FLUSH", flush)
 		if noscripts.Load() == before {
 			t.Fatal("no NOSCRIPT during the load: the flushes were not felt")
 		}
-		l.verify(t, s)
 	})
+}
+
+// flushUnderLoad runs flush (what) 50 times while four workers post and
+// vote on s, which must not fail one call nor lose an acknowledged one.
+func flushUnderLoad(t *testing.T, s *Store, what string, flush func()) {
+	t.Helper()
+	l := newLedger()
+	for _, u := range []string{"alice", "bob", "carol", "dave"} { // the voters of methods
+		l.users[u] = true
+	}
+	ids := seed(t, s, l, 5)
+	stop := make(chan struct{})
+	done := make(chan [][]faultCall)
+	go func() { done <- load(s, l, ids, 4, 2*time.Second, stop) }()
+	for i := 0; i < 50; i++ {
+		flush()
+		time.Sleep(2 * time.Millisecond)
+	}
+	close(stop)
+	for _, calls := range <-done {
+		for _, c := range calls {
+			if c.err != nil {
+				t.Fatalf("call during %s: %v", what, c.err)
+			}
+		}
+	}
+	l.verify(t, s)
 }
 
 // TestServerRestart kills the server with SIGKILL in the middle of a load

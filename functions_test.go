@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/gomodule/redigo/redis"
 
@@ -78,31 +77,11 @@ func TestFunctionFlush(t *testing.T) {
 			t.Fatal("the store turned to scripts on a server with Functions")
 		}
 
-		l := newLedger()
-		for _, u := range []string{"alice", "bob", "carol", "dave"} { // the voters of methods
-			l.users[u] = true
-		}
-		ids := seed(t, s, l, 5)
-		stop := make(chan struct{})
-		done := make(chan [][]faultCall)
 		before := missing.Load()
-		go func() { done <- load(s, l, ids, 4, 2*time.Second, stop) }()
-		for i := 0; i < 50; i++ {
-			flush()
-			time.Sleep(2 * time.Millisecond)
-		}
-		close(stop)
-		for _, calls := range <-done {
-			for _, c := range calls {
-				if c.err != nil {
-					t.Fatalf("call during FUNCTION FLUSH: %v", c.err)
-				}
-			}
-		}
+		flushUnderLoad(t, s, "FUNCTION FLUSH", flush)
 		if missing.Load() == before {
 			t.Fatal("no missing function during the load: the flushes were not felt")
 		}
-		l.verify(t, s)
 	})
 }
 
