@@ -790,14 +790,16 @@ func mainCPU(tb testing.TB, pool *redis.Pool) time.Duration {
 	return time.Duration(s * float64(time.Second))
 }
 
-// scriptStats returns the calls of EVALSHA, EVAL, FCALL and FCALL_RO the server has run,
+// scriptStats returns the calls of every form of script the server has
+// run (EVAL, EVALSHA, FCALL and their _RO forms),
 // and the microseconds it spent in them, from INFO commandstats.
 func scriptStats(tb testing.TB, pool *redis.Pool) (calls, usec int64) {
 	tb.Helper()
 	for _, line := range info(tb, pool, "commandstats") {
 		name, stats, _ := strings.Cut(line, ":")
 		switch name {
-		case "cmdstat_evalsha", "cmdstat_eval", "cmdstat_fcall", "cmdstat_fcall_ro":
+		case "cmdstat_evalsha", "cmdstat_eval", "cmdstat_evalsha_ro", "cmdstat_eval_ro",
+			"cmdstat_fcall", "cmdstat_fcall_ro":
 		default:
 			continue
 		}

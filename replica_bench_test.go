@@ -54,7 +54,7 @@ func BenchmarkPagesReplicas(b *testing.B) {
 			var usec0 int64
 			var cpu0 float64
 			for _, p := range servers {
-				_, u := readStats(b, p)
+				_, u := scriptStats(b, p)
 				usec0 += u
 				cpu0 += serverCPU(b, p)
 			}
@@ -77,7 +77,7 @@ func BenchmarkPagesReplicas(b *testing.B) {
 			var usec int64
 			var cpu float64
 			for _, p := range servers {
-				_, u := readStats(b, p)
+				_, u := scriptStats(b, p)
 				usec += u
 				cpu += serverCPU(b, p)
 			}
@@ -91,22 +91,6 @@ func BenchmarkPagesReplicas(b *testing.B) {
 			b.ReportMetric(client.Seconds()/elapsed.Seconds(), "client-cores")
 		})
 	}
-}
-
-// readStats returns the calls of every form of script the server has
-// run (EVAL, EVALSHA and their _RO forms) and the microseconds spent in
-// them, from INFO commandstats.
-func readStats(tb testing.TB, pool *redis.Pool) (calls, usec int64) {
-	tb.Helper()
-	for _, line := range info(tb, pool, "commandstats") {
-		name, stats, _ := parseStatLine(line)
-		switch name {
-		case "cmdstat_evalsha", "cmdstat_eval", "cmdstat_evalsha_ro", "cmdstat_eval_ro":
-			calls += stats["calls"]
-			usec += stats["usec"]
-		}
-	}
-	return calls, usec
 }
 
 // roundRobin is a read pool spread over several servers' pools, one
