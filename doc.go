@@ -251,9 +251,11 @@
 // a second pool, meant to reach replicas of the primary: Article,
 // ArticlesByID, Articles, TopSince, Count, GroupCount, Groups, VoteOf,
 // VotesOf, and GroupArticles once its group's cache is built. They run
-// there as read-only scripts (EVALSHA_RO, falling back to EVAL_RO), which
-// a replica runs and which need Redis 7.0 or later on the read pool's
-// servers; an older server gets an error that says so. Writes, and the
+// there as FCALL_RO of the store's library, which a replica has from its
+// primary, or, where it has not (yet), as read-only scripts (EVALSHA_RO,
+// falling back to EVAL_RO): forms a replica runs, which need Redis 7.0 or
+// later on the read pool's servers; an older server gets an error that
+// says so. Writes, and the
 // reads that guard them, stay on the primary. Without the option every
 // call runs on the primary. miniredis (v2.40) runs EVALSHA_RO and EVAL_RO
 // too, but does not replicate: tests on it pass the same server as both.
