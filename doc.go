@@ -192,7 +192,8 @@
 // an expiry: voter records of open articles and group caches. Evicting a
 // voter record closes the article's voting early; evicting a cache costs a
 // rebuild. Under noeviction a full Redis fails writes with an OOM error,
-// which the store returns. Redis frees an expired key in one go: a group
+// which the store returns; the reads, and Delete, Prune and Drop, which
+// free memory, still run. Redis frees an expired key in one go: a group
 // cache of 100,000 members stalls it for about 20 ms, one of a million
 // for about 300 ms, unless Redis runs with lazyfree-lazy-expire yes, which
 // frees it in the background; stores with groups that large want that
@@ -250,7 +251,8 @@
 // Reads outnumber votes on most sites. [WithReadPool] sends the reads to
 // a second pool, meant to reach replicas of the primary: Article,
 // ArticlesByID, Articles, TopSince, Count, GroupCount, Groups, VoteOf,
-// VotesOf, and GroupArticles once its group's cache is built. They run
+// VotesOf, Karma, TopUsers, and GroupArticles once its group's cache is
+// built. They run
 // there as read-only scripts (EVALSHA_RO, falling back to EVAL_RO), which
 // a replica runs and which need Redis 7.0 or later on the read pool's
 // servers; an older server gets an error that says so. Writes, and the

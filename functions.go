@@ -44,7 +44,22 @@ import (
 // are flagged no-writes.
 var readOnlyScripts = map[string]bool{
 	"articles": true, "page": true, "top_since": true, "votes": true, "count": true, "groups": true,
-	"group_read": true,
+	"group_read": true, "karma": true, "top_users": true,
+}
+
+// allowOOMScripts are the scripts that only remove (Delete, Prune, Drop,
+// RemoveFromGroups, the pages' cleanup of gone articles) or renew a
+// TTL, and the group page, whose warm read renews its cache's TTL: their
+// functions are flagged allow-oom. Redis refuses a function without it
+// or no-writes, whole, on a server at its maxmemory under noeviction,
+// where it runs the same code as a script (EVALSHA) until a command that
+// may grow memory: without the flag Delete, Prune and Drop, the calls
+// that free memory, and the reads that write a little, would fail on a
+// full Redis 7 and pass on one without Functions. A cold group page's
+// build step may so add its few hundred members past maxmemory.
+var allowOOMScripts = map[string]bool{
+	"delete": true, "prune": true, "drop": true, "group_remove": true,
+	"user_page": true, "group_page": true, "group_renew": true,
 }
 
 // library is the store's scripts as one Functions library.
@@ -64,8 +79,11 @@ func newLibrary(scripts []script) library {
 	body.WriteString(libLua)
 	for _, sc := range scripts {
 		flags := "{}"
-		if sc.readOnly {
+		switch {
+		case sc.readOnly:
 			flags = "{'no-writes'}"
+		case allowOOMScripts[sc.name]:
+			flags = "{'allow-oom'}"
 		}
 		// The marker stands for the library's name, which is the hash of
 		// all of this.

@@ -247,8 +247,8 @@ func WithEditWindow(d time.Duration) Option {
 
 // WithReadPool sends the store's reads to pool, which should reach
 // replicas of the primary that New's pool reaches: Article, ArticlesByID,
-// Articles, TopSince, Count, GroupCount, Groups, VoteOf, VotesOf, and
-// GroupArticles once its group's cache is built. They run there as
+// Articles, TopSince, Count, GroupCount, Groups, VoteOf, VotesOf, Karma,
+// TopUsers, and GroupArticles once its group's cache is built. They run there as
 // read-only scripts (EVALSHA_RO, EVAL_RO), which a replica runs: the
 // read pool's servers must be Redis 7.0 or later, or those calls get an
 // error saying so. Every other call, and every read of a store without
