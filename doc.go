@@ -302,7 +302,8 @@
 // short scripts in one round trip. Every other call is one script in one
 // round trip.
 //
-// Scripts are sent with EVALSHA and fall back to EVAL when the server does
+// A missing library is loaded again by the call that finds it missing,
+// and scripts sent with EVALSHA fall back to EVAL when the server does
 // not know them, so a restarted or flushed server heals by itself. Every
 // method takes a context, honoured while waiting for a connection and for
 // the reply; a call cut short by its deadline returns an error for which
