@@ -772,5 +772,25 @@ func TestPruneStopsBeforeAFailedCheck(t *testing.T) {
 		if n, err := s.Prune(ctx, clock.Now()); err != nil || n != 2 {
 			t.Errorf("Prune once the page is fixed = %d, %v; want 2", n, err)
 		}
+
+		// A member of the time ordering without its article, whose
+		// removal from every ordering meets a foreign value.
+		e := mustPost(t, s, "ann", "e")
+		b.do(t, "ZADD", s.keys.orderingKey("time"), clock.Now().Unix(), "a9")
+		b.do(t, "SET", s.keys.orderingKey("hot"), "x")
+		clock.Add(time.Second)
+		if n, err := s.Prune(ctx, clock.Now()); err == nil || n != 1 {
+			t.Fatalf("Prune over a foreign ordering = %d, %v; want 1 and an error", n, err)
+		}
+		if _, err := s.Article(ctx, e.ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the article before the orphan: %v, want it deleted", err)
+		}
+		b.do(t, "DEL", s.keys.orderingKey("hot"))
+		if n, err := s.Prune(ctx, clock.Now()); err != nil || n != 0 {
+			t.Errorf("Prune of the orphan = %d, %v; want 0", n, err)
+		}
+		if n, err := s.Count(ctx); err != nil || n != 0 {
+			t.Errorf("Count = %d, %v; want 0", n, err)
+		}
 	})
 }

@@ -18,7 +18,13 @@ local todo, work = {}, 0
 local function check(id)
   expect(k.groups .. id, 'set')
   work = work + redis.call('SCARD', k.groups .. id)
-  return deleting(k, id)
+  local d = deleting(k, id)
+  if not d then
+    for _, o in ipairs(ALL) do
+      expect(k.by .. o, 'zset')
+    end
+  end
+  return d
 end
 for _, m in ipairs(members) do
   local ok, d = true, nil
