@@ -226,7 +226,7 @@ func WithPostInterval(d time.Duration) Option {
 	return func(c *config) { c.rules.postInterval, c.rules.hasInterval = d, true }
 }
 
-// WithRepostAfter makes Post refuse a non-empty link that an article
+// WithRepostAfter makes Post refuse a non-empty link that a live article
 // posted within the last d (after its Posted time, whole seconds, on the
 // store's clock) has: it returns that article and an error wrapping
 // [ErrDuplicate], as [WithUniqueLinks] does, and changes nothing. From d
