@@ -375,8 +375,12 @@ func TestFullRedis(t *testing.T) {
 			if _, err := s.GroupArticles(ctx, "go", ScoreDesc, 1); err != nil {
 				t.Fatal(err)
 			}
+			was, err := redis.Strings(serverDo(t, b.pool, "CONFIG", "GET", "maxmemory"), nil)
+			if err != nil || len(was) != 2 {
+				t.Fatalf("CONFIG GET maxmemory = %v, %v", was, err)
+			}
 			serverDo(t, b.pool, "CONFIG", "SET", "maxmemory", "1")
-			reset := func() { serverDo(t, b.pool, "CONFIG", "SET", "maxmemory", "0") }
+			reset := func() { serverDo(t, b.pool, "CONFIG", "SET", "maxmemory", was[1]) }
 			t.Cleanup(reset)
 
 			if _, err := s.Post(ctx, "ann", "full", ""); err == nil || !strings.Contains(err.Error(), "OOM") {
