@@ -192,7 +192,8 @@
 // an expiry: voter records of open articles and group caches. Evicting a
 // voter record closes the article's voting early; evicting a cache costs a
 // rebuild. Under noeviction a full Redis fails writes with an OOM error,
-// which the store returns. Redis frees an expired key in one go: a group
+// which the store returns; the reads, and Delete, Prune and Drop, which
+// free memory, still run. Redis frees an expired key in one go: a group
 // cache of 100,000 members stalls it for about 20 ms, one of a million
 // for about 300 ms, unless Redis runs with lazyfree-lazy-expire yes, which
 // frees it in the background; stores with groups that large want that
@@ -250,12 +251,12 @@
 // Reads outnumber votes on most sites. [WithReadPool] sends the reads to
 // a second pool, meant to reach replicas of the primary: Article,
 // ArticlesByID, Articles, TopSince, Count, GroupCount, Groups, VoteOf,
-// VotesOf, and GroupArticles once its group's cache is built. They run
-// there as FCALL_RO of the store's library, which a replica has from its
-// primary, or, where it has not (yet), as read-only scripts (EVALSHA_RO,
-// falling back to EVAL_RO): forms a replica runs, which need Redis 7.0 or
-// later on the read pool's servers; an older server gets an error that
-// says so. Writes, and the
+// VotesOf, Karma, TopUsers, and GroupArticles once its group's cache is
+// built. They run there as FCALL_RO of the store's library, which a
+// replica has from its primary, or, where it has not (yet), as read-only
+// scripts (EVALSHA_RO, falling back to EVAL_RO): forms a replica runs,
+// which need Redis 7.0 or later on the read pool's servers; an older
+// server gets an error that says so. Writes, and the
 // reads that guard them, stay on the primary. Without the option every
 // call runs on the primary. miniredis (v2.40) runs EVALSHA_RO and EVAL_RO
 // too, but does not replicate: tests on it pass the same server as both.
@@ -302,7 +303,8 @@
 // short scripts in one round trip. Every other call is one script in one
 // round trip.
 //
-// Scripts are sent with EVALSHA and fall back to EVAL when the server does
+// A missing library is loaded again by the call that finds it missing,
+// and scripts sent with EVALSHA fall back to EVAL when the server does
 // not know them, so a restarted or flushed server heals by itself. Every
 // method takes a context, honoured while waiting for a connection and for
 // the reply; a call cut short by its deadline returns an error for which

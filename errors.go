@@ -23,8 +23,11 @@ var (
 	// empty or over-long name or title, a bad page or Order, or an option
 	// value New rejects.
 	ErrInvalidArgument = errors.New("voting: invalid argument")
-	// ErrDuplicate means Post, with [WithUniqueLinks], found a live article
-	// with the same link; Post returns that article with it.
+	// ErrDuplicate means Post found an article with the same link that
+	// the store's rules keep it from repeating: a live one with
+	// [WithUniqueLinks], one posted within the span of [WithRepostAfter];
+	// or that Edit found one for the new link. The call returns that
+	// article with it.
 	ErrDuplicate = errors.New("voting: duplicate link")
 	// ErrNotAllowed means a rule of the store forbids the call: a vote
 	// from a user with less karma than [WithMinKarma] asks, or an Edit by

@@ -25,7 +25,8 @@ import (
 //   - the library is lib.lua followed by each script's body wrapped as a
 //     function of (KEYS, ARGV), which the body reads as it reads them in
 //     a script; read scripts are flagged no-writes, so FCALL_RO runs them
-//     and a replica may;
+//     and a replica may, and those that only remove or renew a TTL
+//     allow-oom, so a full Redis runs them as it runs them as scripts;
 //   - each EVALSHA script is its body after only the lib.lua helpers it
 //     uses, found by name (libParts), so it re-creates no more than those.
 //
@@ -57,8 +58,11 @@ func newLibrary(scripts []script) library {
 	body.WriteString(libLua)
 	for _, sc := range scripts {
 		flags := "{}"
-		if sc.readOnly {
+		switch {
+		case sc.readOnly:
 			flags = "{'no-writes'}"
+		case allowOOMScripts[sc.name]:
+			flags = "{'allow-oom'}"
 		}
 		// The marker stands for the library's name, which is the hash of
 		// all of this.

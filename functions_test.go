@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 
@@ -180,7 +181,8 @@ func TestFunctionsFallback(t *testing.T) {
 // TestLibrary checks the library's name and flags on the server: named
 // after its content, so a library of other sources (another version of
 // the package) loads beside it under another name, and the stores of both
-// run; the read scripts flagged no-writes.
+// run; the read scripts flagged no-writes, and those that only remove
+// or renew a TTL allow-oom (allowOOMScripts).
 func TestLibrary(t *testing.T) {
 	if !regexp.MustCompile(`^voting_[0-9a-f]{16}$`).MatchString(scriptLib.name) {
 		t.Fatalf("library name %q", scriptLib.name)
@@ -218,7 +220,7 @@ func TestLibrary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	flags := map[string]bool{}
+	flags := map[string]string{}
 	for i := 0; i+1 < len(fields); i += 2 {
 		if k, _ := redis.String(fields[i], nil); k != "functions" {
 			continue
@@ -239,16 +241,22 @@ func TestLibrary(t *testing.T) {
 					fl, _ = redis.Strings(m[j+1], nil)
 				}
 			}
-			flags[strings.TrimPrefix(name, scriptLib.name+"_")] = len(fl) == 1 && fl[0] == "no-writes"
+			flags[strings.TrimPrefix(name, scriptLib.name+"_")] = strings.Join(fl, " ")
 		}
 	}
 	if len(flags) != len(allScripts) {
 		t.Errorf("the library has %d functions, the store %d scripts", len(flags), len(allScripts))
 	}
 	for _, sc := range allScripts {
-		ro, ok := flags[sc.name]
-		if !ok || ro != sc.readOnly {
-			t.Errorf("function %s: present %v, no-writes %v; want no-writes %v", sc.name, ok, ro, sc.readOnly)
+		want := ""
+		switch {
+		case sc.readOnly:
+			want = "no-writes"
+		case allowOOMScripts[sc.name]:
+			want = "allow-oom"
+		}
+		if got, ok := flags[sc.name]; !ok || got != want {
+			t.Errorf("function %s: present %v, flags %q; want %q", sc.name, ok, got, want)
 		}
 	}
 }
@@ -321,4 +329,71 @@ local function g() return B end
 		!strings.Contains(got, "local A, B") || strings.Contains(got, "local function g") {
 		t.Errorf("trimLib took %q", got)
 	}
+}
+
+// TestFullRedis runs a store on a Redis at its maxmemory (noeviction),
+// as Functions and as scripts: the calls that free memory (Delete,
+// RemoveFromGroups, Prune, Drop) and the reads (Karma, TopUsers, the
+// user pages, a warm group page) pass, as they do as scripts, and a Post
+// gets Redis's OOM error. A function flagged neither no-writes nor
+// allow-oom is refused whole on a full Redis. miniredis has no
+// maxmemory.
+func TestFullRedis(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		if b.mr != nil {
+			t.Skip("miniredis has no maxmemory")
+		}
+		for _, scripts := range []bool{false, true} {
+			s, clock := newStore(t, b, WithKarma(1, -1), WithUserPages())
+			s.funcs.off.Store(scripts)
+			a := mustPost(t, s, "ann", "a")
+			c := mustPost(t, s, "ann", "c")
+			mustVote(t, s, "bob", a.ID, Upvote)
+			if err := s.AddToGroups(ctx, a.ID, "go", "redis"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.GroupArticles(ctx, "go", ScoreDesc, 1); err != nil {
+				t.Fatal(err)
+			}
+			was, err := redis.Strings(serverDo(t, b.pool, "CONFIG", "GET", "maxmemory"), nil)
+			if err != nil || len(was) != 2 {
+				t.Fatalf("CONFIG GET maxmemory = %v, %v", was, err)
+			}
+			serverDo(t, b.pool, "CONFIG", "SET", "maxmemory", "1")
+			reset := func() { serverDo(t, b.pool, "CONFIG", "SET", "maxmemory", was[1]) }
+			t.Cleanup(reset)
+
+			if _, err := s.Post(ctx, "ann", "full", ""); err == nil || !strings.Contains(err.Error(), "OOM") {
+				t.Errorf("scripts %v: a Post on a full Redis: %v, want OOM", scripts, err)
+			}
+			if k, err := s.Karma(ctx, "ann"); err != nil || k != 1 {
+				t.Errorf("scripts %v: Karma = %d, %v; want 1", scripts, k, err)
+			}
+			if list, err := s.TopUsers(ctx, 1); err != nil || len(list) != 1 {
+				t.Errorf("scripts %v: TopUsers = %v, %v", scripts, list, err)
+			}
+			if list, err := s.Upvoted(ctx, "bob", 1); err != nil || len(list) != 1 {
+				t.Errorf("scripts %v: Upvoted = %v, %v", scripts, list, err)
+			}
+			if list, err := s.GroupArticles(ctx, "go", ScoreDesc, 1); err != nil || len(list) != 1 {
+				t.Errorf("scripts %v: a warm group page = %v, %v", scripts, list, err)
+			}
+			if err := s.RemoveFromGroups(ctx, a.ID, "redis"); err != nil {
+				t.Errorf("scripts %v: RemoveFromGroups: %v", scripts, err)
+			}
+			if err := s.Delete(ctx, c.ID); err != nil {
+				t.Errorf("scripts %v: Delete: %v", scripts, err)
+			}
+			if list, err := s.Submitted(ctx, "ann", 1); err != nil || len(list) != 1 {
+				t.Errorf("scripts %v: Submitted = %v, %v", scripts, list, err)
+			}
+			if n, err := s.Prune(ctx, clock.Now().Add(time.Second)); err != nil || n != 1 {
+				t.Errorf("scripts %v: Prune = %d, %v; want 1", scripts, n, err)
+			}
+			if err := s.Drop(ctx); err != nil {
+				t.Errorf("scripts %v: Drop: %v", scripts, err)
+			}
+			reset()
+		}
+	})
 }

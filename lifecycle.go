@@ -39,7 +39,9 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 }
 
 // Drop removes every key of the store, and no other: the articles, the
-// orderings, the groups, the caches and the id counter. It scans the
+// orderings, the groups, the caches, the id counter, and the users'
+// pages, karma and rule keys (vote logs, last posts, link claims). The
+// Functions library stays on the server. It scans the
 // store's keys in steps, one round trip and one script each, so no Redis
 // command runs long; keys written while it runs may survive it, so stop
 // the store's writers first. Other prefixes are untouched.

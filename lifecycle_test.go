@@ -737,3 +737,60 @@ func TestPruneStepBound(t *testing.T) {
 		t.Fatalf("Count after Prune = %d, %v", c, err)
 	}
 }
+
+// TestPruneStopsBeforeAFailedCheck: a foreign value at a key that
+// deleting a later article of the step writes (here its poster's
+// submitted page) ends the step before that article: Prune returns the
+// articles it deleted with the error, as its documentation says, and
+// leaves the article whose check failed, and those after it, whole.
+func TestPruneStopsBeforeAFailedCheck(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, WithUserPages())
+		a := mustPost(t, s, "ann", "a")
+		clock.Add(time.Second)
+		c := mustPost(t, s, "bob", "c")
+		clock.Add(time.Second)
+		d := mustPost(t, s, "ann", "d")
+		clock.Add(time.Second)
+		b.do(t, "SET", s.keys.submittedKey("bob"), "x")
+		n, err := s.Prune(ctx, clock.Now())
+		if err == nil || n != 1 {
+			t.Fatalf("Prune over a foreign submitted page = %d, %v; want 1 and an error", n, err)
+		}
+		if _, err := s.Article(ctx, a.ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the first article: %v, want it deleted", err)
+		}
+		for _, id := range []string{c.ID, d.ID} {
+			if _, err := s.Article(ctx, id); err != nil {
+				t.Errorf("article %s: %v, want it kept", id, err)
+			}
+		}
+		if list, err := s.Submitted(ctx, "ann", 1); err != nil || len(list) != 1 || list[0].ID != d.ID {
+			t.Errorf("ann's submitted page = %v, %v; want %s", list, err, d.ID)
+		}
+		b.do(t, "DEL", s.keys.submittedKey("bob"))
+		if n, err := s.Prune(ctx, clock.Now()); err != nil || n != 2 {
+			t.Errorf("Prune once the page is fixed = %d, %v; want 2", n, err)
+		}
+
+		// A member of the time ordering without its article, whose
+		// removal from every ordering meets a foreign value.
+		e := mustPost(t, s, "ann", "e")
+		b.do(t, "ZADD", s.keys.orderingKey("time"), clock.Now().Unix(), "a9")
+		b.do(t, "SET", s.keys.orderingKey("hot"), "x")
+		clock.Add(time.Second)
+		if n, err := s.Prune(ctx, clock.Now()); err == nil || n != 1 {
+			t.Fatalf("Prune over a foreign ordering = %d, %v; want 1 and an error", n, err)
+		}
+		if _, err := s.Article(ctx, e.ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("the article before the orphan: %v, want it deleted", err)
+		}
+		b.do(t, "DEL", s.keys.orderingKey("hot"))
+		if n, err := s.Prune(ctx, clock.Now()); err != nil || n != 0 {
+			t.Errorf("Prune of the orphan = %d, %v; want 0", n, err)
+		}
+		if n, err := s.Count(ctx); err != nil || n != 0 {
+			t.Errorf("Count = %d, %v; want 0", n, err)
+		}
+	})
+}

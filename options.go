@@ -226,7 +226,7 @@ func WithPostInterval(d time.Duration) Option {
 	return func(c *config) { c.rules.postInterval, c.rules.hasInterval = d, true }
 }
 
-// WithRepostAfter makes Post refuse a non-empty link that an article
+// WithRepostAfter makes Post refuse a non-empty link that a live article
 // posted within the last d (after its Posted time, whole seconds, on the
 // store's clock) has: it returns that article and an error wrapping
 // [ErrDuplicate], as [WithUniqueLinks] does, and changes nothing. From d
@@ -247,10 +247,10 @@ func WithEditWindow(d time.Duration) Option {
 
 // WithReadPool sends the store's reads to pool, which should reach
 // replicas of the primary that New's pool reaches: Article, ArticlesByID,
-// Articles, TopSince, Count, GroupCount, Groups, VoteOf, VotesOf, and
-// GroupArticles once its group's cache is built. They run there as
-// FCALL_RO of the store's library or read-only scripts (EVALSHA_RO,
-// EVAL_RO), which a replica runs: the
+// Articles, TopSince, Count, GroupCount, Groups, VoteOf, VotesOf, Karma,
+// TopUsers, and GroupArticles once its group's cache is built. They run
+// there as FCALL_RO of the store's library or read-only scripts
+// (EVALSHA_RO, EVAL_RO), which a replica runs: the
 // read pool's servers must be Redis 7.0 or later, or those calls get an
 // error saying so. Every other call, and every read of a store without
 // this option, runs on the primary. Default none. A nil pool is rejected.

@@ -194,6 +194,8 @@ var readCalls = []struct {
 	{"GroupArticles empty", func(s *Store, ids []string) (interface{}, error) { return s.GroupArticles(ctx, "none", Top, 1) }},
 	{"Article missing", func(s *Store, ids []string) (interface{}, error) { return s.Article(ctx, "99") }},
 	{"Groups missing", func(s *Store, ids []string) (interface{}, error) { return s.Groups(ctx, "99") }},
+	{"Karma", func(s *Store, ids []string) (interface{}, error) { return s.Karma(ctx, "alice") }},
+	{"TopUsers", func(s *Store, ids []string) (interface{}, error) { return s.TopUsers(ctx, 1) }},
 }
 
 // replicaFixture writes, through s, three articles with votes and groups,

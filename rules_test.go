@@ -470,3 +470,37 @@ func BenchmarkRulesMemory(b *testing.B) {
 	b.ReportMetric(float64(memoryUsage(b, pool, s.keys.lastPostKey(benchPoster(1)))), "lastpost-B/user")
 	b.ReportMetric(float64(memoryUsage(b, pool, s.keys.link+benchLink(1))), "link-B/article")
 }
+
+// TestLongRuleSpans: spans whose TTL (ruleTTL, twice the span and a
+// minute) overflows a Duration. Their keys got a negative TTL, which
+// failed Post after it had written the article, and would have dropped
+// a vote log at once; they get the longest TTL instead, and the rules
+// hold.
+func TestLongRuleSpans(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		const span = 200 * 365 * 24 * time.Hour
+		s, _ := newStore(t, b, WithVoteLimit(1, span), WithPostInterval(span), WithRepostAfter(span))
+		a, err := s.Post(ctx, "ann", "a", "L")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Post(ctx, "ann", "b", ""); !errors.Is(err, ErrRateLimited) {
+			t.Errorf("a second post within the interval: %v", err)
+		}
+		if _, err := s.Post(ctx, "bob", "c", "L"); !errors.Is(err, ErrDuplicate) {
+			t.Errorf("a repost within the span: %v", err)
+		}
+		if n, err := s.Count(ctx); err != nil || n != 1 {
+			t.Errorf("Count = %d, %v; want 1", n, err)
+		}
+		mustVote(t, s, "bob", a.ID, Upvote)
+		if _, err := s.Vote(ctx, "bob", a.ID, Downvote); !errors.Is(err, ErrRateLimited) {
+			t.Errorf("a second vote within the span: %v", err)
+		}
+		for _, key := range []string{s.keys.voteLog + "bob", s.keys.lastPostKey("ann"), s.keys.link + "L"} {
+			if ttl := b.ttl(t, key); ttl < span {
+				t.Errorf("TTL of %s = %v, want the longest", key, ttl)
+			}
+		}
+	})
+}

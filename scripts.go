@@ -309,7 +309,22 @@ var registry []script
 // are flagged no-writes.
 var readOnlyScripts = map[string]bool{
 	"articles": true, "page": true, "top_since": true, "votes": true, "count": true, "groups": true,
-	"group_read": true,
+	"group_read": true, "karma": true, "top_users": true,
+}
+
+// allowOOMScripts are the scripts that only remove (Delete, Prune, Drop,
+// RemoveFromGroups, the pages' cleanup of gone articles) or renew a
+// TTL, and the group page, whose warm read renews its cache's TTL: their
+// functions are flagged allow-oom. Redis refuses a function without it
+// or no-writes, whole, on a server at its maxmemory under noeviction,
+// where it runs the same code as a script (EVALSHA) until a command that
+// may grow memory: without the flag Delete, Prune and Drop, the calls
+// that free memory, and the reads that write a little, would fail on a
+// full Redis 7 and pass on one without Functions. A cold group page's
+// build step may so add its few hundred members past maxmemory.
+var allowOOMScripts = map[string]bool{
+	"delete": true, "prune": true, "drop": true, "group_remove": true,
+	"user_page": true, "group_page": true, "group_renew": true,
 }
 
 // libPart is one top-level statement of lib.lua (a helper or a constant)

@@ -2,6 +2,7 @@ package voting
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -164,7 +165,15 @@ type storeRules struct {
 // cannot drop the key while the store's clock still needs it. A rule may
 // then refuse early, as when the key outlives its use, but never lets a
 // call through that it should refuse.
-func ruleTTL(d time.Duration) int64 { return (2*d + time.Minute).Milliseconds() }
+// Spans past about 146 years, whose TTL would overflow a Duration, get
+// the longest TTL a Duration holds: a negative one fails the SET or
+// PEXPIRE, after Post's or Vote's other writes.
+func ruleTTL(d time.Duration) int64 {
+	if d > (math.MaxInt64-time.Minute)/2 {
+		return time.Duration(math.MaxInt64).Milliseconds()
+	}
+	return (2*d + time.Minute).Milliseconds()
+}
 
 // newRules lays out c for the scripts of a store with keys k.
 func newRules(c ruleConfig, k keys) storeRules {

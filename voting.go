@@ -334,8 +334,10 @@ func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]V
 
 // Delete removes the article and every trace of it, in one atomic step:
 // its fields, its place in every ordering and cached group page, its
-// voter records, its group memberships and its link. Afterwards the
-// article is not found anywhere; deleting it again gets [ErrNotFound].
+// voter records, its group memberships, its link and its entry on its
+// poster's submitted page ([WithUserPages]); the upvoted pages of its
+// voters drop it when next read. Afterwards the article is not found
+// anywhere; deleting it again gets [ErrNotFound].
 // The karma its votes earned or cost ([WithKarma]) stays: taking it back
 // would need the article's voter list, which may be huge or expired.
 func (s *Store) Delete(ctx context.Context, id string) error {

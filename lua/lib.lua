@@ -226,18 +226,19 @@ local function pageVote(key, m, new, now)
   end
 end
 
--- unlistPost removes a deleted article from its poster's submitted page,
--- before delete()'s first write. Upvoted pages are not reached: the
--- voters of an article may be too many to walk, or their records gone;
--- a read of a page drops the entries whose article is gone (user_page.lua).
-local function unlistPost(k, id)
+-- submittedPage returns the poster's submitted page that a delete of
+-- article id unlists it from, checked, or nil for none. Upvoted pages are
+-- not reached: the voters of an article may be too many to walk, or
+-- their records gone; a read of a page drops the entries whose article
+-- is gone (user_page.lua).
+local function submittedPage(k, id)
   local poster = k.submitted and redis.call('HGET', k.article .. id, 'poster')
   if not poster then
-    return
+    return nil
   end
   local key = k.submitted .. poster
   expect(key, 'zset')
-  redis.call('ZREM', key, member(id))
+  return key
 end
 
 -- Karma and the rules (rules.go, karma.go): the statuses of a refused
@@ -465,38 +466,58 @@ local function vote(k, id, user, new, now)
   return {OK, prev, values.score, up, down}
 end
 
--- delete removes an article and every trace of it; it returns false when
--- the article does not exist.
-local function delete(k, id)
-  local articleKey = k.article .. id
-  local f = redis.call('HMGET', articleKey, 'posted', 'link', 'orders')
+-- deleting checks every key that deleting article id writes, and
+-- returns what deleteNow needs to delete it; nil when the article does
+-- not exist. It writes nothing, so a step of Prune checks each article
+-- before it deletes any.
+local function deleting(k, id)
+  local f = redis.call('HMGET', k.article .. id, 'posted', 'link', 'orders')
   if not f[1] then
-    return false
+    return nil
   end
-  local link = f[2] ~= '' and k.link .. f[2]
-  if link then
-    expect(link, 'string')
+  local d = {id = id, posted = tonumber(f[1]), orders = f[3], link = f[2] ~= '' and k.link .. f[2]}
+  if d.link then
+    expect(d.link, 'string')
   end
-  local groups = redis.call('SMEMBERS', k.groups .. id)
-  for _, g in ipairs(groups) do
+  d.groups = redis.call('SMEMBERS', k.groups .. id)
+  for _, g in ipairs(d.groups) do
     expect(k.group .. g, 'set')
   end
   expect(k.by .. 'score', 'zset')
   expect(k.by .. 'time', 'zset')
-  expectIndexes(k, f[3], tonumber(f[1]))
-  unlistPost(k, id)
-  local m = member(id)
-  for _, g in ipairs(groups) do
+  expectIndexes(k, d.orders, d.posted)
+  d.page = submittedPage(k, id)
+  return d
+end
+
+-- deleteNow removes the article that deleting checked and every trace
+-- of it.
+local function deleteNow(k, d)
+  local id, m = d.id, member(d.id)
+  if d.page then
+    redis.call('ZREM', d.page, m)
+  end
+  for _, g in ipairs(d.groups) do
     redis.call('SREM', k.group .. g, m)
     eachCache(k.cache, g, ALL, function(key) redis.pcall('ZREM', key, m) end)
   end
   redis.call('ZREM', k.by .. 'score', m)
   redis.call('ZREM', k.by .. 'time', m)
-  eachIndex(k, f[3], tonumber(f[1]), function(key) redis.call('ZREM', key, m) end)
-  if link and redis.call('GET', link) == id then
-    redis.call('DEL', link)
+  eachIndex(k, d.orders, d.posted, function(key) redis.call('ZREM', key, m) end)
+  if d.link and redis.call('GET', d.link) == id then
+    redis.call('DEL', d.link)
   end
-  redis.call('UNLINK', articleKey, k.voted .. id, k.groups .. id) -- a popular article's voter record is large
+  redis.call('UNLINK', k.article .. id, k.voted .. id, k.groups .. id) -- a popular article's voter record is large
+end
+
+-- delete removes an article and every trace of it; it returns false when
+-- the article does not exist.
+local function delete(k, id)
+  local d = deleting(k, id)
+  if not d then
+    return false
+  end
+  deleteNow(k, d)
   return true
 end
 

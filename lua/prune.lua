@@ -1,6 +1,6 @@
--- prune.lua: one bounded step of Prune: deletes (lib.lua delete) up to
--- limit of the oldest articles posted at or before last, and stops early
--- once their group memberships reach budget, as each membership costs a
+-- prune.lua: one bounded step of Prune: deletes (lib.lua deleting,
+-- deleteNow) up to limit of the oldest articles posted at or before
+-- last, and stops early once their group memberships reach budget, as each membership costs a
 -- removal from the group and from its caches in every ordering. The first
 -- article is always deleted, so every step makes progress. Uses lib.lua.
 local timeKey = KEYS[1]
@@ -10,25 +10,47 @@ local k = {article = ARGV[4], voted = ARGV[5], groups = ARGV[6], group = ARGV[7]
 k.submitted = ARGV[12] -- the prefix of submitted pages (WithUserPages)
 -- Reply: {OK, deleted, more}: more is 1 when articles may remain.
 local members = redis.call('ZRANGEBYSCORE', timeKey, '-inf', last, 'LIMIT', 0, limit)
-local deleted, done, work = 0, 0, 0
-for _, m in ipairs(members) do
-  local id = idof(m)
+-- Every article of the step is checked (lib.lua deleting) before the
+-- first is deleted. A check that fails past the first article ends the
+-- step before it, so the step replies what it deleted and the next one
+-- fails on that article before any write.
+local todo, work = {}, 0
+local function check(id)
   expect(k.groups .. id, 'set')
   work = work + redis.call('SCARD', k.groups .. id)
-  if done > 0 and work > budget then
+  local d = deleting(k, id)
+  if not d then
+    for _, o in ipairs(ALL) do
+      expect(k.by .. o, 'zset')
+    end
+  end
+  return d
+end
+for _, m in ipairs(members) do
+  local ok, d = true, nil
+  if #todo == 0 then
+    d = check(idof(m)) -- an error fails the step before any write
+  else
+    ok, d = pcall(check, idof(m))
+  end
+  if not ok or (#todo > 0 and work > budget) then
     break
   end
-  done = done + 1
-  if delete(k, id) then
+  todo[#todo + 1] = {m = m, d = d or false}
+end
+local deleted = 0
+for _, t in ipairs(todo) do
+  if t.d then
+    deleteNow(k, t.d)
     deleted = deleted + 1
   else
     -- A member without its article (written by hand): drop it, or the
     -- next step would find it again.
     for _, o in ipairs(ALL) do
-      redis.call('ZREM', k.by .. o, m)
+      redis.call('ZREM', k.by .. o, t.m)
     end
   end
 end
 local more = 0
-if #members == limit or done < #members then more = 1 end
+if #members == limit or #todo < #members then more = 1 end
 return {OK, deleted, more}
