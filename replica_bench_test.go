@@ -3,8 +3,6 @@ package voting
 import (
 	"context"
 	"math/rand"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -108,21 +106,4 @@ func (r *roundRobin) Get() redis.Conn { return r.pool().Get() }
 
 func (r *roundRobin) GetContext(ctx context.Context) (redis.Conn, error) {
 	return r.pool().GetContext(ctx)
-}
-
-// parseStatLine splits an INFO commandstats line into the command's name
-// and its integer fields.
-func parseStatLine(line string) (string, map[string]int64, bool) {
-	name, rest, ok := strings.Cut(line, ":")
-	if !ok {
-		return "", nil, false
-	}
-	m := map[string]int64{}
-	for _, f := range strings.Split(rest, ",") {
-		k, v, _ := strings.Cut(f, "=")
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			m[k] = n
-		}
-	}
-	return name, m, true
 }
