@@ -397,3 +397,21 @@ func TestFullRedis(t *testing.T) {
 		}
 	})
 }
+
+// TestCompactLua: every script's source drops its comment and blank
+// lines (compactLua), which is right only while no source has a long
+// string or long comment ([[ ... ]], --[[ ... ]]), whose inner lines may
+// look like comments or be blank.
+func TestCompactLua(t *testing.T) {
+	for _, sc := range allScripts {
+		if strings.Contains(sc.body, "[[") || strings.Contains(sc.body, "[=") {
+			t.Errorf("%s.lua has a long bracket, which compactLua would break", sc.name)
+		}
+	}
+	if strings.Contains(libLua, "[[") || strings.Contains(libLua, "[=") {
+		t.Error("lib.lua has a long bracket, which compactLua would break")
+	}
+	if got := compactLua("a\n  -- c\n\n  b -- d\n"); got != "a\n  b -- d\n" {
+		t.Errorf("compactLua = %q", got)
+	}
+}
