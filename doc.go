@@ -220,7 +220,10 @@
 // server has no Functions (miniredis, Redis before 7) or the user may not
 // run FCALL or FUNCTION LOAD (ACL), the store sends its scripts with
 // EVALSHA instead, from then on. A user of the store needs FCALL,
-// FCALL_RO and FUNCTION LOAD, or EVALSHA and EVAL.
+// FCALL_RO and FUNCTION LOAD, or EVALSHA and EVAL. The call that finds
+// the library missing takes one round trip more (its FCALL, then
+// FUNCTION LOAD and the FCALL again in one pipeline), as does the first
+// call on a server that refuses Functions; every later call is one.
 //
 // # Redis Cluster
 //
