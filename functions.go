@@ -98,6 +98,10 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool,
 		return runScript(ctx, c, sc, replica, keysAndArgs)
 	case !isNoFunction(err):
 		return reply, err
+	case replica:
+		// A replica cannot load the library (READONLY): it gets it from
+		// its primary, which loads it at the first call that runs there.
+		return runScript(ctx, c, sc, replica, keysAndArgs)
 	}
 	// The library is missing: load it and call again, in one round trip.
 	// Another client may load it first ("already exists"); a load that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"strconv"
@@ -452,4 +453,39 @@ func diffStats(after, before map[string]int) map[string]int {
 		}
 	}
 	return d
+}
+
+// TestReadPoolWithoutLibrary: a replica whose primary has not loaded the
+// store's library (here, flushed) runs a read as a script at once: its
+// FCALL_RO finds no function, and the store sends EVALSHA_RO (EVAL_RO the
+// first time) without trying FUNCTION LOAD, which a replica refuses.
+func TestReadPoolWithoutLibrary(t *testing.T) {
+	primary := redistest.Start(t)
+	replica := redistest.StartReplica(t, primary)
+	pp, rp := primary.Pool(), replica.Pool()
+	t.Cleanup(func() { pp.Close(); rp.Close() })
+	s, _ := newStore(t, &backend{pool: pp}, WithReadPool(rp))
+	mustPost(t, s, "alice", "t")
+	serverDo(t, pp, "FUNCTION", "FLUSH")
+	if err := primary.WaitReplica(replica, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		before := commandStats(t, rp)
+		if n, err := s.Count(ctx); err != nil || n != 1 {
+			t.Fatalf("Count on a replica without the library = %d, %v", n, err)
+		}
+		got := diffStats(commandStats(t, rp), before)
+		delete(got, "info")
+		want := map[string]int{"fcall_ro": 1, "evalsha_ro": 1, "type": 1, "zcard": 1} // count.lua: TYPE, ZCARD
+		if i == 0 {
+			want["eval_ro"] = 1 // after NOSCRIPT
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("read %d on a replica without the library ran %v, want %v", i, got, want)
+		}
+	}
+	if s.funcs.off.Load() {
+		t.Error("a replica without the library turned the store to scripts")
+	}
 }
