@@ -205,7 +205,7 @@ func TestLibrary(t *testing.T) {
 	}
 	fn := functionName(v2.name, "articles")
 	reply, err := redis.Values(srv.Do("FCALL_RO", fn, 1, s.keys.orderingKey("score"), s.keys.article, a.ID))
-	if err != nil || len(reply) != 9 {
+	if err != nil || len(reply) != 1+rowFields {
 		t.Fatalf("FCALL_RO of the other version's articles = %v, %v", reply, err)
 	}
 	if _, err := s.Article(ctx, a.ID); err != nil {

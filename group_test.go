@@ -208,8 +208,9 @@ func TestGroupPagesMatchModel(t *testing.T) {
 						want++
 					}
 				}
-				if n, err := redis.Int(b.do(t, "HGET", s.keys.articleKey(id), "groups"), nil); n != want && (want > 0 || err != redis.ErrNil) {
-					t.Fatalf("%s: article %s has groups %d, %v; it is in %d", where, id, n, err, want)
+				rec, err := redis.String(b.do(t, "GET", s.keys.articleKey(id)), nil)
+				if f := strings.Fields(rec); err != nil || len(f) < 3 || f[2] != strconv.Itoa(want) {
+					t.Fatalf("%s: article %s has the record %q, %v; it is in %d groups", where, id, rec, err, want)
 				}
 			}
 			checkCacheTTLs(t, b, s, ttl, where)
@@ -765,7 +766,10 @@ func TestGroupChangeOverForeignValue(t *testing.T) {
 			name string
 			set  func(s *Store, id string) []interface{} // the commands that plant the value
 		}{
-			{"string at the article", func(s *Store, id string) []interface{} {
+			{"hash at the article", func(s *Store, id string) []interface{} {
+				return []interface{}{"HSET", s.keys.articleKey(id), "f", "v"}
+			}},
+			{"a string that is no record at the article", func(s *Store, id string) []interface{} {
 				return []interface{}{"SET", s.keys.articleKey(id), "x"}
 			}},
 			{"list at its groups", func(s *Store, id string) []interface{} {
@@ -1228,8 +1232,7 @@ func coldFill(b *testing.B, be *backend, n int) *coldData {
 		send("MULTI")
 		send("ZADD", k.orderingKey("time"), posted, m)
 		send("ZADD", k.orderingKey("score"), posted, m)
-		send("HSET", k.articleKey(id), "title", benchTitle(i+1), "link", benchLink(i+1), "poster", benchPoster(i+1),
-			"posted", posted, "closes", closes, "weight", 432, "orders", "", "up", 0, "down", 0, "groups", len(groups))
+		send("SET", k.articleKey(id), record(0, 0, len(groups), posted, closes, "", benchPoster(i+1), benchTitle(i+1), benchLink(i+1)))
 		for _, g := range groups {
 			send("SADD", k.groupKey(g), m)
 			send("SADD", k.groupsOfKey(id), g)

@@ -94,8 +94,8 @@ func statusErr(op string, status int64, id string) error {
 }
 
 // rowFields is the width of one article row, as lib.lua's rows writes it:
-// id, title, link, poster, posted, upvotes, downvotes, score.
-const rowFields = 8
+// id, record (parseRecord).
+const rowFields = 2
 
 // parseArticles turns article rows into Articles: the one parser behind
 // every read of articles.
@@ -121,31 +121,59 @@ func parseArticle(row []interface{}, a *Article) error {
 		}
 		b[i] = f
 	}
-	posted, err := strconv.ParseInt(string(b[4]), 10, 64)
-	if err != nil {
-		return fmt.Errorf("article %q: posted: %w", b[0], err)
+	if err := parseRecord(b[1], a); err != nil {
+		return fmt.Errorf("article %q: %w", b[0], err)
 	}
-	up, err := strconv.ParseInt(string(b[5]), 10, 64)
-	if err != nil {
-		return fmt.Errorf("article %q: upvotes: %w", b[0], err)
+	a.ID = string(b[0])
+	return nil
+}
+
+// recordHeader is the number of fields before an article record's
+// strings (lua/lib.lua RECORD): up, down, groups, posted, closes, weight,
+// orders, and the lengths of the poster's name and of the title.
+const recordHeader = 9
+
+// parseRecord parses an article's record, as lua/lib.lua RECORD defines
+// it, into a's title, link, poster, post time, counts and score. The
+// three strings share one allocation.
+func parseRecord(rec []byte, a *Article) error {
+	var f [recordHeader]string
+	rest := string(rec)
+	for i := range f {
+		sep := byte(' ')
+		if i == recordHeader-1 {
+			sep = ':'
+		}
+		j := strings.IndexByte(rest, sep)
+		if j < 0 {
+			return errors.New("malformed record")
+		}
+		f[i], rest = rest[:j], rest[j+1:]
 	}
-	down, err := strconv.ParseInt(string(b[6]), 10, 64)
-	if err != nil {
-		return fmt.Errorf("article %q: downvotes: %w", b[0], err)
+	var n [5]int64 // up, down, posted, and the two lengths
+	for i, at := range [...]int{0, 1, 3, 7, 8} {
+		v, err := strconv.ParseInt(f[at], 10, 64)
+		if err != nil {
+			return fmt.Errorf("record field %d: %w", at+1, err)
+		}
+		n[i] = v
 	}
-	score, err := strconv.ParseFloat(string(b[7]), 64)
+	poster, title := n[3], n[4]
+	if poster < 0 || title < 0 || poster+title > int64(len(rest)) {
+		return errors.New("malformed record: lengths past its end")
+	}
+	weight, err := strconv.ParseFloat(f[5], 64)
 	if err != nil {
-		return fmt.Errorf("article %q: score: %w", b[0], err)
+		return fmt.Errorf("record weight: %w", err)
 	}
 	*a = Article{
-		ID:        string(b[0]),
-		Title:     string(b[1]),
-		Link:      string(b[2]),
-		Poster:    string(b[3]),
-		Posted:    time.Unix(posted, 0).UTC(),
-		Score:     score,
-		Upvotes:   up,
-		Downvotes: down,
+		Score:     score(n[2], weight, n[0], n[1]),
+		Poster:    rest[:poster],
+		Title:     rest[poster : poster+title],
+		Link:      rest[poster+title:],
+		Posted:    time.Unix(n[2], 0).UTC(),
+		Upvotes:   n[0],
+		Downvotes: n[1],
 	}
 	return nil
 }

@@ -94,7 +94,7 @@ var (
 	voteScript        = newScript("vote", 1, voteLua)
 	voteBatchScript   = newScript("vote_batch", 1, voteBatchLua)
 	articlesScript    = newScript("articles", 1, articlesLua)
-	pageScript        = newScript("page", 2, pageLua)
+	pageScript        = newScript("page", 1, pageLua)
 	topSinceScript    = newScript("top_since", 3, topSinceLua)
 	votesScript       = newScript("votes", 1, votesLua)
 	countScript       = newScript("count", 1, countLua)
@@ -180,7 +180,7 @@ func (s *Store) articlesArgs(ids []string) []interface{} {
 func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
 	name, desc := o.ordering()
 	k := s.keys
-	return []interface{}{k.orderingKey(name), k.orderingKey("score"), k.article, start, stop, flag(desc)}
+	return []interface{}{k.orderingKey(name), k.article, start, stop, flag(desc)}
 }
 
 func (s *Store) topSinceArgs(cutoff, start, stop int64) []interface{} {

@@ -20,6 +20,14 @@ type Article struct {
 	Upvotes, Downvotes int64
 }
 
+// score is an article's score, posted + weight × (up − down), worked
+// out as lua/lib.lua's value works out the score ordering's value, in
+// the same float64 steps: the product is rounded on its own, never fused
+// into the sum, so the two are equal bit for bit.
+func score(posted int64, weight float64, up, down int64) float64 {
+	return float64(posted) + float64(weight*float64(up-down))
+}
+
 // VoteResult is the outcome of a vote: the vote it replaced and the
 // article's standing after it.
 type VoteResult struct {
@@ -46,7 +54,7 @@ type Store struct {
 	cacheTTL    int64  // the group cache TTL in milliseconds; 0 for none
 	pageSize    int
 	now         func() time.Time
-	orders      string         // the optional orders enabled, space-separated, for post.lua
+	orders      string         // the optional orders enabled, comma-separated, for post.lua
 	enabled     map[Order]bool // the optional orders enabled
 	uniqueLinks bool
 	userPages   bool // WithUserPages
@@ -112,7 +120,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 			}
 		}
 	}
-	s.orders = strings.Join(names, " ")
+	s.orders = strings.Join(names, ",")
 	return s, nil
 }
 

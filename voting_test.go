@@ -75,6 +75,69 @@ func TestPostAndArticle(t *testing.T) {
 	})
 }
 
+// TestRecord: an article is one string laid out as lua/lib.lua RECORD
+// says, as the tests' record helper writes it, and its strings come back
+// byte for byte whatever they hold (the separators of the record's
+// header among them); votes, group changes and edits keep the rest of it.
+func TestRecord(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, WithEditWindow(time.Hour))
+		for _, c := range []struct{ poster, title, link string }{
+			{"alice", "t", ""},
+			{"bob", "1 2 3: a title", "https://example.com/a b?c=1:2"},
+			{"carol", "ünï ✓\n:", ":"},
+			{"d 1:2", " 0 0 ", " "},
+		} {
+			a, err := s.Post(ctx, c.poster, c.title, c.link)
+			if err != nil {
+				t.Fatal(err)
+			}
+			posted := a.Posted.Unix()
+			check := func(what string, up, down, groups int, title, link string) {
+				t.Helper()
+				want := record(up, down, groups, posted, posted+s.window, "", c.poster, title, link)
+				if got, err := redis.String(b.do(t, "GET", s.keys.articleKey(a.ID)), nil); err != nil || got != want {
+					t.Fatalf("%s: record %q, %v; want %q", what, got, err, want)
+				}
+				got, err := s.Article(ctx, a.ID)
+				if err != nil || got.Poster != c.poster || got.Title != title || got.Link != link ||
+					got.Upvotes != int64(up) || got.Downvotes != int64(down) || !got.Posted.Equal(a.Posted) {
+					t.Fatalf("%s: Article = %+v, %v", what, got, err)
+				}
+			}
+			check("post", 1, 0, 0, c.title, c.link)
+			mustVote(t, s, "v1", a.ID, Downvote)
+			mustVote(t, s, "v2", a.ID, Downvote)
+			check("votes", 1, 2, 0, c.title, c.link)
+			if err := s.AddToGroups(ctx, a.ID, "g1", "g2"); err != nil {
+				t.Fatal(err)
+			}
+			check("groups", 1, 2, 2, c.title, c.link)
+			if _, err := s.Edit(ctx, a.ID, c.poster, c.title+" 2", "x"); err != nil {
+				t.Fatal(err)
+			}
+			check("edit", 1, 2, 2, c.title+" 2", "x")
+		}
+	})
+}
+
+// TestParseRecord: a record that is not one (written by hand) is an
+// error, never a panic or a wrong article.
+func TestParseRecord(t *testing.T) {
+	var a Article
+	if err := parseRecord([]byte("3 1 0 -5 9 432.0 top,hot 1 2:pab:c"), &a); err != nil ||
+		a.Upvotes != 3 || a.Downvotes != 1 || a.Posted.Unix() != -5 || a.Poster != "p" || a.Title != "ab" || a.Link != ":c" {
+		t.Fatalf("parseRecord = %+v, %v", a, err)
+	}
+	for _, rec := range []string{"", "x", "1 0 0 5 9 432.0  1 1", "1 0 0 5 9 432.0  1 5:pt",
+		"1 0 0 5 9 432.0  -1 1:pt", "a 0 0 5 9 432.0  1 1:pt", "1 0 0 5.5 9 432.0  1 1:pt",
+		"1 0 0 5 9 432.0  99999999999999999999 1:pt"} {
+		if err := parseRecord([]byte(rec), &a); err == nil {
+			t.Errorf("parseRecord(%q) = %+v, nil; want an error", rec, a)
+		}
+	}
+}
+
 func TestArticleNotFound(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
@@ -848,10 +911,46 @@ func TestWeights(t *testing.T) {
 				if r.Score != posted+w*v.net {
 					t.Errorf("weight %g: score %v after %s votes %v, want %v", w, r.Score, v.user, v.vote, posted+w*v.net)
 				}
+				checkScore(t, b, s, a.ID, r.Score)
 			}
 			checkInvariant(t, s, w, []string{a.ID}, []string{"alice", "bob", "carol"})
 		}
 	})
+}
+
+// TestScoreFromRecord: the score a read works out from an article's
+// record (store.go score) is the score ordering's value bit for bit,
+// for weights whose products round, as for any other.
+func TestScoreFromRecord(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		for _, w := range []float64{432, 0.1, 1.0 / 3, 86400.0 / 7, 1e-5, 123456.789} {
+			s, _ := newStore(t, b, WithVoteWeight(w))
+			a := mustPost(t, s, "alice", "t")
+			checkScore(t, b, s, a.ID, a.Score)
+			for i := range 7 {
+				r := mustVote(t, s, "u"+strconv.Itoa(i), a.ID, []VoteType{Downvote, Upvote}[i%2])
+				checkScore(t, b, s, a.ID, r.Score)
+			}
+		}
+	})
+}
+
+// checkScore checks that article id's score is want in the score
+// ordering and in what Article and Articles read.
+func checkScore(t *testing.T, b *backend, s *Store, id string, want float64) {
+	t.Helper()
+	z, err := redis.Float64(b.do(t, "ZSCORE", s.keys.orderingKey("score"), member(id)), nil)
+	if err != nil || z != want {
+		t.Fatalf("ZSCORE = %v, %v; want %v", z, err, want)
+	}
+	a, err := s.Article(ctx, id)
+	if err != nil || a.Score != want {
+		t.Fatalf("Article's score = %v, %v; want %v", a.Score, err, want)
+	}
+	list, err := s.Articles(ctx, TimeDesc, 1)
+	if err != nil || len(list) == 0 || list[0].ID != id || list[0].Score != want {
+		t.Fatalf("Articles = %+v, %v; want article %s first, score %v", list, err, id, want)
+	}
 }
 
 // TestCorruptVoterRecord: a voter record holding anything but 1 or -1

@@ -7,4 +7,4 @@ local members = {}
 for i = 2, #ARGV do
   members[#members + 1] = member(ARGV[i])
 end
-return rows(articlePrefix, scoreKey, members, {OK})
+return rows(articlePrefix, members, {OK})

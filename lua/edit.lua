@@ -11,14 +11,14 @@ local k = {article = ARGV[10], link = ARGV[11]}
 -- Reply: {OK, row} | {NOT_FOUND} | {NOT_ALLOWED} | {DUPLICATE, row} when
 -- a live article (posted within repost, without unique) has the new link.
 local articleKey = k.article .. id
-local f = redis.call('HMGET', articleKey, 'poster', 'posted', 'link')
-if not f[2] then
+local a = record(articleKey)
+if not a then
   return {NOT_FOUND}
 end
-if f[1] ~= user or now >= tonumber(f[2]) * 1000 + window then
+if a.poster ~= user or now >= tonumber(a.posted) * 1000 + window then
   return {NOT_ALLOWED}
 end
-local old = f[3] or ''
+local old = a.link
 if link ~= old and (unique or repost) then
   -- The link's claim follows the change, as Post would make it.
   local newKey = link ~= '' and k.link .. link
@@ -27,9 +27,9 @@ if link ~= old and (unique or repost) then
     expect(newKey, 'string')
     local other = redis.call('GET', newKey)
     if other and other ~= id then
-      local posted = redis.call('HGET', k.article .. other, 'posted')
-      if posted and (unique or tonumber(posted) * 1000 + repost > now) then
-        return rows(k.article, scoreKey, {member(other)}, {DUPLICATE})
+      local o = record(k.article .. other)
+      if o and (unique or tonumber(o.posted) * 1000 + repost > now) then
+        return rows(k.article, {member(other)}, {DUPLICATE})
       end
     end
   end
@@ -45,5 +45,6 @@ if link ~= old and (unique or repost) then
     redis.call('SET', newKey, id, 'PX', linkTTL)
   end
 end
-redis.call('HSET', articleKey, 'title', title, 'link', link)
-return rows(k.article, scoreKey, {member(id)}, {OK})
+a.title, a.link = title, link
+writeRecord(articleKey, a)
+return rows(k.article, {member(id)}, {OK})

@@ -7,7 +7,7 @@ local k = {article = ARGV[3], groups = ARGV[4], group = ARGV[5], by = ARGV[6], c
 -- ARGV[8..]: the group names.
 -- Reply: {OK} | {NOT_FOUND} | {LIMIT} when the article would be in more
 -- than limit groups.
-local articleKey, groupsKey = groupKeys(k, id)
+local articleKey, groupsKey, a = groupKeys(k, id)
 if not articleKey then
   return {NOT_FOUND}
 end
@@ -38,5 +38,5 @@ for i = 8, #ARGV do
     end
   end)
 end
-countGroups(articleKey, groupsKey)
+countGroups(articleKey, a, groupsKey)
 return {OK}

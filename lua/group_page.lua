@@ -48,7 +48,7 @@ if marker == '#' then
   if ttl > 0 then
     redis.call('PEXPIRE', cacheKey, ttl)
   end
-  return rows(articlePrefix, scoreKey, cachePage(cacheKey, start, stop, desc), {OK})
+  return rows(articlePrefix, cachePage(cacheKey, start, stop, desc), {OK})
 end
 
 -- walkPage returns the page's members from the ordering, and how many
@@ -153,9 +153,9 @@ if walk > 0 then
 end
 local complete = buildStep(count)
 if members then
-  return rows(articlePrefix, scoreKey, members, {OK})
+  return rows(articlePrefix, members, {OK})
 end
 if complete then
-  return rows(articlePrefix, scoreKey, cachePage(cacheKey, start, stop, desc), {OK})
+  return rows(articlePrefix, cachePage(cacheKey, start, stop, desc), {OK})
 end
 return {BUILDING}

@@ -17,4 +17,4 @@ expect(cacheKey, 'zset')
 if not cacheComplete(cacheKey) then
   return {BUILDING}
 end
-return rows(articlePrefix, scoreKey, cachePage(cacheKey, start, stop, desc), {OK, redis.call('PTTL', cacheKey)})
+return rows(articlePrefix, cachePage(cacheKey, start, stop, desc), {OK, redis.call('PTTL', cacheKey)})

@@ -5,7 +5,7 @@ local id = ARGV[1]
 local k = {article = ARGV[2], groups = ARGV[3], group = ARGV[4], cache = ARGV[5]}
 -- ARGV[6..]: the group names.
 -- Reply: {OK} | {NOT_FOUND}.
-local articleKey, groupsKey = groupKeys(k, id)
+local articleKey, groupsKey, a = groupKeys(k, id)
 if not articleKey then
   return {NOT_FOUND}
 end
@@ -19,5 +19,5 @@ for i = 6, #ARGV do
   redis.call('SREM', groupsKey, g)
   eachCache(k.cache, g, ALL, function(cache) redis.pcall('ZREM', cache, m) end)
 end
-countGroups(articleKey, groupsKey)
+countGroups(articleKey, a, groupsKey)
 return {OK}

@@ -40,10 +40,57 @@ local function expect(key, want)
   end
 end
 
--- has reports whether the article's orders field (space-separated names)
+-- The article record (the one place that defines it; reply.go's
+-- parseRecord reads it in Go): each article is one string, at k.article
+-- .. id,
+--   <up> <down> <groups> <posted> <closes> <weight> <orders> <#poster> <#title>:<poster><title><link>
+-- up, down: its vote counts; groups: how many groups it is in (0 lets a
+-- vote skip reading them); posted, closes: its post time and the store's
+-- time its voting closes at, in Unix seconds; weight: its vote weight
+-- (Store.weight); orders: the optional orders it is in (lib.lua ORDERS),
+-- comma-separated, '' for none; #poster, #title: the lengths in bytes of
+-- the poster's name and the title, so that they and the link, the rest,
+-- are kept byte for byte. One string lets a page read all its rows with
+-- one MGET, and a vote read and write its article with one call each;
+-- the counts come first, so a vote rewrites them and copies the rest.
+local RECORD = '^(%d+) (%d+) (%d+) (%S+) (%S+) (%S+) (%S*) (%d+) (%d+):()'
+-- VOTE_FIELDS reads what a vote needs of a record: up, down, where the
+-- rest starts, groups, posted, closes, weight, orders.
+local VOTE_FIELDS = '^(%d+) (%d+)() (%d+) (%S+) (%S+) (%S+) (%S*) '
+
+-- badRecord fails the script for a value at an article's key that is
+-- not a record (written by hand).
+local function badRecord(key)
+  return error('voting: key ' .. key .. ' holds no article', 0)
+end
+
+-- record returns the article at key as a table of its fields (strings
+-- but for up and down), or nil when there is none.
+local function record(key)
+  local s = redis.call('GET', key)
+  if not s then
+    return nil
+  end
+  local up, down, groups, posted, closes, weight, orders, np, nt, at = string.match(s, RECORD)
+  if not at then
+    return badRecord(key)
+  end
+  np, nt = tonumber(np), tonumber(nt)
+  return {up = up, down = down, groups = groups, posted = posted, closes = closes, weight = weight,
+    orders = orders, poster = string.sub(s, at, at + np - 1), title = string.sub(s, at + np, at + np + nt - 1),
+    link = string.sub(s, at + np + nt)}
+end
+
+-- writeRecord writes the article a (record's table) at key.
+local function writeRecord(key, a)
+  redis.call('SET', key, table.concat({a.up, a.down, a.groups, a.posted, a.closes, a.weight, a.orders,
+    #a.poster, #a.title}, ' ') .. ':' .. a.poster .. a.title .. a.link)
+end
+
+-- has reports whether the article's orders (comma-separated names)
 -- names order.
 local function has(orders, order)
-  return orders ~= nil and string.find(' ' .. orders .. ' ', ' ' .. order .. ' ', 1, true) ~= nil
+  return orders ~= nil and string.find(',' .. orders .. ',', ',' .. order .. ',', 1, true) ~= nil
 end
 
 -- value returns the article's value in an ordering given its post time,
@@ -101,33 +148,25 @@ local function expectIndexes(k, orders, posted)
   eachIndex(k, orders, posted, expectZset)
 end
 
--- row appends to out the row of the article id whose hash fields
--- (title, link, poster, posted, up, down: HMGET's reply) are f, with its
--- score; an article that is gone (no posted) appends nothing.
-local function row(out, id, f, score)
-  if f[4] then
-    local n = #out
-    out[n + 1] = id
-    out[n + 2] = f[1]
-    out[n + 3] = f[2]
-    out[n + 4] = f[3]
-    out[n + 5] = f[4]
-    out[n + 6] = f[5]
-    out[n + 7] = f[6]
-    out[n + 8] = score
-  end
-end
+-- Rows: a read of articles replies, for each article that exists, two
+-- fields: its id and its record (RECORD), from which reply.go takes the
+-- article and works out its score by the formula that made it (value).
+-- Members whose article is gone are skipped.
 
--- rows appends, for each member whose article exists, eight fields to out:
---   id, title, link, poster, posted, upvotes, downvotes, score
--- the score as Redis formats it. Members whose article is gone are
--- skipped. reply.go parses these rows.
-local function rows(articlePrefix, scoreKey, members, out)
-  for _, m in ipairs(members) do
-    local id = idof(m)
-    local f = redis.call('HMGET', articlePrefix .. id, 'title', 'link', 'poster', 'posted', 'up', 'down')
-    if f[4] then
-      row(out, id, f, redis.call('ZSCORE', scoreKey, m))
+-- rows appends to out the rows of members, in their order: one MGET.
+local function rows(articlePrefix, members, out)
+  if #members == 0 then
+    return out
+  end
+  local keys = {}
+  for i, m in ipairs(members) do
+    keys[i] = articlePrefix .. idof(m)
+  end
+  local n = #out
+  for i, r in ipairs(redis.call('MGET', unpack(keys))) do
+    if r then
+      out[n + 1], out[n + 2] = idof(members[i]), r
+      n = n + 2
     end
   end
   return out
@@ -150,23 +189,25 @@ end
 
 -- groupKeys returns the keys of an article that adding it to groups or
 -- removing it from them writes besides the groups and their caches: its
--- hash and its set of groups, both checked, before the script's first
--- write; nothing when the article does not exist.
+-- record, with the record read, and its set of groups, all checked
+-- before the script's first write; nothing when the article does not
+-- exist.
 local function groupKeys(k, id)
   local articleKey, groupsKey = k.article .. id, k.groups .. id
   if missing(articleKey) then
     return nil
   end
-  expect(articleKey, 'hash')
+  expect(articleKey, 'string')
   expect(groupsKey, 'set')
-  return articleKey, groupsKey
+  return articleKey, groupsKey, record(articleKey)
 end
 
 -- countGroups keeps the article's groups field, how many groups it is in,
 -- which lets a vote skip reading its groups when there are none. Its
 -- callers check the article's keys first (groupKeys).
-local function countGroups(articleKey, groupsKey)
-  redis.call('HSET', articleKey, 'groups', redis.call('SCARD', groupsKey))
+local function countGroups(articleKey, a, groupsKey)
+  a.groups = redis.call('SCARD', groupsKey)
+  writeRecord(articleKey, a)
 end
 
 -- eachCache calls fn(cacheKey, ordering) for the cached page of group g in
@@ -226,14 +267,13 @@ local function pageVote(key, m, new, now)
   end
 end
 
--- submittedPage returns the poster's submitted page that a delete of
--- article id unlists it from, checked, or nil for none. Upvoted pages are
+-- submittedPage returns the submitted page of an article's poster that
+-- a delete of it unlists it from, checked, or nil for none. Upvoted pages are
 -- not reached: the voters of an article may be too many to walk, or
 -- their records gone; a read of a page drops the entries whose article
 -- is gone (user_page.lua).
-local function submittedPage(k, id)
-  local poster = k.submitted and redis.call('HGET', k.article .. id, 'poster')
-  if not poster then
+local function submittedPage(k, poster)
+  if not k.submitted then
     return nil
   end
   local key = k.submitted .. poster
@@ -286,7 +326,7 @@ local function karmaRules(k, articleKey, user, prev, new)
   local poster, logKey
   if r.karma then
     expect(r.karma, 'zset')
-    poster = redis.call('HGET', articleKey, 'poster')
+    poster = record(articleKey).poster
     if poster == user then
       poster = nil
     end
@@ -349,9 +389,9 @@ local function postRules(k, scoreKey, a, i, link)
     r.link = k.link .. link
     expect(r.link, 'string')
     local other = redis.call('GET', r.link)
-    local posted = other and redis.call('HGET', k.article .. other, 'posted')
-    if posted and tonumber(posted) * 1000 + r.repost > now then
-      return r, rows(k.article, scoreKey, {member(other)}, {DUPLICATE})
+    local a = other and record(k.article .. other)
+    if a and tonumber(a.posted) * 1000 + r.repost > now then
+      return r, rows(k.article, {member(other)}, {DUPLICATE})
     end
   end
   if r.interval then
@@ -389,17 +429,22 @@ end
 -- the caller's clock, reaches the article's close.
 local function vote(k, id, user, new, now)
   local articleKey, votedKey = k.article .. id, k.voted .. id
-  local f = redis.call('HMGET', articleKey, 'posted', 'closes', 'weight', 'orders', 'up', 'down', 'groups')
-  if not f[1] then
+  local a = redis.call('GET', articleKey)
+  if not a then
     return {NOT_FOUND}
   end
-  -- The "" field exists exactly as long as the record does.
+  -- The fields of the record a vote reads, and where the part after its
+  -- counts starts (rest), which the vote copies.
+  local up, down, rest, ngroups, posted, closes, weight, orders = string.match(a, VOTE_FIELDS)
+  if not orders then
+    return badRecord(articleKey)
+  end
+  -- The "" field exists exactly as long as the voter record does.
   local r = redis.call('HMGET', votedKey, '', user)
-  if not r[1] or now >= tonumber(f[2]) then
+  if not r[1] or now >= tonumber(closes) then
     return {CLOSED}
   end
-  local posted, weight, orders = tonumber(f[1]), tonumber(f[3]), f[4]
-  local up, down = tonumber(f[5]), tonumber(f[6])
+  posted, weight, up, down = tonumber(posted), tonumber(weight), tonumber(up), tonumber(down)
   local m = member(id)
   local prev = r[2]
   if prev == false then
@@ -412,14 +457,14 @@ local function vote(k, id, user, new, now)
   if new == prev then
     return {OK, prev, redis.call('ZSCORE', k.by .. 'score', m), up, down}
   end
-  -- Every key written below is a hash read above, the score ordering,
+  -- Every key written below is a key read above, the score ordering,
   -- whose ZADD is the first write (a foreign value there fails the vote
   -- before it changes anything), or checked here; the groups are read
   -- before the first write too.
   expectIndexes(k, orders, posted)
 
   local groups = {}
-  if f[7] and f[7] ~= '0' then -- skips a call for the many articles in no group
+  if ngroups ~= '0' then -- skips a call for the many articles in no group
     groups = redis.call('SMEMBERS', k.groups .. id)
   end
   local page = k.upvoted and votePage(k, user, prev, new) -- WithUserPages only
@@ -449,7 +494,7 @@ local function vote(k, id, user, new, now)
       redis.call('ZADD', key, values[o], m)
     end)
   end
-  redis.call('HSET', articleKey, 'up', up, 'down', down)
+  redis.call('SET', articleKey, up .. ' ' .. down .. string.sub(a, rest))
   if new == 0 then
     redis.call('HDEL', votedKey, user)
   else
@@ -471,11 +516,11 @@ end
 -- not exist. It writes nothing, so a step of Prune checks each article
 -- before it deletes any.
 local function deleting(k, id)
-  local f = redis.call('HMGET', k.article .. id, 'posted', 'link', 'orders')
-  if not f[1] then
+  local a = record(k.article .. id)
+  if not a then
     return nil
   end
-  local d = {id = id, posted = tonumber(f[1]), orders = f[3], link = f[2] ~= '' and k.link .. f[2]}
+  local d = {id = id, posted = tonumber(a.posted), orders = a.orders, link = a.link ~= '' and k.link .. a.link}
   if d.link then
     expect(d.link, 'string')
   end
@@ -486,7 +531,7 @@ local function deleting(k, id)
   expect(k.by .. 'score', 'zset')
   expect(k.by .. 'time', 'zset')
   expectIndexes(k, d.orders, d.posted)
-  d.page = submittedPage(k, id)
+  d.page = submittedPage(k, a.poster)
   return d
 end
 
@@ -519,17 +564,6 @@ local function delete(k, id)
   end
   deleteNow(k, d)
   return true
-end
-
--- scoredRows is rows for the members of the score ordering read with
--- their scores (member, score, member, score, ... as WITHSCORES gives
--- them), which saves a ZSCORE a row.
-local function scoredRows(articlePrefix, list, out)
-  for i = 1, #list, 2 do
-    local id = idof(list[i])
-    row(out, id, redis.call('HMGET', articlePrefix .. id, 'title', 'link', 'poster', 'posted', 'up', 'down'), list[i + 1])
-  end
-  return out
 end
 
 -- cacheComplete reports whether the cached page of a group at cacheKey is

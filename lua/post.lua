@@ -12,8 +12,8 @@ if ARGV[15] ~= '' then
   k.submitted, k.upvoted = ARGV[15], ARGV[16]
 end
 -- orders: the names of the orders the store keeps (lib.lua ORDERS),
--- space-separated; the article keeps them, and its window and weight,
--- for good.
+-- comma-separated; the article keeps them, and its window and weight,
+-- for good (lib.lua RECORD).
 -- ARGV[17..22]: the rules of Post (lib.lua postRules), for a store that
 -- has them.
 -- Reply: {OK, id, score} | {DUPLICATE, row} when unique is set and a live
@@ -26,7 +26,7 @@ if linkKey then
   expect(linkKey, 'string')
   local other = redis.call('GET', linkKey)
   if other and redis.call('EXISTS', k.article .. other) == 1 then
-    return rows(k.article, scoreKey, {member(other)}, {DUPLICATE})
+    return rows(k.article, {member(other)}, {DUPLICATE})
   end
 end
 local rules, refused = postRules(k, scoreKey, ARGV, 17, link)
@@ -92,9 +92,8 @@ end
 
 local m = member(id)
 local score = num(value('score', now, weight, 1, 0))
-redis.call('HSET', k.article .. id,
-  'title', title, 'link', link, 'poster', poster, 'posted', ARGV[4],
-  'closes', num(now + window), 'weight', ARGV[6], 'orders', orders, 'up', 1, 'down', 0)
+writeRecord(k.article .. id, {up = 1, down = 0, groups = 0, posted = ARGV[4], closes = num(now + window),
+  weight = ARGV[6], orders = orders, poster = poster, title = title, link = link})
 redis.call('ZADD', scoreKey, score, m)
 redis.call('ZADD', timeKey, ARGV[4], m)
 eachIndex(k, orders, now, function(key, o)

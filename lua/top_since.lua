@@ -23,7 +23,7 @@ if not oldest[1] then
   return out
 end
 if cutoff <= tonumber(oldest[2]) then
-  return rows(articlePrefix, scoreKey, redis.call('ZREVRANGE', topKey, start, stop), out)
+  return rows(articlePrefix, redis.call('ZREVRANGE', topKey, start, stop), out)
 end
 local newest = tonumber(redis.call('ZREVRANGE', timeKey, 0, 0, 'WITHSCORES')[2])
 if cutoff > newest then
@@ -140,4 +140,4 @@ for rank = 0, stop do
   end
   if len > 0 then down(1) end
 end
-return rows(articlePrefix, scoreKey, members, out)
+return rows(articlePrefix, members, out)

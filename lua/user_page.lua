@@ -26,7 +26,7 @@ while live < start + count do
     else
       live = live + 1
       if live > start then
-        rows(articlePrefix, scoreKey, {m}, out)
+        rows(articlePrefix, {m}, out)
         if live == start + count then
           break
         end
