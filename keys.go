@@ -1,5 +1,7 @@
 package voting
 
+import "strings"
+
 // keys names every Redis key of one store; nothing else in the package
 // builds a key name. Every name starts with "{prefix}:", a Redis Cluster
 // hash tag, so all keys of a store live in one hash slot and one script may
@@ -60,9 +62,15 @@ func (k keys) cacheKey(group, ordering string) string { return k.cache + orderin
 
 // votePrefixes returns the score key and the key prefixes that vote.lua
 // and vote_batch.lua take, in their order, boxed: the store keeps them
-// for every vote (scripts.go voteArgs).
+// for every vote (scripts.go voteArgs). The prefixes that only a vote on
+// an article in groups or optional orders uses (its groups, the
+// orderings, the group caches and the TopSince buckets) go as one
+// argument, newline-separated (a prefix has no newline, checkPrefix),
+// which lib.lua splits when it needs them: every argument costs Redis
+// about a tenth of a microsecond on each vote.
 func (k keys) votePrefixes() []interface{} {
-	return []interface{}{k.orderingKey("score"), k.article, k.voted, k.groupsOf, k.by, k.cache, k.topBucket}
+	more := strings.Join([]string{k.groupsOf, k.by, k.cache, k.topBucket}, "\n")
+	return []interface{}{k.orderingKey("score"), k.article, k.voted, more}
 }
 
 // pattern returns a SCAN pattern that matches every key of the store and

@@ -344,8 +344,8 @@ func TestRulesOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if args := s.appendVoteRules(s.voteArgs("u", "1", Upvote, now.Unix()), now); len(args) != 11 {
-		t.Errorf("vote arguments without rules: %d, want 11", len(args))
+	if args := s.appendVoteRules(s.voteArgs("u", "1", Upvote, now.Unix()), now); len(args) != 8 {
+		t.Errorf("vote arguments without rules: %d, want 8", len(args))
 	}
 	if args := s.voteBatchRules(now); len(args) != 1 {
 		t.Errorf("vote batch rules without rules: %v", args)

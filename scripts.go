@@ -162,7 +162,7 @@ func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) 
 	args = append(args, s.votePrefixes[0], now)
 	args = append(args, s.votePrefixes[1:]...)
 	if !s.votesCarryPages() {
-		args = append(args, "") // vote_batch.lua's ARGV[8]: no upvoted pages
+		args = append(args, "") // vote_batch.lua's ARGV[5]: no upvoted pages
 	}
 	args = append(args, rules...)
 	for _, b := range ballots {

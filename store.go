@@ -100,7 +100,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	s.rules = newRules(c.rules, s.keys)
 	s.userPages = c.userPages
 	if s.votesCarryPages() {
-		// vote.lua's ARGV[11]: the upvoted pages' prefix, kept by every
+		// vote.lua's ARGV[8]: the upvoted pages' prefix, kept by every
 		// vote, or '' for none, before the rules.
 		upvoted := ""
 		if s.userPages {
@@ -138,7 +138,7 @@ type BallotResult struct {
 }
 
 // votesCarryPages reports whether the arguments of vote.lua carry the
-// slot of the upvoted pages (ARGV[11]): with WithUserPages, and with vote
+// slot of the upvoted pages (ARGV[8]): with WithUserPages, and with vote
 // rules, which follow it. A store with neither sends no more arguments
 // than the vote needs.
 func (s *Store) votesCarryPages() bool { return s.userPages || s.rules.vote != nil }

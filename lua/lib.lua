@@ -252,7 +252,7 @@ local function votePage(k, user, prev, new)
   if k.rules then
     expect(key, 'zset')
   else
-    expect(k.by .. 'score', 'zset')
+    expect(k.score, 'zset')
   end
   return key
 end
@@ -350,7 +350,7 @@ local function karmaRules(k, articleKey, user, prev, new)
       end
     end
   end
-  expect(k.by .. 'score', 'zset') -- vote()'s first write comes after these
+  expect(k.score, 'zset') -- vote()'s first write comes after these
   if poster then
     local gain = worth(new, r.perUp, r.perDown) - worth(prev, r.perUp, r.perDown)
     if gain ~= 0 then
@@ -416,18 +416,48 @@ local function postRulesDone(r, id, unique)
   end
 end
 
+-- VOTES are the votes as the scripts' arguments and the voter records
+-- write them: up, down, and '0' for none, which no record holds.
+local VOTES = {['1'] = 1, ['-1'] = -1, ['0'] = 0}
+
+-- fill splits k.more, the key prefixes that only a vote on an article
+-- in groups or optional orders needs (keys.go votePrefixes), into
+-- k.groups, k.by, k.cache and k.bucket.
+local function fill(k)
+  if not k.by then
+    k.groups, k.by, k.cache, k.bucket = string.match(k.more, '^([^\n]*)\n([^\n]*)\n([^\n]*)\n([^\n]*)$')
+  end
+end
+
+-- notBefore reports whether now is at or after t, two times in seconds
+-- as the store sends them and num writes them: compared as strings where
+-- both are whole numbers of at most 15 digits (as num writes them below
+-- 1e15), which costs a vote less than converting them to numbers.
+local function notBefore(now, t)
+  if #now > 15 or #t > 15 or string.byte(now) == 45 or string.byte(t) == 45 then -- 45: '-'
+    return tonumber(now) >= tonumber(t)
+  end
+  if #now ~= #t then
+    return #now > #t
+  end
+  return now >= t
+end
+
 -- vote applies one vote and returns its reply:
 --   {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED} | {CORRUPT}
 --   | {NOT_ALLOWED} | {RATE_LIMITED, ms} (k.rules, karmaRules)
 -- CORRUPT: the user's voter record holds neither 1 nor -1 (written by
 -- hand); nothing is changed.
--- k holds the key prefixes: article, voted, groups, by, cache, bucket.
+-- k holds the score ordering's key (score) and the key prefixes article,
+-- voted and more (fill); vs is the vote, '1', '-1' or '0', and now the
+-- store's clock in Unix seconds, both as the script's arguments hold
+-- them.
 -- A vote counts only while the article's voter record exists: Post
 -- creates it with a field that is never removed, and it expires when
 -- voting closes on the server's clock, so a record that is gone means
 -- voting is over, never "no previous vote". Voting closes too when now,
 -- the caller's clock, reaches the article's close.
-local function vote(k, id, user, new, now)
+local function vote(k, id, user, vs, now)
   local articleKey, votedKey = k.article .. id, k.voted .. id
   local a = redis.call('GET', articleKey)
   if not a then
@@ -441,27 +471,33 @@ local function vote(k, id, user, new, now)
   end
   -- The "" field exists exactly as long as the voter record does.
   local r = redis.call('HMGET', votedKey, '', user)
-  if not r[1] or now >= tonumber(closes) then
+  if not r[1] or notBefore(now, closes) then
     return {CLOSED}
   end
-  posted, weight, up, down = tonumber(posted), tonumber(weight), tonumber(up), tonumber(down)
-  local m = member(id)
-  local prev = r[2]
-  if prev == false then
-    prev = 0
-  elseif prev == '1' or prev == '-1' then
-    prev = tonumber(prev)
-  else
-    return {CORRUPT}
+  local new, prev = VOTES[vs], 0
+  if r[2] then
+    prev = VOTES[r[2]]
+    if prev == nil or prev == 0 then
+      return {CORRUPT}
+    end
   end
+  up, down = tonumber(up), tonumber(down)
+  local m = member(id)
   if new == prev then
-    return {OK, prev, redis.call('ZSCORE', k.by .. 'score', m), up, down}
+    return {OK, prev, redis.call('ZSCORE', k.score, m), up, down}
+  end
+  if orders ~= '' or ngroups ~= '0' then
+    fill(k)
   end
   -- Every key written below is a key read above, the score ordering,
   -- whose ZADD is the first write (a foreign value there fails the vote
   -- before it changes anything), or checked here; the groups are read
   -- before the first write too.
-  expectIndexes(k, orders, posted)
+  local pn, wn -- posted and weight as numbers, for the optional orders
+  if orders ~= '' then
+    pn, wn = tonumber(posted), tonumber(weight)
+    expectIndexes(k, orders, pn)
+  end
 
   local groups = {}
   if ngroups ~= '0' then -- skips a call for the many articles in no group
@@ -483,22 +519,22 @@ local function vote(k, id, user, new, now)
   -- Values are recomputed, never incremented, so they never drift from
   -- their formulas, whatever the weight. changed lists the orderings,
   -- whose group caches change too.
-  local values, changed = {score = num(value('score', posted, weight, up, down))}, {'score'}
-  redis.call('ZADD', k.by .. 'score', values.score, m)
+  local values, changed = {score = num(value('score', tonumber(posted), tonumber(weight), up, down))}, {'score'}
+  redis.call('ZADD', k.score, values.score, m)
   if orders ~= '' then -- no closure for the many articles without optional orders
-    eachIndex(k, orders, posted, function(key, o)
+    eachIndex(k, orders, pn, function(key, o)
       if not values[o] then
-        values[o] = num(value(o, posted, weight, up, down))
+        values[o] = num(value(o, pn, wn, up, down))
         changed[#changed + 1] = o
       end
       redis.call('ZADD', key, values[o], m)
     end)
   end
-  redis.call('SET', articleKey, up .. ' ' .. down .. string.sub(a, rest))
+  redis.call('SET', articleKey, string.format('%d %d', up, down) .. string.sub(a, rest))
   if new == 0 then
     redis.call('HDEL', votedKey, user)
   else
-    redis.call('HSET', votedKey, user, new)
+    redis.call('HSET', votedKey, user, vs)
   end
   -- XX: a cache is updated where it holds the article; a cache being
   -- built that has yet to reach it will copy the new value. A foreign
