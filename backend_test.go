@@ -520,9 +520,15 @@ func loadScripts(tb testing.TB, pool *redis.Pool) {
 // record returns an article's record as lua/lib.lua RECORD lays it out,
 // for the tests and benchmarks that write articles straight into Redis,
 // with the default weight (TestRecord keeps it and Post's alike).
-func record(up, down, groups int, posted, closes int64, orders, poster, title, link string) string {
-	return fmt.Sprintf("%d %d %d %d %d 432.0 %s %d %d:%s%s%s", up, down, groups, posted, closes, orders,
+func record(up, down int, posted int64, orders, poster, title, link string) string {
+	return fmt.Sprintf("%010d %010d %d 432.0 %s %d %d:%s%s%s", up, down, posted, orders,
 		len(poster), len(title), poster, title, link)
+}
+
+// voterMeta returns the '' field of an article's voter record as
+// lua/lib.lua VOTE_META lays it out, with the default weight.
+func voterMeta(up, down, groups int, posted, closes int64, orders string) string {
+	return fmt.Sprintf("%d %d %d %d %d 432.0 %s", up, down, groups, posted, closes, orders)
 }
 
 func bigGroup(t testing.TB, b *backend, s *Store, group string, ids []string) {
@@ -538,7 +544,7 @@ func bigGroup(t testing.TB, b *backend, s *Store, group string, ids []string) {
 		c.Send("SADD", s.keys.groupKey(group), m)
 		c.Send("ZADD", s.keys.orderingKey("time"), epoch.Unix()-int64(i), m)
 		c.Send("ZADD", s.keys.orderingKey("score"), epoch.Unix()-int64(i), m)
-		c.Send("SET", s.keys.articleKey(id), record(0, 0, 0, epoch.Unix()-int64(i), epoch.Unix(), "", "p", "t", ""))
+		c.Send("SET", s.keys.articleKey(id), record(0, 0, epoch.Unix()-int64(i), "", "p", "t", ""))
 	}
 	if err := c.Flush(); err != nil {
 		t.Fatal(err)

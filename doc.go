@@ -151,11 +151,12 @@
 //	{voting}:top:<size>:<n>           zset    member -> net votes, for the articles posted in
 //	                                          [n·size, (n+1)·size) seconds; size 600,
 //	                                          86400 and 2592000 (10 minutes, 1 and 30 days)
-//	{voting}:article:<id>             string  the article's record: "<up> <down> <groups>
-//	                                          <posted> <closes> <weight> <orders> <#poster>
-//	                                          <#title>:<poster><title><link>" (below)
-//	{voting}:voted:<id>               hash    user -> 1 (up) or -1 (down), and "" -> 0;
-//	                                          expires when voting closes
+//	{voting}:article:<id>             string  the article's record: "<up> <down> <posted>
+//	                                          <weight> <orders> <#poster> <#title>:<poster>
+//	                                          <title><link>" (below)
+//	{voting}:voted:<id>               hash    user -> 1 (up) or -1 (down), and "" -> "<up>
+//	                                          <down> <groups> <posted> <closes> <weight>
+//	                                          <orders>" (below); expires when voting closes
 //	{voting}:groups:<id>              set     the names of the groups the article is in
 //	{voting}:group:<name>             set     the members of the group
 //	{voting}:cache:<ordering>:<name>  zset    the group's members in an ordering, and a
@@ -178,14 +179,19 @@
 // A member is an article id prefixed by its number of digits as a letter
 // ("a7", "b42", "c100"), so that members of equal value sort by id as
 // numbers. An article's record is one string, so that a page reads its
-// rows with one MGET and a vote reads and writes its article with one
-// call each: its vote counts, how many groups it is in, its post time
-// and the time its voting closes (Unix seconds), its vote weight, the
-// optional orders it is in (comma-separated), and the lengths in bytes of
-// the poster's name and of the title, which follow with the link, byte
-// for byte ("1 0 0 1700000000 1700604800 432.0  5 12:aliceHello, world"
-// is a link-less post of alice). The score is not in it: a read works it
-// out from these fields, as the score ordering's value is. For example,
+// rows with one MGET: its vote counts (ten digits each, with leading
+// zeros, so that a vote writes them in place), its post time (Unix
+// seconds), its vote weight, the optional orders it is in
+// (comma-separated), and the lengths in bytes of the poster's name and of
+// the title, which follow with the link, byte for byte ("0000000001
+// 0000000000 1700000000 432.0  5 12:aliceHello, world" is a link-less
+// post of alice). The score is not in it: a read works it out from these
+// fields, as the score ordering's value is. While voting is open, the
+// voter record's "" field (no user's name) holds what a vote needs of the
+// article, which it reads with the voter's own vote in one call: the
+// counts, how many groups the article is in, its post time, the time its
+// voting closes, its weight and its orders ("1 0 0 1700000000 1700604800
+// 432.0 "). For example,
 // "redis-cli ZREVRANGE {voting}:by:score 0 24 WITHSCORES" is the front
 // page and "redis-cli GET {voting}:article:1" the first article. Ids are canonical decimals and
 // names are validated ([MaxNameLen] and the other limits), so no input can

@@ -208,9 +208,9 @@ func TestGroupPagesMatchModel(t *testing.T) {
 						want++
 					}
 				}
-				rec, err := redis.String(b.do(t, "GET", s.keys.articleKey(id)), nil)
-				if f := strings.Fields(rec); err != nil || len(f) < 3 || f[2] != strconv.Itoa(want) {
-					t.Fatalf("%s: article %s has the record %q, %v; it is in %d groups", where, id, rec, err, want)
+				meta, err := redis.String(b.do(t, "HGET", s.keys.votedKey(id), ""), nil)
+				if f := strings.Fields(meta); err != redis.ErrNil && (err != nil || len(f) < 3 || f[2] != strconv.Itoa(want)) {
+					t.Fatalf("%s: article %s's voter record has %q, %v; it is in %d groups", where, id, meta, err, want)
 				}
 			}
 			checkCacheTTLs(t, b, s, ttl, where)
@@ -758,8 +758,9 @@ func TestGroupBuildOutlivesShortTTL(t *testing.T) {
 }
 
 // TestGroupChangeOverForeignValue: a value of another type at the article's
-// hash or its set of groups fails AddToGroups and RemoveFromGroups before
-// they write anything.
+// record or its set of groups, or a voter record whose "" field is not
+// what Post wrote, fails AddToGroups and RemoveFromGroups before they
+// write anything.
 func TestGroupChangeOverForeignValue(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		for _, c := range []struct {
@@ -769,8 +770,8 @@ func TestGroupChangeOverForeignValue(t *testing.T) {
 			{"hash at the article", func(s *Store, id string) []interface{} {
 				return []interface{}{"HSET", s.keys.articleKey(id), "f", "v"}
 			}},
-			{"a string that is no record at the article", func(s *Store, id string) []interface{} {
-				return []interface{}{"SET", s.keys.articleKey(id), "x"}
+			{"a voter record whose \"\" field is not the article's", func(s *Store, id string) []interface{} {
+				return []interface{}{"HSET", s.keys.votedKey(id), "", "x"}
 			}},
 			{"list at its groups", func(s *Store, id string) []interface{} {
 				return []interface{}{"RPUSH", s.keys.groupsOfKey(id), "x"}
@@ -1232,13 +1233,13 @@ func coldFill(b *testing.B, be *backend, n int) *coldData {
 		send("MULTI")
 		send("ZADD", k.orderingKey("time"), posted, m)
 		send("ZADD", k.orderingKey("score"), posted, m)
-		send("SET", k.articleKey(id), record(0, 0, len(groups), posted, closes, "", benchPoster(i+1), benchTitle(i+1), benchLink(i+1)))
+		send("SET", k.articleKey(id), record(0, 0, posted, "", benchPoster(i+1), benchTitle(i+1), benchLink(i+1)))
 		for _, g := range groups {
 			send("SADD", k.groupKey(g), m)
 			send("SADD", k.groupsOfKey(id), g)
 		}
 		if (i+1)%every == 0 {
-			send("HSET", k.votedKey(id), "", 0)
+			send("HSET", k.votedKey(id), "", voterMeta(0, 0, len(groups), posted, closes, ""))
 			d.voted = append(d.voted, id)
 		}
 		if err := c.Flush(); err != nil {

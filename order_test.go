@@ -1165,7 +1165,7 @@ func BenchmarkTopSinceYear(b *testing.B) {
 				up, down = 0, -e.net
 			}
 			id := strconv.FormatInt(e.id, 10)
-			c.Send("SET", s25.keys.articleKey(id), record(int(up), int(down), 0, e.posted, e.posted+7*86400, "top",
+			c.Send("SET", s25.keys.articleKey(id), record(int(up), int(down), e.posted, "top",
 				"poster0001", benchTitle(int(e.id)), benchLink(int(e.id))))
 			c.Send("ZADD", s25.keys.orderingKey("score"), float64(e.posted)+432*float64(e.net), member(id))
 		}

@@ -129,9 +129,9 @@ func parseArticle(row []interface{}, a *Article) error {
 }
 
 // recordHeader is the number of fields before an article record's
-// strings (lua/lib.lua RECORD): up, down, groups, posted, closes, weight,
-// orders, and the lengths of the poster's name and of the title.
-const recordHeader = 9
+// strings (lua/lib.lua RECORD): up, down, posted, weight, orders, and the
+// lengths of the poster's name and of the title.
+const recordHeader = 7
 
 // parseRecord parses an article's record, as lua/lib.lua RECORD defines
 // it, into a's title, link, poster, post time, counts and score. The
@@ -151,7 +151,7 @@ func parseRecord(rec []byte, a *Article) error {
 		f[i], rest = rest[:j], rest[j+1:]
 	}
 	var n [5]int64 // up, down, posted, and the two lengths
-	for i, at := range [...]int{0, 1, 3, 7, 8} {
+	for i, at := range [...]int{0, 1, 2, 5, 6} {
 		v, err := strconv.ParseInt(f[at], 10, 64)
 		if err != nil {
 			return fmt.Errorf("record field %d: %w", at+1, err)
@@ -162,7 +162,7 @@ func parseRecord(rec []byte, a *Article) error {
 	if poster < 0 || title < 0 || poster+title > int64(len(rest)) {
 		return errors.New("malformed record: lengths past its end")
 	}
-	weight, err := strconv.ParseFloat(f[5], 64)
+	weight, err := strconv.ParseFloat(f[3], 64)
 	if err != nil {
 		return fmt.Errorf("record weight: %w", err)
 	}

@@ -197,16 +197,16 @@ func (s *Store) votesArgs(user string, ids []string) []interface{} {
 
 func (s *Store) groupAddArgs(id string, groups []string) []interface{} {
 	k := s.keys
-	args := make([]interface{}, 0, 8+len(groups))
+	args := make([]interface{}, 0, 9+len(groups))
 	args = append(args, k.orderingKey("score"), id, MaxArticleGroups,
-		k.article, k.groupsOf, k.group, k.by, k.cache)
+		k.article, k.groupsOf, k.group, k.by, k.cache, k.voted)
 	return appendStrings(args, groups)
 }
 
 func (s *Store) groupRemoveArgs(id string, groups []string) []interface{} {
 	k := s.keys
-	args := make([]interface{}, 0, 6+len(groups))
-	args = append(args, k.orderingKey("score"), id, k.article, k.groupsOf, k.group, k.cache)
+	args := make([]interface{}, 0, 7+len(groups))
+	args = append(args, k.orderingKey("score"), id, k.article, k.groupsOf, k.group, k.cache, k.voted)
 	return appendStrings(args, groups)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand"
 	"strconv"
@@ -76,9 +77,10 @@ func TestPostAndArticle(t *testing.T) {
 }
 
 // TestRecord: an article is one string laid out as lua/lib.lua RECORD
-// says, as the tests' record helper writes it, and its strings come back
-// byte for byte whatever they hold (the separators of the record's
-// header among them); votes, group changes and edits keep the rest of it.
+// says, and its voter record's "" field as VOTE_META says, as the tests'
+// record and voterMeta helpers write them; the strings come back byte for
+// byte whatever they hold (the separators of the record's header among
+// them); votes, group changes and edits keep the rest of both.
 func TestRecord(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithEditWindow(time.Hour))
@@ -95,9 +97,13 @@ func TestRecord(t *testing.T) {
 			posted := a.Posted.Unix()
 			check := func(what string, up, down, groups int, title, link string) {
 				t.Helper()
-				want := record(up, down, groups, posted, posted+s.window, "", c.poster, title, link)
+				want := record(up, down, posted, "", c.poster, title, link)
 				if got, err := redis.String(b.do(t, "GET", s.keys.articleKey(a.ID)), nil); err != nil || got != want {
 					t.Fatalf("%s: record %q, %v; want %q", what, got, err, want)
+				}
+				want = voterMeta(up, down, groups, posted, posted+s.window, "")
+				if got, err := redis.String(b.do(t, "HGET", s.keys.votedKey(a.ID), ""), nil); err != nil || got != want {
+					t.Fatalf("%s: voter record's \"\" field %q, %v; want %q", what, got, err, want)
 				}
 				got, err := s.Article(ctx, a.ID)
 				if err != nil || got.Poster != c.poster || got.Title != title || got.Link != link ||
@@ -125,13 +131,13 @@ func TestRecord(t *testing.T) {
 // error, never a panic or a wrong article.
 func TestParseRecord(t *testing.T) {
 	var a Article
-	if err := parseRecord([]byte("3 1 0 -5 9 432.0 top,hot 1 2:pab:c"), &a); err != nil ||
+	if err := parseRecord([]byte("0000000003 0000000001 -5 432.0 top,hot 1 2:pab:c"), &a); err != nil ||
 		a.Upvotes != 3 || a.Downvotes != 1 || a.Posted.Unix() != -5 || a.Poster != "p" || a.Title != "ab" || a.Link != ":c" {
 		t.Fatalf("parseRecord = %+v, %v", a, err)
 	}
-	for _, rec := range []string{"", "x", "1 0 0 5 9 432.0  1 1", "1 0 0 5 9 432.0  1 5:pt",
-		"1 0 0 5 9 432.0  -1 1:pt", "a 0 0 5 9 432.0  1 1:pt", "1 0 0 5.5 9 432.0  1 1:pt",
-		"1 0 0 5 9 432.0  99999999999999999999 1:pt"} {
+	for _, rec := range []string{"", "x", "1 0 5 432.0  1 1", "1 0 5 432.0  1 5:pt",
+		"1 0 5 432.0  -1 1:pt", "a 0 5 432.0  1 1:pt", "1 0 5.5 432.0  1 1:pt", "1 0 5 x  1 1:pt",
+		"1 0 5 432.0  99999999999999999999 1:pt"} {
 		if err := parseRecord([]byte(rec), &a); err == nil {
 			t.Errorf("parseRecord(%q) = %+v, nil; want an error", rec, a)
 		}
@@ -518,7 +524,8 @@ func TestVoterRecordTTL(t *testing.T) {
 		mustVote(t, s, "bob", a.ID, NoVote)
 		wantTTL(t, b, s, a.ID, time.Hour)
 		fields, err := redis.StringMap(b.do(t, "HGETALL", s.keys.votedKey(a.ID)), nil)
-		if err != nil || len(fields) != 1 || fields[""] != "0" {
+		posted := a.Posted.Unix()
+		if err != nil || len(fields) != 1 || fields[""] != voterMeta(0, 0, 0, posted, posted+3600, "") {
 			t.Fatalf("voter record with every vote cancelled = %v, %v; want only the \"\" field", fields, err)
 		}
 	})
@@ -826,6 +833,57 @@ func storeState(t testing.TB, b *backend, s *Store) string {
 		out.WriteByte('\n')
 	}
 	return out.String()
+}
+
+// TestVoteOverForeignValue: a vote reads its article's voter record and
+// writes the record's counts in place, then the score ordering, without
+// reading the record first. A foreign value at the record or the score
+// ordering, a voter record left without its record, a voter record whose
+// "" field is not what Post wrote (all written by hand), and counts at
+// the record's width fail the vote, or find no article, and change
+// nothing, on a plain store and on stores whose votes write pages or
+// rules before the counts.
+func TestVoteOverForeignValue(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		for _, opts := range [][]Option{nil, {WithUserPages()}, {WithKarma(1, 1)}} {
+			for _, c := range []struct {
+				name     string
+				notFound bool
+				set      func(s *Store, a Article) [][]interface{}
+			}{
+				{"hash at the record", false, func(s *Store, a Article) [][]interface{} {
+					return [][]interface{}{{"DEL", s.keys.articleKey(a.ID)}, {"HSET", s.keys.articleKey(a.ID), "f", "v"}}
+				}},
+				{"no record", true, func(s *Store, a Article) [][]interface{} {
+					return [][]interface{}{{"DEL", s.keys.articleKey(a.ID)}}
+				}},
+				{"string at the score ordering", false, func(s *Store, a Article) [][]interface{} {
+					return [][]interface{}{{"DEL", s.keys.orderingKey("score")}, {"SET", s.keys.orderingKey("score"), "x"}}
+				}},
+				{"voter record's \"\" field", false, func(s *Store, a Article) [][]interface{} {
+					return [][]interface{}{{"HSET", s.keys.votedKey(a.ID), "", "x"}}
+				}},
+				{"counts at the record's width", false, func(s *Store, a Article) [][]interface{} {
+					posted := a.Posted.Unix()
+					return [][]interface{}{{"HSET", s.keys.votedKey(a.ID), "", voterMeta(9999999999, 0, 0, posted, posted+s.window, "")}}
+				}},
+			} {
+				s, _ := newStore(t, b, opts...)
+				a := mustPost(t, s, "alice", "t")
+				for _, cmd := range c.set(s, a) {
+					b.do(t, cmd[0].(string), cmd[1:]...)
+				}
+				before := snapshot(t, b, s)
+				_, err := s.Vote(ctx, "bob", a.ID, Upvote)
+				if c.notFound && !errors.Is(err, ErrNotFound) || !c.notFound && (err == nil || isSentinel(err)) {
+					t.Errorf("%s, %d options: Vote = %v", c.name, len(opts), err)
+				}
+				if after := snapshot(t, b, s); !maps.Equal(after, before) {
+					t.Errorf("%s, %d options: a failed vote changed the store:\n%v\nwas\n%v", c.name, len(opts), after, before)
+				}
+			}
+		}
+	})
 }
 
 func isSentinel(err error) bool {

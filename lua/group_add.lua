@@ -3,18 +3,19 @@
 -- Uses lib.lua.
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local id, limit = ARGV[1], tonumber(ARGV[2])
-local k = {article = ARGV[3], groups = ARGV[4], group = ARGV[5], by = ARGV[6], cache = ARGV[7]}
--- ARGV[8..]: the group names.
+local k = {article = ARGV[3], groups = ARGV[4], group = ARGV[5], by = ARGV[6], cache = ARGV[7],
+  voted = ARGV[8]}
+-- ARGV[9..]: the group names.
 -- Reply: {OK} | {NOT_FOUND} | {LIMIT} when the article would be in more
 -- than limit groups.
-local articleKey, groupsKey, a = groupKeys(k, id)
-if not articleKey then
+local groupsKey, votedKey, meta = groupKeys(k, id)
+if not groupsKey then
   return {NOT_FOUND}
 end
 local m = member(id)
 local n = redis.call('SCARD', groupsKey)
 local new = {}
-for i = 8, #ARGV do
+for i = 9, #ARGV do
   local g = ARGV[i]
   expect(k.group .. g, 'set')
   if redis.call('SISMEMBER', groupsKey, g) == 0 and not new[g] then
@@ -25,7 +26,7 @@ end
 if n > limit then
   return {LIMIT}
 end
-for i = 8, #ARGV do
+for i = 9, #ARGV do
   local g = ARGV[i]
   redis.call('SADD', k.group .. g, m)
   redis.call('SADD', groupsKey, g)
@@ -38,5 +39,5 @@ for i = 8, #ARGV do
     end
   end)
 end
-countGroups(articleKey, a, groupsKey)
+countGroups(groupsKey, votedKey, meta)
 return {OK}

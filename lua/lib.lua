@@ -31,60 +31,71 @@ end
 
 -- expect fails the script, before it writes anything, when key holds a
 -- value of another type than want (a foreign value at one of the store's
--- keys), so no script leaves half its writes behind.
+-- keys), so no script leaves half its writes behind; else it reports
+-- whether key holds a value.
 local function expect(key, want)
   local t = redis.call('TYPE', key)
   t = t.ok or t
   if t ~= 'none' and t ~= want then
     return error('voting: key ' .. key .. ' holds a ' .. t .. ', not a ' .. want, 0)
   end
+  return t ~= 'none'
 end
 
 -- The article record (the one place that defines it; reply.go's
 -- parseRecord reads it in Go): each article is one string, at k.article
--- .. id,
---   <up> <down> <groups> <posted> <closes> <weight> <orders> <#poster> <#title>:<poster><title><link>
--- up, down: its vote counts; groups: how many groups it is in (0 lets a
--- vote skip reading them); posted, closes: its post time and the store's
--- time its voting closes at, in Unix seconds; weight: its vote weight
+-- .. id, which a page reads with one MGET:
+--   <up> <down> <posted> <weight> <orders> <#poster> <#title>:<poster><title><link>
+-- up, down: its vote counts, each COUNT_DIGITS digits with leading zeros,
+-- so that a vote writes them in place (SETRANGE) without reading the
+-- record; posted: its post time in Unix seconds; weight: its vote weight
 -- (Store.weight); orders: the optional orders it is in (lib.lua ORDERS),
 -- comma-separated, '' for none; #poster, #title: the lengths in bytes of
 -- the poster's name and the title, so that they and the link, the rest,
--- are kept byte for byte. One string lets a page read all its rows with
--- one MGET, and a vote read and write its article with one call each;
--- the counts come first, so a vote rewrites them and copies the rest.
-local RECORD = '^(%d+) (%d+) (%d+) (%S+) (%S+) (%S+) (%S*) (%d+) (%d+):()'
--- VOTE_FIELDS reads what a vote needs of a record: up, down, where the
--- rest starts, groups, posted, closes, weight, orders.
-local VOTE_FIELDS = '^(%d+) (%d+)() (%d+) (%S+) (%S+) (%S+) (%S*) '
+-- are kept byte for byte.
+local RECORD = '^(%d+) (%d+) (%S+) (%S+) (%S*) (%d+) (%d+):()'
+local COUNTS, COUNT_DIGITS, MAX_COUNT = '%010d %010d', 10, 9999999999
 
--- badRecord fails the script for a value at an article's key that is
--- not a record (written by hand).
-local function badRecord(key)
+-- The voter record, at k.voted .. id, is a hash of each voter's vote ('1'
+-- or '-1') and, under the field '' (no user's name), what a vote needs
+-- of the article while its voting is open, which the vote reads with the
+-- voter's own vote in one HMGET:
+--   <up> <down> <groups> <posted> <closes> <weight> <orders>
+-- its counts, as the record has them, without leading zeros; how many
+-- groups it is in (0 lets a vote skip reading them); its post time and
+-- the store's time its voting closes at, in Unix seconds; its weight and
+-- orders, as the record has them. Post makes it and it expires when the
+-- article's voting closes (post.lua), so a vote that finds no '' field
+-- finds voting over.
+local VOTE_META = '^(%d+) (%d+)() (%d+) (%S+) (%S+) (%S+) (%S*)$'
+
+-- badValue fails the script for a value at one of the store's keys that
+-- is not what the store writes there (written by hand).
+local function badValue(key)
   return error('voting: key ' .. key .. ' holds no article', 0)
 end
 
--- record returns the article at key as a table of its fields (strings
--- but for up and down), or nil when there is none.
+-- record returns the article at key as a table of its fields (strings),
+-- or nil when there is none.
 local function record(key)
   local s = redis.call('GET', key)
   if not s then
     return nil
   end
-  local up, down, groups, posted, closes, weight, orders, np, nt, at = string.match(s, RECORD)
+  local up, down, posted, weight, orders, np, nt, at = string.match(s, RECORD)
   if not at then
-    return badRecord(key)
+    return badValue(key)
   end
   np, nt = tonumber(np), tonumber(nt)
-  return {up = up, down = down, groups = groups, posted = posted, closes = closes, weight = weight,
-    orders = orders, poster = string.sub(s, at, at + np - 1), title = string.sub(s, at + np, at + np + nt - 1),
+  return {up = up, down = down, posted = posted, weight = weight, orders = orders,
+    poster = string.sub(s, at, at + np - 1), title = string.sub(s, at + np, at + np + nt - 1),
     link = string.sub(s, at + np + nt)}
 end
 
 -- writeRecord writes the article a (record's table) at key.
 local function writeRecord(key, a)
-  redis.call('SET', key, table.concat({a.up, a.down, a.groups, a.posted, a.closes, a.weight, a.orders,
-    #a.poster, #a.title}, ' ') .. ':' .. a.poster .. a.title .. a.link)
+  redis.call('SET', key, string.format(COUNTS, tonumber(a.up), tonumber(a.down)) .. ' ' ..
+    table.concat({a.posted, a.weight, a.orders, #a.poster, #a.title}, ' ') .. ':' .. a.poster .. a.title .. a.link)
 end
 
 -- has reports whether the article's orders (comma-separated names)
@@ -189,25 +200,34 @@ end
 
 -- groupKeys returns the keys of an article that adding it to groups or
 -- removing it from them writes besides the groups and their caches: its
--- record, with the record read, and its set of groups, all checked
--- before the script's first write; nothing when the article does not
--- exist.
+-- set of groups and its voter record, with the voter record's '' field
+-- (nil once voting closed), all checked before the script's first write;
+-- nothing when the article does not exist.
 local function groupKeys(k, id)
-  local articleKey, groupsKey = k.article .. id, k.groups .. id
+  local articleKey, groupsKey, votedKey = k.article .. id, k.groups .. id, k.voted .. id
   if missing(articleKey) then
     return nil
   end
   expect(articleKey, 'string')
   expect(groupsKey, 'set')
-  return articleKey, groupsKey, record(articleKey)
+  expect(votedKey, 'hash')
+  local meta = redis.call('HGET', votedKey, '')
+  if meta and not string.match(meta, VOTE_META) then
+    return badValue(votedKey)
+  end
+  return groupsKey, votedKey, meta
 end
 
--- countGroups keeps the article's groups field, how many groups it is in,
--- which lets a vote skip reading its groups when there are none. Its
--- callers check the article's keys first (groupKeys).
-local function countGroups(articleKey, a, groupsKey)
-  a.groups = redis.call('SCARD', groupsKey)
-  writeRecord(articleKey, a)
+-- countGroups keeps how many groups the article is in in its voter
+-- record's '' field, which lets a vote skip reading its groups when there
+-- are none; once voting closed there is none to keep. Its callers check
+-- the keys first (groupKeys).
+local function countGroups(groupsKey, votedKey, meta)
+  if meta then
+    local up, down, _, _, posted, closes, weight, orders = string.match(meta, VOTE_META)
+    redis.call('HSET', votedKey, '', table.concat({up, down, redis.call('SCARD', groupsKey), posted, closes,
+      weight, orders}, ' '))
+  end
 end
 
 -- eachCache calls fn(cacheKey, ordering) for the cached page of group g in
@@ -239,11 +259,10 @@ end
 -- votePage returns the voter's upvoted page that a vote changing prev to
 -- new changes, or nil: an upvote lists the article, and cancelling or
 -- switching an upvote unlists it (pageVote). vote() calls it before its
--- first write, with every other key it writes checked but the score
--- ordering, checked here: the page's ZADD or ZREM is the vote's first
--- write, which a foreign value at the page's key fails before anything
--- changed. With rules, whose writes (karma, the vote log) come first, the
--- page's key is checked instead.
+-- first write, with every other key it writes checked: the page's ZADD
+-- or ZREM is the vote's first write, which a foreign value at the page's
+-- key fails before anything changed. With rules, whose writes (karma, the
+-- vote log) come first, the page's key is checked here.
 local function votePage(k, user, prev, new)
   if new ~= 1 and prev ~= 1 then
     return nil
@@ -251,8 +270,6 @@ local function votePage(k, user, prev, new)
   local key = k.upvoted .. user
   if k.rules then
     expect(key, 'zset')
-  else
-    expect(k.score, 'zset')
   end
   return key
 end
@@ -350,7 +367,6 @@ local function karmaRules(k, articleKey, user, prev, new)
       end
     end
   end
-  expect(k.score, 'zset') -- vote()'s first write comes after these
   if poster then
     local gain = worth(new, r.perUp, r.perDown) - worth(prev, r.perUp, r.perDown)
     if gain ~= 0 then
@@ -416,6 +432,10 @@ local function postRulesDone(r, id, unique)
   end
 end
 
+-- NONE is an empty list that is never written to: the groups of a vote
+-- on an article in none.
+local NONE = {}
+
 -- VOTES are the votes as the scripts' arguments and the voter records
 -- write them: up, down, and '0' for none, which no record holds.
 local VOTES = {['1'] = 1, ['-1'] = -1, ['0'] = 0}
@@ -459,19 +479,22 @@ end
 -- the caller's clock, reaches the article's close.
 local function vote(k, id, user, vs, now)
   local articleKey, votedKey = k.article .. id, k.voted .. id
-  local a = redis.call('GET', articleKey)
-  if not a then
-    return {NOT_FOUND}
-  end
-  -- The fields of the record a vote reads, and where the part after its
-  -- counts starts (rest), which the vote copies.
-  local up, down, rest, ngroups, posted, closes, weight, orders = string.match(a, VOTE_FIELDS)
-  if not orders then
-    return badRecord(articleKey)
-  end
-  -- The "" field exists exactly as long as the voter record does.
+  -- The '' field exists exactly as long as the voter record does.
   local r = redis.call('HMGET', votedKey, '', user)
-  if not r[1] or notBefore(now, closes) then
+  local meta = r[1]
+  if not meta then
+    if missing(articleKey) then
+      return {NOT_FOUND}
+    end
+    return {CLOSED}
+  end
+  -- What a vote needs of the article (VOTE_META), and where the part
+  -- after its counts starts (rest), which the vote copies.
+  local up, down, rest, ngroups, posted, closes, weight, orders = string.match(meta, VOTE_META)
+  if not orders then
+    return badValue(votedKey)
+  end
+  if notBefore(now, closes) then
     return {CLOSED}
   end
   local new, prev = VOTES[vs], 0
@@ -486,20 +509,32 @@ local function vote(k, id, user, vs, now)
   if new == prev then
     return {OK, prev, redis.call('ZSCORE', k.score, m), up, down}
   end
+  local up0, down0 = up, down
+  if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
+  if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
+  if up > MAX_COUNT or down > MAX_COUNT then
+    return error('voting: article ' .. id .. ' has as many votes as its record holds', 0)
+  end
   if orders ~= '' or ngroups ~= '0' then
     fill(k)
   end
-  -- Every key written below is a key read above, the score ordering,
-  -- whose ZADD is the first write (a foreign value there fails the vote
-  -- before it changes anything), or checked here; the groups are read
-  -- before the first write too.
+  -- Every key written below is the voter record, read above, the record
+  -- and the score ordering, whose writes come first (below), or checked
+  -- here; the groups are read before the first write too. A store with
+  -- pages or rules writes before them, so it checks them here.
   local pn, wn -- posted and weight as numbers, for the optional orders
   if orders ~= '' then
     pn, wn = tonumber(posted), tonumber(weight)
     expectIndexes(k, orders, pn)
   end
+  if k.upvoted or k.rules then
+    if not expect(articleKey, 'string') then
+      return {NOT_FOUND}
+    end
+    expect(k.score, 'zset')
+  end
 
-  local groups = {}
+  local groups = NONE
   if ngroups ~= '0' then -- skips a call for the many articles in no group
     groups = redis.call('SMEMBERS', k.groups .. id)
   end
@@ -514,14 +549,36 @@ local function vote(k, id, user, vs, now)
     pageVote(page, m, new, now)
   end
 
-  if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
-  if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
+  -- The first writes: the record's counts, in place, then the score
+  -- ordering. A foreign value at the record's key fails the vote before
+  -- it writes anything, no record there (its article gone, its voter
+  -- record left; both by hand) finds the article gone, and a foreign
+  -- value at the score ordering fails it after the counts are put back.
+  local n = redis.pcall('SETRANGE', articleKey, 0, string.format(COUNTS, up, down))
+  if n == 2 * COUNT_DIGITS + 1 then -- SETRANGE made the record: there was none
+    redis.call('DEL', articleKey)
+    return {NOT_FOUND}
+  elseif type(n) ~= 'number' then
+    expect(articleKey, 'string')
+    return error(n.err, 0)
+  end
   -- Values are recomputed, never incremented, so they never drift from
-  -- their formulas, whatever the weight. changed lists the orderings,
-  -- whose group caches change too.
-  local values, changed = {score = num(value('score', tonumber(posted), tonumber(weight), up, down))}, {'score'}
-  redis.call('ZADD', k.score, values.score, m)
-  if orders ~= '' then -- no closure for the many articles without optional orders
+  -- their formulas, whatever the weight.
+  local score = num(value('score', tonumber(posted), tonumber(weight), up, down))
+  local z = redis.pcall('ZADD', k.score, score, m)
+  if type(z) ~= 'number' then
+    redis.call('SETRANGE', articleKey, 0, string.format(COUNTS, up0, down0))
+    expect(k.score, 'zset')
+    return error(z.err, 0)
+  end
+  -- The values of the orderings the vote changes, which the group caches
+  -- take too, for an article in any; none for the many in no group and
+  -- no optional order.
+  local values, changed
+  if orders ~= '' or #groups > 0 then
+    values, changed = {score = score}, {'score'}
+  end
+  if orders ~= '' then
     eachIndex(k, orders, pn, function(key, o)
       if not values[o] then
         values[o] = num(value(o, pn, wn, up, down))
@@ -530,11 +587,12 @@ local function vote(k, id, user, vs, now)
       redis.call('ZADD', key, values[o], m)
     end)
   end
-  redis.call('SET', articleKey, string.format('%d %d', up, down) .. string.sub(a, rest))
+  local counts = string.format('%d %d', up, down) .. string.sub(meta, rest)
   if new == 0 then
+    redis.call('HSET', votedKey, '', counts)
     redis.call('HDEL', votedKey, user)
   else
-    redis.call('HSET', votedKey, user, vs)
+    redis.call('HSET', votedKey, '', counts, user, vs)
   end
   -- XX: a cache is updated where it holds the article; a cache being
   -- built that has yet to reach it will copy the new value. A foreign
@@ -544,7 +602,7 @@ local function vote(k, id, user, vs, now)
       redis.pcall('ZADD', key, 'XX', values[o], m)
     end)
   end
-  return {OK, prev, values.score, up, down}
+  return {OK, prev, score, up, down}
 end
 
 -- deleting checks every key that deleting article id writes, and

@@ -92,18 +92,19 @@ end
 
 local m = member(id)
 local score = num(value('score', now, weight, 1, 0))
-writeRecord(k.article .. id, {up = 1, down = 0, groups = 0, posted = ARGV[4], closes = num(now + window),
-  weight = ARGV[6], orders = orders, poster = poster, title = title, link = link})
+writeRecord(k.article .. id, {up = 1, down = 0, posted = ARGV[4], weight = ARGV[6], orders = orders,
+  poster = poster, title = title, link = link})
 redis.call('ZADD', scoreKey, score, m)
 redis.call('ZADD', timeKey, ARGV[4], m)
 eachIndex(k, orders, now, function(key, o)
   redis.call('ZADD', key, num(value(o, now, weight, 1, 0)), m)
 end)
 -- The voter record lives as long as the window, on the server's clock,
--- and the "" field keeps it from being emptied by cancels: while it
--- exists voting is open, and once it is gone it never comes back.
+-- and its '' field (lib.lua VOTE_META) keeps it from being emptied by
+-- cancels: while it exists voting is open, and once it is gone it never
+-- comes back.
 local votedKey = k.voted .. id
-redis.call('HSET', votedKey, '', 0, poster, 1)
+redis.call('HSET', votedKey, '', table.concat({1, 0, 0, ARGV[4], num(now + window), ARGV[6], orders}, ' '), poster, 1)
 redis.call('EXPIRE', votedKey, window)
 if linkKey then
   redis.call('SET', linkKey, id)

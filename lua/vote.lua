@@ -3,14 +3,15 @@
 local scoreKey = KEYS[1]
 local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- new: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds.
-local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7]}
--- ARGV[7]: the prefixes of the groups of articles, the orderings, the
--- group caches and the TopSince buckets, newline-separated (lib.lua
--- fill); ARGV[8]: the prefix of upvoted pages (WithUserPages), or '' or
--- none for a store without them; ARGV[9..20]: the vote rules (lib.lua
--- readRules), for a store that has them.
-if ARGV[8] and ARGV[8] ~= '' then k.upvoted = ARGV[8] end
-k.rules = readRules(ARGV, 9)
+-- ARGV[5], ARGV[6]: the prefixes of articles and voter records; ARGV[7]:
+-- the prefixes of the groups of articles, the orderings, the group caches
+-- and the TopSince buckets, newline-separated (lib.lua fill); ARGV[8]: the
+-- prefix of upvoted pages (WithUserPages), or '' or none for a store
+-- without them; ARGV[9..20]: the vote rules (lib.lua readRules), for a
+-- store that has them. k is made whole in one constructor: a field added
+-- later grows the table, which costs a vote more than the field.
+local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7],
+  upvoted = ARGV[8] ~= '' and ARGV[8] or nil, rules = readRules(ARGV, 9)}
 -- Reply: {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED} |
 -- {NOT_ALLOWED} | {RATE_LIMITED, ms}.
 return vote(k, id, user, new, now)
