@@ -525,7 +525,7 @@ func record(up, down int, posted int64, orders, poster, title, link string) stri
 		len(poster), len(title), poster, title, link)
 }
 
-// voterMeta returns the ” field of an article's voter record as
+// voterMeta returns the "" field of an article's voter record as
 // lua/lib.lua VOTE_META lays it out, with the default weight.
 func voterMeta(up, down, groups int, posted, closes int64, orders string) string {
 	return fmt.Sprintf("%d %d %d %d %d 432.0 %s", up, down, groups, posted, closes, orders)
