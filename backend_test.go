@@ -528,7 +528,7 @@ func record(up, down int, posted int64, orders, poster, title, link string) stri
 // voterMeta returns the "" field of an article's voter record as
 // lua/lib.lua VOTE_META lays it out, with the default weight.
 func voterMeta(up, down, groups int, posted, closes int64, orders string) string {
-	return fmt.Sprintf("%d %d %d %d %d 432.0 %s", up, down, groups, posted, closes, orders)
+	return fmt.Sprintf("%010d %010d %d %d %d 432.0 %s", up, down, groups, posted, closes, orders)
 }
 
 func bigGroup(t testing.TB, b *backend, s *Store, group string, ids []string) {

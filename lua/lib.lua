@@ -61,7 +61,7 @@ local COUNTS, COUNT_DIGITS, MAX_COUNT = '%010d %010d', 10, 9999999999
 -- of the article while its voting is open, which the vote reads with the
 -- voter's own vote in one HMGET:
 --   <up> <down> <groups> <posted> <closes> <weight> <orders>
--- its counts, as the record has them, without leading zeros; how many
+-- its counts, as the record has them; how many
 -- groups it is in (0 lets a vote skip reading them); its post time and
 -- the store's time its voting closes at, in Unix seconds; its weight and
 -- orders, as the record has them. Post makes it and it expires when the
@@ -554,7 +554,8 @@ local function vote(k, id, user, vs, now)
   -- it writes anything, no record there (its article gone, its voter
   -- record left; both by hand) finds the article gone, and a foreign
   -- value at the score ordering fails it after the counts are put back.
-  local n = redis.pcall('SETRANGE', articleKey, 0, string.format(COUNTS, up, down))
+  local counts = string.format(COUNTS, up, down)
+  local n = redis.pcall('SETRANGE', articleKey, 0, counts)
   if n == 2 * COUNT_DIGITS + 1 then -- SETRANGE made the record: there was none
     redis.call('DEL', articleKey)
     return {NOT_FOUND}
@@ -587,12 +588,12 @@ local function vote(k, id, user, vs, now)
       redis.call('ZADD', key, values[o], m)
     end)
   end
-  local counts = string.format('%d %d', up, down) .. string.sub(meta, rest)
+  meta = counts .. string.sub(meta, rest)
   if new == 0 then
-    redis.call('HSET', votedKey, '', counts)
+    redis.call('HSET', votedKey, '', meta)
     redis.call('HDEL', votedKey, user)
   else
-    redis.call('HSET', votedKey, '', counts, user, vs)
+    redis.call('HSET', votedKey, '', meta, user, vs)
   end
   -- XX: a cache is updated where it holds the article; a cache being
   -- built that has yet to reach it will copy the new value. A foreign
