@@ -1330,7 +1330,7 @@ func sizeName(n int) string {
 // only, not time.
 //
 // article: the growth of INFO memory's used_memory over 100,000 posts,
-// per article, and MEMORY USAGE of the parts of one article: its hash,
+// per article, and MEMORY USAGE of the parts of one article: its record,
 // its voter record (the "" field and the poster's vote), and its share of
 // the score and time sorted sets.
 //
@@ -1350,14 +1350,14 @@ func BenchmarkScaleMemory(b *testing.B) {
 	perArticle := float64(usedMemory(b, pool)-before) / n
 	k := f.store.keys
 	id := strconv.Itoa(n / 2)
-	hash, voters := memoryUsage(b, pool, k.articleKey(id)), memoryUsage(b, pool, k.votedKey(id))
+	rec, voters := memoryUsage(b, pool, k.articleKey(id)), memoryUsage(b, pool, k.votedKey(id))
 	zsets := memoryUsage(b, pool, k.orderingKey("score")) + memoryUsage(b, pool, k.orderingKey("time"))
-	encodings := fmt.Sprintf("encodings: article hash %s, voter record %s, score and time %s",
+	encodings := fmt.Sprintf("encodings: article record %s, voter record %s, score and time %s",
 		encoding(b, pool, k.articleKey(id)), encoding(b, pool, k.votedKey(id)), encoding(b, pool, k.orderingKey("score")))
 	b.Run("article", func(b *testing.B) {
 		reportBytes(b, encodings)
 		b.ReportMetric(perArticle, "B/article")
-		b.ReportMetric(float64(hash), "hash-B/article")
+		b.ReportMetric(float64(rec), "record-B/article")
 		b.ReportMetric(float64(voters), "voters-B/article")
 		b.ReportMetric(float64(zsets)/n, "zsets-B/article")
 	})
