@@ -192,7 +192,7 @@ local function range(key, start, stop, desc)
   return redis.call('ZRANGE', key, start, stop)
 end
 
--- missing reports whether the article hash at key does not exist: the
+-- missing reports whether the article record at key does not exist: the
 -- guard of every script about one article.
 local function missing(articleKey)
   return redis.call('EXISTS', articleKey) == 0
