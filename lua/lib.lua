@@ -61,12 +61,11 @@ local COUNTS, COUNT_DIGITS, MAX_COUNT = '%010d %010d', 10, 9999999999
 -- of the article while its voting is open, which the vote reads with the
 -- voter's own vote in one HMGET:
 --   <up> <down> <groups> <posted> <closes> <weight> <orders>
--- its counts, as the record has them; how many
--- groups it is in (0 lets a vote skip reading them); its post time and
--- the store's time its voting closes at, in Unix seconds; its weight and
--- orders, as the record has them. Post makes it and it expires when the
--- article's voting closes (post.lua), so a vote that finds no '' field
--- finds voting over.
+-- its counts, as the record has them; how many groups it is in (0 lets a
+-- vote skip reading them); its post time and the store's time its voting
+-- closes at, in Unix seconds; its weight and orders, as the record has
+-- them. Post makes it and it expires when the article's voting closes
+-- (post.lua), so a vote that finds no '' field finds voting over.
 local VOTE_META = '^(%d+) (%d+)() (%d+) (%S+) (%S+) (%S+) (%S*)$'
 
 -- badValue fails the script for a value at one of the store's keys that
