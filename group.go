@@ -115,16 +115,13 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 			return list, err
 		}
 	}
-	// The first call may serve the page by a walk of the store's
-	// ordering; once it replies that a build step was done instead, the
-	// read goes on with build steps alone until the cache is complete.
-	walk := s.walk
+	// Each call does a bounded step of the walk or of the build, and
+	// replies BUILDING until the page is in reach: a few calls.
 	for {
-		list, err := s.readRows(ctx, op, groupPageScript, s.groupPageArgs(group, order, start, stop, walk))
+		list, err := s.readRows(ctx, op, groupPageScript, s.groupPageArgs(group, order, start, stop))
 		if !errors.Is(err, errBuilding) {
 			return list, err
 		}
-		walk = 0
 	}
 }
 

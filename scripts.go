@@ -130,10 +130,10 @@ const (
 	batchStep = 25  // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
 )
 
-// walkStep bounds the members of the store's ordering that one call of
-// a cold group page examines to serve the page without the cache
-// (group_page.lua); the build step of that call shrinks by half of those
-// it examined.
+// walkStep bounds the work of one call of a cold group page's walk of
+// the store's ordering (group_page.lua): a member examined counts 1, one
+// copied into the cache 1 more. The build step of that call shrinks by
+// half of what the walk spent.
 const walkStep = 4000
 
 func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
@@ -218,14 +218,13 @@ func appendStrings(args []interface{}, list []string) []interface{} {
 	return args
 }
 
-// groupPageArgs lays out a group page's script; walk is the most members
-// of the ordering it may examine to serve the page without the cache
-// (walkStep, or 0 for a build step alone).
-func (s *Store) groupPageArgs(group string, o Order, start, stop int64, walk int) []interface{} {
+// groupPageArgs lays out a group page's script, with the work of one
+// call's build step and walk (buildStep and walkStep but in tests).
+func (s *Store) groupPageArgs(group string, o Order, start, stop int64) []interface{} {
 	name, desc := o.ordering()
 	k := s.keys
 	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.orderingKey(name), k.orderingKey("score"),
-		k.article, start, stop, flag(desc), s.cacheTTL, buildStep, walk}
+		k.article, start, stop, flag(desc), s.cacheTTL, s.step, s.walk}
 }
 
 // lifecycleKeys are the key prefixes delete.lua and prune.lua take. The
