@@ -1761,3 +1761,112 @@ func TestGroupColdStepBound(t *testing.T) {
 	}
 	check("old page 1", 1000/buildStep+1, 1000/buildStep+3, 1)
 }
+
+// TestGroupColdFrontier reads cold pages whose walk spans many calls
+// while, after the second, the member at the walk's frontier is moved
+// up (over the frontier), moved down (past it) or deleted, or the
+// group's last member in the order, which the walk has yet to reach, is
+// lifted to the first place: the next call must find its place again by
+// the frontier's value and the ties (Top, where most articles are tied at
+// 0 net votes, best and controversial, where all of them are), and the
+// vote must add the lifted member to the walked part. Each page must be
+// the model's, and the cache the reads leave must be exact once built.
+func TestGroupColdFrontier(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, optionalOrders)
+		ids := postGroup(t, b, s, clock, "all", 400)
+		members := map[string]bool{}
+		for i, id := range ids {
+			if i%2 == 0 {
+				if err := s.AddToGroups(ctx, id, "half"); err != nil {
+					t.Fatal(err)
+				}
+				members[id] = true
+			}
+		}
+		for i := 0; i < 40; i++ { // a few articles off the ties at 0
+			mustVote(t, s, "v"+strconv.Itoa(i%4), ids[(i*37)%len(ids)], []VoteType{Upvote, Downvote}[i%2])
+		}
+		ref := wholeStore(t, b, s)
+		other, err := New(b.pool, WithKeyPrefix(s.keys.prefix), WithClock(s.now), optionalOrders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.walk, s.step = 24, 1 // a walk of 8 to 12 members a call, the build all but stopped
+		voter := 0
+		votes := func(id string, v VoteType, n int) {
+			for i := 0; i < n; i++ {
+				voter++
+				if _, err := other.Vote(ctx, "x"+strconv.Itoa(voter), id, v); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		var order Order
+		var action string
+		var calls, fronts int
+		hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) != groupPageScript.name || err != nil {
+				return v, err
+			}
+			if calls++; calls != 2 {
+				return v, err
+			}
+			name, desc := order.ordering()
+			m, _ := redis.Strings(b.do(t, "ZRANGE", s.keys.cacheKey("half", name), 0, 0), nil)
+			parts := strings.Split(strings.Join(m, ""), "|")
+			if len(parts) != 3 {
+				return v, err // complete already, or no walk
+			}
+			front := parts[2]
+			if desc {
+				front = parts[1]
+			}
+			_, fm, ok := strings.Cut(front, " ")
+			if !ok {
+				return v, err
+			}
+			fronts++
+			id := fm[1:]
+			up, down := Upvote, Downvote
+			if !desc {
+				up, down = Downvote, Upvote // toward the start of the page
+			}
+			switch action {
+			case "lift":
+				votes(id, up, 6)
+			case "drop":
+				votes(id, down, 6)
+			case "delete":
+				if err := other.Delete(ctx, id); err != nil {
+					t.Error(err)
+				}
+				delete(members, id)
+			case "jump":
+				list := restrictTo(allArticles(t, ref, order), members)
+				votes(list[len(list)-1].ID, up, 8)
+				votes(list[0].ID, down, 8)
+			}
+			return v, err
+		}})
+		for _, order = range everyOrder {
+			name, _ := order.ordering()
+			for _, action = range []string{"lift", "drop", "delete", "jump"} {
+				for _, page := range []int{2, 6} {
+					b.do(t, "DEL", s.keys.cacheKey("half", name))
+					calls = 0
+					got := mustGroupPage(t, s, "half", order, page)
+					all := restrictTo(allArticles(t, ref, order), members)
+					lo, hi := min((page-1)*s.pageSize, len(all)), min(page*s.pageSize, len(all))
+					if !slices.Equal(got, all[lo:hi]) {
+						t.Fatalf("%v, %s at the frontier, page %d after %d calls:\n%v\nwant\n%v", order, action, page, calls, idsOf(got), idsOf(all[lo:hi]))
+					}
+				}
+			}
+			checkGroupPages(t, s, ref, "half", members, []Order{order}, fmt.Sprintf("%v, after the cold reads", order))
+		}
+		if want := len(everyOrder) * 4 * 2; fronts < want*3/4 {
+			t.Errorf("%d of %d reads had a walk's frontier after their second call", fronts, want)
+		}
+	})
+}
