@@ -132,9 +132,11 @@ const (
 
 // walkStep bounds the work of one call of a cold group page's walk of
 // the store's ordering (group_page.lua): a member examined counts 1, one
-// copied into the cache 1 more. The build step of that call shrinks by
-// half of what the walk spent.
-const walkStep = 4000
+// copied into the cache 1 more. A call that served its page or walked
+// spends what is left, a tenth to a half of walkStep, on more of the
+// walk or of the build. About 2.5 ms at most on redis-server with a
+// million articles (BENCHMARKS.md, "Cold group pages").
+const walkStep = 3000
 
 func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
 	k := s.keys
@@ -320,7 +322,7 @@ var readOnlyScripts = map[string]bool{
 // may grow memory: without the flag Delete, Prune and Drop, the calls
 // that free memory, and the reads that write a little, would fail on a
 // full Redis 7 and pass on one without Functions. A cold group page's
-// build step may so add its few hundred members past maxmemory.
+// step may so add up to about two thousand members past maxmemory.
 var allowOOMScripts = map[string]bool{
 	"delete": true, "prune": true, "drop": true, "group_remove": true,
 	"user_page": true, "group_page": true, "group_renew": true,

@@ -109,23 +109,32 @@ local function lacking(f)
   return math.ceil(math.max(need - have, 1) / share * 1.25) + 16
 end
 
+-- rank returns the rank where a walk from the frontier f resumes.
+local function rank(f)
+  if f then
+    return frontRank(orderingKey, f, desc)
+  end
+  return 0
+end
+
 local served = front ~= nil and lacking(front) == 0
-local spent, complete = 0, false
-if not served and walk > 0 and size > 0 then
-  -- Walk, or build? The calls each needs: the walk's from the density of
-  -- the group in the part walked (with one member's worth of the group's
-  -- share as a prior, so a walk that finds none learns it), the build's
-  -- from the members the cache lacks.
-  local r, have = 0, 0
+local spent, complete, walked = 0, false, false
+if not served and walk > 0 then
+  -- Walk, or build? The calls each needs to reach the page: the walk's
+  -- from the density of the group in the part walked (with one member's
+  -- worth of the group's share as a prior, so a walk that finds none
+  -- learns it), the build's from the members the cache lacks.
+  local r, have = rank(front), 0
   if front then
-    r, have = frontRank(orderingKey, front, desc), beyond(front)
+    have = beyond(front)
   end
   local density = (have + 1) / (r + 1 / share)
   local left = math.min(total - r, math.max(need - have, 1) / density)
   local walks = math.ceil(left * (1 + density) / walk)
   local builds = math.ceil(math.max(size - redis.call('ZCARD', cacheKey) + 1, 1) / step)
   if walks <= builds then
-    front, spent, complete = cacheWalk(groupKey, cacheKey, orderingKey, desc, r, front, other, walk, share, lacking)
+    walked = true
+    front, spent, complete = cacheWalk(groupKey, cacheKey, orderingKey, desc, front, other, walk, share, lacking)
     served = not complete and lacking(front) == 0
   end
 end
@@ -162,15 +171,29 @@ local function buildStep(count)
   return cursor == '0'
 end
 
+-- Every call moves the cache toward complete: one that neither served
+-- the page nor walked builds a step; one that did spends what is left of
+-- its walk's work, between a tenth and half of it, on the walk or the
+-- build, whichever promises to complete the cache in fewer calls. A
+-- member the build copies costs about BUILD_COST members walked (SSCAN,
+-- ZMSCORE and a ZADD at a random place of a large cache, against
+-- members read in a row and added in order).
+local BUILD_COST = 6
 if not complete then
-  -- The build step takes what is left of the call's work, a copied
-  -- member costing about two examined ones, and at least a tenth of a
-  -- step, so the build always moves on.
-  local count = step
-  if walk > 0 then
-    count = math.max(1, math.floor(step / 10), math.min(step, math.floor((walk - spent) / 2)))
+  if walk == 0 or not (served or walked) then
+    complete = buildStep(step)
+  else
+    local work = math.max(math.floor(walk / 10), math.min(math.floor(walk / 2), walk - spent))
+    local walks = (total - rank(front)) * (1 + share) / walk
+    local builds = math.max(size - redis.call('ZCARD', cacheKey) + 1, 1) / step
+    if walks < builds then
+      local _
+      front, _, complete = cacheWalk(groupKey, cacheKey, orderingKey, desc, front, other, work, share,
+        function() return WALK_BATCH end)
+    else
+      complete = buildStep(math.min(step, math.max(1, math.floor(work / BUILD_COST))))
+    end
   end
-  complete = buildStep(count)
 end
 if down then
   top = front

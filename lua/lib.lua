@@ -655,18 +655,22 @@ local function frontRank(key, f, desc)
   return lo
 end
 
--- cacheWalk walks on the ordering at key from rank r (from the top when
--- desc is '1'; the first member past the frontier front, or 0 without
--- one) for the group cache at cacheKey: it copies the group's members it
--- meets (SMISMEMBER on batches) with their values into the cache, and
--- moves the frontier to the last member examined, until it has spent
--- budget (a member examined costs 1, one copied 1 more), or want(front),
--- the members the caller still wants walked, is 0. other is the
--- frontier of the other direction, or nil. It returns the frontier, what
--- it spent, and true when every member of the ordering has now been
+-- cacheWalk walks on the ordering at key (from the top when desc is
+-- '1') from the first member past the frontier front (from the start
+-- without one) for the group cache at cacheKey: it copies the group's
+-- members it meets (SMISMEMBER on batches) with their values into the
+-- cache, and moves the frontier to the last member examined, until it
+-- has spent budget (a member examined costs 1, one copied 1 more), or
+-- want(front), the members the caller still wants walked, is 0. other is
+-- the frontier of the other direction, or nil. It returns the frontier,
+-- what it spent, and true when every member of the ordering has now been
 -- walked (the end of the ordering, or the other frontier, was reached).
 local WALK_BATCH = 1000 -- members per ZRANGE and SMISMEMBER; unpack takes up to 8,000
-local function cacheWalk(groupKey, cacheKey, key, desc, r, front, other, budget, share, want)
+local function cacheWalk(groupKey, cacheKey, key, desc, front, other, budget, share, want)
+  local r = 0
+  if front then
+    r = frontRank(key, front, desc)
+  end
   local spent, n, seen, hits = 0, want(front), 0, 0
   local sign = desc == '1' and 1 or -1
   while spent < budget do
@@ -677,34 +681,32 @@ local function cacheWalk(groupKey, cacheKey, key, desc, r, front, other, budget,
       density = math.max(density, hits / seen)
     end
     n = math.max(1, math.min(n, WALK_BATCH, math.floor((budget - spent) / (1 + density))))
-    local list
-    if desc == '1' then
-      list = redis.call('ZREVRANGE', key, r, r + n - 1, 'WITHSCORES')
-    else
-      list = redis.call('ZRANGE', key, r, r + n - 1, 'WITHSCORES')
-    end
-    local got = #list / 2
+    -- The values of the group's members alone (ZMSCORE), not of every
+    -- member examined (WITHSCORES): Redis formats each value it replies.
+    local ms = range(key, r, r + n - 1, desc)
+    local got = #ms
     if got == 0 then
       return front, spent, true
     end
-    local ms = {}
-    for i = 1, #list, 2 do
-      ms[#ms + 1] = list[i]
-    end
     local inGroup = redis.call('SMISMEMBER', groupKey, unpack(ms))
-    local args = {}
+    local found = {}
     for i = 1, got do
       if inGroup[i] == 1 then
-        args[#args + 1] = list[2 * i]
-        args[#args + 1] = ms[i]
+        found[#found + 1] = ms[i]
       end
     end
-    if #args > 0 then
+    if #found > 0 then
+      local vs = redis.call('ZMSCORE', key, unpack(found))
+      local args = {}
+      for i, m in ipairs(found) do
+        args[2 * i - 1] = vs[i]
+        args[2 * i] = m
+      end
       redis.call('ZADD', cacheKey, unpack(args))
     end
-    front = {v = list[#list], m = list[#list - 1]}
-    r, seen, hits = r + got, seen + got, hits + #args / 2
-    spent = spent + got + #args / 2
+    front = {v = redis.call('ZSCORE', key, ms[got]), m = ms[got]}
+    r, seen, hits = r + got, seen + got, hits + #found
+    spent = spent + got + #found
     if got < n or (other and sign * cmpFront(front.v, front.m, other) <= 0) then
       return front, spent, true
     end
