@@ -80,13 +80,15 @@ local need = stop + 1
 local size, total = redis.call('SCARD', groupKey), redis.call('ZCARD', orderingKey)
 local share = math.min(1, size / math.max(total, 1))
 
--- beyond returns how many members of the cache are past the frontier
--- f's value, which the walk has found (ties at it aside).
+-- beyond returns how many members of the cache are at or before the
+-- frontier f, in the page's direction: the group's members the walk has
+-- found. Ties at f's value count, by member: an ordering such as top
+-- ties most of a walk at one value.
 local function beyond(f)
   if down then
-    return redis.call('ZCOUNT', cacheKey, '(' .. f.v, '+inf')
+    return frontRank(cacheKey, f, desc)
   end
-  return redis.call('ZCOUNT', cacheKey, '-inf', '(' .. f.v) - 1 -- the marker
+  return frontRank(cacheKey, f, desc) - 1 -- the marker
 end
 
 -- lacking returns 0 when the page's last row is in the part walked up to
