@@ -204,8 +204,9 @@ end
 -- ordering's ascending order, value then member as ZRANGE sorts ties:
 -- -1 before f, 0 at f, 1 after f. Values compare as numbers; both sides
 -- are Redis's or num's text of a double, which reads back exactly.
--- Members are a letter and digits, which compare the same bytewise and
--- in any locale's collation.
+-- Members are a lowercase letter and digits, which Lua's comparison
+-- (strcoll, under the server's locale) orders as ZRANGE does, bytewise,
+-- in C and the usual UTF-8 locales.
 local function cmpFront(v, m, f)
   local a, b = tonumber(v), tonumber(f.v)
   if a ~= b then
