@@ -56,13 +56,19 @@
 // an order, read from a cached copy of the group in that ordering, which
 // every vote, addition, removal and deletion keeps exact: a group page is
 // always the front page restricted to the group. A cache is built by the
-// reads of the group in an ordering, in steps of a few hundred members,
-// one round trip each, so no command runs long however large the group;
-// concurrent readers share one build. Until it is complete, a read of a
-// group that is a large share of the store walks the store's ordering
-// from the top, keeping the group's members, and does one build step, in
-// one round trip; a read of a smaller group waits for its few steps. A
-// cache nobody reads expires after the group cache TTL
+// reads of the group in an ordering, in bounded steps, one round trip
+// each, so no command runs long however large the group or the store;
+// concurrent readers share one build. Until it is complete, a read walks
+// the store's ordering from the top (or the bottom, for an ascending
+// page), copying the group's members into the cache, and the cache keeps
+// how far the walk went, so the next read, or the next round trip of the
+// same read, goes on from there, and a page the walk has passed is read
+// from the cache at once. A read of a group that is a small share of the
+// store builds its cache from the group's members instead, a few hundred
+// a step. Either way a cold page costs a few round trips of a few
+// milliseconds (page 40 of a group of 100,000 in a store of a million:
+// four, about 10 ms), and is exactly the page the complete cache gives.
+// A cache nobody reads expires after the group cache TTL
 // ([WithGroupCacheTTL], 60 seconds by default; zero keeps caches for
 // good). Group pages need Redis 6.2 or later, for SMISMEMBER and ZMSCORE.
 //

@@ -80,16 +80,20 @@ func (s *Store) groups(ctx context.Context, op, id string) ([]string, error) {
 // It reads a cache of the group's members in the order's ordering, which
 // every vote, addition, removal and deletion keeps current. While the
 // cache is missing (the group's first read in an ordering, or the first
-// after it expired unread, WithGroupCacheTTL) or being built, a page of a
-// group that is a large enough share of the store is read in one round
-// trip by walking the store's ordering from the top and keeping the
-// group's members, a few thousand members at most; each such read also
-// builds the cache by one step of a few hundred members. A read that a
-// walk cannot serve (a sparse group, or a deep page of a mid-sized one)
-// builds the cache in such steps, one round trip each, and reads the
-// page from it. Either way the page is the one the complete cache gives,
-// and no Redis command runs long however large the group; concurrent
-// readers share one build. An empty or unknown group reads as an empty
+// after it expired unread, WithGroupCacheTTL) or being built, a read
+// walks the store's ordering from the top (from the bottom for an
+// ascending order), a few thousand members a round trip, copying the
+// group's members into the cache; the cache keeps where the walk
+// stopped, so each round trip, and each later read, goes on from there,
+// and a page within the part walked is read from the cache. A sparse
+// group's cache is built from the group's members instead, a few hundred
+// a round trip. Each round trip is one script of a few milliseconds at
+// most, whatever the sizes, and each moves the cache toward complete: a
+// cold page costs one round trip for a dense group, a few for a deep page
+// of a mid-sized one (page 40 of a group holding a tenth of a store of a
+// million: four, about 10 ms on a quiet server) or for a sparse group.
+// The page is always the one the complete cache gives; concurrent
+// readers share one cache. An empty or unknown group reads as an empty
 // page. Paging and orders follow Articles.
 //
 // With a read pool ([WithReadPool]) it reads a built cache there, and
@@ -115,16 +119,13 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 			return list, err
 		}
 	}
-	// The first call may serve the page by a walk of the store's
-	// ordering; once it replies that a build step was done instead, the
-	// read goes on with build steps alone until the cache is complete.
-	walk := s.walk
+	// Each call does a bounded step of the walk or of the build, and
+	// replies BUILDING until the page is in reach: a few calls.
 	for {
-		list, err := s.readRows(ctx, op, groupPageScript, s.groupPageArgs(group, order, start, stop, walk))
+		list, err := s.readRows(ctx, op, groupPageScript, s.groupPageArgs(group, order, start, stop))
 		if !errors.Is(err, errBuilding) {
 			return list, err
 		}
-		walk = 0
 	}
 }
 

@@ -1031,8 +1031,10 @@ func TestGroupBuildBound(t *testing.T) {
 
 // BenchmarkGroupVote measures a vote on an article in 0, 1, 3 and 10
 // groups of 200 articles, each with warm caches in every ordering the
-// store keeps: with the default orders (score and time) and with all
-// four optional ones. redis-µs/vote is the time Redis spent in the vote
+// store keeps, or with no caches (caches=missing: the vote learns that
+// from its ZADD XX CH and reads the marker of each cache it would
+// change), with the default orders (score and time) and with all four
+// optional ones. redis-µs/vote is the time Redis spent in the vote
 // script, per vote (INFO commandstats); every vote changes the article's
 // score, so every one moves it in the caches of its groups.
 func BenchmarkGroupVote(b *testing.B) {
@@ -1047,46 +1049,55 @@ func BenchmarkGroupVote(b *testing.B) {
 		orders []Option
 	}{{"orders=default", nil}, {"orders=all", []Option{optionalOrders}}} {
 		for _, n := range []int{0, 1, 3, 10} {
-			b.Run(fmt.Sprintf("%s/groups=%d", set.name, n), func(b *testing.B) {
-				s, clock := newStore(b, be, append(set.orders, WithGroupCacheTTL(0))...)
-				var groups []string
-				for g := 0; g < 10; g++ {
-					groups = append(groups, "g"+strconv.Itoa(g))
-					postGroup(b, be, s, clock, groups[g], 200)
+			for _, cached := range []bool{true, false} {
+				if !cached && n == 0 {
+					continue
 				}
-				a := mustPost(b, s, "poster", "voted")
-				if err := s.AddToGroups(ctx, a.ID, groups[:n]...); err != nil {
-					b.Fatal(err)
+				name := fmt.Sprintf("%s/groups=%d", set.name, n)
+				if !cached {
+					name += "/caches=missing"
 				}
-				for _, g := range groups {
-					for o := range everyOrder {
-						if order := Order(o); !order.optional() || s.enabled[order] {
-							mustGroupPage(b, s, g, order, 1)
-						}
+				b.Run(name, func(b *testing.B) {
+					s, clock := newStore(b, be, append(set.orders, WithGroupCacheTTL(0))...)
+					var groups []string
+					for g := 0; g < 10; g++ {
+						groups = append(groups, "g"+strconv.Itoa(g))
+						postGroup(b, be, s, clock, groups[g], 200)
 					}
-				}
-				h := &hooks{}
-				hook(s, h)
-				calls, usec := scriptStats(b, be.pool)
-				b.ResetTimer()
-				for i := 0; i < b.N; i++ {
-					// Each user votes up, then switches down, then up...
-					v := Upvote
-					if i/len(users)%2 == 1 {
-						v = Downvote
-					}
-					if _, err := s.Vote(ctx, users[i%len(users)], a.ID, v); err != nil {
+					a := mustPost(b, s, "poster", "voted")
+					if err := s.AddToGroups(ctx, a.ID, groups[:n]...); err != nil {
 						b.Fatal(err)
 					}
-				}
-				b.StopTimer()
-				calls2, usec2 := scriptStats(b, be.pool)
-				if calls2-calls != int64(b.N) {
-					b.Fatalf("%d script calls for %d votes", calls2-calls, b.N)
-				}
-				b.ReportMetric(float64(usec2-usec)/float64(b.N), "redis-µs/vote")
-				b.ReportMetric(float64(h.trips.Load())/float64(b.N), "roundtrips/op")
-			})
+					for _, g := range groups {
+						for o := range everyOrder {
+							if order := Order(o); cached && (!order.optional() || s.enabled[order]) {
+								mustGroupPage(b, s, g, order, 1)
+							}
+						}
+					}
+					h := &hooks{}
+					hook(s, h)
+					calls, usec := scriptStats(b, be.pool)
+					b.ResetTimer()
+					for i := 0; i < b.N; i++ {
+						// Each user votes up, then switches down, then up...
+						v := Upvote
+						if i/len(users)%2 == 1 {
+							v = Downvote
+						}
+						if _, err := s.Vote(ctx, users[i%len(users)], a.ID, v); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.StopTimer()
+					calls2, usec2 := scriptStats(b, be.pool)
+					if calls2-calls != int64(b.N) {
+						b.Fatalf("%d script calls for %d votes", calls2-calls, b.N)
+					}
+					b.ReportMetric(float64(usec2-usec)/float64(b.N), "redis-µs/vote")
+					b.ReportMetric(float64(h.trips.Load())/float64(b.N), "roundtrips/op")
+				})
+			}
 		}
 	}
 }
@@ -1406,13 +1417,20 @@ func coldGroups(t *testing.T, b *backend, s *Store, clock *testclock.Clock, size
 // last of Reddit's 1,000 (40 of 25), pages between and past the end.
 var coldPages = []int{1, 2, 7, 39, 40, 41, 60}
 
+// coldSteps are the work of a call of a cold read the tests use: the
+// store's, a walk cut to 64 (so a deep page's walk loses to the build),
+// and walks of 64 and 24 with build steps of one member (SSCAN COUNT 1),
+// so that the walk wins and spans many calls, each resuming from the
+// frontier the last one left.
+var coldSteps = []struct{ walk, step int }{{walkStep, buildStep}, {64, buildStep}, {64, 1}, {24, 1}}
+
 // TestGroupColdPages reads cold pages of dense, sparse and in-between
 // groups, and of one whose members are all at the bottom of the
-// descending orders, in every order, with the walk of group_page.lua at
-// its full size and cut to 64 members (so it gives up, and the build
-// serves the page), and checks each against the page of the built
-// cache. Pages are read in a row, so later ones meet caches half built
-// by the earlier ones' steps, which are never read as complete.
+// descending orders, in every order, with the work of a call of
+// group_page.lua of each of coldSteps, and checks each against the page
+// of the built cache. Pages are read in a row, so later ones meet caches
+// half built and half walked by the earlier ones' steps, which are never
+// read as complete.
 func TestGroupColdPages(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, optionalOrders)
@@ -1422,8 +1440,9 @@ func TestGroupColdPages(t *testing.T) {
 			t.Fatal(err)
 		}
 		built.walk = 0
-		for _, walk := range []int{walkStep, 64} {
-			s.walk = walk
+		for _, c := range coldSteps {
+			walk := c.walk
+			s.walk, s.step = c.walk, c.step
 			for _, g := range []string{"dense", "mid", "sparse", "old"} {
 				for _, order := range everyOrder {
 					name, _ := order.ordering()
@@ -1451,13 +1470,15 @@ func TestGroupColdPages(t *testing.T) {
 }
 
 // TestGroupColdPagesWhileChanging reads cold pages of a dense and a
-// sparse group in every order while, before every script of the reads,
-// another connection votes, posts, adds to the group, removes from it
-// and deletes: each page read is the page of the group after the
-// changes (which the built cache gives, and restrictTo of the store's
-// pages models), and once the reads are done the caches they built are
-// exact. Then the same with the changes made by goroutines on other
-// connections at once, checked once they stop.
+// sparse group in every order, with the work of a call of the first
+// three of coldSteps, while, before every script of the reads, another
+// connection votes (jumps from the middle to the top or the bottom among
+// them), posts, adds to the group, removes from it and deletes: each
+// page read is the page of the group after the changes (which the built
+// cache gives, and restrictTo of the store's pages models), and once the
+// reads are done the caches they built are exact. Then the same with the
+// changes made by goroutines on other connections at once, with walks
+// of 64 and build steps of one member, checked once they stop.
 func TestGroupColdPagesWhileChanging(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, optionalOrders)
@@ -1484,12 +1505,26 @@ func TestGroupColdPagesWhileChanging(t *testing.T) {
 			}
 			return ids[rng.Intn(len(ids))]
 		}
+		jumps := 0 // voters of the jumps
 		change := func(g string) {
 			mu.Lock()
 			defer mu.Unlock()
 			for i := 0; i < 3; i++ {
 				if id := pick(groups[g]); id != "" {
 					if _, err := other.Vote(ctx, "w"+strconv.Itoa(rng.Intn(9)), id, []VoteType{Upvote, Downvote, NoVote}[rng.Intn(3)]); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			// A jump: six votes the same way lift a member to the top of
+			// the score, top and hot orders, or drop it to the bottom,
+			// over the frontier of a walk that has yet to reach it, or
+			// from the walked part into the rest.
+			if id := pick(groups[g]); id != "" && rng.Intn(2) == 0 {
+				v := []VoteType{Upvote, Downvote}[rng.Intn(2)]
+				for i := 0; i < 6; i++ {
+					jumps++
+					if _, err := other.Vote(ctx, "j"+strconv.Itoa(jumps), id, v); err != nil {
 						t.Error(err)
 					}
 				}
@@ -1549,8 +1584,9 @@ func TestGroupColdPagesWhileChanging(t *testing.T) {
 			}
 			return nil
 		}})
-		for _, walk := range []int{walkStep, 64} {
-			s.walk = walk
+		for _, c := range coldSteps[:3] { // the shortest walk's many calls, each after changes, take long on miniredis
+			walk := c.walk
+			s.walk, s.step = c.walk, c.step
 			for _, g := range []string{"dense", "sparse"} {
 				for _, order := range everyOrder {
 					name, _ := order.ordering()
@@ -1572,7 +1608,7 @@ func TestGroupColdPagesWhileChanging(t *testing.T) {
 
 		// Changes from goroutines at once, while cold reads run: no read
 		// fails, and the caches they leave are exact.
-		s.walk = walkStep
+		s.walk, s.step = 64, 1
 		stop := make(chan struct{})
 		var wg sync.WaitGroup
 		for w := 0; w < 2; w++ {
@@ -1614,12 +1650,13 @@ func TestGroupColdPagesWhileChanging(t *testing.T) {
 // group_page script's work that keep it short, whatever the sizes: it
 // examines at most walkStep members of the store's ordering (the ranges
 // of its ZRANGE and ZREVRANGE calls, which SLOWLOG logs from inside
-// scripts at a threshold of 0), and copies at most about buildStep
-// members into the cache (SSCAN's COUNT is a hint). A dense group's
-// cold page 1 and page 40 are one script each; a sparse group's page 40
-// is out of a walk's reach, and its cache is built in about
-// size/buildStep scripts without one; a group whose
-// members are all at the bottom of the order walks once, gives up, and
+// scripts at a threshold of 0), and examines and copies into the cache
+// at most about walkStep + buildStep members in all (SSCAN's COUNT is a
+// hint). A dense group's cold page 1 and page 40 are one script each; a
+// mid-sized group's page 40 is a walk resumed over four scripts; a
+// sparse group's page 40 is out of a walk's reach, and its cache is
+// built in about size/buildStep scripts without one; a group whose
+// members are all at the bottom of the order walks once, learns it, and
 // is built. What a script costs in time is measured by
 // BenchmarkGroupCold, not here: a timed check fails on a busy machine.
 func TestGroupColdStepBound(t *testing.T) {
@@ -1629,20 +1666,27 @@ func TestGroupColdStepBound(t *testing.T) {
 	srv := redistest.Start(t)
 	b := newBackend(t, "redis", srv.Addr, nil)
 	const size = 50_000
-	s, _ := newStore(t, b)
+	s, _ := newStore(t, b, WithOrders(Top))
 	ids := bigGroupIDs(size) // ids[0] the newest and highest scored
 	bigGroup(t, b, s, "dense", ids)
 	pipe(t, b.pool, size, func(c redis.Conn, i int) error {
+		// Top's values by hand (bigGroup votes none): three, each tied
+		// by a third of the store, in another order than the score's.
+		if err := c.Send("ZADD", s.keys.orderingKey("top"), (i*7)%3-1, member(ids[i])); err != nil {
+			return err
+		}
 		switch {
 		case i >= size-1000:
 			return c.Send("SADD", s.keys.groupKey("old"), member(ids[i]))
 		case i%50 == 0:
 			return c.Send("SADD", s.keys.groupKey("sparse"), member(ids[i]))
+		case i%10 == 1:
+			return c.Send("SADD", s.keys.groupKey("mid"), member(ids[i]))
 		}
 		return c.Send("PING")
 	})
 	var scripts []struct{ examined, copied int64 }
-	var cache string
+	var cache, ordering string
 	var last int64
 	hook(s, &hooks{
 		before: func(cmd string, args []interface{}) error {
@@ -1658,7 +1702,7 @@ func TestGroupColdStepBound(t *testing.T) {
 			var examined int64
 			for _, e := range slowLog(t, b.pool) {
 				cmd := strings.ToUpper(e.args[0])
-				if (cmd == "ZRANGE" || cmd == "ZREVRANGE") && e.args[1] == s.keys.orderingKey("score") {
+				if (cmd == "ZRANGE" || cmd == "ZREVRANGE") && e.args[1] == ordering {
 					lo, err1 := strconv.ParseInt(e.args[2], 10, 64)
 					hi, err2 := strconv.ParseInt(e.args[3], 10, 64)
 					if err1 != nil || err2 != nil {
@@ -1676,14 +1720,20 @@ func TestGroupColdStepBound(t *testing.T) {
 			return v, err
 		},
 	})
-	read := func(group string, page int) []Article {
+	readIn := func(order Order, group string, page int) []Article {
 		t.Helper()
-		cache = s.keys.cacheKey(group, "score")
+		name, _ := order.ordering()
+		cache, ordering = s.keys.cacheKey(group, name), s.keys.orderingKey(name)
 		b.do(t, "DEL", cache)
 		scripts, last = nil, 0
-		return mustGroupPage(t, s, group, ScoreDesc, page)
+		return mustGroupPage(t, s, group, order, page)
 	}
-	check := func(what string, minScripts, maxScripts int, walked bool) {
+	read := func(group string, page int) []Article {
+		t.Helper()
+		return readIn(ScoreDesc, group, page)
+	}
+	// walks is how many of the first scripts walk; the others build.
+	check := func(what string, minScripts, maxScripts, walks int) {
 		t.Helper()
 		if len(scripts) < minScripts || len(scripts) > maxScripts {
 			t.Errorf("%s: %d scripts, want %d to %d", what, len(scripts), minScripts, maxScripts)
@@ -1692,10 +1742,13 @@ func TestGroupColdStepBound(t *testing.T) {
 			if sc.examined > walkStep {
 				t.Errorf("%s: script %d examined %d members of the ordering, want at most %d", what, i, sc.examined, walkStep)
 			}
-			if sc.copied > 2*buildStep {
-				t.Errorf("%s: script %d copied %d members, want at most about %d", what, i, sc.copied, buildStep)
+			// A walk's copies count in its work, the build step has the
+			// rest (SSCAN's COUNT is a hint).
+			if sc.examined+sc.copied > walkStep+2*buildStep {
+				t.Errorf("%s: script %d examined %d members and copied %d, want at most about %d in all",
+					what, i, sc.examined, sc.copied, walkStep+buildStep)
 			}
-			if (i == 0 && walked) != (sc.examined > 0) {
+			if (i < walks) != (sc.examined > 0) {
 				t.Errorf("%s: script %d examined %d members of the ordering", what, i, sc.examined)
 			}
 		}
@@ -1705,16 +1758,157 @@ func TestGroupColdStepBound(t *testing.T) {
 		if want := ids[(page-1)*s.pageSize : page*s.pageSize]; !slices.Equal(idsOf(got), want) {
 			t.Fatalf("dense page %d: %v, want %v", page, idsOf(got), want)
 		}
-		check(fmt.Sprintf("dense page %d", page), 1, 1, true)
+		check(fmt.Sprintf("dense page %d", page), 1, 1, 1)
 	}
+	// 4,900 members, every 10th: page 40 is a walk of 10,000 members
+	// and their 1,000 copies, over four scripts, each resuming where
+	// the last stopped.
+	var mid []string
+	for i := 1; i < size-1000; i += 10 { // the last 1,000 are old's
+		mid = append(mid, ids[i])
+	}
+	for _, page := range []int{1, 40} {
+		got := read("mid", page)
+		if want := mid[(page-1)*s.pageSize : page*s.pageSize]; !slices.Equal(idsOf(got), want) {
+			t.Fatalf("mid page %d: %v, want %v", page, idsOf(got), want)
+		}
+		if page == 1 {
+			check("mid page 1", 1, 1, 1)
+		} else {
+			check("mid page 40", 4, 4, 4)
+		}
+	}
+	// The same from the bottom, and in Top, where the walk's members are
+	// tied by the thousand: the call that resumes must count what the
+	// walk found among the ties, or it judges the walk hopeless and
+	// builds (200 calls at a million articles).
+	got := readIn(ScoreAsc, "mid", 40)
+	slices.Reverse(mid)
+	if want := mid[39*s.pageSize : 40*s.pageSize]; !slices.Equal(idsOf(got), want) {
+		t.Fatalf("mid page 40 ascending: %v, want %v", idsOf(got), want)
+	}
+	check("mid page 40 ascending", 4, 4, 4)
+	readIn(Top, "mid", 40)
+	check("mid page 40 in Top", 4, 5, 5)
 	// 980 members: page 1 is in reach of a walk, page 40 is not.
 	read("sparse", 1)
-	check("sparse page 1", 1, 1, true)
+	check("sparse page 1", 1, 1, 1)
 	read("sparse", 40)
-	check("sparse page 40", 980/buildStep, 980/buildStep+2, false)
-	got := read("old", 1)
+	check("sparse page 40", 980/buildStep, 980/buildStep+2, 0)
+	// The walk finds none of the group in the first 4,000 members; the
+	// next call knows it, and builds.
+	got = read("old", 1)
 	if want := ids[size-1000 : size-1000+s.pageSize]; !slices.Equal(idsOf(got), want) {
 		t.Fatalf("old page 1: %v, want %v", idsOf(got), want)
 	}
-	check("old page 1", 1000/buildStep+1, 1000/buildStep+3, true)
+	check("old page 1", 1000/buildStep+1, 1000/buildStep+3, 1)
+}
+
+// TestGroupColdFrontier reads cold pages whose walk spans many calls
+// while, after the second, the member at the walk's frontier is moved
+// up (over the frontier), moved down (past it) or deleted, or the
+// group's last member in the order, which the walk has yet to reach, is
+// lifted to the first place: the next call must find its place again by
+// the frontier's value and the ties (Top, where most articles are tied at
+// 0 net votes, best and controversial, where all of them are), and the
+// vote must add the lifted member to the walked part. Each page must be
+// the model's, and the cache the reads leave must be exact once built.
+func TestGroupColdFrontier(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, optionalOrders)
+		ids := postGroup(t, b, s, clock, "all", 400)
+		members := map[string]bool{}
+		for i, id := range ids {
+			if i%2 == 0 {
+				if err := s.AddToGroups(ctx, id, "half"); err != nil {
+					t.Fatal(err)
+				}
+				members[id] = true
+			}
+		}
+		for i := 0; i < 40; i++ { // a few articles off the ties at 0
+			mustVote(t, s, "v"+strconv.Itoa(i%4), ids[(i*37)%len(ids)], []VoteType{Upvote, Downvote}[i%2])
+		}
+		ref := wholeStore(t, b, s)
+		other, err := New(b.pool, WithKeyPrefix(s.keys.prefix), WithClock(s.now), optionalOrders)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.walk, s.step = 24, 1 // a walk of 8 to 12 members a call, the build all but stopped
+		voter := 0
+		votes := func(id string, v VoteType, n int) {
+			for i := 0; i < n; i++ {
+				voter++
+				if _, err := other.Vote(ctx, "x"+strconv.Itoa(voter), id, v); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+		var order Order
+		var action string
+		var calls, fronts int
+		hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {
+			if scriptName(cmd, args) != groupPageScript.name || err != nil {
+				return v, err
+			}
+			if calls++; calls != 2 {
+				return v, err
+			}
+			name, desc := order.ordering()
+			m, _ := redis.Strings(b.do(t, "ZRANGE", s.keys.cacheKey("half", name), 0, 0), nil)
+			parts := strings.Split(strings.Join(m, ""), "|")
+			if len(parts) != 3 {
+				return v, err // complete already, or no walk
+			}
+			front := parts[2]
+			if desc {
+				front = parts[1]
+			}
+			_, fm, ok := strings.Cut(front, " ")
+			if !ok {
+				return v, err
+			}
+			fronts++
+			id := fm[1:]
+			up, down := Upvote, Downvote
+			if !desc {
+				up, down = Downvote, Upvote // toward the start of the page
+			}
+			switch action {
+			case "lift":
+				votes(id, up, 6)
+			case "drop":
+				votes(id, down, 6)
+			case "delete":
+				if err := other.Delete(ctx, id); err != nil {
+					t.Error(err)
+				}
+				delete(members, id)
+			case "jump":
+				list := restrictTo(allArticles(t, ref, order), members)
+				votes(list[len(list)-1].ID, up, 8)
+				votes(list[0].ID, down, 8)
+			}
+			return v, err
+		}})
+		for _, order = range everyOrder {
+			name, _ := order.ordering()
+			for _, action = range []string{"lift", "drop", "delete", "jump"} {
+				for _, page := range []int{2, 6} {
+					b.do(t, "DEL", s.keys.cacheKey("half", name))
+					calls = 0
+					got := mustGroupPage(t, s, "half", order, page)
+					all := restrictTo(allArticles(t, ref, order), members)
+					lo, hi := min((page-1)*s.pageSize, len(all)), min(page*s.pageSize, len(all))
+					if !slices.Equal(got, all[lo:hi]) {
+						t.Fatalf("%v, %s at the frontier, page %d after %d calls:\n%v\nwant\n%v", order, action, page, calls, idsOf(got), idsOf(all[lo:hi]))
+					}
+				}
+			}
+			checkGroupPages(t, s, ref, "half", members, []Order{order}, fmt.Sprintf("%v, after the cold reads", order))
+		}
+		if want := len(everyOrder) * 4 * 2; fronts < want*3/4 {
+			t.Errorf("%d of %d reads had a walk's frontier after their second call", fronts, want)
+		}
+	})
 }

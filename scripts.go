@@ -130,11 +130,13 @@ const (
 	batchStep = 25  // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
 )
 
-// walkStep bounds the members of the store's ordering that one call of
-// a cold group page examines to serve the page without the cache
-// (group_page.lua); the build step of that call shrinks by half of those
-// it examined.
-const walkStep = 4000
+// walkStep bounds the work of one call of a cold group page's walk of
+// the store's ordering (group_page.lua): a member examined counts 1, one
+// copied into the cache 1 more. A call that served its page or walked
+// spends what is left, a tenth to a half of walkStep, on more of the
+// walk or of the build. About 2.5 ms at most on redis-server with a
+// million articles (BENCHMARKS.md, "Cold group pages").
+const walkStep = 3000
 
 func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
 	k := s.keys
@@ -218,14 +220,13 @@ func appendStrings(args []interface{}, list []string) []interface{} {
 	return args
 }
 
-// groupPageArgs lays out a group page's script; walk is the most members
-// of the ordering it may examine to serve the page without the cache
-// (walkStep, or 0 for a build step alone).
-func (s *Store) groupPageArgs(group string, o Order, start, stop int64, walk int) []interface{} {
+// groupPageArgs lays out a group page's script, with the work of one
+// call's build step and walk (buildStep and walkStep but in tests).
+func (s *Store) groupPageArgs(group string, o Order, start, stop int64) []interface{} {
 	name, desc := o.ordering()
 	k := s.keys
 	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.orderingKey(name), k.orderingKey("score"),
-		k.article, start, stop, flag(desc), s.cacheTTL, buildStep, walk}
+		k.article, start, stop, flag(desc), s.cacheTTL, s.step, s.walk}
 }
 
 // lifecycleKeys are the key prefixes delete.lua and prune.lua take. The
@@ -321,7 +322,7 @@ var readOnlyScripts = map[string]bool{
 // may grow memory: without the flag Delete, Prune and Drop, the calls
 // that free memory, and the reads that write a little, would fail on a
 // full Redis 7 and pass on one without Functions. A cold group page's
-// build step may so add its few hundred members past maxmemory.
+// step may so add up to about two thousand members past maxmemory.
 var allowOOMScripts = map[string]bool{
 	"delete": true, "prune": true, "drop": true, "group_remove": true,
 	"user_page": true, "group_page": true, "group_renew": true,

@@ -64,9 +64,11 @@ type Store struct {
 	funcs        functions  // whether the server runs the library (functions.go)
 	readPool     Pool       // the pool of the reads (WithReadPool); nil for none
 	rules        storeRules // karma and the rules, for their scripts (rules.go)
-	// walk bounds the walk of a cold group page (walkStep; 0 in the tests
-	// of the cache's build alone).
-	walk int
+	// walk bounds the work of one call's walk of a cold group page
+	// (walkStep; 0 in the tests of the cache's build alone), step its
+	// build step (buildStep): tests shrink them, so that a page takes
+	// many calls.
+	walk, step int
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -95,7 +97,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		uniqueLinks: c.uniqueLinks,
 		readPool:    c.readPool,
 	}
-	s.walk = walkStep
+	s.walk, s.step = walkStep, buildStep
 	s.votePrefixes = s.keys.votePrefixes()
 	s.rules = newRules(c.rules, s.keys)
 	s.userPages = c.userPages

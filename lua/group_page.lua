@@ -1,43 +1,52 @@
--- group_page.lua: reads one page of a group in one ordering, from the
--- group's cached page when it is complete; while it is missing or being
--- built, from a walk of the store's ordering when the group is dense
--- enough, and else from the cache once built; each call also does one
--- bounded step of the build. Uses lib.lua.
+-- group_page.lua: reads one page of a group in one ordering from the
+-- group's cache: the complete cache, or, while the cache is missing or
+-- being built, the part of it that a walk of the store's ordering has
+-- passed. A call that cannot serve the page walks on from where the last
+-- one stopped, or does a step of the cache's build, whichever promises
+-- the page in fewer calls; every call does bounded work and moves the
+-- cache toward complete. Uses lib.lua.
 local groupKey, cacheKey, orderingKey, scoreKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local articlePrefix, start, stop, desc = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local ttl, step, walk = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 -- start, stop: ranks, inclusive; desc: '1' from the highest value down;
 -- ttl: the cache's expiry in ms, renewed by every read (0: none); step:
--- the SSCAN COUNT of one build step; walk: the most members of the
--- ordering one call examines to serve the page without the cache (0:
--- none; the caller passes 0 after a BUILDING reply, so a walk that did
--- not reach the page is not tried again in the same read).
+-- the SSCAN COUNT of one build step; walk: the work of one call's walk
+-- of the ordering, a member examined costing 1 and one copied 1 more (0:
+-- no walk, the build alone).
 -- Reply: {OK, the page's rows} | {BUILDING}: a step was done, call again.
 --
 -- The cache and its marker (the one place that defines them). The cache
--- holds the group's members with their values in the ordering, and, at
+-- holds members of the group with their values in the ordering, and, at
 -- score -inf (rank 0), one marker member:
---   "#"          the cache is complete: it holds exactly the group's
---                members that are in the ordering, with their values, so
---                a page may be read from it;
---   "#<cursor>"  a build is under way: <cursor> is the SSCAN cursor of
---                the group where the next step resumes. Such a cache is
---                never read as complete.
+--   "#"  the cache is complete: it holds exactly the group's members
+--        that are in the ordering, with their values, so any page may be
+--        read from it;
+--   "#<cursor>|<top>|<bottom>"  it is being built: <cursor> is the SSCAN
+--        cursor of the group where the next build step resumes ("0"
+--        before the first); <top> and <bottom> are the frontiers of the
+--        walks from the top and from the bottom of the ordering, each
+--        "<value> <member>" of the last member the walk examined, or
+--        empty for a direction not walked. ("#<cursor>", which an older
+--        version wrote, is a build without frontiers.) Such a cache is
+--        never read as complete.
 -- A key without a marker is not a cache of this store's making. Only
--- this script writes the marker. Mutations keep every existing cache
--- current (lib.lua vote, group_add, group_remove, delete), so members the
--- build has passed stay exact, and members it has yet to reach are copied
--- with their values of that moment. Concurrent readers share one build.
+-- this script writes the marker.
 --
--- The walk: the page of the group is the first stop + 1 members of the
--- ordering that are in the group (SMISMEMBER on batches), in one script,
--- so it is exactly the page the complete cache would give. It is tried
--- when the group's share of the ordering (SCARD against ZCARD) promises
--- to reach the page within walk members; a sparse group's cache is built
--- instead, in few steps. A walk that reaches neither the page nor the end
--- of the ordering within walk members replies BUILDING.
+-- What holds while a cache is built: every member in the cache is in the
+-- group and has its current value, as mutations keep every existing
+-- cache current (lib.lua vote, group_add, group_remove, delete); and
+-- every member of the group at or above the top frontier (in descending
+-- order: value, then member, as ZREVRANGE sorts ties), or at or below
+-- the bottom one (ascending), is in the cache: the walk copies those it
+-- passes, and a vote that lifts a member over the top frontier, or drops
+-- one under the bottom one, adds it (lib.lua cacheVote). So a page whose
+-- last row is in a walked part is exact: when the cache's (stop + 1)-th
+-- entry from the top is at or above the top frontier, no member of the
+-- group above it can be missing. A walk that reaches the end of the
+-- ordering, or the other frontier, has seen every member, as has a build
+-- whose SSCAN is done: the cache is then complete. Concurrent readers
+-- share one cache, its walks and its build.
 local BUILD_TTL = 10000 -- ms: the least a cache being built lives after a step
-local BATCH = 1000      -- ordering members per ZRANGE and SMISMEMBER of the walk
 if redis.call('EXISTS', groupKey) == 0 then
   return {OK}
 end
@@ -50,58 +59,97 @@ if marker == '#' then
   end
   return rows(articlePrefix, cachePage(cacheKey, start, stop, desc), {OK})
 end
+local cursor, top, bottom = '0', nil, nil
+if marker and string.sub(marker, 1, 1) == '#' then
+  cursor, top, bottom = cacheMarker(marker)
+else
+  if marker then
+    redis.call('UNLINK', cacheKey) -- not a cache of this store's making
+  end
+  -- The marker goes in first: ascending ranks of the cache count it.
+  marker = '#0||'
+  redis.call('ZADD', cacheKey, '-inf', marker)
+end
 
--- walkPage returns the page's members from the ordering, and how many
--- members of the ordering it examined; no page when it examined walk
--- members without reaching the page or the ordering's end.
-local function walkPage(size, total)
-  local hits, seen, need = {}, 0, stop + 1
-  while #hits < need do
-    local left = walk - seen
-    if left <= 0 then
-      return nil, seen
-    end
-    -- Enough members, by the group's share, to reach the page, and a few
-    -- more.
-    local n = math.ceil((need - #hits) * total / size * 1.25) + 16
-    n = math.min(n, BATCH, left)
-    local ms = range(orderingKey, seen, seen + n - 1, desc)
-    if #ms == 0 then
-      break
-    end
-    seen = seen + #ms
-    local inGroup = redis.call('SMISMEMBER', groupKey, unpack(ms))
-    for i = 1, #ms do
-      if inGroup[i] == 1 then
-        hits[#hits + 1] = ms[i]
-        if #hits == need then
-          break
-        end
-      end
-    end
-    if #ms < n then
-      break -- the end of the ordering
-    end
+local down = desc == '1'
+local front, other, sign = bottom, top, -1
+if down then
+  front, other, sign = top, bottom, 1
+end
+local need = stop + 1
+local size, total = redis.call('SCARD', groupKey), redis.call('ZCARD', orderingKey)
+local share = math.min(1, size / math.max(total, 1))
+
+-- beyond returns how many members of the cache are at or before the
+-- frontier f, in the page's direction: the group's members the walk has
+-- found. Ties at f's value count, by member: an ordering such as top
+-- ties most of a walk at one value.
+local function beyond(f)
+  if down then
+    return frontRank(cacheKey, f, desc)
   end
-  local members = {}
-  for i = start + 1, #hits do
-    members[#members + 1] = hits[i]
+  return frontRank(cacheKey, f, desc) - 1 -- the marker
+end
+
+-- lacking returns 0 when the page's last row is in the part walked up to
+-- f, and else about how many more members of the ordering the walk has
+-- to examine to reach it, by the group's share.
+local function lacking(f)
+  local have = 0
+  if f then
+    local e
+    if down then
+      e = redis.call('ZREVRANGE', cacheKey, stop, stop, 'WITHSCORES')
+    else
+      e = redis.call('ZRANGE', cacheKey, stop + 1, stop + 1, 'WITHSCORES')
+    end
+    if e[1] and string.sub(e[1], 1, 1) ~= '#' and sign * cmpFront(e[2], e[1], f) >= 0 then
+      return 0
+    end
+    have = beyond(f)
   end
-  return members, seen
+  return math.ceil(math.max(need - have, 1) / share * 1.25) + 16
+end
+
+-- rank returns the rank where a walk from the frontier f resumes.
+local function rank(f)
+  if f then
+    return frontRank(orderingKey, f, desc)
+  end
+  return 0
+end
+
+local served = front ~= nil and lacking(front) == 0
+local spent, complete, walked = 0, false, false
+if not served and walk > 0 then
+  -- Walk, or build? The calls each needs to reach the page: the walk's
+  -- from the density of the group in the part walked (with one member's
+  -- worth of the group's share as a prior, so a walk that finds none
+  -- learns it), the build's from the members the cache lacks.
+  local r, have = rank(front), 0
+  if front then
+    have = beyond(front)
+  end
+  local density = (have + 1) / (r + 1 / share)
+  local left = math.min(total - r, math.max(need - have, 1) / density)
+  local walks = math.ceil(left * (1 + density) / walk)
+  local builds = math.ceil(math.max(size - redis.call('ZCARD', cacheKey) + 1, 1) / step)
+  if walks <= builds then
+    walked = true
+    front, spent, complete = cacheWalk(groupKey, cacheKey, orderingKey, desc, front, other, walk, share, lacking)
+    served = not complete and lacking(front) == 0
+  end
+end
+local members
+if served then
+  members = cachePage(cacheKey, start, stop, desc)
 end
 
 -- buildStep copies the next members of the group (SSCAN COUNT count)
 -- into the cache, with their values (ZMSCORE, then one ZADD per few
--- hundred), and moves the marker; it returns true when the cache is
+-- hundred), and moves the cursor; it returns true when the cache is
 -- complete.
 local function buildStep(count)
-  local cursor = '0'
-  if marker and string.sub(marker, 1, 1) == '#' then
-    cursor = string.sub(marker, 2)
-    redis.call('ZREM', cacheKey, marker)
-  elseif marker then
-    redis.call('UNLINK', cacheKey) -- not a cache of this store's making
-  end
   local r = redis.call('SSCAN', groupKey, cursor, 'COUNT', count)
   local ms = r[2]
   for lo = 1, #ms, 500 do
@@ -122,36 +170,60 @@ local function buildStep(count)
     end
   end
   cursor = r[1]
-  if cursor == '0' then cursor = '' end
-  redis.call('ZADD', cacheKey, '-inf', '#' .. cursor)
-  if ttl > 0 then
-    -- A cache being built lives at least BUILD_TTL after its last step,
-    -- so a TTL shorter than the pause between two steps cannot make
-    -- every step start the build over; the complete cache gets ttl.
-    if cursor ~= '' then
-      redis.call('PEXPIRE', cacheKey, math.max(ttl, BUILD_TTL))
-    else
-      redis.call('PEXPIRE', cacheKey, ttl)
-    end
-  end
-  return cursor == ''
+  return cursor == '0'
 end
 
-local members, seen = nil, 0
-if walk > 0 then
-  local size, total = redis.call('SCARD', groupKey), redis.call('ZCARD', orderingKey)
-  if size > 0 and (stop + 1) * total <= size * walk then
-    members, seen = walkPage(size, total)
+-- Every call moves the cache toward complete: one that neither served
+-- the page nor walked builds a step; one that did spends what is left of
+-- its walk's work, between a tenth and half of it, on the walk or the
+-- build, whichever promises to complete the cache in fewer calls. A
+-- member the build copies costs about BUILD_COST members walked (SSCAN,
+-- ZMSCORE and a ZADD at a random place of a large cache, against
+-- members read in a row and added in order).
+local BUILD_COST = 6
+if not complete then
+  if walk == 0 or not (served or walked) then
+    complete = buildStep(step)
+  else
+    local work = math.max(math.floor(walk / 10), math.min(math.floor(walk / 2), walk - spent))
+    local walks = (total - rank(front)) * (1 + share) / walk
+    local builds = math.max(size - redis.call('ZCARD', cacheKey) + 1, 1) / step
+    if walks < builds then
+      local _
+      front, _, complete = cacheWalk(groupKey, cacheKey, orderingKey, desc, front, other, work, share,
+        function() return WALK_BATCH end)
+    else
+      complete = buildStep(math.min(step, math.max(1, math.floor(work / BUILD_COST))))
+    end
   end
 end
--- After a walk, the build step takes what is left of the call's work,
--- a copied member costing about two examined ones, and at least a tenth
--- of a step, so the build always moves on.
-local count = step
-if walk > 0 then
-  count = math.max(math.floor(step / 10), math.min(step, math.floor((walk - seen) / 2)))
+if down then
+  top = front
+else
+  bottom = front
 end
-local complete = buildStep(count)
+local function part(f)
+  if f then
+    return f.v .. ' ' .. f.m
+  end
+  return ''
+end
+redis.call('ZREM', cacheKey, marker)
+if complete then
+  redis.call('ZADD', cacheKey, '-inf', '#')
+else
+  redis.call('ZADD', cacheKey, '-inf', '#' .. cursor .. '|' .. part(top) .. '|' .. part(bottom))
+end
+if ttl > 0 then
+  -- A cache being built lives at least BUILD_TTL after its last step,
+  -- so a TTL shorter than the pause between two steps cannot make
+  -- every step start the build over; the complete cache gets ttl.
+  if complete then
+    redis.call('PEXPIRE', cacheKey, ttl)
+  else
+    redis.call('PEXPIRE', cacheKey, math.max(ttl, BUILD_TTL))
+  end
+end
 if members then
   return rows(articlePrefix, members, {OK})
 end

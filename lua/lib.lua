@@ -237,6 +237,73 @@ local function eachCache(cachePrefix, g, orderings, fn)
   end
 end
 
+-- The marker of a group cache being built and its frontiers
+-- (group_page.lua defines them). They stand here, before vote(), which
+-- keeps a walked part exact (cacheVote): a Lua local is seen only below
+-- its definition.
+
+-- cacheMarker returns the SSCAN cursor and the top and bottom frontiers
+-- ({v = value, m = member}, nil for a direction not walked: cacheFront
+-- reads one) of the marker of a cache being built; a marker
+-- "#<cursor>" has no frontiers.
+local function cacheFront(part)
+  local v, m = string.match(part, '^(%S+) (%S+)$')
+  if v then
+    return {v = v, m = m}
+  end
+end
+local function cacheMarker(marker)
+  local cursor, top, bottom = string.match(marker, '^#([^|]*)|([^|]*)|(.*)$')
+  if not cursor then
+    return string.sub(marker, 2), nil, nil
+  end
+  return cursor, cacheFront(top), cacheFront(bottom)
+end
+
+-- cmpFront compares (value v, member m) with the frontier f in an
+-- ordering's ascending order, value then member as ZRANGE sorts ties:
+-- -1 before f, 0 at f, 1 after f. Values compare as numbers; both sides
+-- are Redis's or num's text of a double, which reads back exactly.
+-- Members are a lowercase letter and digits, which Lua's comparison
+-- (strcoll, under the server's locale) orders as ZRANGE does, bytewise,
+-- in C and the usual UTF-8 locales.
+local function cmpFront(v, m, f)
+  local a, b = tonumber(v), tonumber(f.v)
+  if a ~= b then
+    return a < b and -1 or 1
+  end
+  if m == f.m then
+    return 0
+  end
+  return m < f.m and -1 or 1
+end
+
+-- walked reports whether (v, m) is in the part of the ordering a walk has
+-- passed: at or above the top frontier, or at or below the bottom one.
+local function walked(v, m, top, bottom)
+  return (top ~= nil and cmpFront(v, m, top) >= 0) or (bottom ~= nil and cmpFront(v, m, bottom) <= 0)
+end
+
+-- cacheVote moves group member m to value v in the group's cache at key
+-- when the cache holds it (XX). Else (CH counts 0: no such member, no
+-- cache, or the same value), a cache being built gets m when v puts it
+-- in a walked part, which holds every group member there with its
+-- value: a vote may lift a member the walk has yet to reach over the top
+-- frontier, or drop one under the bottom one. A foreign value at key
+-- fails the reads of that page, not the vote.
+local function cacheVote(key, v, m)
+  if redis.pcall('ZADD', key, 'XX', 'CH', v, m) ~= 0 then
+    return -- moved, or a foreign value (an error reply)
+  end
+  local marker = redis.call('ZRANGE', key, 0, 0)[1]
+  if marker and marker ~= '#' and string.sub(marker, 1, 1) == '#' then
+    local _, top, bottom = cacheMarker(marker)
+    if walked(v, m, top, bottom) then
+      redis.call('ZADD', key, v, m)
+    end
+  end
+end
+
 -- User pages (WithUserPages): each user's submitted and upvoted
 -- articles, zsets of members: submitted by post time, upvoted by the
 -- time of the upvote (the caller's clock), ties by id. Each keeps the
@@ -594,12 +661,12 @@ local function vote(k, id, user, vs, now)
   else
     redis.call('HSET', votedKey, '', meta, user, vs)
   end
-  -- XX: a cache is updated where it holds the article; a cache being
-  -- built that has yet to reach it will copy the new value. A foreign
-  -- value at a cache key fails the reads of that page, not the vote.
+  -- A cache is updated where it holds the article, or where the new
+  -- value puts it in the part a walk has passed (cacheVote); a cache
+  -- being built that has yet to reach it will copy the new value.
   for _, g in ipairs(groups) do
     eachCache(k.cache, g, changed, function(key, o)
-      redis.pcall('ZADD', key, 'XX', values[o], m)
+      cacheVote(key, values[o], m)
     end)
   end
   return {OK, prev, score, up, down}
@@ -680,4 +747,102 @@ local function cachePage(cacheKey, start, stop, desc)
     return members
   end
   return range(cacheKey, start + 1, stop + 1, desc)
+end
+
+-- frontRank returns the rank, in the ordering at key read from the top
+-- when desc is '1', of the first member past the frontier f, where a
+-- walk resumes. f's member may have moved or gone since the walk passed
+-- it; then the rank is found from f's value: the members before it
+-- (ZCOUNT), then a binary search, one rank per probe, of those tied at
+-- it, which an ordering such as top, best or controversial has by the
+-- thousand.
+local function frontRank(key, f, desc)
+  local v = redis.call('ZSCORE', key, f.m)
+  if v and tonumber(v) == tonumber(f.v) then -- where the walk left it
+    if desc == '1' then
+      return redis.call('ZREVRANK', key, f.m) + 1
+    end
+    return redis.call('ZRANK', key, f.m) + 1
+  end
+  local lo
+  if desc == '1' then
+    lo = redis.call('ZCOUNT', key, '(' .. f.v, '+inf')
+  else
+    lo = redis.call('ZCOUNT', key, '-inf', '(' .. f.v)
+  end
+  local hi = lo + redis.call('ZCOUNT', key, f.v, f.v)
+  -- Ties run by member, descending from the top: find the first past f.m.
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    local x = range(key, mid, mid, desc)[1]
+    if (desc == '1' and x < f.m) or (desc ~= '1' and x > f.m) then
+      hi = mid
+    else
+      lo = mid + 1
+    end
+  end
+  return lo
+end
+
+-- cacheWalk walks on the ordering at key (from the top when desc is
+-- '1') from the first member past the frontier front (from the start
+-- without one) for the group cache at cacheKey: it copies the group's
+-- members it meets (SMISMEMBER on batches) with their values into the
+-- cache, and moves the frontier to the last member examined, until it
+-- has spent budget (a member examined costs 1, one copied 1 more), or
+-- want(front), the members the caller still wants walked, is 0. other is
+-- the frontier of the other direction, or nil. It returns the frontier,
+-- what it spent, and true when every member of the ordering has now been
+-- walked (the end of the ordering, or the other frontier, was reached).
+local WALK_BATCH = 1000 -- members per ZRANGE and SMISMEMBER; unpack takes up to 8,000
+local function cacheWalk(groupKey, cacheKey, key, desc, front, other, budget, share, want)
+  local r = 0
+  if front then
+    r = frontRank(key, front, desc)
+  end
+  local spent, n, seen, hits = 0, want(front), 0, 0
+  local sign = desc == '1' and 1 or -1
+  while spent < budget do
+    -- As many as the work left pays for, each with its copy by the
+    -- density met so far, or the group's share before any.
+    local density = share
+    if seen > 0 then
+      density = math.max(density, hits / seen)
+    end
+    n = math.max(1, math.min(n, WALK_BATCH, math.floor((budget - spent) / (1 + density))))
+    -- The values of the group's members alone (ZMSCORE), not of every
+    -- member examined (WITHSCORES): Redis formats each value it replies.
+    local ms = range(key, r, r + n - 1, desc)
+    local got = #ms
+    if got == 0 then
+      return front, spent, true
+    end
+    local inGroup = redis.call('SMISMEMBER', groupKey, unpack(ms))
+    local found = {}
+    for i = 1, got do
+      if inGroup[i] == 1 then
+        found[#found + 1] = ms[i]
+      end
+    end
+    if #found > 0 then
+      local vs = redis.call('ZMSCORE', key, unpack(found))
+      local args = {}
+      for i, m in ipairs(found) do
+        args[2 * i - 1] = vs[i]
+        args[2 * i] = m
+      end
+      redis.call('ZADD', cacheKey, unpack(args))
+    end
+    front = {v = redis.call('ZSCORE', key, ms[got]), m = ms[got]}
+    r, seen, hits = r + got, seen + got, hits + #found
+    spent = spent + got + #found
+    if got < n or (other and sign * cmpFront(front.v, front.m, other) <= 0) then
+      return front, spent, true
+    end
+    n = want(front)
+    if n == 0 then
+      break
+    end
+  end
+  return front, spent, false
 end
