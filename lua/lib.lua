@@ -663,11 +663,21 @@ local function vote(k, id, user, vs, now)
   end
   -- A cache is updated where it holds the article, or where the new
   -- value puts it in the part a walk has passed (cacheVote); a cache
-  -- being built that has yet to reach it will copy the new value.
-  for _, g in ipairs(groups) do
-    eachCache(k.cache, g, changed, function(key, o)
-      cacheVote(key, values[o], m)
-    end)
+  -- being built that has yet to reach it will copy the new value. Most
+  -- groups have a cache in few orderings, if any: one EXISTS over every
+  -- cache the vote changes skips them all when there is none.
+  if #groups > 0 then
+    local caches, orderings = {}, {}
+    for _, g in ipairs(groups) do
+      eachCache(k.cache, g, changed, function(key, o)
+        caches[#caches + 1], orderings[#orderings + 1] = key, o
+      end)
+    end
+    if redis.call('EXISTS', unpack(caches)) > 0 then
+      for i, key in ipairs(caches) do
+        cacheVote(key, values[orderings[i]], m)
+      end
+    end
   end
   return {OK, prev, score, up, down}
 end
