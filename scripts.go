@@ -95,13 +95,13 @@ var (
 	voteBatchScript   = newScript("vote_batch", 1, voteBatchLua)
 	articlesScript    = newScript("articles", 1, articlesLua)
 	pageScript        = newScript("page", 1, pageLua)
-	topSinceScript    = newScript("top_since", 3, topSinceLua)
+	topSinceScript    = newScript("top_since", 2, topSinceLua)
 	votesScript       = newScript("votes", 1, votesLua)
 	countScript       = newScript("count", 1, countLua)
 	groupAddScript    = newScript("group_add", 1, groupAddLua)
 	groupRemoveScript = newScript("group_remove", 1, groupRemoveLua)
 	groupsScript      = newScript("groups", 2, groupsLua)
-	groupPageScript   = newScript("group_page", 4, groupPageLua)
+	groupPageScript   = newScript("group_page", 3, groupPageLua)
 	deleteScript      = newScript("delete", 1, deleteLua)
 	pruneScript       = newScript("prune", 1, pruneLua)
 	dropScript        = newScript("drop", 1, dropLua)
@@ -187,8 +187,7 @@ func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
 
 func (s *Store) topSinceArgs(cutoff, start, stop int64) []interface{} {
 	k := s.keys
-	return []interface{}{k.orderingKey("top"), k.orderingKey("time"), k.orderingKey("score"),
-		k.article, k.topBucket, cutoff, start, stop}
+	return []interface{}{k.orderingKey("top"), k.orderingKey("time"), k.article, k.topBucket, cutoff, start, stop}
 }
 
 func (s *Store) votesArgs(user string, ids []string) []interface{} {
@@ -225,7 +224,7 @@ func appendStrings(args []interface{}, list []string) []interface{} {
 func (s *Store) groupPageArgs(group string, o Order, start, stop int64) []interface{} {
 	name, desc := o.ordering()
 	k := s.keys
-	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.orderingKey(name), k.orderingKey("score"),
+	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.orderingKey(name),
 		k.article, start, stop, flag(desc), s.cacheTTL, s.step, s.walk}
 }
 
@@ -271,15 +270,14 @@ var (
 	//go:embed lua/group_renew.lua
 	groupRenewLua string
 
-	groupReadScript  = newScript("group_read", 3, groupReadLua)
+	groupReadScript  = newScript("group_read", 2, groupReadLua)
 	groupRenewScript = newScript("group_renew", 1, groupRenewLua)
 )
 
 func (s *Store) groupReadArgs(group string, o Order, start, stop int64) []interface{} {
 	name, desc := o.ordering()
 	k := s.keys
-	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.orderingKey("score"),
-		k.article, start, stop, flag(desc)}
+	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.article, start, stop, flag(desc)}
 }
 
 func (s *Store) groupRenewArgs(group string, o Order) []interface{} {

@@ -1,5 +1,5 @@
 -- articles.lua: reads articles by id. Uses lib.lua.
-local scoreKey = KEYS[1]
+local scoreKey = KEYS[1] -- the store's slot, for routing
 local articlePrefix = ARGV[1]
 -- ARGV[2..]: the ids.
 -- Reply: {OK, one row per id whose article exists, in the order of the ids}.

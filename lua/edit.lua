@@ -1,6 +1,6 @@
 -- edit.lua: changes an article's title and link, by its poster within
 -- the edit window (Store.Edit, WithEditWindow). Uses lib.lua.
-local scoreKey = KEYS[1]
+local scoreKey = KEYS[1] -- the store's slot, for routing
 local id, user, title, link = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, window = tonumber(ARGV[5]), tonumber(ARGV[6])
 local unique, repost, linkTTL = ARGV[7] == '1', tonumber(ARGV[8]), ARGV[9]

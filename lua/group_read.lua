@@ -3,7 +3,7 @@
 -- store with a read pool. Building a cache and renewing its TTL are
 -- writes, left to the primary (group_page.lua, group_renew.lua).
 -- Uses lib.lua.
-local groupKey, cacheKey, scoreKey = KEYS[1], KEYS[2], KEYS[3]
+local groupKey, cacheKey = KEYS[1], KEYS[2]
 local articlePrefix, start, stop, desc = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 -- start, stop: ranks, inclusive; desc: '1' from the highest value down.
 -- Reply: {OK, pttl, the page's rows}: pttl is the cache's PTTL in ms

@@ -460,7 +460,7 @@ end
 -- It returns the rules and, for a post they refuse, its reply:
 -- {RATE_LIMITED, ms to wait}, or {DUPLICATE, row} for a link an article
 -- posted within the repost span has. It writes nothing.
-local function postRules(k, scoreKey, a, i, link)
+local function postRules(k, a, i, link)
   if not a[i] then
     return nil
   end

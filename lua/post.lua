@@ -29,7 +29,7 @@ if linkKey then
     return rows(k.article, {member(other)}, {DUPLICATE})
   end
 end
-local rules, refused = postRules(k, scoreKey, ARGV, 17, link)
+local rules, refused = postRules(k, ARGV, 17, link)
 if refused then
   return refused
 end
