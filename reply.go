@@ -167,7 +167,7 @@ func parseRecord(rec []byte, a *Article) error {
 		return fmt.Errorf("record weight: %w", err)
 	}
 	*a = Article{
-		Score:     score(n[2], weight, n[0], n[1]),
+		Score:     articleScore(n[2], weight, n[0], n[1]),
 		Poster:    rest[:poster],
 		Title:     rest[poster : poster+title],
 		Link:      rest[poster+title:],

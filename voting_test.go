@@ -977,7 +977,7 @@ func TestWeights(t *testing.T) {
 }
 
 // TestScoreFromRecord: the score a read works out from an article's
-// record (store.go score) is the score ordering's value bit for bit,
+// record (store.go articleScore) is the score ordering's value bit for bit,
 // for weights whose products round, as for any other.
 func TestScoreFromRecord(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
