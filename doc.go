@@ -197,9 +197,9 @@
 // article, which it reads with the voter's own vote in one call: the
 // counts, how many groups the article is in, its post time, the time its
 // voting closes, its weight and its orders ("0000000001 0000000000 0
-// 1700000000 1700604800 432.0 "). For example,
-// "redis-cli ZREVRANGE {voting}:by:score 0 24 WITHSCORES" is the front
-// page and "redis-cli GET {voting}:article:1" the first article. Ids are canonical decimals and
+// 1700000000 1700604800 432.0 "). For example, "redis-cli ZREVRANGE
+// {voting}:by:score 0 24 WITHSCORES" is the front page and "redis-cli GET
+// {voting}:article:1" the first article. Ids are canonical decimals and
 // names are validated ([MaxNameLen] and the other limits), so no input can
 // reach a key outside the prefix or another article's, user's or group's
 // data.
