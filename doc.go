@@ -235,7 +235,9 @@
 // re-runs its helpers on every call: a Vote or a page costs Redis less
 // time (BENCHMARKS.md). Functions persist in RDB and AOF and replicate
 // to replicas. Each version of this package has a library of its own,
-// so versions can share a server during a rolling deploy; delete the
+// so versions that keep the same key layout can share a server during a
+// rolling deploy (the article records of this version are not those of
+// earlier, unreleased builds, which kept articles as hashes); delete the
 // libraries of versions no longer running with FUNCTION DELETE. Where the
 // server has no Functions (miniredis, Redis before 7) or the user may not
 // run FCALL or FUNCTION LOAD (ACL), the store sends its scripts with

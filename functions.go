@@ -31,8 +31,9 @@ import (
 //     uses, found by name (libParts), so it re-creates no more than those.
 //
 // The library is named after its content, voting_<hash>, as are its
-// functions, so stores of two versions of this package can share a
-// server during a rolling deploy, each calling its own code.
+// functions, so stores of two versions of this package that keep the same
+// key layout (doc.go) can share a server during a rolling deploy, each
+// calling its own code.
 //
 // The library is loaded when a call finds it missing: on a new server,
 // after FUNCTION FLUSH, or after a restart without persistence, as an
