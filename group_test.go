@@ -1271,8 +1271,9 @@ func coldFill(b *testing.B, be *backend, n int) *coldData {
 // BenchmarkGroupCold measures issue 21's table: on a redis-server of its
 // own, a store of 10,000, 100,000 and 1,000,000 articles (coldFill),
 // cold reads of page 1 and page 40 of a dense group (every article), a
-// mid one (every 10th) and a sparse one (1,000 members) in ScoreDesc,
-// each after dropping the group's cache and waiting until Redis has
+// mid one (every 10th) and a sparse one (1,000 members), in ScoreDesc,
+// ScoreAsc (a walk from the bottom) and TimeAsc (the time ordering's
+// cache), each after dropping the group's cache and waiting until Redis has
 // freed it, while a voter on another connection votes without pause on
 // articles of the sparse group, which are in the others too.
 // It reports the medians of the reads' wall times (page1-ms, page40-ms),
@@ -1283,14 +1284,24 @@ func coldFill(b *testing.B, be *backend, n int) *coldData {
 // (about 1 GB in Redis) is written once per process; run it alone:
 //
 //	go test -run '^$' -bench 'BenchmarkGroupCold' -benchtime 3x -timeout 60m .
+//
+// (-bench 'BenchmarkGroupCold/.*/order=ScoreDesc' for issue 21's table alone.)
 func BenchmarkGroupCold(b *testing.B) {
 	srv := redistest.Start(b)
 	be := newBackend(b, "redis", srv.Addr, nil)
 	be.do(b, "CONFIG", "SET", "lazyfree-lazy-user-del", "yes")
 	loadScripts(b, be.pool)
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
-		for _, group := range []string{"dense", "mid", "sparse"} {
-			b.Run(fmt.Sprintf("articles=%d/group=%s", n, group), func(b *testing.B) {
+		for _, c := range []struct {
+			group string
+			order Order
+		}{
+			{"dense", ScoreDesc}, {"mid", ScoreDesc}, {"sparse", ScoreDesc},
+			{"dense", ScoreAsc}, {"mid", ScoreAsc}, {"sparse", ScoreAsc},
+			{"dense", TimeAsc}, {"mid", TimeAsc}, {"sparse", TimeAsc},
+		} {
+			group, order := c.group, c.order
+			b.Run(fmt.Sprintf("articles=%d/group=%s/order=%s", n, group, order), func(b *testing.B) {
 				d := coldFill(b, be, n)
 				s := d.s
 				var trips atomic.Int64
@@ -1300,7 +1311,8 @@ func BenchmarkGroupCold(b *testing.B) {
 					}
 					return v, err
 				}})
-				cache := s.keys.cacheKey(group, "score")
+				ordering, _ := order.ordering()
+				cache := s.keys.cacheKey(group, ordering)
 				drop := func() {
 					be.do(b, "UNLINK", cache)
 					for !slices.Contains(info(b, be.pool, "memory"), "lazyfree_pending_objects:0") {
@@ -1343,7 +1355,7 @@ func BenchmarkGroupCold(b *testing.B) {
 						drop()
 						b.StartTimer()
 						t0 := time.Now()
-						list := mustGroupPage(b, s, group, ScoreDesc, p)
+						list := mustGroupPage(b, s, group, order, p)
 						took := time.Since(t0)
 						if len(list) != s.pageSize {
 							b.Fatalf("page %d: %d articles", p, len(list))
