@@ -158,8 +158,8 @@ func parseRecord(rec []byte, a *Article) error {
 		}
 		n[i] = v
 	}
-	poster, title := n[3], n[4]
-	if poster < 0 || title < 0 || poster+title > int64(len(rest)) {
+	poster, title, size := n[3], n[4], int64(len(rest))
+	if poster < 0 || title < 0 || poster > size || title > size-poster {
 		return errors.New("malformed record: lengths past its end")
 	}
 	weight, err := strconv.ParseFloat(f[3], 64)

@@ -137,7 +137,7 @@ func TestParseRecord(t *testing.T) {
 	}
 	for _, rec := range []string{"", "x", "1 0 5 432.0  1 1", "1 0 5 432.0  1 5:pt",
 		"1 0 5 432.0  -1 1:pt", "a 0 5 432.0  1 1:pt", "1 0 5.5 432.0  1 1:pt", "1 0 5 x  1 1:pt",
-		"1 0 5 432.0  99999999999999999999 1:pt"} {
+		"1 0 5 432.0  99999999999999999999 1:pt", "1 0 5 432.0  9000000000000000000 9000000000000000000:pt"} {
 		if err := parseRecord([]byte(rec), &a); err == nil {
 			t.Errorf("parseRecord(%q) = %+v, nil; want an error", rec, a)
 		}
