@@ -68,6 +68,13 @@ local COUNTS, COUNT_DIGITS, MAX_COUNT = '%010d %010d', 10, 9999999999
 -- (post.lua), so a vote that finds no '' field finds voting over.
 local VOTE_META = '^(%d+) (%d+)() (%d+) (%S+) (%S+) (%S+) (%S*)$'
 
+-- voteMeta returns the voter record's '' field (VOTE_META) of these
+-- fields, counts as numbers: what Post writes and group changes rewrite;
+-- a vote rewrites only the counts in front.
+local function voteMeta(up, down, groups, posted, closes, weight, orders)
+  return string.format(COUNTS, up, down) .. ' ' .. table.concat({groups, posted, closes, weight, orders}, ' ')
+end
+
 -- badValue fails the script for a value at one of the store's keys that
 -- is not what the store writes there (written by hand).
 local function badValue(key)
@@ -224,8 +231,8 @@ end
 local function countGroups(groupsKey, votedKey, meta)
   if meta then
     local up, down, _, _, posted, closes, weight, orders = string.match(meta, VOTE_META)
-    redis.call('HSET', votedKey, '', table.concat({up, down, redis.call('SCARD', groupsKey), posted, closes,
-      weight, orders}, ' '))
+    redis.call('HSET', votedKey, '', voteMeta(tonumber(up), tonumber(down), redis.call('SCARD', groupsKey),
+      posted, closes, weight, orders))
   end
 end
 

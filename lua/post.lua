@@ -104,8 +104,7 @@ end)
 -- cancels: while it exists voting is open, and once it is gone it never
 -- comes back.
 local votedKey = k.voted .. id
-redis.call('HSET', votedKey, '', string.format(COUNTS, 1, 0) .. ' ' .. table.concat({0, ARGV[4], num(now + window), ARGV[6],
-  orders}, ' '), poster, 1)
+redis.call('HSET', votedKey, '', voteMeta(1, 0, 0, ARGV[4], num(now + window), ARGV[6], orders), poster, 1)
 redis.call('EXPIRE', votedKey, window)
 if linkKey then
   redis.call('SET', linkKey, id)
