@@ -605,12 +605,12 @@ func postMany(tb testing.TB, pool *redis.Pool, s *Store, n int, from, to int64, 
 	pipe(tb, pool, n, func(c redis.Conn, i int) error {
 		id := seq + i + 1
 		posted := from + int64(i)*(to-from)/int64(n)
-		return postScript.SendHash(c, s.postArgs(benchPoster(id), benchTitle(id), benchLink(id), posted)...)
+		return postScript.SendHash(c, s.fenced(nil, postScript, s.postArgs(benchPoster(id), benchTitle(id), benchLink(id), posted))...)
 	})
 	if perArticle > 0 {
 		pipe(tb, pool, n, func(c redis.Conn, i int) error {
 			id := strconv.Itoa(seq + i + 1)
-			return groupAddScript.SendHash(c, s.groupAddArgs(id, articleGroups(i, groups, perArticle))...)
+			return groupAddScript.SendHash(c, s.fenced(nil, groupAddScript, s.groupAddArgs(id, articleGroups(i, groups, perArticle)))...)
 		})
 	}
 	last := seq + n

@@ -86,7 +86,8 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 	for i := 0; i < len(ballots); i += step {
 		chunk := ballots[i:min(i+step, len(ballots))]
 		args := s.voteBatchArgs(chunk, now, rules)
-		if err := c.Send("EVAL", append([]interface{}{voteBatchScript.source, 1}, args...)...); err != nil {
+		head := []interface{}{voteBatchScript.source, voteBatchScript.keyCount + 1}
+		if err := c.Send("EVAL", s.fenced(head, voteBatchScript, args)...); err != nil {
 			return nil, err
 		}
 		chunks++

@@ -77,11 +77,31 @@ func newLibrary(scripts []script) library {
 	return library{name: name, source: "#!lua name=" + name + "\n" + strings.ReplaceAll(body.String(), "\x00", name)}
 }
 
+// fenced appends to dst sc's keys, the store's fence key, then sc's
+// arguments: what every script is sent with. A script reads only its
+// own keys; the fence is for Redis Cluster, which checks the keys a
+// script declares before it runs it. The fence is never written, so
+// while the store's hash slot moves (MIGRATING on its source node,
+// IMPORTING on its target) the script declares a key the node lacks, and
+// the node refuses it whole, with TRYAGAIN or with an ASK to the target
+// that refuses it so (ErrTryAgain): no script of the store runs on a
+// slot that is moving, so none meets a key that has moved away or has
+// yet to arrive.
+func (s *Store) fenced(dst []interface{}, sc script, keysAndArgs []interface{}) []interface{} {
+	dst = append(dst, keysAndArgs[:sc.keyCount]...)
+	dst = append(dst, s.fence)
+	return append(dst, keysAndArgs[sc.keyCount:]...)
+}
+
 // exec runs sc on c under ctx: as FCALL of its function, FCALL_RO when
 // it writes nothing, where the server has Functions, loading the library
 // when it is missing; as a script (runScript) where it has not. replica
 // says c is the read pool's.
 func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
+	args := make([]interface{}, 0, 3+len(keysAndArgs))
+	args = append(args, *sc.function, sc.keyCount+1)
+	args = s.fenced(args, sc, keysAndArgs)
+	keysAndArgs = args[2:]
 	if s.funcs.off.Load() {
 		return runScript(ctx, c, sc, replica, keysAndArgs)
 	}
@@ -89,9 +109,6 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool,
 	if sc.readOnly {
 		cmd = "FCALL_RO"
 	}
-	args := make([]interface{}, 0, 2+len(keysAndArgs))
-	args = append(args, *sc.function, sc.keyCount)
-	args = append(args, keysAndArgs...)
 	reply, err := do(ctx, c, cmd, args)
 	switch {
 	case isRefusal(err):
@@ -132,7 +149,7 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool,
 }
 
 // runScript runs sc as a script: EVALSHA_RO on a connection of the read
-// pool (runRO), EVALSHA on the primary (run).
+// pool (runRO), EVALSHA on the primary (run). keysAndArgs is fenced.
 func runScript(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
 	if replica {
 		return runRO(ctx, c, sc, keysAndArgs)
@@ -199,7 +216,7 @@ func init() {
 // read pool. A server without them gets errNeedsRedis7.
 func runRO(ctx context.Context, c redis.Conn, sc script, keysAndArgs []interface{}) (interface{}, error) {
 	args := make([]interface{}, 0, 2+len(keysAndArgs))
-	args = append(args, sc.Hash(), sc.keyCount)
+	args = append(args, sc.Hash(), sc.keyCount+1)
 	args = append(args, keysAndArgs...)
 	reply, err := do(ctx, c, "EVALSHA_RO", args)
 	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {

@@ -333,7 +333,7 @@ func postGroup(t testing.TB, b *backend, s *Store, clock *testclock.Clock, group
 		if i%3 == 0 {
 			clock.Add(time.Second)
 		}
-		if err := postScript.SendHash(c, s.postArgs("p", "t"+strconv.Itoa(i), "", s.now().Unix())...); err != nil {
+		if err := postScript.SendHash(c, s.fenced(nil, postScript, s.postArgs("p", "t"+strconv.Itoa(i), "", s.now().Unix()))...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -351,7 +351,7 @@ func postGroup(t testing.TB, b *backend, s *Store, clock *testclock.Clock, group
 		if err != nil {
 			t.Fatalf("post %d: %v", i, err)
 		}
-		if err := groupAddScript.SendHash(c, s.groupAddArgs(ids[i], []string{group})...); err != nil {
+		if err := groupAddScript.SendHash(c, s.fenced(nil, groupAddScript, s.groupAddArgs(ids[i], []string{group}))...); err != nil {
 			t.Fatal(err)
 		}
 	}

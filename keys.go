@@ -15,6 +15,11 @@ import "strings"
 type keys struct {
 	prefix string // as given to WithKeyPrefix, without braces
 	seq    string
+	// fence is a key the store never writes: every script declares it
+	// after its own keys (functions.go), so that Redis refuses the
+	// script, before it runs, while the store's hash slot moves between
+	// cluster nodes (doc.go, "Redis Cluster").
+	fence string
 	// The family prefixes to which a name is appended.
 	by, topBucket, article, voted, groupsOf, group, cache, link string
 	// A user's pages (WithUserPages): a user's name is appended.
@@ -28,6 +33,7 @@ func newKeys(prefix string) keys {
 	return keys{
 		prefix:    prefix,
 		seq:       tag + "seq",
+		fence:     tag + "fence",
 		by:        tag + "by:",
 		topBucket: tag + "top:",
 		article:   tag + "article:",

@@ -438,7 +438,7 @@ func BenchmarkRulesMemory(b *testing.B) {
 		pipe(b, pool, n, func(c redis.Conn, i int) error {
 			t := at(i)
 			args := s.appendVoteRules(s.voteArgs(user(i), strconv.Itoa(1+i%nArticles), Upvote, t.Unix()), t)
-			return voteScript.SendHash(c, args...)
+			return voteScript.SendHash(c, s.fenced(nil, voteScript, args)...)
 		})
 	}
 	at := func(i int) time.Time { return epoch.Add(time.Duration(i) * time.Millisecond) }

@@ -69,7 +69,7 @@ var (
 type script struct {
 	*redis.Script        // source
 	name          string // for errors and tests
-	keyCount      int
+	keyCount      int    // its own KEYS; the store declares the fence after them (fenced)
 	source        string  // src after the lib.lua helpers it uses, comment lines dropped
 	body          string  // src, which the library wraps
 	readOnly      bool    // writes nothing: flagged no-writes in the library
@@ -80,7 +80,7 @@ func newScript(name string, keyCount int, src string) script {
 	// Without comment lines: VoteBatch sends its script's source with
 	// EVAL (batch.go), whose body Redis hashes on every call.
 	source := compactLua(trimLib(libLuaParts, src) + src)
-	sc := script{redis.NewScript(keyCount, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
+	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
 	registry = append(registry, sc)
 	return sc
 }

@@ -61,6 +61,7 @@ type Store struct {
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
+	fence        interface{} // keys.fence, boxed once: every script declares it (functions.go)
 	funcs        functions  // whether the server runs the library (functions.go)
 	readPool     Pool       // the pool of the reads (WithReadPool); nil for none
 	rules        storeRules // karma and the rules, for their scripts (rules.go)
@@ -99,6 +100,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	s.walk, s.step = walkStep, buildStep
 	s.votePrefixes = s.keys.votePrefixes()
+	s.fence = s.keys.fence
 	s.rules = newRules(c.rules, s.keys)
 	s.userPages = c.userPages
 	if s.votesCarryPages() {

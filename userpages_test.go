@@ -678,14 +678,14 @@ func BenchmarkUserPagesPopular(b *testing.B) {
 	}
 	post := func(st *site, n int, poster string) {
 		pipe(b, pool, n, func(c redis.Conn, i int) error {
-			return postScript.SendHash(c, st.s.postArgs(poster, benchTitle(i), benchLink(i), now)...)
+			return postScript.SendHash(c, st.s.fenced(nil, postScript, st.s.postArgs(poster, benchTitle(i), benchLink(i), now))...)
 		})
 		st.n += n
 	}
 	vote := func(st *site, n int, ballot func(i int) (user, id string)) {
 		pipe(b, pool, n, func(c redis.Conn, i int) error {
 			user, id := ballot(i)
-			return voteScript.SendHash(c, st.s.voteArgs(user, id, Upvote, now)...)
+			return voteScript.SendHash(c, st.s.fenced(nil, voteScript, st.s.voteArgs(user, id, Upvote, now))...)
 		})
 	}
 	// Each voter's first upvote, on one of 100 articles, without and with

@@ -1383,7 +1383,7 @@ func BenchmarkScaleMemory(b *testing.B) {
 		before := recordsUsage(b, f)
 		pipe(b, pool, articles*(per-1), func(c redis.Conn, i int) error {
 			id := strconv.Itoa(1 + i/(per-1))
-			return voteScript.SendHash(c, s.voteArgs(benchUser(i%(per-1)), id, Upvote, now)...)
+			return voteScript.SendHash(c, s.fenced(nil, voteScript, s.voteArgs(benchUser(i%(per-1)), id, Upvote, now))...)
 		})
 		perVote := float64(recordsUsage(b, f)-before) / float64(articles*(per-1))
 		if a, err := s.Article(context.Background(), "1"); err != nil || a.Upvotes != int64(per) {
