@@ -67,9 +67,9 @@ var (
 // library, and an EVALSHA script for servers without Functions
 // (functions.go).
 type script struct {
-	*redis.Script        // source
-	name          string // for errors and tests
-	keyCount      int    // its own KEYS; the store declares the fence after them (fenced)
+	*redis.Script         // source
+	name          string  // for errors and tests
+	keyCount      int     // its own KEYS; the store declares the fence after them (fenced)
 	source        string  // src after the lib.lua helpers it uses, comment lines dropped
 	body          string  // src, which the library wraps
 	readOnly      bool    // writes nothing: flagged no-writes in the library

@@ -62,9 +62,9 @@ type Store struct {
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
 	fence        interface{} // keys.fence, boxed once: every script declares it (functions.go)
-	funcs        functions  // whether the server runs the library (functions.go)
-	readPool     Pool       // the pool of the reads (WithReadPool); nil for none
-	rules        storeRules // karma and the rules, for their scripts (rules.go)
+	funcs        functions   // whether the server runs the library (functions.go)
+	readPool     Pool        // the pool of the reads (WithReadPool); nil for none
+	rules        storeRules  // karma and the rules, for their scripts (rules.go)
 	// walk bounds the work of one call's walk of a cold group page
 	// (walkStep; 0 in the tests of the cache's build alone), step its
 	// build step (buildStep): tests shrink them, so that a page takes
