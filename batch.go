@@ -19,7 +19,8 @@ import (
 //
 // The ballots go to Redis as a pipeline of scripts of up to 25 ballots
 // each (fewer with WithOrders), so no command runs long; each script is
-// atomic, the batch as a whole is not.
+// atomic, the batch as a whole is not. A connection that cannot pipeline
+// (redisc's RetryConn) sends the scripts one round trip each.
 func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult, error) {
 	const op = "vote batch"
 	if err := checkBatch(len(ballots), "ballots"); err != nil {
@@ -67,8 +68,9 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 }
 
 // pipeline sends the ballots as vote_batch scripts of batchStep ballots
-// on one connection, in one round trip, and returns one vote reply per
-// ballot. It sends EVAL, not EVALSHA or FCALL: a pipeline cannot fall
+// on one connection, in one round trip (one a script on a connection
+// that cannot pipeline, as redisc's RetryConn), and returns one vote
+// reply per ballot. It sends EVAL, not EVALSHA or FCALL: a pipeline cannot fall
 // back from NOSCRIPT, or load a missing library, without breaking the
 // ballots' order. The script carries only the lib.lua helpers it uses.
 func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, error) {
@@ -82,23 +84,43 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 	}
 	t := s.now()
 	now, rules := t.Unix(), s.voteBatchRules(t)
-	chunks, step := 0, s.ballotsPerScript()
-	for i := 0; i < len(ballots); i += step {
+	var scripts [][]interface{} // EVAL's arguments, a script each
+	for i, step := 0, s.ballotsPerScript(); i < len(ballots); i += step {
 		chunk := ballots[i:min(i+step, len(ballots))]
-		args := s.voteBatchArgs(chunk, now, rules)
 		head := []interface{}{voteBatchScript.source, voteBatchScript.keyCount + 1}
-		if err := c.Send("EVAL", s.fenced(head, voteBatchScript, args)...); err != nil {
-			return nil, err
-		}
-		chunks++
+		scripts = append(scripts, s.fenced(head, voteBatchScript, s.voteBatchArgs(chunk, now, rules)))
 	}
-	if err := c.Flush(); err != nil {
-		return nil, contextError(ctx, err)
+	pipelined := true
+	for i, args := range scripts {
+		if err := c.Send("EVAL", args...); err != nil {
+			if i > 0 {
+				return nil, err
+			}
+			// A connection that cannot pipeline (redisc's RetryConn
+			// refuses Send, having sent nothing) sends the scripts one
+			// round trip each; a broken one fails the first.
+			pipelined = false
+			break
+		}
+	}
+	if pipelined {
+		if err := c.Flush(); err != nil {
+			return nil, contextError(ctx, err)
+		}
 	}
 	replies := make([]interface{}, 0, len(ballots))
 	var first error
-	for i := 0; i < chunks; i++ {
-		status, rest, err := decode(receive(ctx, c))
+	for _, args := range scripts {
+		var status int64
+		var rest []interface{}
+		var err error
+		if pipelined {
+			status, rest, err = decode(receive(ctx, c))
+		} else if first == nil {
+			status, rest, err = decode(do(ctx, c, "EVAL", args))
+		} else {
+			break // the scripts after a failed one are not sent
+		}
 		if err == nil && status != statusOK {
 			err = fmt.Errorf("reply status %d", status)
 		}

@@ -37,7 +37,55 @@ var (
 	// ([WithVoteLimit], [WithPostInterval]); [RetryAfter] tells how long
 	// until the call would pass.
 	ErrRateLimited = errors.New("voting: rate limited")
+	// ErrTryAgain means Redis refused the call before running any of it,
+	// for a reason that passes: the store's hash slot is moving between
+	// Redis Cluster nodes (TRYAGAIN, ASK, MOVED), the cluster is down
+	// (CLUSTERDOWN), or the server is loading its data after a restart
+	// (LOADING, MASTERDOWN). The call changed nothing; the same call,
+	// retried after a short wait, succeeds once the move or the load is
+	// over (doc.go, "Redis Cluster").
+	ErrTryAgain = errors.New("voting: try again")
+	// ErrOutOfMemory means Redis is at its maxmemory under the noeviction
+	// policy (or a volatile-* one with nothing left to evict) and refused
+	// the call: "OOM command not allowed". The call changed nothing. The
+	// calls that free memory (Delete, Prune, Drop, RemoveFromGroups) and
+	// the reads still run.
+	ErrOutOfMemory = errors.New("voting: out of memory")
 )
+
+// redisErrors are the errors of Redis's refusals that the store turns
+// into sentinels, by the code each reply starts with: each refuses a
+// command whole, before it runs.
+var redisErrors = map[string]error{
+	"TRYAGAIN":    ErrTryAgain,
+	"ASK":         ErrTryAgain,
+	"MOVED":       ErrTryAgain,
+	"CLUSTERDOWN": ErrTryAgain,
+	"LOADING":     ErrTryAgain,
+	"MASTERDOWN":  ErrTryAgain,
+	"OOM":         ErrOutOfMemory,
+}
+
+// retriesSpent returns err wrapped in ErrTryAgain where it is the error
+// of redisc's RetryConn (github.com/mna/redisc) once it has spent its
+// attempts on TRYAGAIN, ASK and MOVED replies, each a refusal; other
+// errors as they are.
+func retriesSpent(err error) error {
+	if err != nil && err.Error() == "redisc: too many attempts" {
+		return fmt.Errorf("%w: %w", ErrTryAgain, err)
+	}
+	return err
+}
+
+// refusal returns err, a Redis error reply, wrapped in the sentinel of
+// its code (redisErrors), and as it is for other codes.
+func refusal(err error, msg string) error {
+	code, _, _ := strings.Cut(msg, " ")
+	if sentinel := redisErrors[code]; sentinel != nil {
+		return fmt.Errorf("%w: %w", sentinel, err)
+	}
+	return err
+}
 
 // opError is an error of one operation of the store: "voting: <op>: <err>",
 // where err is a sentinel (its own "voting: " dropped) with an optional

@@ -125,17 +125,23 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool,
 	// Another client may load it first ("already exists"); a load that
 	// fails otherwise, or a flush between the two, leaves the call to the
 	// script.
-	if err := c.Send("FUNCTION", "LOAD", scriptLib.source); err != nil {
-		return nil, contextError(ctx, err)
+	var loadErr error
+	if c.Send("FUNCTION", "LOAD", scriptLib.source) != nil {
+		// A connection that cannot pipeline (redisc's RetryConn refuses
+		// Send, having sent nothing) loads the library in a round trip of
+		// its own; a broken one fails the load as it failed Send.
+		_, loadErr = do(ctx, c, "FUNCTION", []interface{}{"LOAD", scriptLib.source})
+		reply, err = do(ctx, c, cmd, args)
+	} else {
+		if err := c.Send(cmd, args...); err != nil {
+			return nil, contextError(ctx, err)
+		}
+		if err := c.Flush(); err != nil {
+			return nil, contextError(ctx, err)
+		}
+		_, loadErr = receive(ctx, c)
+		reply, err = receive(ctx, c)
 	}
-	if err := c.Send(cmd, args...); err != nil {
-		return nil, contextError(ctx, err)
-	}
-	if err := c.Flush(); err != nil {
-		return nil, contextError(ctx, err)
-	}
-	_, loadErr := receive(ctx, c)
-	reply, err = receive(ctx, c)
 	if loadErr != nil && !isRedisError(loadErr) {
 		return nil, contextError(ctx, loadErr)
 	}

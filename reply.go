@@ -52,18 +52,19 @@ func decode(reply interface{}, err error) (int64, []interface{}, error) {
 
 // scriptError returns the error a script raised as the script said it,
 // without the decoration redis-server adds ("ERR " before, " script:
-// <sha>, on @user_script:<line>." after). Other errors are returned as
-// they are.
+// <sha>, on @user_script:<line>." after), and Redis's refusals of a
+// call wrapped in their sentinels (errors.go refusal): ErrTryAgain,
+// ErrOutOfMemory. Other errors are returned as they are.
 func scriptError(err error) error {
 	e, ok := err.(redis.Error)
 	if !ok {
-		return err
+		return retriesSpent(err)
 	}
 	msg := strings.TrimPrefix(string(e), "ERR ")
 	if i := strings.Index(msg, " script: "); i >= 0 && strings.HasPrefix(msg, "voting: ") {
 		msg = msg[:i]
 	}
-	return redis.Error(msg)
+	return refusal(redis.Error(msg), msg)
 }
 
 // statusErrs are the errors of the statuses other than statusOK.

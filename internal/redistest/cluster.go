@@ -377,3 +377,61 @@ func crc16(s string) uint16 {
 	}
 	return crc
 }
+
+// ID returns the cluster node ID of n (CLUSTER MYID).
+func (n *Server) ID() (string, error) { return redis.String(n.Do("CLUSTER", "MYID")) }
+
+// MoveSlot moves slot from its owner to the master to, as redis-cli
+// --cluster reshard does: SETSLOT IMPORTING on the target, MIGRATING on
+// the source, MIGRATE of its keys batch by batch (pause between two
+// batches, so that calls run while the slot is split between the two),
+// then SETSLOT NODE on the target, the source and the other masters. It
+// returns the number of keys moved.
+func (c *Cluster) MoveSlot(slot int, to *Server, batch int, pause time.Duration) (int, error) {
+	from, err := c.NodeOf(slot)
+	if err != nil {
+		return 0, err
+	}
+	if from == to {
+		return 0, fmt.Errorf("redistest: slot %d is on %s already", slot, to.Addr)
+	}
+	fromID, err := from.ID()
+	if err != nil {
+		return 0, err
+	}
+	toID, err := to.ID()
+	if err != nil {
+		return 0, err
+	}
+	if _, err := to.Do("CLUSTER", "SETSLOT", slot, "IMPORTING", fromID); err != nil {
+		return 0, fmt.Errorf("redistest: SETSLOT IMPORTING: %w", err)
+	}
+	if _, err := from.Do("CLUSTER", "SETSLOT", slot, "MIGRATING", toID); err != nil {
+		return 0, fmt.Errorf("redistest: SETSLOT MIGRATING: %w", err)
+	}
+	moved := 0
+	for {
+		keys, err := redis.Strings(from.Do("CLUSTER", "GETKEYSINSLOT", slot, batch))
+		if err != nil {
+			return moved, err
+		}
+		if len(keys) == 0 {
+			break
+		}
+		args := []interface{}{"127.0.0.1", to.Port, "", 0, 5000, "KEYS"}
+		for _, k := range keys {
+			args = append(args, k)
+		}
+		if _, err := from.Do("MIGRATE", args...); err != nil {
+			return moved, fmt.Errorf("redistest: MIGRATE: %w", err)
+		}
+		moved += len(keys)
+		time.Sleep(pause)
+	}
+	for _, n := range append([]*Server{to, from}, c.Nodes...) {
+		if _, err := n.Do("CLUSTER", "SETSLOT", slot, "NODE", toID); err != nil {
+			return moved, fmt.Errorf("redistest: SETSLOT NODE on %s: %w", n.Addr, err)
+		}
+	}
+	return moved, c.waitOK(20 * time.Second)
+}
