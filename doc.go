@@ -35,7 +35,9 @@
 // same way again changes nothing, so a retried request is harmless.
 // Voting is open for the vote window after posting (a week by default);
 // after it Vote returns [ErrVotingClosed], the score is frozen, and the
-// voter records expire so their memory is reclaimed.
+// voter records expire so their memory is reclaimed. The vote window is
+// half-open: voting is open at posted + window − 1 s and closed at
+// posted + window, on the store's clock (whole seconds: see "Time").
 //
 // Articles of equal score (or post time, or value in any order) are
 // ordered by id as a number: newest first in descending orders, oldest

@@ -228,12 +228,19 @@ func TestInvalidVote(t *testing.T) {
 func TestVoteWindow(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock, a := postWithWindow(t, b, time.Hour)
+		// The window is half-open: open at posted + window - 1 s, closed
+		// at posted + window, for Vote and VoteBatch alike.
 		clock.Add(time.Hour - time.Second) // one second before the close
+		mustBatch(t, s, []Ballot{{User: "carol", ID: a.ID, Vote: Upvote}})
 		r := mustVote(t, s, "bob", a.ID, Downvote)
 		clock.Add(time.Second) // at the close
 		for _, v := range []VoteType{Upvote, Downvote, NoVote} {
 			if _, err := s.Vote(ctx, "bob", a.ID, v); !errors.Is(err, ErrVotingClosed) {
 				t.Fatalf("Vote(%v) at the close = %v, want ErrVotingClosed", v, err)
+			}
+			res, err := s.VoteBatch(ctx, []Ballot{{User: "dave", ID: a.ID, Vote: v}})
+			if err != nil || !errors.Is(res[0].Err, ErrVotingClosed) {
+				t.Fatalf("VoteBatch(%v) at the close = %+v, %v; want ErrVotingClosed", v, res, err)
 			}
 		}
 		// The score is frozen.
