@@ -153,6 +153,8 @@
 // "voting"), so redis-cli can read them:
 //
 //	{voting}:seq                      string  the last issued article id
+//	{voting}:fence                    none    never written: every script declares it
+//	                                          ("Redis Cluster")
 //	{voting}:by:score                 zset    member -> score
 //	{voting}:by:time                  zset    member -> post time (Unix seconds)
 //	{voting}:by:<order>               zset    member -> value, for top, hot, best, controversial
@@ -260,13 +262,40 @@
 // tenant; they hash to different slots. A Store holds no state, so keeping
 // one per tenant is cheap.
 //
+// Resharding is supported: a store's slot may move to another master
+// (redis-cli --cluster reshard or rebalance, or CLUSTER SETSLOT and
+// MIGRATE by hand) while the store serves calls. Every script declares,
+// after its own keys, the key {prefix}:fence, which the store never
+// writes. Redis checks the keys a script declares before it runs it, and
+// while a slot moves, a node refuses a call that names a key it lacks:
+// the source with TRYAGAIN (or with an ASK to the target, which answers
+// TRYAGAIN too). So no script of the store runs while its slot moves,
+// and each call is either applied whole, exactly once, on one node, or
+// not at all, with an error wrapping [ErrTryAgain]; nothing the store
+// writes can land on the target ahead of the keys being moved, so the
+// move never meets BUSYKEY. Calls are refused for as long as the move of
+// the slot lasts (MIGRATE moves a few keys a batch: about a second for
+// ten thousand keys); a call retried after ErrTryAgain succeeds once the
+// move is over, when the source answers MOVED and a cluster-aware pool
+// follows it. A pool that follows redirections and retries TRYAGAIN by
+// itself (redisc's RetryConn, go-redis's ClusterClient) hides short
+// moves, and its last refusal is still ErrTryAgain. A store's library of
+// Functions is loaded on the new master by the first call that finds it
+// missing there, as on any new server. TestReshard (and its twin in
+// goredis/) moves the slots of stores while posts, votes, batches and
+// group changes run, and checks that no acknowledged write is lost.
+//
 // The pool must reach the node that owns the prefix's slot. Scripts run
 // with FCALL or EVALSHA, whose first argument is a function's name or a
 // script's hash, not a key, so a
 // pool that routes commands by their first argument cannot route them. A
 // cluster-aware pool whose connections implement [Binder], as
 // *redisc.Cluster (github.com/mna/redisc) does, works as it is: the store
-// binds each connection to one of its own keys before it runs a script. A
+// binds each connection to one of its own keys before it runs a script.
+// To use redisc's RetryConn, wrap it in a connection that still binds
+// the *redisc.Conn under it (redisc.BindConn), as reshard_test.go's
+// retryPool does; RetryConn cannot pipeline, so VoteBatch then sends
+// one script a round trip. A
 // plain *redis.Pool dialling the owner of the slot (CLUSTER KEYSLOT
 // "{prefix}", then CLUSTER SHARDS) works too, but must be re-pointed by
 // hand when the slot moves. Where the pool's connections do not support
@@ -359,9 +388,12 @@
 // # Errors
 //
 // Errors wrap one of [ErrNotFound], [ErrVotingClosed], [ErrInvalidVote],
-// [ErrInvalidArgument], [ErrDuplicate], [ErrNotAllowed] and
-// [ErrRateLimited], or the error of the pool or connection; check them
-// with errors.Is. They read "voting: <operation>:
+// [ErrInvalidArgument], [ErrDuplicate], [ErrNotAllowed],
+// [ErrRateLimited], [ErrTryAgain] and [ErrOutOfMemory], or the error of
+// the pool or connection; check them with errors.Is. ErrTryAgain and
+// ErrOutOfMemory are Redis's refusals of a whole call, before it runs: a
+// slot on the move, a cluster down, a server loading its data; a full
+// Redis. The call changed nothing, so it is safe to retry. They read "voting: <operation>:
 // <what>: <detail>", as in `voting: vote: article not found: "9"`. Input
 // is validated before Redis is touched; any string that is not an id the
 // store issues is not found. A voter record that holds anything but a
