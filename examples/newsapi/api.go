@@ -629,8 +629,9 @@ func jsonType(t reflect.Type) string {
 }
 
 // statusOf maps an error to its HTTP status: the Store's sentinel errors
-// to 404, 409 (voting closed, duplicate link), 400, 403 (not allowed) and 429 (rate limited),
-// an unreadable request to 400 (413 when too large), anything else to 500.
+// to 404, 409 (voting closed, duplicate link), 400, 403 (not allowed), 429 (rate limited)
+// and 503 (a refusal of Redis: try again, out of memory), an unreadable
+// request to 400 (413 when too large), anything else to 500.
 func statusOf(err error) int {
 	switch {
 	case errors.Is(err, errTooLarge):
@@ -648,6 +649,9 @@ func statusOf(err error) int {
 		return http.StatusForbidden
 	case errors.Is(err, voting.ErrRateLimited):
 		return http.StatusTooManyRequests
+	case errors.Is(err, voting.ErrTryAgain),
+		errors.Is(err, voting.ErrOutOfMemory):
+		return http.StatusServiceUnavailable
 	}
 	return http.StatusInternalServerError
 }

@@ -824,3 +824,16 @@ func TestRateLimits(t *testing.T) {
 		t.Errorf("POST /votes over the limit: %+v", res)
 	}
 }
+
+// TestStatusOfRefusals: Redis's refusals of a call are 503s, which a
+// client may retry; the call changed nothing.
+func TestStatusOfRefusals(t *testing.T) {
+	for _, err := range []error{
+		fmt.Errorf("voting: vote: %w: TRYAGAIN", voting.ErrTryAgain),
+		fmt.Errorf("voting: post: %w: OOM", voting.ErrOutOfMemory),
+	} {
+		if got := statusOf(err); got != http.StatusServiceUnavailable {
+			t.Errorf("statusOf(%v) = %d, want 503", err, got)
+		}
+	}
+}
