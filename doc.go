@@ -223,7 +223,7 @@
 // id counter (Post then skips past the live articles, or fails with an
 // error naming the counter), an article, an ordering or a group, which
 // the store cannot restore. Persistence (AOF with appendfsync always, or
-// everysec) decides what an acknowledged call survives.
+// everysec) decides what an acknowledged call survives (see Durability).
 //
 // # Scripts and Functions
 //
@@ -309,6 +309,43 @@
 // primary does: R replicas serve about R times the pages of one
 // (BENCHMARKS.md).
 //
+// # Durability
+//
+// What a call that returned no error (an acknowledged call) survives
+// depends on the store's options and on the server's settings:
+//
+//   - Plain, the default: acknowledged means applied on the primary.
+//     Redis replicates asynchronously, so a failover that promotes a
+//     replica may lose the last writes the primary acknowledged.
+//   - [WithWaitReplicas](n, timeout): acknowledged means applied on the
+//     primary and received by n replicas, in their memory. A call whose
+//     replicas fall short returns its result with an error wrapping
+//     [ErrNotReplicated]: applied on the primary only, as a plain call
+//     is. WAIT does not make Redis a strongly consistent (CP) store, as
+//     the Redis documentation of WAIT says: a failover may still promote
+//     a replica that lacks the write, unless it promotes the most
+//     up-to-date replica, as Sentinel and Redis Cluster try to (the
+//     replica with the greatest replication offset, best effort). With
+//     one replica, promoted by hand after the primary died, no
+//     acknowledged vote is lost (TestWaitReplicasFailover).
+//   - AOF with appendfsync always, on the server: Redis fsyncs each
+//     write before it replies, so a restart of the same server, after
+//     a crash of the process or of the machine, loses no acknowledged
+//     call. With appendfsync everysec it fsyncs once a second, and a
+//     crash may lose about the last second or two of acknowledged
+//     calls. Without AOF a restart goes back to the last RDB snapshot,
+//     or to nothing. These bound what a restart of the same server
+//     loses, not a failover to a replica.
+//   - [WithWaitAOF](local, replicas, timeout), Redis 7.2 or later:
+//     acknowledged means fsynced to the append-only file of the primary
+//     (local 1) and of that many replicas, whatever their appendfsync;
+//     one that falls short returns [ErrNotReplicated] as above. It needs
+//     appendonly yes on the servers it waits for.
+//
+// The waits cost a call the time its replicas take to acknowledge (a
+// vote with one replica on loopback: BENCHMARKS.md) and none of the
+// store's Redis time; a store without them sends no WAIT.
+//
 // # Concurrency and failure
 //
 // A Store is safe for concurrent use, and any number of Stores in any
@@ -359,7 +396,8 @@
 // Errors wrap one of [ErrNotFound], [ErrVotingClosed], [ErrInvalidVote],
 // [ErrInvalidArgument], [ErrDuplicate], [ErrNotAllowed] and
 // [ErrRateLimited], or the error of the pool or connection; check them
-// with errors.Is. They read "voting: <operation>:
+// with errors.Is. With [WithWaitReplicas] or [WithWaitAOF] a call that
+// wrote may return its result with an error wrapping [ErrNotReplicated]. They read "voting: <operation>:
 // <what>: <detail>", as in `voting: vote: article not found: "9"`. Input
 // is validated before Redis is touched; any string that is not an id the
 // store issues is not found. A voter record that holds anything but a
@@ -387,4 +425,6 @@
 //	WithPostInterval       off         >= 1 ms
 //	WithRepostAfter        off         >= 1 s
 //	WithEditWindow         off         >= 1 s
+//	WithWaitReplicas       off         n >= 1, timeout >= 1 ms
+//	WithWaitAOF            off         local 0 or 1, replicas >= 0, not both 0; timeout >= 1 ms
 package voting
