@@ -290,8 +290,10 @@
 // fraction of a millisecond behind the primary, more under load or after
 // a failover: a page read there may lack the article a Post just made,
 // or show a vote's old count. Vote's and Post's replies carry the fresh
-// state, for the user who made them. The WAIT command on the primary
-// bounds the lag where a flow needs it.
+// state, for the user who made them. Where a flow needs its writes on
+// the replicas, [WithWaitReplicas] with n the number of replicas the read
+// pool reaches acknowledges a write only once each of them has applied
+// it (see Durability).
 //
 // GroupArticles builds a cold cache on the primary (a replica cannot
 // write), and a read on a replica cannot renew the cache's TTL as a read
