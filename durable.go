@@ -50,9 +50,12 @@ import (
 // The timeout is counted in whole milliseconds. n below 1 and timeouts
 // under one millisecond (to WAIT, 0 is forever) are rejected. A context
 // deadline still bounds the call; a pool's read timeout under timeout
-// cuts the wait short with ErrNotReplicated. Default off: no WAIT. See
-// the package documentation, "Durability", for what this promises on a
-// failover.
+// cuts the wait short with ErrNotReplicated. The pool's connections
+// must pipeline (Send, Flush, Receive), as redigo's, redisc's and the
+// goredis adapter's do; on one that does not, such as redisc's
+// RetryConn, every call that writes fails with its error, having sent
+// nothing, as VoteBatch does. Default off: no WAIT. See the package
+// documentation, "Durability", for what this promises on a failover.
 func WithWaitReplicas(n int, timeout time.Duration) Option {
 	return func(c *config) {
 		d := &c.durability
