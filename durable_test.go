@@ -596,3 +596,53 @@ func BenchmarkVoteWaitReplicas(b *testing.B) {
 		})
 	}
 }
+
+// TestWaitReplicasFaults replaces replies with failures: a WAIT that
+// fails gives the vote's result with ErrNotReplicated wrapping the
+// failure; a script that fails gives its error alone, its WAIT's reply
+// read and dropped, so the connection goes back to the pool clean.
+func TestWaitReplicasFaults(t *testing.T) {
+	mr := miniredis.RunT(t)
+	b := newBackend(t, "miniredis", mr.Addr(), mr)
+	s, _ := newStore(t, b, WithWaitReplicas(1, time.Millisecond))
+	plain, _ := newStore(t, b, WithKeyPrefix(s.keys.prefix), WithClock(s.now))
+	a := mustPost(t, plain, "alice", "title")
+	boom := errors.New("injected")
+	var failWait, failScript atomic.Bool
+	hook(s, &hooks{after: func(cmd string, _ []interface{}, v interface{}, err error) (interface{}, error) {
+		switch {
+		case cmd == "WAIT" && failWait.Load():
+			return nil, boom
+		case cmd == "WAIT":
+			return int64(1), nil // as a replica would
+		case (cmd == "EVALSHA" || cmd == "FCALL") && failScript.Load():
+			return nil, redis.Error("ERR injected")
+		}
+		return v, err
+	}})
+	if _, err := s.Vote(ctx, "bob", a.ID, Upvote); err != nil {
+		t.Fatalf("Vote with WAIT answering 1: %v", err)
+	}
+	failWait.Store(true)
+	r, err := s.Vote(ctx, "carol", a.ID, Upvote)
+	if !errors.Is(err, ErrNotReplicated) || !errors.Is(err, boom) || r.Upvotes != 3 {
+		t.Errorf("Vote with a failing WAIT: %+v, %v; want its result, ErrNotReplicated and the failure", r, err)
+	}
+	failWait.Store(false)
+	failScript.Store(true)
+	r, err = s.Vote(ctx, "dave", a.ID, Upvote)
+	if err == nil || errors.Is(err, ErrNotReplicated) || !strings.Contains(err.Error(), "injected") || r != (VoteResult{}) {
+		t.Errorf("Vote with a failing script: %+v, %v; want the script's error alone", r, err)
+	}
+	failScript.Store(false)
+	for i := 0; i < 3; i++ { // the pool's connections are in step
+		if _, err := s.Vote(ctx, "erin", a.ID, Upvote); err != nil {
+			t.Fatalf("Vote after the faults: %v", err)
+		}
+	}
+	// The injected script error replaced the reply of dave's vote, which
+	// ran: five upvotes.
+	if got, err := plain.Article(ctx, a.ID); err != nil || got.Upvotes != 5 {
+		t.Errorf("article %+v, %v; want 5 upvotes", got, err)
+	}
+}
