@@ -449,7 +449,7 @@ func TestWaitReplicasFailover(t *testing.T) {
 	}
 }
 
-// failover runs one trial: votes from 8 callers on a store over a
+// failover runs one trial: votes from 32 callers on a store over a
 // primary with a replica, for about after, then the primary is killed and
 // its replica promoted. It returns the votes acknowledged and how many
 // of them the promoted replica lacks, and fails t where the replica's
@@ -464,7 +464,7 @@ func failover(t *testing.T, wait bool, after time.Duration) (acked, lost int64) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	const nArticles, callers = 10, 8
+	const nArticles, callers = 10, 32
 	ids := make([]string, nArticles)
 	for i := range ids {
 		a, err := s.Post(ctx, "poster", fmt.Sprintf("article %d", i), "")
