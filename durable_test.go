@@ -473,6 +473,11 @@ func failover(t *testing.T, wait bool, after time.Duration) (acked, lost int64) 
 		}
 		ids[i] = a.ID
 	}
+	// The posts are on the replica before the votes start, with the
+	// option or without.
+	if err := primary.WaitReplica(replica, 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
 	var ack [nArticles]atomic.Int64
 	var notReplicated, failed atomic.Int64
 	var stop atomic.Bool
