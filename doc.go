@@ -326,10 +326,10 @@
 //     is. WAIT does not make Redis a strongly consistent (CP) store, as
 //     the Redis documentation of WAIT says: a failover may still promote
 //     a replica that lacks the write, unless it promotes the most
-//     up-to-date replica, as Sentinel and Redis Cluster try to (the
-//     replica with the greatest replication offset, best effort). With
-//     one replica, promoted by hand after the primary died, no
-//     acknowledged vote is lost (TestWaitReplicasFailover).
+//     up-to-date replica, as Sentinel and Redis Cluster try to (they
+//     prefer, best effort, the replica with the greatest replication
+//     offset). With one replica, promoted by hand after the primary
+//     died, no acknowledged vote is lost (TestWaitReplicasFailover).
 //   - AOF with appendfsync always, on the server: Redis fsyncs each
 //     write before it replies, so a restart of the same server, after
 //     a crash of the process or of the machine, loses no acknowledged
@@ -340,9 +340,9 @@
 //     loses, not a failover to a replica.
 //   - [WithWaitAOF](local, replicas, timeout), Redis 7.2 or later:
 //     acknowledged means fsynced to the append-only file of the primary
-//     (local 1) and of that many replicas, whatever their appendfsync;
-//     one that falls short returns [ErrNotReplicated] as above. It needs
-//     appendonly yes on the servers it waits for.
+//     (local 1) and of that many replicas; one that falls short returns
+//     [ErrNotReplicated] as above. It needs appendonly yes on the
+//     servers it waits for.
 //
 // The waits cost a call the time its replicas take to acknowledge (a
 // vote with one replica on loopback: BENCHMARKS.md) and none of the
