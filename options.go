@@ -31,9 +31,10 @@ type config struct {
 	uniqueLinks bool
 	userPages   bool
 	readPool    Pool
-	hasReadPool bool             // WithReadPool was given, if with nil
-	rules       ruleConfig       // karma and the rules (rules.go)
-	durability  durabilityConfig // WithWaitReplicas, WithWaitAOF (durable.go)
+	hasReadPool bool       // WithReadPool was given, if with nil
+	rules       ruleConfig // karma and the rules (rules.go)
+
+	durability durabilityConfig // WithWaitReplicas, WithWaitAOF (durable.go)
 }
 
 func defaultConfig() config {
