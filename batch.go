@@ -21,6 +21,12 @@ import (
 // each (fewer with WithOrders), so no command runs long; each script is
 // atomic, the batch as a whole is not. A connection that cannot pipeline
 // (redisc's RetryConn) sends the scripts one round trip each.
+//
+// With [WithWaitReplicas] the batch waits once, after its pipeline, in
+// the same round trip; when that wait falls short, VoteBatch returns its
+// results and an error wrapping [ErrNotReplicated]: the ballots with a
+// nil Err are applied on the primary, and not known to be on the
+// replicas.
 func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult, error) {
 	const op = "vote batch"
 	if err := checkBatch(len(ballots), "ballots"); err != nil {
@@ -43,9 +49,11 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 		return results, nil
 	}
 	replies, err := s.pipeline(ctx, valid)
+	late := unreplicated(&err)
 	if err != nil {
 		return nil, opErr(op, err)
 	}
+	applied := false
 	for j, reply := range replies {
 		i := at[j]
 		if e, ok := reply.(redis.Error); ok { // this ballot's script error
@@ -62,9 +70,13 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 			results[i].Err = statusErr("vote", status, ballots[i].ID)
 		default:
 			results[i].VoteResult = r
+			applied = true
 		}
 	}
-	return results, nil
+	if !applied { // every ballot refused: nothing written to wait for
+		late = nil
+	}
+	return results, replicationErr(op, late)
 }
 
 // pipeline sends the ballots as vote_batch scripts of batchStep ballots
@@ -73,6 +85,9 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 // reply per ballot. It sends EVAL, not EVALSHA or FCALL: a pipeline cannot fall
 // back from NOSCRIPT, or load a missing library, without breaking the
 // ballots' order. The script carries only the lib.lua helpers it uses.
+// The store's waits follow the scripts, once for the batch; when the
+// replies are good and a wait fell short, it returns them with a
+// *waitError.
 func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, error) {
 	c, err := getConn(ctx, s.pool, s.keys.seq)
 	if err != nil {
@@ -104,6 +119,9 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 		}
 	}
 	if pipelined {
+		if err := s.sendWaits(c); err != nil {
+			return nil, err
+		}
 		if err := c.Flush(); err != nil {
 			return nil, contextError(ctx, err)
 		}
@@ -132,13 +150,19 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 		}
 		replies = append(replies, rest...)
 	}
+	var waitErr error
+	if pipelined {
+		waitErr = s.receiveWaits(ctx, c)
+	} else if first == nil {
+		waitErr = s.doWaits(ctx, c)
+	}
 	if first != nil {
 		return nil, first
 	}
 	if len(replies) != len(ballots) {
 		return nil, fmt.Errorf("%d replies for %d ballots", len(replies), len(ballots))
 	}
-	return replies, nil
+	return replies, waitErr
 }
 
 // ballotsPerScript is how many ballots one vote_batch script takes. Each

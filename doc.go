@@ -227,7 +227,7 @@
 // id counter (Post then skips past the live articles, or fails with an
 // error naming the counter), an article, an ordering or a group, which
 // the store cannot restore. Persistence (AOF with appendfsync always, or
-// everysec) decides what an acknowledged call survives.
+// everysec) decides what an acknowledged call survives (see Durability).
 //
 // # Scripts and Functions
 //
@@ -321,8 +321,10 @@
 // fraction of a millisecond behind the primary, more under load or after
 // a failover: a page read there may lack the article a Post just made,
 // or show a vote's old count. Vote's and Post's replies carry the fresh
-// state, for the user who made them. The WAIT command on the primary
-// bounds the lag where a flow needs it.
+// state, for the user who made them. Where a flow needs its writes on
+// the replicas, [WithWaitReplicas] with n the number of replicas the read
+// pool reaches acknowledges a write only once each of them has applied
+// it (see Durability).
 //
 // GroupArticles builds a cold cache on the primary (a replica cannot
 // write), and a read on a replica cannot renew the cache's TTL as a read
@@ -339,6 +341,43 @@
 // to its master. Each replica runs the reads it gets on one core, as the
 // primary does: R replicas serve about R times the pages of one
 // (BENCHMARKS.md).
+//
+// # Durability
+//
+// What a call that returned no error (an acknowledged call) survives
+// depends on the store's options and on the server's settings:
+//
+//   - Plain, the default: acknowledged means applied on the primary.
+//     Redis replicates asynchronously, so a failover that promotes a
+//     replica may lose the last writes the primary acknowledged.
+//   - [WithWaitReplicas](n, timeout): acknowledged means applied on the
+//     primary and received by n replicas, in their memory. A call whose
+//     replicas fall short returns its result with an error wrapping
+//     [ErrNotReplicated]: applied on the primary only, as a plain call
+//     is. WAIT does not make Redis a strongly consistent (CP) store, as
+//     the Redis documentation of WAIT says: a failover may still promote
+//     a replica that lacks the write, unless it promotes the most
+//     up-to-date replica, as Sentinel and Redis Cluster try to (they
+//     prefer, best effort, the replica with the greatest replication
+//     offset). With one replica, promoted by hand after the primary
+//     died, no acknowledged vote is lost (TestWaitReplicasFailover).
+//   - AOF with appendfsync always, on the server: Redis fsyncs each
+//     write before it replies, so a restart of the same server, after
+//     a crash of the process or of the machine, loses no acknowledged
+//     call. With appendfsync everysec it fsyncs once a second, and a
+//     crash may lose about the last second or two of acknowledged
+//     calls. Without AOF a restart goes back to the last RDB snapshot,
+//     or to nothing. These bound what a restart of the same server
+//     loses, not a failover to a replica.
+//   - [WithWaitAOF](local, replicas, timeout), Redis 7.2 or later:
+//     acknowledged means fsynced to the append-only file of the primary
+//     (local 1) and of that many replicas; one that falls short returns
+//     [ErrNotReplicated] as above. It needs appendonly yes on the
+//     servers it waits for.
+//
+// The waits cost a call the time its replicas take to acknowledge (a
+// vote with one replica on loopback: BENCHMARKS.md) and none of the
+// store's Redis time; a store without them sends no WAIT.
 //
 // # Concurrency and failure
 //
@@ -393,8 +432,11 @@
 // the pool or connection; check them with errors.Is. ErrTryAgain and
 // ErrOutOfMemory are Redis's refusals of a whole call, before it runs: a
 // slot on the move, a cluster down, a server loading its data; a full
-// Redis. The call changed nothing, so it is safe to retry. They read "voting: <operation>:
-// <what>: <detail>", as in `voting: vote: article not found: "9"`. Input
+// Redis. The call changed nothing, so it is safe to retry. With
+// [WithWaitReplicas] or [WithWaitAOF] a call that wrote may return its
+// result with an error wrapping [ErrNotReplicated]. Errors read
+// "voting: <operation>: <what>: <detail>", as in `voting: vote: article
+// not found: "9"`. Input
 // is validated before Redis is touched; any string that is not an id the
 // store issues is not found. A voter record that holds anything but a
 // vote (written by hand) gets an error that wraps none of the sentinels
@@ -421,4 +463,6 @@
 //	WithPostInterval       off         >= 1 ms
 //	WithRepostAfter        off         >= 1 s
 //	WithEditWindow         off         >= 1 s
+//	WithWaitReplicas       off         n >= 1, timeout >= 1 ms
+//	WithWaitAOF            off         local 0 or 1, replicas >= 0, not both 0; timeout >= 1 ms
 package voting

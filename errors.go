@@ -29,6 +29,14 @@ var (
 	// or that Edit found one for the new link. The call returns that
 	// article with it.
 	ErrDuplicate = errors.New("voting: duplicate link")
+	// ErrNotReplicated means a call's writes are applied on the primary
+	// but not known to be on the replicas (or in the append-only files)
+	// that [WithWaitReplicas] or [WithWaitAOF] asks for: fewer
+	// acknowledged within the timeout, which the error's text counts, or
+	// the wait failed. It comes with the call's result, as without the
+	// option (Vote's VoteResult, Post's Article, ...); a failover may
+	// lose the write.
+	ErrNotReplicated = errors.New("voting: not replicated")
 	// ErrNotAllowed means a rule of the store forbids the call: a vote
 	// from a user with less karma than [WithMinKarma] asks, or an Edit by
 	// anyone but the poster or after the edit window ([WithEditWindow]).

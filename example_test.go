@@ -1074,3 +1074,29 @@ func ExampleRetryAfter() {
 	// <nil> 0s
 	// voting: vote: rate limited: retry after 20s 20s
 }
+
+// A store that waits for a replica after every write. miniredis has no
+// replicas, so its WAIT answers 0 at once and the vote, applied, comes
+// back with ErrNotReplicated: a caller shows the result, and knows a
+// failover may lose it.
+func ExampleWithWaitReplicas() {
+	ctx := context.Background()
+	store, done := exampleStore(nil, voting.WithWaitReplicas(1, 50*time.Millisecond))
+	defer done()
+
+	a, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
+	if err != nil && !errors.Is(err, voting.ErrNotReplicated) {
+		log.Fatal(err)
+	}
+	r, err := store.Vote(ctx, "bob", a.ID, voting.Upvote)
+	switch {
+	case errors.Is(err, voting.ErrNotReplicated):
+		fmt.Printf("applied on the primary only: +%d (%v)\n", r.Upvotes, err)
+	case err != nil:
+		log.Fatal(err)
+	default:
+		fmt.Printf("on a replica too: +%d\n", r.Upvotes)
+	}
+	// Output:
+	// applied on the primary only: +2 (voting: vote: not replicated: 0 of 1 replicas acknowledged within 50ms)
+}

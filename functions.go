@@ -96,8 +96,13 @@ func (s *Store) fenced(dst []interface{}, sc script, keysAndArgs []interface{}) 
 // exec runs sc on c under ctx: as FCALL of its function, FCALL_RO when
 // it writes nothing, where the server has Functions, loading the library
 // when it is missing; as a script (runScript) where it has not. replica
-// says c is the read pool's.
+// says c is the read pool's. A store with waits (WithWaitReplicas,
+// WithWaitAOF) runs the scripts that write with execWait, which may
+// return their reply with a *waitError.
 func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
+	if len(s.waits) > 0 && waitAfter[sc.name] {
+		return s.execWait(ctx, c, sc, keysAndArgs)
+	}
 	args := make([]interface{}, 0, 3+len(keysAndArgs))
 	args = append(args, *sc.function, sc.keyCount+1)
 	args = s.fenced(args, sc, keysAndArgs)

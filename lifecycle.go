@@ -13,7 +13,10 @@ import (
 // site runs (a periodic Prune is the store's retention policy), and to
 // interrupt and run again. On an error it returns the count deleted so
 // far with it. Like Delete, it leaves the karma the articles' votes
-// earned ([WithKarma]).
+// earned ([WithKarma]). With [WithWaitReplicas] each step waits for the
+// replicas, and Prune stops after the first step not replicated, with
+// the count so far (that step's included) and an error wrapping
+// [ErrNotReplicated].
 func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	const op = "prune"
 	// The last whole second before before.
@@ -23,7 +26,9 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	}
 	total := 0
 	for {
-		status, rest, err := decode(s.eval(ctx, pruneScript, s.pruneArgs(last)))
+		reply, err := s.eval(ctx, pruneScript, s.pruneArgs(last))
+		late := unreplicated(&err)
+		status, rest, err := decode(reply, err)
 		var deleted, more int64
 		if err == nil {
 			err = scan(status, rest, &deleted, &more)
@@ -32,8 +37,8 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 			return total, opErr(op, err)
 		}
 		total += int(deleted)
-		if more == 0 {
-			return total, nil
+		if more == 0 || late != nil {
+			return total, replicationErr(op, late)
 		}
 	}
 }
@@ -44,20 +49,25 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 // Functions library stays on the server. It scans the
 // store's keys in steps, one round trip and one script each, so no Redis
 // command runs long; keys written while it runs may survive it, so stop
-// the store's writers first. Other prefixes are untouched.
+// the store's writers first. Other prefixes are untouched. With
+// [WithWaitReplicas] each step waits for the replicas, and Drop stops
+// after the first step not replicated with an error wrapping
+// [ErrNotReplicated]; call it again to go on.
 func (s *Store) Drop(ctx context.Context) error {
 	const op = "drop"
 	cursor := "0"
 	for {
-		status, rest, err := decode(s.eval(ctx, dropScript, s.dropArgs(cursor)))
+		reply, err := s.eval(ctx, dropScript, s.dropArgs(cursor))
+		late := unreplicated(&err)
+		status, rest, err := decode(reply, err)
 		if err == nil {
 			err = scan(status, rest, &cursor)
 		}
 		if err != nil {
 			return opErr(op, err)
 		}
-		if cursor == "0" {
-			return nil
+		if cursor == "0" || late != nil {
+			return replicationErr(op, late)
 		}
 	}
 }

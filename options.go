@@ -33,6 +33,8 @@ type config struct {
 	readPool    Pool
 	hasReadPool bool       // WithReadPool was given, if with nil
 	rules       ruleConfig // karma and the rules (rules.go)
+
+	durability durabilityConfig // WithWaitReplicas, WithWaitAOF (durable.go)
 }
 
 func defaultConfig() config {
@@ -159,6 +161,9 @@ func (c *config) validate() error {
 		if !o.Valid() {
 			return fmt.Errorf("%w: unknown order %v", ErrInvalidArgument, o)
 		}
+	}
+	if err := c.durability.validate(); err != nil {
+		return err
 	}
 	return c.rules.validate()
 }

@@ -30,7 +30,9 @@ func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article
 	if !canonicalID(id) {
 		return Article{}, notFound(op, id)
 	}
-	status, rest, err := decode(s.eval(ctx, editScript, s.editArgs(id, user, title, link, s.now())))
+	reply, err := s.eval(ctx, editScript, s.editArgs(id, user, title, link, s.now()))
+	late := unreplicated(&err)
+	status, rest, err := decode(reply, err)
 	if err != nil {
 		return Article{}, opErr(op, err)
 	}
@@ -43,7 +45,7 @@ func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article
 		if status == statusDup {
 			return list[0], &opError{op: op, err: ErrDuplicate, detail: fmt.Sprintf("%q is article %q", link, list[0].ID)}
 		}
-		return list[0], nil
+		return list[0], replicationErr(op, late)
 	case statusNotAllowed:
 		detail := fmt.Sprintf("article %q is not %q's to edit, or its edit window has passed", id, user)
 		if s.rules.edit == 0 {

@@ -65,6 +65,7 @@ type Store struct {
 	funcs        functions   // whether the server runs the library (functions.go)
 	readPool     Pool        // the pool of the reads (WithReadPool); nil for none
 	rules        storeRules  // karma and the rules, for their scripts (rules.go)
+	waits        []waitCmd   // sent after each script that writes (durable.go); nil for none
 	// walk bounds the work of one call's walk of a cold group page
 	// (walkStep; 0 in the tests of the cache's build alone), step its
 	// build step (buildStep): tests shrink them, so that a page takes
@@ -102,6 +103,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	s.votePrefixes = s.keys.votePrefixes()
 	s.fence = s.keys.fence
 	s.rules = newRules(c.rules, s.keys)
+	s.waits = c.durability.commands()
 	s.userPages = c.userPages
 	if s.votesCarryPages() {
 		// vote.lua's ARGV[8]: the upvoted pages' prefix, kept by every

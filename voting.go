@@ -10,7 +10,10 @@ import (
 // slot: the one way the store talks to Redis, but for VoteBatch, which
 // pipelines several scripts on one connection. Calls whose work grows
 // with the data run eval once a step. A script that writes nothing runs on
-// the read pool where the store has one (evalRead).
+// the read pool where the store has one (evalRead). With the store's
+// waits (WithWaitReplicas, WithWaitAOF) a script that writes may return
+// its reply with a *waitError, which its caller takes out
+// (unreplicated) before it reads the reply.
 func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
 	pool, replica := s.pool, false
 	if sc.readOnly && s.readPool != nil {
@@ -44,7 +47,9 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 	t := s.now()
 	posted := t.Unix()
 	args := s.appendPostRules(s.postArgs(poster, title, link, posted), poster, t)
-	status, rest, err := decode(s.eval(ctx, postScript, args))
+	reply, err := s.eval(ctx, postScript, args)
+	late := unreplicated(&err)
+	status, rest, err := decode(reply, err)
 	if err != nil {
 		return Article{}, opErr(op, err)
 	}
@@ -54,7 +59,7 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 		if err := scan(status, rest, &a.ID, &a.Score); err != nil {
 			return Article{}, opErr(op, err)
 		}
-		return a, nil
+		return a, replicationErr(op, late)
 	case statusDup:
 		list, err := parseArticles(rest)
 		if err != nil || len(list) != 1 {
@@ -110,16 +115,19 @@ func (s *Store) articles(ctx context.Context, op string, ids []string) ([]Articl
 
 // call runs a script about the article id ("" for none) and returns the
 // rest of its reply; a status other than statusOK is op's error
-// (statusErr).
+// (statusErr). A script that wrote and whose wait fell short returns
+// the rest with an error wrapping ErrNotReplicated.
 func (s *Store) call(ctx context.Context, op string, sc script, id string, args []interface{}) ([]interface{}, error) {
-	status, rest, err := decode(s.eval(ctx, sc, args))
+	reply, err := s.eval(ctx, sc, args)
+	late := unreplicated(&err)
+	status, rest, err := decode(reply, err)
 	if err != nil {
 		return nil, opErr(op, err)
 	}
 	if status != statusOK {
 		return nil, statusErr(op, status, id)
 	}
-	return rest, nil
+	return rest, replicationErr(op, late)
 }
 
 // readRows runs a read script whose reply is {OK, rows...}.
@@ -230,7 +238,9 @@ func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) 
 // moves the poster's karma (and, with [WithVoteCost], the voter's); with
 // [WithMinKarma] a voter with too little karma gets [ErrNotAllowed], and
 // with [WithVoteLimit] one over the limit gets [ErrRateLimited]
-// ([RetryAfter]). A refused vote changes nothing.
+// ([RetryAfter]). A refused vote changes nothing. With
+// [WithWaitReplicas], a vote applied but not known to be on the replicas
+// returns its VoteResult and an error wrapping [ErrNotReplicated].
 func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResult, error) {
 	const op = "vote"
 	if err := checkBallot(user, id, v); err != nil {
@@ -241,14 +251,16 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 	}
 	t := s.now()
 	args := s.appendVoteRules(s.voteArgs(user, id, v, t.Unix()), t)
-	status, r, err := parseVote(s.eval(ctx, voteScript, args))
+	reply, err := s.eval(ctx, voteScript, args)
+	late := unreplicated(&err)
+	status, r, err := parseVote(reply, err)
 	if err != nil {
 		return VoteResult{}, opErr(op, err)
 	}
 	if status != statusOK {
 		return VoteResult{}, statusErr(op, status, id)
 	}
-	return r, nil
+	return r, replicationErr(op, late)
 }
 
 // checkBallot validates a vote and its user; ids are checked apart, as

@@ -1,0 +1,75 @@
+package goredis
+
+import (
+	"context"
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	redigo "github.com/gomodule/redigo/redis"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/redistest"
+)
+
+// TestWaitReplicas runs a store with WithWaitReplicas through the
+// adapter, on a primary with a replica: with the replica live every
+// write is acknowledged; with it asleep (DEBUG SLEEP), a vote returns
+// its result with ErrNotReplicated. WAIT on any connection but the
+// vote's own would answer 1 at once, as the replica's last
+// acknowledgement covers a connection that wrote nothing: the adapter
+// sends the script and WAIT in one pipeline, on one connection.
+func TestWaitReplicas(t *testing.T) {
+	redistest.Require(t)
+	primary := redistest.Start(t)
+	replica := redistest.StartReplica(t, primary, "--enable-debug-command", "yes")
+	client := redis.NewClient(&redis.Options{Addr: primary.Addr})
+	defer client.Close()
+	ctx := context.Background()
+	// A live replica on a loaded machine may take a while: the store
+	// that must see it acknowledge waits long.
+	patient, err := voting.New(NewPool(client), voting.WithKeyPrefix("wait"), voting.WithWaitReplicas(1, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := voting.New(NewPool(client), voting.WithKeyPrefix("wait"), voting.WithWaitReplicas(1, 200*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := patient.Post(ctx, "alice", "title", "")
+	if err != nil {
+		t.Fatalf("Post: %v", err)
+	}
+	if _, err := patient.VoteBatch(ctx, []voting.Ballot{{User: "carol", ID: a.ID, Vote: voting.Upvote}}); err != nil {
+		t.Fatalf("VoteBatch: %v", err)
+	}
+
+	slept := make(chan error, 1)
+	go func() { _, err := replica.Do("DEBUG", "SLEEP", 2); slept <- err }()
+	defer func() {
+		if err := <-slept; err != nil {
+			t.Error(err)
+		}
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the replica never fell asleep")
+		}
+		c, err := redigo.Dial("tcp", replica.Addr, redigo.DialReadTimeout(100*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Do("PING")
+		c.Close()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			break
+		}
+	}
+	r, err := s.Vote(ctx, "bob", a.ID, voting.Upvote)
+	if !errors.Is(err, voting.ErrNotReplicated) || r.Upvotes != 3 {
+		t.Errorf("Vote with the replica asleep: %+v, %v; want its result and ErrNotReplicated", r, err)
+	}
+}
