@@ -133,6 +133,7 @@ func BenchmarkTopSinceEdge(b *testing.B) {
 						b.ReportMetric(float64(calls)/float64(b.N), "trips/op")
 						l := longest(slowLog(b, pool))
 						b.ReportMetric(float64(l.took.Microseconds()), "max-cmd-µs")
+						b.Logf("longest command: %v %s", l.took, l)
 					})
 				}
 			}

@@ -126,11 +126,11 @@ var allScripts = []script{
 // Work per step of the calls whose work grows with the data: each step
 // is one script that stays well under 10 ms on redis-server.
 const (
-	buildStep = 500 // group members copied per step of a cache build (SSCAN COUNT)
-	pruneStep = 50  // articles deleted per step of Prune
-	pruneWork = 100 // group memberships of the articles deleted per step of Prune, but for its first
-	dropStep  = 500 // keys scanned per step of Drop (SCAN COUNT)
-	batchStep = 25  // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
+	buildStep = 500  // group members copied per step of a cache build (SSCAN COUNT)
+	pruneStep = 50   // articles deleted per step of Prune
+	pruneWork = 100  // group memberships of the articles deleted per step of Prune, but for its first
+	dropStep  = 500  // keys scanned per step of Drop (SCAN COUNT)
+	batchStep = 25   // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
 	edgeStep  = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
 )
 
