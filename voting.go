@@ -173,9 +173,10 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 // 2,000 by net votes, TopSince reads that part in bounded steps, one
 // round trip of up to 2,000 articles each, then reads the page with what
 // they found: 2 + n/2,000 round trips for a part of n articles, each a
-// script of a few milliseconds. Between those steps other calls run: an
-// article voted or deleted meanwhile may show at its rank before the
-// change, with its fields after it.
+// script of a few milliseconds. Between those steps other calls run: the
+// steps choose the bucket's first articles by their net votes when each
+// step runs, so an article voted past them meanwhile may be missing from
+// the page, which is otherwise read, ranked and filled at the last step.
 func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Article, error) {
 	const op = "top since"
 	if d <= 0 {
