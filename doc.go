@@ -134,7 +134,11 @@
 // article was still open.
 //
 // [Store.TopSince] counts its period on the store's clock, against the
-// post times the stores wrote.
+// post times the stores wrote. When it takes steps (below, "Concurrency
+// and failure"), it chooses the first articles of that bucket by their
+// net votes at the steps: one voted past them meanwhile may be missing
+// from its page, which is otherwise read, ranked and filled at its last
+// step.
 //
 // The rules run on the store's clock too, to the millisecond: a vote
 // limit against the times of the user's last votes, a post interval
@@ -394,9 +398,15 @@
 // No command the store sends runs long, whatever the size of the data:
 // work that grows with the data is done in bounded steps, one round trip
 // each: a cold group page ([Store.GroupArticles]), [Store.Prune] and
-// [Store.Drop]. [Store.VoteBatch] sends its ballots as a pipeline of
-// short scripts in one round trip. Every other call is one script in one
-// round trip.
+// [Store.Drop], and [Store.TopSince] when the 10-minute bucket its period
+// starts in holds more than 2,000 articles of the period and its page is
+// not among the bucket's first 2,000 by net votes (2 + n/2,000 round
+// trips for n such articles; one otherwise). [Store.AddToGroups] and
+// [Store.RemoveFromGroups] do work in proportion to the groups the
+// article joins or leaves, at most [MaxArticleGroups], however many
+// names they are given. [Store.VoteBatch] sends its ballots as a pipeline
+// of short scripts in one round trip. Every other call is one script in
+// one round trip.
 //
 // A missing library is loaded again by the call that finds it missing,
 // and scripts sent with EVALSHA fall back to EVAL when the server does

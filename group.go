@@ -12,7 +12,9 @@ import (
 // names (1 to [MaxNameLen] bytes of printable UTF-8). An article may be in
 // at most [MaxArticleGroups] groups: beyond that the call gets
 // ErrInvalidArgument and changes nothing. An unknown article gets
-// ErrNotFound.
+// ErrNotFound. A name given twice counts once; the script's work follows
+// the groups the article joins (at most MaxArticleGroups), not the names
+// given, up to [MaxBatch].
 func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) error {
 	return s.changeGroups(ctx, "add to groups", groupAddScript, s.groupAddArgs, id, groups)
 }
@@ -20,7 +22,8 @@ func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) er
 // RemoveFromGroups removes the article from each of groups, and from their
 // cached pages at once, so it never shows in those groups' pages again.
 // Removing it from a group it is not in changes nothing. An unknown
-// article gets [ErrNotFound].
+// article gets [ErrNotFound]. As with AddToGroups, the work follows the
+// groups the article leaves, not the names given.
 func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...string) error {
 	return s.changeGroups(ctx, "remove from groups", groupRemoveScript, s.groupRemoveArgs, id, groups)
 }
@@ -38,8 +41,22 @@ func (s *Store) changeGroups(ctx context.Context, op string, sc script,
 	if len(groups) == 0 {
 		return s.exists(ctx, op, id)
 	}
-	_, err := s.call(ctx, op, sc, id, args(id, groups))
+	_, err := s.call(ctx, op, sc, id, args(id, distinct(groups)))
 	return err
+}
+
+// distinct returns names without repeats, in the order of their first
+// appearance: a script's work then follows the groups, not the names.
+func distinct(names []string) []string {
+	seen := make(map[string]bool, len(names))
+	out := names[:0:0]
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // exists returns nil if the article exists, or [ErrNotFound]; it asks

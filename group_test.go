@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand"
 	"slices"
 	"strconv"
@@ -798,6 +799,57 @@ func TestGroupChangeOverForeignValue(t *testing.T) {
 				}
 				if after := storeState(t, b, s); after != before {
 					t.Fatalf("failed group changes changed the store:\n%s\nwas\n%s", after, before)
+				}
+			})
+		}
+	})
+}
+
+// TestGroupChangeWholeOrNothing: a foreign value at a key that adding an
+// article to groups or removing it from them reads or writes (the score
+// ordering, which an addition reads for the caches of that ordering; a
+// group's cache; a group's set), the second of two groups named, fails the
+// call before its first write: every key of the store holds what it held.
+func TestGroupChangeWholeOrNothing(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		for _, c := range []struct {
+			name   string
+			key    func(s *Store) string
+			remove bool // RemoveFromGroups reads or writes the key too
+		}{
+			{"string at the score ordering", func(s *Store) string { return s.keys.orderingKey("score") }, false},
+			{"string at a cache", func(s *Store) string { return s.keys.cacheKey("g1", "top") }, true},
+			{"string at a group", func(s *Store) string { return s.keys.groupKey("g1") }, true},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				s, _ := newStore(t, b, optionalOrders)
+				in := mustPost(t, s, "alice", "in")
+				out := mustPost(t, s, "bob", "out")
+				if err := s.AddToGroups(ctx, in.ID, "g0", "g1"); err != nil {
+					t.Fatal(err)
+				}
+				for _, g := range []string{"g0", "g1"} {
+					for o := range everyOrder {
+						mustGroupPage(t, s, g, Order(o), 1) // caches in every ordering
+					}
+				}
+				key := c.key(s)
+				b.do(t, "DEL", key)
+				b.do(t, "SET", key, "foreign")
+				before := snapshot(t, b, s)
+				calls := map[string]func() error{
+					"AddToGroups": func() error { return s.AddToGroups(ctx, out.ID, "g0", "g1", "g0") },
+				}
+				if c.remove {
+					calls["RemoveFromGroups"] = func() error { return s.RemoveFromGroups(ctx, in.ID, "g0", "g1", "g0") }
+				}
+				for name, call := range calls {
+					if err := call(); err == nil || isSentinel(err) {
+						t.Errorf("%s = %v; want an error", name, err)
+					}
+					if after := snapshot(t, b, s); !maps.Equal(after, before) {
+						t.Fatalf("a failed %s changed the store:\n%v\nwas\n%v", name, after, before)
+					}
 				}
 			})
 		}

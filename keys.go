@@ -1,6 +1,9 @@
 package voting
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // keys names every Redis key of one store; nothing else in the package
 // builds a key name. Every name starts with "{prefix}:", a Redis Cluster
@@ -65,6 +68,13 @@ func (k keys) orderingKey(ordering string) string { return k.by + ordering }
 // cacheKey returns the cached page of a group in an ordering. Both
 // directions of one ordering share a cache.
 func (k keys) cacheKey(group, ordering string) string { return k.cache + ordering + ":" + group }
+
+// topBucketKey returns the TopSince bucket of size seconds numbered n,
+// which holds the articles posted in [n·size, (n+1)·size), as lib.lua's
+// bucket names it.
+func (k keys) topBucketKey(size, n int64) string {
+	return k.topBucket + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(n, 10)
+}
 
 // votePrefixes returns the score key and the key prefixes that vote.lua
 // and vote_batch.lua take, in their order, boxed: the store keeps them

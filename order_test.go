@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -745,15 +746,33 @@ func TestTopSince(t *testing.T) {
 			d := now.Sub(at)
 			periods = append(periods, d, d-time.Second, d+time.Second, d+time.Second/2, d-time.Second/2)
 		}
-		for _, d := range periods {
-			if d > 0 {
-				checkTopSince(t, s, all, now, d, size)
+		// With the edge read in one call, and in many: one member of the
+		// edge bucket a call, so that the read by net votes gives up at
+		// once and the edge is read in steps.
+		var steps atomic.Int64
+		hook(s, &hooks{before: func(cmd string, args []interface{}) error {
+			if scriptName(cmd, args) == topSinceEdge.name {
+				steps.Add(1)
 			}
-		}
-		// A fraction past the second.
-		clock.Set(now.Add(700 * time.Millisecond))
-		for _, d := range periods[:20] {
-			checkTopSince(t, s, all, now.Add(700*time.Millisecond), d, size)
+			return nil
+		}})
+		for _, edge := range []int{edgeStep, 2, 1} {
+			s.edge = edge
+			steps.Store(0)
+			clock.Set(now)
+			for _, d := range periods {
+				if d > 0 {
+					checkTopSince(t, s, all, now, d, size)
+				}
+			}
+			// A fraction past the second.
+			clock.Set(now.Add(700 * time.Millisecond))
+			for _, d := range periods[:20] {
+				checkTopSince(t, s, all, now.Add(700*time.Millisecond), d, size)
+			}
+			if edge < edgeStep && steps.Load() == 0 {
+				t.Errorf("edge %d: no step of the edge", edge)
+			}
 		}
 	})
 }
@@ -784,11 +803,14 @@ func TestTopSinceDepth(t *testing.T) {
 		}
 		now := clock.Now()
 		all := readPages(t, size, func(page int) ([]Article, error) { return s.Articles(ctx, TimeDesc, page) })
-		for _, d := range []time.Duration{now.Sub(epoch.Add(-47 * time.Hour)), 100 * time.Hour} { // the buckets; the shortcut
-			got := readPages(t, size, func(page int) ([]Article, error) { return s.TopSince(ctx, d, page) })
-			want := topSinceModel(t, all, now, d, 1, MaxTopSince)
-			if len(want) != MaxTopSince || !sameIDs(got, want) {
-				t.Errorf("TopSince(%v): %d articles, want the first %d of %d", d, len(got), len(want), len(all))
+		for _, edge := range []int{edgeStep, 1} {
+			s.edge = edge
+			for _, d := range []time.Duration{now.Sub(epoch.Add(-47 * time.Hour)), 100 * time.Hour} { // the buckets; the shortcut
+				got := readPages(t, size, func(page int) ([]Article, error) { return s.TopSince(ctx, d, page) })
+				want := topSinceModel(t, all, now, d, 1, MaxTopSince)
+				if len(want) != MaxTopSince || !sameIDs(got, want) {
+					t.Errorf("edge %d: TopSince(%v): %d articles, want the first %d of %d", edge, d, len(got), len(want), len(all))
+				}
 			}
 		}
 	})

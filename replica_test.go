@@ -375,6 +375,24 @@ func TestReadPoolCommandStats(t *testing.T) {
 	t.Cleanup(func() { pp.Close(); rp.Close() })
 	s, clock := newStore(t, &backend{pool: pp}, WithOrders(Top), WithReadPool(rp))
 	ids := replicaFixture(t, s)
+	// Three articles posted 307 s into a 10-minute bucket, two hours
+	// later: TopSince from their post time, one member of the edge a
+	// call, reads them in steps (top_since_edge).
+	posted := epoch.Add(2*time.Hour + 307*time.Second)
+	clock.Set(posted)
+	for i := 0; i < 3; i++ {
+		mustPost(t, s, "dave", "later "+strconv.Itoa(i))
+	}
+	clock.Set(posted.Add(20 * time.Minute))
+	stepped := func() error {
+		s.edge = 1
+		defer func() { s.edge = edgeStep }()
+		list, err := s.TopSince(ctx, 20*time.Minute, 1)
+		if err == nil && len(list) != 3 {
+			err = fmt.Errorf("TopSince in steps: %d articles, want 3", len(list))
+		}
+		return err
+	}
 	// Warm the group caches the reads use, on the primary.
 	warm, err := New(pp, WithKeyPrefix(s.keys.prefix), WithClock(clock.Now), WithOrders(Top))
 	if err != nil {
@@ -406,6 +424,9 @@ func TestReadPoolCommandStats(t *testing.T) {
 				if _, err := rc.call(s, ids); err != nil && !errors.Is(err, ErrNotFound) {
 					t.Fatalf("%s: %v", rc.name, err)
 				}
+			}
+			if err := stepped(); err != nil {
+				t.Fatal(err)
 			}
 		}
 		onPrimary, onReplica := diffStats(commandStats(t, pp), beforePrimary), diffStats(commandStats(t, rp), beforeReplica)

@@ -35,6 +35,8 @@ var (
 	pageLua string
 	//go:embed lua/top_since.lua
 	topSinceLua string
+	//go:embed lua/top_since_edge.lua
+	topSinceEdgeLua string
 	//go:embed lua/votes.lua
 	votesLua string
 	//go:embed lua/count.lua
@@ -96,6 +98,7 @@ var (
 	articlesScript    = newScript("articles", 1, articlesLua)
 	pageScript        = newScript("page", 1, pageLua)
 	topSinceScript    = newScript("top_since", 2, topSinceLua)
+	topSinceEdge      = newScript("top_since_edge", 2, topSinceEdgeLua)
 	votesScript       = newScript("votes", 1, votesLua)
 	countScript       = newScript("count", 1, countLua)
 	groupAddScript    = newScript("group_add", 1, groupAddLua)
@@ -114,7 +117,7 @@ var (
 // allScripts is every script of the store.
 var allScripts = []script{
 	postScript, voteScript, voteBatchScript, articlesScript, pageScript,
-	topSinceScript, votesScript, countScript, groupAddScript,
+	topSinceScript, topSinceEdge, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
 	karmaScript, topUsersScript, editScript,
@@ -123,11 +126,12 @@ var allScripts = []script{
 // Work per step of the calls whose work grows with the data: each step
 // is one script that stays well under 10 ms on redis-server.
 const (
-	buildStep = 500 // group members copied per step of a cache build (SSCAN COUNT)
-	pruneStep = 50  // articles deleted per step of Prune
-	pruneWork = 100 // group memberships of the articles deleted per step of Prune, but for its first
-	dropStep  = 500 // keys scanned per step of Drop (SCAN COUNT)
-	batchStep = 25  // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
+	buildStep = 500  // group members copied per step of a cache build (SSCAN COUNT)
+	pruneStep = 50   // articles deleted per step of Prune
+	pruneWork = 100  // group memberships of the articles deleted per step of Prune, but for its first
+	dropStep  = 500  // keys scanned per step of Drop (SCAN COUNT)
+	batchStep = 25   // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
+	edgeStep  = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
 )
 
 // walkStep bounds the work of one call of a cold group page's walk of
@@ -185,9 +189,25 @@ func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
 	return []interface{}{k.orderingKey(name), k.article, start, stop, flag(desc)}
 }
 
-func (s *Store) topSinceArgs(cutoff, start, stop int64) []interface{} {
+// topSinceArgs lays out top_since.lua's arguments; edge, when not nil,
+// lists the first members of the edge bucket's part in the period, which
+// the steps of top_since_edge.lua found (Store.topSinceEdge).
+func (s *Store) topSinceArgs(cutoff, start, stop int64, edge []string) []interface{} {
 	k := s.keys
-	return []interface{}{k.orderingKey("top"), k.orderingKey("time"), k.article, k.topBucket, cutoff, start, stop}
+	args := []interface{}{k.orderingKey("top"), k.orderingKey("time"), k.article, k.topBucket, cutoff, start, stop, s.edge}
+	if edge == nil {
+		return append(args, "")
+	}
+	return appendStrings(append(args, "1"), edge)
+}
+
+// topSinceEdgeArgs lays out a step of top_since_edge.lua: the edge
+// bucket's members posted in [from, to), after (afterTime, afterMember),
+// above (overValue, overMember).
+func (s *Store) topSinceEdgeArgs(from, to int64, afterTime, afterMember, overValue, overMember string) []interface{} {
+	k := s.keys
+	return []interface{}{k.orderingKey("time"), k.topBucketKey(topEdgeSize, floorDiv(from, topEdgeSize)),
+		from, to, afterTime, afterMember, s.edge, overValue, overMember}
 }
 
 func (s *Store) votesArgs(user string, ids []string) []interface{} {
@@ -307,7 +327,7 @@ var registry []script
 // readOnlyScripts are the scripts that write nothing: their functions
 // are flagged no-writes.
 var readOnlyScripts = map[string]bool{
-	"articles": true, "page": true, "top_since": true, "votes": true, "count": true, "groups": true,
+	"articles": true, "page": true, "top_since": true, "top_since_edge": true, "votes": true, "count": true, "groups": true,
 	"group_read": true, "karma": true, "top_users": true,
 }
 

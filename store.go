@@ -71,6 +71,9 @@ type Store struct {
 	// build step (buildStep): tests shrink them, so that a page takes
 	// many calls.
 	walk, step int
+	// edge bounds the members of TopSince's edge bucket one call reads
+	// (edgeStep): tests shrink it, so that an edge takes many calls.
+	edge int
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -99,7 +102,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		uniqueLinks: c.uniqueLinks,
 		readPool:    c.readPool,
 	}
-	s.walk, s.step = walkStep, buildStep
+	s.walk, s.step, s.edge = walkStep, buildStep, edgeStep
 	s.votePrefixes = s.keys.votePrefixes()
 	s.fence = s.keys.fence
 	s.rules = newRules(c.rules, s.keys)

@@ -1,9 +1,16 @@
 package voting
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // eval runs one script on one pooled connection, bound to the store's
@@ -161,10 +168,23 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 
 // TopSince returns page (1-based) of the articles posted within the last d
 // by the store's clock (at or after its now minus d, to the second), by
-// net votes, ties newest first, in one round trip. It lists the first
-// MaxTopSince articles of the period; later pages are empty. It needs Top
-// enabled ([WithOrders]) and sees the articles posted with Top enabled; a d
-// of zero or less, or a page below 1, gets [ErrInvalidArgument].
+// net votes, ties newest first, usually in one round trip. It lists the
+// first MaxTopSince articles of the period; later pages are empty. It
+// needs Top enabled ([WithOrders]) and sees the articles posted with Top
+// enabled; a d of zero or less, or a page below 1, gets
+// [ErrInvalidArgument].
+//
+// The articles posted in the 10-minute bucket where the period starts
+// (the edge) may be any number (24,000 at 40 posts a second): one round
+// trip reads at most 2,000 of them. When the period's part of that
+// bucket holds more, and the page is not found among the bucket's first
+// 2,000 by net votes, TopSince reads that part in bounded steps, one
+// round trip of up to 2,000 articles each, then reads the page with what
+// they found: 2 + n/2,000 round trips for a part of n articles, each a
+// script of a few milliseconds. Between those steps other calls run: the
+// steps choose the bucket's first articles by their net votes when each
+// step runs, so an article voted past them meanwhile may be missing from
+// the page, which is otherwise read, ranked and filled at the last step.
 func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Article, error) {
 	const op = "top since"
 	if d <= 0 {
@@ -183,7 +203,89 @@ func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Arti
 	if cutoff.Nanosecond() > 0 {
 		first++
 	}
-	return s.readRows(ctx, op, topSinceScript, s.topSinceArgs(first, start, stop))
+	list, err := s.readRows(ctx, op, topSinceScript, s.topSinceArgs(first, start, stop, nil))
+	if !errors.Is(err, errBuilding) {
+		return list, err
+	}
+	edge, err := s.topSinceEdge(ctx, op, first, int(stop+1))
+	if err != nil {
+		return nil, err
+	}
+	return s.readRows(ctx, op, topSinceScript, s.topSinceArgs(first, start, stop, edge))
+}
+
+// topEdgeSize is the size in seconds of the TopSince buckets the period
+// starts in (lib.lua BUCKETS[1]).
+const topEdgeSize = 600
+
+// floorDiv returns a divided by b (> 0), rounded down.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// edgeMember is a member of TopSince's edge and its net votes.
+type edgeMember struct {
+	m     string
+	v     float64
+	value string // v as Redis wrote it
+}
+
+// topSinceEdge returns the first need members, in TopSince's order, of
+// the articles in cutoff's 10-minute bucket posted at or after cutoff:
+// the edge of a period starting there, read in steps of
+// top_since_edge.lua, each of up to s.edge articles, keeping the first
+// need found so far, and asking each step only for those that would come
+// before the need-th.
+func (s *Store) topSinceEdge(ctx context.Context, op string, cutoff int64, need int) ([]string, error) {
+	to := (floorDiv(cutoff, topEdgeSize) + 1) * topEdgeSize
+	var first []edgeMember
+	afterTime, afterMember, overValue, overMember := "", "", "", ""
+	for {
+		rest, err := s.call(ctx, op, topSinceEdge, "", s.topSinceEdgeArgs(cutoff, to, afterTime, afterMember, overValue, overMember))
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) < 3 || len(rest)%2 != 1 {
+			return nil, opErr(op, fmt.Errorf("edge step reply of %d fields", len(rest)))
+		}
+		head, err := redis.Strings(rest[:3], nil)
+		if err != nil {
+			return nil, opErr(op, fmt.Errorf("edge step reply: %w", err))
+		}
+		pairs, err := redis.Strings(rest[3:], nil)
+		if err != nil {
+			return nil, opErr(op, fmt.Errorf("edge step reply: %w", err))
+		}
+		for i := 0; i < len(pairs); i += 2 {
+			v, err := strconv.ParseFloat(pairs[i+1], 64)
+			if err != nil {
+				return nil, opErr(op, fmt.Errorf("edge step reply: %w", err))
+			}
+			first = append(first, edgeMember{pairs[i], v, pairs[i+1]})
+		}
+		// TopSince's order: net votes, then id, highest first; members
+		// compare as their ids do.
+		slices.SortFunc(first, func(a, b edgeMember) int {
+			return cmp.Or(cmp.Compare(b.v, a.v), strings.Compare(b.m, a.m))
+		})
+		if len(first) >= need {
+			first = first[:need]
+			overValue, overMember = first[need-1].value, first[need-1].m
+		}
+		if head[0] == "1" {
+			break
+		}
+		afterTime, afterMember = head[1], head[2]
+	}
+	members := make([]string, len(first))
+	for i, e := range first {
+		members[i] = e.m
+	}
+	return members, nil
 }
 
 // maxRank bounds the ranks a page may start at; no sorted set holds more.

@@ -5,39 +5,69 @@ local scoreKey = KEYS[1] -- the store's slot, for routing
 local id, limit = ARGV[1], tonumber(ARGV[2])
 local k = {article = ARGV[3], groups = ARGV[4], group = ARGV[5], by = ARGV[6], cache = ARGV[7],
   voted = ARGV[8]}
--- ARGV[9..]: the group names.
+-- ARGV[9..]: the group names, repeats allowed.
 -- Reply: {OK} | {NOT_FOUND} | {LIMIT} when the article would be in more
 -- than limit groups.
+--
+-- Its work is bounded by the groups the article joins, at most limit,
+-- whatever the names given: a group it is in already is left as it is
+-- (its caches hold the article), a repeated name counts once. Everything
+-- it writes is checked before its first write: each joined group's set
+-- and caches (TYPE, once each), and the orderings of the caches that
+-- exist, each read once (ZSCORE), so that a foreign value at any of them
+-- fails the call with nothing changed.
 local groupsKey, votedKey, meta = groupKeys(k, id)
 if not groupsKey then
   return {NOT_FOUND}
 end
 local m = member(id)
-local n = redis.call('SCARD', groupsKey)
+local seen = {}
+local current = redis.call('SMEMBERS', groupsKey)
+for _, g in ipairs(current) do
+  seen[g] = true
+end
 local new = {}
 for i = 9, #ARGV do
   local g = ARGV[i]
-  expect(k.group .. g, 'set')
-  if redis.call('SISMEMBER', groupsKey, g) == 0 and not new[g] then
-    new[g] = true
-    n = n + 1
+  if not seen[g] then
+    seen[g] = true
+    new[#new + 1] = g
   end
 end
-if n > limit then
+if #new == 0 then
+  return {OK}
+end
+if #current + #new > limit then
   return {LIMIT}
 end
-for i = 9, #ARGV do
-  local g = ARGV[i]
-  redis.call('SADD', k.group .. g, m)
-  redis.call('SADD', groupsKey, g)
+-- The caches that exist, each with its ordering, and the orderings they
+-- need the article's value in.
+local caches, orderingOf, wanted = {}, {}, {}
+for _, g in ipairs(new) do
+  expect(k.group .. g, 'set')
   eachCache(k.cache, g, ALL, function(cache, o)
-    if redis.call('EXISTS', cache) == 1 then
-      local v = redis.call('ZSCORE', k.by .. o, m)
-      if v then
-        redis.pcall('ZADD', cache, v, m)
-      end
+    if expect(cache, 'zset') then
+      local i = #caches + 1
+      caches[i], orderingOf[i], wanted[o] = cache, o, true
     end
   end)
+end
+local values = {}
+for _, o in ipairs(ALL) do
+  if wanted[o] then
+    values[o] = redis.call('ZSCORE', k.by .. o, m)
+  end
+end
+
+for _, g in ipairs(new) do
+  redis.call('SADD', k.group .. g, m)
+end
+redis.call('SADD', groupsKey, unpack(new))
+for i, cache in ipairs(caches) do
+  local v = values[orderingOf[i]]
+  if v then
+    redis.call('ZADD', cache, v, m)
+  end
 end
 countGroups(groupsKey, votedKey, meta)
 return {OK}

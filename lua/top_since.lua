@@ -3,20 +3,36 @@
 local topKey, timeKey = KEYS[1], KEYS[2]
 local articlePrefix, bucketPrefix = ARGV[1], ARGV[2]
 local cutoff, start, stop = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
--- start, stop: ranks, inclusive.
--- Reply: {OK, the page's rows}.
+local work, given = tonumber(ARGV[6]), ARGV[7] == '1'
+-- start, stop: ranks, inclusive. work: the members of the edge (below)
+-- one call may read. given: '1' when ARGV[8..] are the edge's first
+-- members, found by top_since_edge.lua's steps; '' for none.
+-- Reply: {OK, the page's rows} | {BUILDING} when the edge needs more than
+-- work: the caller finds its first members in steps and calls again
+-- with them.
 --
 -- When the period starts before the oldest article, the top zset is the
 -- answer. Otherwise the period is covered by sources, each in net-vote
 -- order: the members of the cutoff's 10-minute bucket posted at or after
--- the cutoff (at most one bucket's worth), the 10-minute buckets up to
--- the next day, the day buckets up to the next 30-day bucket, and 30-day
--- buckets up to the newest article. A heap merges their heads until the
--- page is out; each source is read in chunks, so the work is bounded by
--- the number of sources (at most 143 + 29 + one per 30 days: 185 for a
--- year) and the page's depth (at most MaxTopSince). A script
--- call costs microseconds, so the edge takes two and the merge keeps its
--- state in flat tables, comparing heads inline.
+-- the cutoff (the edge), the 10-minute buckets up to the next day, the
+-- day buckets up to the next 30-day bucket, and 30-day buckets up to the
+-- newest article. A heap merges their heads until the page is out; each
+-- source is read in chunks, so the work is bounded by the number of
+-- sources (at most 143 + 29 + one per 30 days: 185 for a year), the
+-- page's depth (at most MaxTopSince) and work. A script call costs
+-- microseconds, so the merge keeps its state in flat tables, comparing
+-- heads inline.
+--
+-- The edge bucket may hold any number of articles (24,000 at 40 posts a
+-- second), so it is never read whole. When at most work of them were
+-- posted at or after the cutoff (ZCOUNT of the time ordering), those are
+-- read by time and each is a source of one. Otherwise the bucket is read
+-- in net-vote order, in chunks, keeping the members whose post time
+-- (ZMSCORE of the time ordering) is in the period; while its next chunk
+-- is unread the edge's head stands for it, as the last member read,
+-- above everything unread, so that it is read only when the merge
+-- reaches it. If that needs more than work members, the call replies
+-- BUILDING and the caller finds the edge's first members in steps.
 local out = {OK}
 local oldest = redis.call('ZRANGE', timeKey, 0, 0, 'WITHSCORES')
 if not oldest[1] then
@@ -41,22 +57,48 @@ local need = stop + 1
 local key, off, size, done, buf, pos, hm, hv = {}, {}, {}, {}, {}, {}, {}, {}
 local n = 0
 local t = math.floor(cutoff / small) * small
-if t < cutoff then
-  -- The edge: the cutoff's 10-minute bucket, without the members posted
-  -- before the cutoff; it is read whole.
-  local keep, edge = {}, {}
-  for _, m in ipairs(redis.call('ZRANGEBYSCORE', timeKey, cutoff, '(' .. (t + small))) do
-    keep[m] = true
-  end
-  local r = redis.call('ZREVRANGE', bucket(bucketPrefix, small, t), 0, -1, 'WITHSCORES')
-  for i = 1, #r, 2 do
-    if keep[r[i]] then
-      edge[#edge + 1] = r[i]
-      edge[#edge + 1] = r[i + 1]
+-- The edge, when there is one, comes first: the given members or those
+-- posted in the period, each a source of one (no buf, done, its head
+-- set), or source edge, the bucket read by net votes from offset eoff in
+-- chunks of chunk, spent members read so far: its head stands for the
+-- unread part while virtual is set, as (fv, fm), the last member read.
+local edge, edgeKey, virtual, fv, fm, eoff, chunk, spent = nil, nil, false, math.huge, '', 0, 32, 0
+-- one adds the members ms with their values vs (ZMSCORE's reply) as
+-- sources of one; members without a value are not in the bucket.
+local function one(ms, vs)
+  for i = 1, #ms do
+    if vs[i] then
+      n = n + 1
+      hm[n], hv[n], pos[n], done[n] = ms[i], tonumber(vs[i]), 1, true
     end
   end
-  n = 1
-  buf[n], pos[n], done[n] = edge, 1, true
+end
+-- zmscore returns ZMSCORE of key for the members ms, 1,000 at a time
+-- (unpack's limit).
+local function zmscore(zset, ms)
+  local out = {}
+  for lo = 1, #ms, 1000 do
+    local part = redis.call('ZMSCORE', zset, unpack(ms, lo, math.min(lo + 999, #ms)))
+    for i = 1, #part do
+      out[lo + i - 1] = part[i]
+    end
+  end
+  return out
+end
+if t < cutoff then
+  edgeKey = bucket(bucketPrefix, small, t)
+  if given then
+    local ms = {}
+    for i = 8, #ARGV do
+      ms[#ms + 1] = ARGV[i]
+    end
+    one(ms, zmscore(edgeKey, ms))
+  elseif redis.call('ZCOUNT', timeKey, cutoff, '(' .. (t + small)) <= work then
+    local ms = redis.call('ZRANGEBYSCORE', timeKey, cutoff, '(' .. (t + small))
+    one(ms, zmscore(edgeKey, ms))
+  else
+    n, edge = 1, 1
+  end
   t = t + small
 end
 -- Each size of bucket up to where the next size's buckets start.
@@ -77,6 +119,10 @@ local function head(s)
     if done[s] then
       return false
     end
+    if s == edge then
+      virtual, hm[s], hv[s] = true, fm, fv
+      return true
+    end
     local o, c = off[s] or 0, size[s] or math.min(4, need)
     b = redis.call('ZREVRANGE', key[s], o, o + c - 1, 'WITHSCORES')
     off[s], size[s], done[s] = o + c, math.min(c * 4, 256, need), #b < 2 * c
@@ -85,7 +131,39 @@ local function head(s)
       return false
     end
   end
+  if s == edge then
+    virtual = false
+  end
   hm[s], hv[s] = b[p], tonumber(b[p + 1])
+  return true
+end
+
+-- readEdge reads the edge bucket's next chunk in net-vote order into the
+-- edge's buffer, keeping the members posted in the period; it returns
+-- false, reading nothing, once work members were read.
+local function readEdge()
+  local c = math.min(chunk, work - spent)
+  if c <= 0 then
+    return false
+  end
+  local r = redis.call('ZREVRANGE', edgeKey, eoff, eoff + c - 1, 'WITHSCORES')
+  spent, eoff, chunk = spent + c, eoff + c, math.min(chunk * 2, 1024)
+  local b = {}
+  if #r > 0 then
+    local ms = {}
+    for i = 1, #r, 2 do
+      ms[#ms + 1] = r[i]
+    end
+    local times = redis.call('ZMSCORE', timeKey, unpack(ms))
+    for i = 1, #ms do
+      if times[i] and tonumber(times[i]) >= cutoff then
+        local j = #b
+        b[j + 1], b[j + 2] = ms[i], r[2 * i]
+      end
+    end
+    fm, fv = r[#r - 1], tonumber(r[#r])
+  end
+  buf[edge], pos[edge], done[edge] = b, 1, #r < 2 * c
   return true
 end
 
@@ -94,7 +172,7 @@ end
 -- since their first letter is their digit count.
 local heap, len = {}, 0
 for s = 1, n do
-  if head(s) then
+  if hm[s] or head(s) then
     len = len + 1
     heap[len] = s
   end
@@ -125,14 +203,20 @@ local function down(i)
 end
 for i = math.floor(len / 2), 1, -1 do down(i) end
 
-local members = {}
-for rank = 0, stop do
-  if len == 0 then break end
+local members, rank = {}, 0
+while rank <= stop and len > 0 do
   local s = heap[1]
-  if rank >= start then
-    members[#members + 1] = hm[s]
+  if s == edge and virtual then
+    if not readEdge() then
+      return {BUILDING}
+    end
+  else
+    if rank >= start then
+      members[#members + 1] = hm[s]
+    end
+    rank = rank + 1
+    pos[s] = pos[s] + 2
   end
-  pos[s] = pos[s] + 2
   if not head(s) then
     heap[1] = heap[len]
     heap[len] = nil
