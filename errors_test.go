@@ -2,8 +2,11 @@ package voting
 
 import (
 	"errors"
+	"maps"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/gomodule/redigo/redis"
@@ -86,7 +89,7 @@ func TestOutOfMemory(t *testing.T) {
 		if _, err := s.Post(ctx, "alice", "second", ""); err != nil {
 			t.Fatal(err)
 		}
-		before := dump(t, b, s)
+		before := snapshot(t, b, s)
 		b.do(t, "CONFIG", "SET", "maxmemory", "1")
 		full := true
 		t.Cleanup(func() {
@@ -110,7 +113,7 @@ func TestOutOfMemory(t *testing.T) {
 				t.Errorf("scripts %v: %s on a full Redis: %v, want ErrOutOfMemory", scripts, name, err)
 			}
 		}
-		if after := dump(t, b, s); !equalDumps(before, after) {
+		if after := snapshot(t, b, s); !maps.Equal(before, after) {
 			t.Errorf("scripts %v: refused calls changed the store:\nbefore %v\nafter  %v", scripts, before, after)
 		}
 		if _, err := s.Articles(ctx, ScoreDesc, 1); err != nil {
@@ -129,26 +132,121 @@ func TestOutOfMemory(t *testing.T) {
 	}
 }
 
-// dump returns every key of s with its DUMP, which tells any change of
-// value.
-func dump(t testing.TB, b *backend, s *Store) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	for _, k := range b.storeKeys(t, s) {
-		v, _ := redis.String(b.do(t, "DUMP", k), nil)
-		out[k] = v
+// TestForeignValueAtEveryKey plants a value of another type at each key a
+// call writes or reads, one key at a time, on a store with every option
+// that adds keys, and runs the call: it either succeeds or fails having
+// changed nothing. The keys are every key of the store and every key the
+// call creates, found by running it once on a twin store: so no script
+// writes a key before it has checked every key it will write.
+func TestForeignValueAtEveryKey(t *testing.T) {
+	srv := realServer(t)
+	b := newBackend(t, "redis", srv.Addr, nil)
+	opts := []Option{WithOrders(Top, Hot, Best, Controversial), WithUserPages(), WithKarma(1, -1),
+		WithUniqueLinks(), WithVoteLimit(100, time.Hour), WithPostInterval(time.Second), WithEditWindow(time.Hour)}
+	// fixture returns a store and its articles: a and c in groups with
+	// warm caches, votes of bob and carol.
+	fixture := func() (*Store, []Article) {
+		s, clock := newStore(t, b, opts...)
+		var list []Article
+		for i, poster := range []string{"alice", "dave", "erin"} {
+			a, err := s.Post(ctx, poster, "title "+strconv.Itoa(i), "https://example.com/"+strconv.Itoa(i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			list = append(list, a)
+			clock.Add(2 * time.Second)
+		}
+		for _, g := range []struct {
+			id     string
+			groups []string
+		}{{list[0].ID, []string{"g1", "g2"}}, {list[2].ID, []string{"g1"}}} {
+			if err := s.AddToGroups(ctx, g.id, g.groups...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, o := range []Order{ScoreDesc, TimeDesc, Top, Hot, Best, Controversial} {
+			mustGroupPage(t, s, "g1", o, 1)
+		}
+		mustVote(t, s, "bob", list[0].ID, Upvote)
+		mustVote(t, s, "carol", list[0].ID, Downvote)
+		mustVote(t, s, "bob", list[2].ID, Upvote)
+		return s, list
 	}
-	return out
-}
-
-func equalDumps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
+	ops := []struct {
+		name string
+		call func(s *Store, a []Article) error
+	}{
+		{"vote", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "frank", a[0].ID, Upvote); return err }},
+		{"switch", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "bob", a[0].ID, Downvote); return err }},
+		{"cancel", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "carol", a[0].ID, NoVote); return err }},
+		{"batch", func(s *Store, a []Article) error {
+			// One ballot: a batch is atomic ballot by ballot, not whole.
+			r, err := s.VoteBatch(ctx, []Ballot{{User: "bob", ID: a[0].ID, Vote: NoVote}})
+			if err == nil {
+				err = r[0].Err
+			}
+			return err
+		}},
+		{"post", func(s *Store, a []Article) error {
+			_, err := s.Post(ctx, "alice", "new", "https://example.com/new")
+			return err
+		}},
+		{"add to groups", func(s *Store, a []Article) error { return s.AddToGroups(ctx, a[1].ID, "g1", "g3") }},
+		{"remove from groups", func(s *Store, a []Article) error { return s.RemoveFromGroups(ctx, a[0].ID, "g1", "g2") }},
+		{"edit", func(s *Store, a []Article) error {
+			_, err := s.Edit(ctx, a[0].ID, "alice", "edited", "https://example.com/edited")
+			return err
+		}},
+		{"delete", func(s *Store, a []Article) error { return s.Delete(ctx, a[0].ID) }},
+		// One article, one step: Prune is whole step by step (prune.lua).
+		{"prune", func(s *Store, a []Article) error { _, err := s.Prune(ctx, a[0].Posted.Add(time.Second)); return err }},
+		{"cold group page", func(s *Store, a []Article) error { _, err := s.GroupArticles(ctx, "g2", Top, 1); return err }},
 	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
+	for _, op := range ops {
+		// The keys the call writes, found on a twin store: each key of
+		// the store, and each the call creates, by its name after the
+		// prefix.
+		twin, list := fixture()
+		before := snapshot(t, b, twin)
+		if err := op.call(twin, list); err != nil {
+			t.Fatalf("%s on a clean store: %v", op.name, err)
+		}
+		names := map[string]bool{}
+		tag := "{" + twin.keys.prefix + "}:"
+		for k := range snapshot(t, b, twin) {
+			names[strings.TrimPrefix(k, tag)] = true
+		}
+		for k := range before {
+			names[strings.TrimPrefix(k, tag)] = true
+		}
+		for name := range names {
+			s, list := fixture()
+			key := "{" + s.keys.prefix + "}:" + name
+			if typ, _ := redis.String(b.do(t, "TYPE", key), nil); typ == "string" {
+				b.do(t, "DEL", key)
+				b.do(t, "HSET", key, "foreign", "value")
+			} else {
+				b.do(t, "DEL", key)
+				b.do(t, "SET", key, "foreign")
+			}
+			before := snapshot(t, b, s)
+			err := op.call(s, list)
+			if err == nil {
+				continue // the call does not need the key, or tolerates it (a group cache)
+			}
+			if after := snapshot(t, b, s); !maps.Equal(before, after) {
+				t.Errorf("%s with a foreign value at %s: %v, and it changed the store:", op.name, name, err)
+				for k, v := range after {
+					if before[k] != v {
+						t.Errorf("  %s: %.120s, was %.120s", k, v, before[k])
+					}
+				}
+				for k := range before {
+					if _, ok := after[k]; !ok {
+						t.Errorf("  %s: deleted", k)
+					}
+				}
+			}
 		}
 	}
-	return true
 }

@@ -59,6 +59,10 @@ if marker == '#' then
   end
   return rows(articlePrefix, cachePage(cacheKey, start, stop, desc), {OK})
 end
+-- A cold cache: every key the build reads is checked before its first
+-- write.
+expect(groupKey, 'set')
+expect(orderingKey, 'zset')
 local cursor, top, bottom = '0', nil, nil
 if marker and string.sub(marker, 1, 1) == '#' then
   cursor, top, bottom = cacheMarker(marker)
