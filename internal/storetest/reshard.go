@@ -77,8 +77,44 @@ func Reshard(t *testing.T, c *redistest.Cluster, pool func(t testing.TB) voting.
 	cancel()
 	wg.Wait()
 	for _, rs := range stores {
+		rs.afterMove(t)
 		rs.check(t)
 	}
+}
+
+// afterMove checks that calls succeed on the slot's new owner: a post, a
+// vote and a group change, each retried while it gets ErrTryAgain (a
+// cluster-aware pool follows the MOVED that the old owner answers), for
+// at most two seconds.
+func (rs *reshardStore) afterMove(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	retry := func(what string, call func() error) {
+		t.Helper()
+		deadline := time.Now().Add(2 * time.Second)
+		for {
+			err := call()
+			if err == nil {
+				return
+			}
+			if !errors.Is(err, voting.ErrTryAgain) || time.Now().After(deadline) {
+				t.Fatalf("%s: %s after the move: %v", rs.name, what, err)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	user := rs.users[0][0]
+	var a voting.Article
+	retry("post", func() (err error) { a, err = rs.s.Post(ctx, user, "after the move", ""); return err })
+	rs.ids = append(rs.ids, a.ID)
+	rs.posted[a.ID] = a
+	rs.owner2[a.ID] = 0
+	rs.votes[user+" "+a.ID] = voting.Upvote
+	rs.groups[a.ID] = map[string]bool{reshardGroups[0]: true}
+	voter := rs.users[1][0]
+	retry("vote", func() error { _, err := rs.s.Vote(ctx, voter, a.ID, voting.Downvote); return err })
+	rs.votes[voter+" "+a.ID] = voting.Downvote
+	retry("add to groups", func() error { return rs.s.AddToGroups(ctx, a.ID, reshardGroups[0]) })
 }
 
 func redisInt(v interface{}, err error) (int64, error) {
