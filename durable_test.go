@@ -673,7 +673,7 @@ func (noPipelineConn) Receive() (interface{}, error)     { return nil, errNoPipe
 // runs, and WithWaitReplicas waits in a round trip of its own, with and
 // without Functions.
 func TestWithoutPipelining(t *testing.T) {
-	srv := realServer(t)
+	srv := redistest.Start(t) // of its own: other tests give the shared one replicas
 	for _, scripts := range []bool{false, true} {
 		for _, wait := range []bool{false, true} {
 			pool := newPool(srv.Addr, nil)
