@@ -1,4 +1,3 @@
 package main
 
 func cmdImportBook(e *env, args []string) error { return nil }
-func cmdCheck(e *env, args []string) error { return nil }

@@ -69,10 +69,10 @@ type line struct {
 	Entries     [][2]any `json:"entries,omitempty"`
 }
 
-func bptr(b bool) *bool         { return &b }
-func iptr(i int64) *int64       { return &i }
-func fptr(f float64) *float64   { return &f }
-func sptr(s string) *string     { return &s }
+func bptr(b bool) *bool       { return &b }
+func iptr(i int64) *int64     { return &i }
+func fptr(f float64) *float64 { return &f }
+func sptr(s string) *string   { return &s }
 func (e *env) emit(w *bufio.Writer, l line) error {
 	b, err := json.Marshal(l)
 	if err != nil {

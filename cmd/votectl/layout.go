@@ -327,7 +327,7 @@ func splitCache(name string) (ordering, group string, ok bool) {
 // lib.lua writes, so the store's own scripts take the article as theirs.
 //
 // KEYS[1]: the score ordering (the store's slot). ARGV: tag, id, up,
-// down, posted, weight, orders, record ('' to keep it), closes (''
+// down, posted, weight, orders, record (” to keep it), closes (”
 // for voting closed, or to keep the voter record's as it is), expire-at
 // ms, groups (newline-joined, or "\n-" to leave them).
 // Reply: 1, or 0 when the record is missing (a repair of a deleted one).
