@@ -266,7 +266,7 @@ func cmdFunctions(e *env, args []string) error {
 	if _, err := subFlags(e, "functions", args, 0, func(fs *flag.FlagSet) { prune = fs.Bool("prune", false, "") }); err != nil {
 		return err
 	}
-	reply, err := redis.Values(e.do("FUNCTION", "LIST", "LIBRARYNAME", "voting_"))
+	reply, err := redis.Values(e.do("FUNCTION", "LIST", "LIBRARYNAME", "voting_*"))
 	if err != nil {
 		return fmt.Errorf("FUNCTION LIST (the server needs Redis 7 Functions): %w", err)
 	}
