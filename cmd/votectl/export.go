@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -613,5 +612,3 @@ func readAll(e *env) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
-
-var _ = errors.New

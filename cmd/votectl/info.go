@@ -116,7 +116,7 @@ func cmdInfo(e *env, args []string) error {
 	}
 	n, err := st.Count(e.ctx)
 	if err != nil {
-		return fmt.Errorf("Count: %w", err)
+		return fmt.Errorf("counting articles: %w", err)
 	}
 	fmt.Fprintf(w, "articles: %d (Count), %d records\n", n, len(inv.ids(famArticle)))
 	fmt.Fprintf(w, "open for voting: %d\n", len(inv.ids(famVoted)))

@@ -273,23 +273,6 @@ func (l layout) buckets(posted int64) []string {
 	return out
 }
 
-// indexes are the orderings (and buckets) an article belongs to, with
-// the ordering each one's value comes from.
-func (l layout) indexes(r record) (keys, orderings []string) {
-	keys, orderings = []string{l.ordering("score"), l.ordering("time")}, []string{"score", "time"}
-	for _, o := range optionalOrders {
-		if r.has(o) {
-			keys, orderings = append(keys, l.ordering(o)), append(orderings, o)
-		}
-	}
-	if r.has("top") {
-		for _, b := range l.buckets(r.Posted) {
-			keys, orderings = append(keys, b), append(orderings, "top")
-		}
-	}
-	return keys, orderings
-}
-
 // meta is the voter record's "" field (lib.lua VOTE_META):
 // "<up> <down> <groups> <posted> <closes> <weight> <orders>".
 type meta struct {

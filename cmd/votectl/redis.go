@@ -237,27 +237,6 @@ func (e *env) mget(keys []string, fn func(i int, v []byte)) error {
 	return nil
 }
 
-// types returns the type of each key, a pipeline of step at a time.
-func (e *env) types(keys []string) ([]string, error) {
-	out := make([]string, len(keys))
-	for at := 0; at < len(keys); at += step {
-		end := min(at+step, len(keys))
-		cmds := make([]cmd, 0, end-at)
-		for _, k := range keys[at:end] {
-			cmds = append(cmds, cmd{"TYPE", []interface{}{k}})
-		}
-		replies, err := e.pipeline(cmds)
-		if err != nil {
-			return nil, err
-		}
-		for i, r := range replies {
-			s, _ := redis.String(r, nil)
-			out[at+i] = s
-		}
-	}
-	return out, nil
-}
-
 // progress reports long work on stderr when it is a terminal: a bar
 // (when the total is known) and a rate, rewritten in place.
 type progress struct {
