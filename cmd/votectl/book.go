@@ -1,0 +1,203 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting"
+)
+
+// The layout of "Redis in Action" (section 1.3) and its ports, under a
+// prefix P ("" in the book): P+"article:" the id counter; P+"article:ID"
+// hashes of title, link, poster, time and votes (upvotes); P+"score:" and
+// P+"time:" zsets of "article:ID"; P+"voted:ID" sets of the voters, kept
+// a week; P+"group:NAME" sets of "article:ID".
+const (
+	bookWeek   = 7 * 86400
+	bookWeight = 432
+)
+
+func cmdImportBook(e *env, args []string) error {
+	var bp *string
+	if _, err := subFlags(e, "import-book", args, 0, func(fs *flag.FlagSet) {
+		bp = fs.String("book-prefix", "", "")
+	}); err != nil {
+		return err
+	}
+	arts, seq, warnings, err := readBook(e, *bp)
+	if err != nil {
+		return err
+	}
+	if err := e.target(false); err != nil {
+		return err
+	}
+	now := e.now().UnixMilli()
+	p := e.progress("importing the book's articles", len(arts))
+	for _, a := range arts {
+		if err := e.putArticle(a, now); err != nil {
+			return fmt.Errorf("%w; the import is unfinished: delete the keys under %q and run it again", err, e.prefix)
+		}
+		p.add(1)
+	}
+	p.done()
+	if _, err := e.do("SET", e.l.seq(), seq); err != nil {
+		return err
+	}
+	if _, err := e.do("DEL", e.l.marker()); err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		fmt.Fprintln(e.stderr, "votectl: import-book:", w)
+	}
+	if !e.quiet {
+		fmt.Fprintf(e.stderr, "votectl: imported %d articles of the book's layout under %q\n", len(arts), e.prefix)
+	}
+	return nil
+}
+
+// readBook reads and checks the book's whole layout; it writes nothing.
+func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
+	times, err := e.zsetAll(bp + "time:")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if len(times) == 0 {
+		return nil, "", nil, usagef("no book layout: %q is empty or missing", bp+"time:")
+	}
+	scores, err := e.zsetAll(bp + "score:")
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var ids []string
+	for m := range times {
+		id, ok := strings.CutPrefix(m, "article:")
+		if !ok || !canonicalID(id) {
+			return nil, "", nil, usagef("%s: member %q is not article:ID; nothing was written", bp+"time:", m)
+		}
+		ids = append(ids, id)
+	}
+	sortIDs(ids)
+	groups := map[string][]string{}
+	cursor := "0"
+	for {
+		reply, err := redis.Values(e.do("SCAN", cursor, "MATCH", globEscape(bp)+"group:*", "COUNT", step))
+		if err != nil {
+			return nil, "", nil, err
+		}
+		var found []string
+		if _, err := redis.Scan(reply, &cursor, &found); err != nil {
+			return nil, "", nil, err
+		}
+		for _, k := range found {
+			g := strings.TrimPrefix(k, bp+"group:")
+			members, err := e.setAll(k)
+			if err != nil {
+				return nil, "", nil, err
+			}
+			if g == "" || len(g) > voting.MaxNameLen {
+				return nil, "", nil, usagef("group %q: not a group name of this library; nothing was written", g)
+			}
+			for _, m := range members {
+				id := strings.TrimPrefix(m, "article:")
+				if _, ok := times[m]; !ok {
+					return nil, "", nil, usagef("%s: member %q is no article of %s; nothing was written", k, m, bp+"time:")
+				}
+				groups[id] = append(groups[id], g)
+			}
+		}
+		if cursor == "0" {
+			break
+		}
+	}
+	var out []*importArticle
+	var warnings []string
+	now := e.now().Unix()
+	for at := 0; at < len(ids); at += step {
+		chunk := ids[at:min(at+step, len(ids))]
+		cmds := make([]cmd, len(chunk))
+		for i, id := range chunk {
+			cmds[i] = cmd{"HMGET", []interface{}{bp + "article:" + id, "title", "link", "poster", "time", "votes"}}
+		}
+		replies, err := e.pipeline(cmds)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		for i, id := range chunk {
+			key := bp + "article:" + id
+			f, err := redis.Values(replies[i], nil)
+			if err != nil {
+				return nil, "", nil, fmt.Errorf("HMGET %s: %w", key, err)
+			}
+			var s [5]string
+			for j, name := range []string{"title", "link", "poster", "time", "votes"} {
+				b, ok := f[j].([]byte)
+				if !ok {
+					return nil, "", nil, usagef("%s: no field %q; nothing was written", key, name)
+				}
+				s[j] = string(b)
+			}
+			posted, err1 := strconv.ParseInt(s[3], 10, 64)
+			votes, err2 := strconv.ParseInt(s[4], 10, 64)
+			if err1 != nil || err2 != nil || votes < 0 {
+				return nil, "", nil, usagef("%s: time %q or votes %q is not a whole number; nothing was written", key, s[3], s[4])
+			}
+			if s[2] == "" || len(s[2]) > voting.MaxNameLen {
+				return nil, "", nil, usagef("%s: poster %q is not a name; nothing was written", key, s[2])
+			}
+			m := "article:" + id
+			if times[m] != float64(posted) {
+				return nil, "", nil, usagef("%s: time %d, but %s holds %v; nothing was written", key, posted, bp+"time:", times[m])
+			}
+			a := &importArticle{id: id, groups: groups[id], r: record{Up: votes, Posted: posted,
+				Weight: formatWeight(bookWeight), Poster: s[2], Title: s[0], Link: s[1]}}
+			score, ok := scores[m]
+			switch {
+			case !ok:
+				return nil, "", nil, usagef("%s: article %s missing; nothing was written", bp+"score:", id)
+			case score != a.r.value("score"):
+				warnings = append(warnings, fmt.Sprintf("article %s: the book's score %v is not time+432*votes = %v, which the store keeps",
+					id, score, a.r.value("score")))
+			}
+			if posted+bookWeek > now {
+				a.closes, a.expMs = posted+bookWeek, (posted+bookWeek)*1000
+				voters, err := e.setAll(bp + "voted:" + id)
+				if err != nil {
+					return nil, "", nil, err
+				}
+				for _, u := range voters {
+					a.votes = append(a.votes, line{User: u, Vote: 1})
+				}
+				if int64(len(voters)) != votes {
+					warnings = append(warnings, fmt.Sprintf("article %s: %d voters in %s, but votes is %d; the store keeps votes",
+						id, len(voters), bp+"voted:"+id, votes))
+				}
+			}
+			out = append(out, a)
+		}
+	}
+	seq, err := redis.String(e.do("GET", bp+"article:"))
+	if err == redis.ErrNil {
+		seq = ids[len(ids)-1]
+	} else if err != nil {
+		return nil, "", nil, fmt.Errorf("GET %s: %w", bp+"article:", err)
+	}
+	if !canonicalID(seq) || lessID(seq, ids[len(ids)-1]) {
+		return nil, "", nil, usagef("%s holds %q, not an id at least the highest article's; nothing was written", bp+"article:", seq)
+	}
+	return out, seq, warnings, nil
+}
+
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if strings.IndexByte(`*?[]\`, c) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}

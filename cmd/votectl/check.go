@@ -1,0 +1,571 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// checker holds what check read and what it found.
+type checker struct {
+	e        *env
+	inv      *inventory
+	recs     map[string]record
+	problems []string
+	unfixed  int
+	// What -repair does: articles to re-put from their records (counts
+	// given where the voters say otherwise), members to remove, caches to
+	// delete, karma and page entries to set.
+	reput  map[string][2]int64 // id -> counts (up, down)
+	zrem   map[string][]string // key -> members
+	sremG  map[string][]string // group set key -> members
+	saddG  map[string][]string
+	unlink []string
+	zadd   []cmd
+}
+
+func (c *checker) problem(fixable bool, format string, args ...interface{}) {
+	msg := fmt.Sprintf(format, args...)
+	if !fixable {
+		msg += " (not repairable)"
+		c.unfixed++
+	}
+	c.problems = append(c.problems, msg)
+}
+
+func (c *checker) reputArticle(id string) {
+	if _, ok := c.reput[id]; !ok {
+		r := c.recs[id]
+		c.reput[id] = [2]int64{r.Up, r.Down}
+	}
+}
+
+func cmdCheck(e *env, args []string) error {
+	var repair *bool
+	var karma, cost *[2]int64
+	if _, err := subFlags(e, "check", args, 0, func(fs *flag.FlagSet) {
+		repair = fs.Bool("repair", false, "")
+		fs.Func("karma", "", pairFlag(&karma))
+		fs.Func("vote-cost", "", pairFlag(&cost))
+	}); err != nil {
+		return err
+	}
+	inv, err := e.scan()
+	if err != nil {
+		return err
+	}
+	if inv.n == 0 {
+		return usagef("no store under prefix %q (no key matches %s)", e.prefix, e.l.pattern())
+	}
+	c := &checker{e: e, inv: inv, recs: map[string]record{}, reput: map[string][2]int64{},
+		zrem: map[string][]string{}, sremG: map[string][]string{}, saddG: map[string][]string{}}
+	steps := []func() error{c.records, c.orderings, c.buckets, c.voters, c.groups, c.caches,
+		func() error { return c.karma(karma, cost) }, c.pages}
+	for _, s := range steps {
+		if err := s(); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.problems {
+		fmt.Fprintln(e.stdout, p)
+	}
+	if len(c.problems) == 0 {
+		fmt.Fprintf(e.stdout, "check: %d articles, %d keys: ok\n", len(c.recs), inv.n)
+		return nil
+	}
+	if *repair {
+		if err := c.repair(); err != nil {
+			return fmt.Errorf("repair: %w (run check again)", err)
+		}
+		fmt.Fprintf(e.stdout, "check: %d articles, %d problems: %d repaired, %d not repairable\n",
+			len(c.recs), len(c.problems), len(c.problems)-c.unfixed, c.unfixed)
+		if c.unfixed == 0 {
+			return nil
+		}
+		return errProblems
+	}
+	fmt.Fprintf(e.stdout, "check: %d articles, %d problems (%d repairable with -repair)\n",
+		len(c.recs), len(c.problems), len(c.problems)-c.unfixed)
+	return errProblems
+}
+
+// pairFlag parses "UP,DOWN", as examples/newsapi's flags do.
+func pairFlag(p **[2]int64) func(string) error {
+	return func(s string) error {
+		a, b, ok := strings.Cut(s, ",")
+		up, err1 := strconv.ParseInt(strings.TrimSpace(a), 10, 64)
+		down, err2 := strconv.ParseInt(strings.TrimSpace(b), 10, 64)
+		if !ok || err1 != nil || err2 != nil {
+			return fmt.Errorf("%q is not UP,DOWN", s)
+		}
+		*p = &[2]int64{up, down}
+		return nil
+	}
+}
+
+func (c *checker) records() error {
+	ids := c.inv.ids(famArticle)
+	for _, n := range c.inv.names(famArticle) {
+		if !canonicalID(n) {
+			c.problem(false, "key %s: not an article id", c.e.l.key(famArticle, n))
+		}
+	}
+	p := c.e.progress("reading records", len(ids))
+	err := c.e.mget(prefixed(c.e.l, famArticle, ids), func(i int, v []byte) {
+		if v == nil {
+			return
+		}
+		r, err := parseRecord(string(v))
+		if err != nil {
+			c.problem(false, "article %s: %v", ids[i], err)
+			return
+		}
+		c.recs[ids[i]] = r
+		p.add(1)
+	})
+	p.done()
+	return err
+}
+
+// belongs reports whether article id belongs in ordering o.
+func (c *checker) belongs(id, o string) (record, bool) {
+	r, ok := c.recs[id]
+	if !ok {
+		return r, false
+	}
+	return r, o == "score" || o == "time" || r.has(o)
+}
+
+func (c *checker) orderings() error {
+	for _, o := range allOrderings {
+		key := c.e.l.ordering(o)
+		z, err := c.e.zsetAll(key)
+		if err != nil {
+			return err
+		}
+		for m, v := range z {
+			id, ok := idOf(m)
+			r, in := c.belongs(id, o)
+			switch {
+			case !ok || !in:
+				c.problem(true, "%s: member %q is no article of this ordering", key, m)
+				c.zrem[key] = append(c.zrem[key], m)
+			case !sameValue(o, v, r.value(o)):
+				c.problem(true, "%s: article %s at %v, its record says %v", key, id, v, r.value(o))
+				c.reputArticle(id)
+			}
+		}
+		for _, id := range sortedKeys(c.recs) {
+			if _, in := c.belongs(id, o); in {
+				if _, ok := z[member(id)]; !ok {
+					c.problem(true, "%s: article %s missing", key, id)
+					c.reputArticle(id)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func (c *checker) buckets() error {
+	seen := map[string]bool{} // key + member
+	for _, name := range c.inv.names(famTop) {
+		key := c.e.l.key(famTop, name)
+		z, err := c.e.zsetAll(key)
+		if err != nil {
+			return err
+		}
+		for m, v := range z {
+			id, ok := idOf(m)
+			r, in := c.belongs(id, "top")
+			if !ok || !in || !contains(c.e.l.buckets(r.Posted), key) {
+				c.problem(true, "%s: member %q is no article of this bucket", key, m)
+				c.zrem[key] = append(c.zrem[key], m)
+				continue
+			}
+			seen[key+" "+m] = true
+			if v != r.value("top") {
+				c.problem(true, "%s: article %s at %v, its record says %v", key, id, v, r.value("top"))
+				c.reputArticle(id)
+			}
+		}
+	}
+	for _, id := range sortedKeys(c.recs) {
+		r := c.recs[id]
+		if !r.has("top") {
+			continue
+		}
+		for _, b := range c.e.l.buckets(r.Posted) {
+			if !seen[b+" "+member(id)] {
+				c.problem(true, "%s: article %s missing", b, id)
+				c.reputArticle(id)
+			}
+		}
+	}
+	return nil
+}
+
+func (c *checker) voters() error {
+	ids := c.inv.names(famVoted)
+	p := c.e.progress("reading voter records", len(ids))
+	defer p.done()
+	for _, id := range ids {
+		p.add(1)
+		key := c.e.l.key(famVoted, id)
+		r, ok := c.recs[id]
+		if !ok {
+			c.problem(false, "%s: voter record of no article", key)
+			continue
+		}
+		h, err := c.e.hashAll(key)
+		if err != nil {
+			return err
+		}
+		ms, ok := h[""]
+		if !ok {
+			c.problem(false, "%s: no \"\" field", key)
+			continue
+		}
+		mt, err := parseMeta(ms)
+		if err != nil {
+			c.problem(false, "%s: %v", key, err)
+			continue
+		}
+		var up, down int64
+		for u, v := range h {
+			switch {
+			case u == "":
+			case v == "1":
+				up++
+			case v == "-1":
+				down++
+			default:
+				c.problem(false, "%s: voter %q holds %q, not a vote", key, u, v)
+			}
+		}
+		if up != r.Up || down != r.Down || mt.Up != up || mt.Down != down {
+			c.problem(true, "article %s: counts %d up %d down, voter record field \"\" %d %d, but its voters are %d up %d down",
+				id, r.Up, r.Down, mt.Up, mt.Down, up, down)
+			c.reput[id] = [2]int64{up, down}
+		}
+		if mt.Posted != r.Posted || mt.Weight != r.Weight || mt.Orders != r.Orders {
+			c.problem(false, "%s: field \"\" says posted %d weight %s orders %q, the record %d %s %q",
+				key, mt.Posted, mt.Weight, mt.Orders, r.Posted, r.Weight, r.Orders)
+		}
+		n, err := redis.Int64(c.e.do("SCARD", c.e.l.key(famGroups, id)))
+		if err != nil {
+			return err
+		}
+		if n != mt.Groups {
+			c.problem(true, "%s: field \"\" counts %d groups, the article is in %d", key, mt.Groups, n)
+			c.reputArticle(id)
+		}
+	}
+	return nil
+}
+
+func (c *checker) groups() error {
+	for _, id := range c.inv.names(famGroups) {
+		key := c.e.l.key(famGroups, id)
+		names, err := c.e.setAll(key)
+		if err != nil {
+			return err
+		}
+		if _, ok := c.recs[id]; !ok {
+			c.problem(false, "%s: groups of no article", key)
+			continue
+		}
+		for _, g := range names {
+			gk := c.e.l.key(famGroup, g)
+			in, err := redis.Bool(c.e.do("SISMEMBER", gk, member(id)))
+			if err != nil {
+				return err
+			}
+			if !in {
+				c.problem(true, "%s: article %s is in group %q, which lacks it", gk, id, g)
+				c.saddG[gk] = append(c.saddG[gk], member(id))
+			}
+		}
+	}
+	for _, g := range c.inv.names(famGroup) {
+		gk := c.e.l.key(famGroup, g)
+		err := c.e.scanAll("SSCAN", gk, func(ms []string) error {
+			for _, m := range ms {
+				id, ok := idOf(m)
+				if _, live := c.recs[id]; !ok || !live {
+					c.problem(true, "%s: member %q is no article", gk, m)
+					c.sremG[gk] = append(c.sremG[gk], m)
+					continue
+				}
+				in, err := redis.Bool(c.e.do("SISMEMBER", c.e.l.key(famGroups, id), g))
+				if err != nil {
+					return err
+				}
+				if !in {
+					c.problem(true, "%s: article %s's groups lack %q (the article's groups are taken as right)", gk, id, g)
+					c.sremG[gk] = append(c.sremG[gk], m)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *checker) caches() error {
+	for _, name := range c.inv.names(famCache) {
+		key := c.e.l.key(famCache, name)
+		o, g, ok := splitCache(name)
+		if !ok || !contains(allOrderings, o) {
+			c.problem(true, "%s: no cache of this store", key)
+			c.unlink = append(c.unlink, key)
+			continue
+		}
+		z, err := c.e.zsetAll(key)
+		if err != nil {
+			return err
+		}
+		group, err := c.e.setAll(c.e.l.key(famGroup, g))
+		if err != nil {
+			return err
+		}
+		bad := ""
+		complete := false
+		for m, v := range z {
+			if strings.HasPrefix(m, "#") {
+				complete = complete || m == "#"
+				continue
+			}
+			id, _ := idOf(m)
+			r, in := c.belongs(id, o)
+			i := sort.SearchStrings(group, m)
+			switch {
+			case !in:
+				bad = fmt.Sprintf("article %q gone or not in the ordering", m)
+			case i >= len(group) || group[i] != m:
+				bad = fmt.Sprintf("article %s not in the group", id)
+			case !sameValue(o, v, r.value(o)):
+				bad = fmt.Sprintf("article %s at %v, the ordering's value is %v", id, v, r.value(o))
+			}
+		}
+		if complete && bad == "" {
+			for _, m := range group {
+				id, _ := idOf(m)
+				if _, in := c.belongs(id, o); in {
+					if _, ok := z[m]; !ok {
+						bad = fmt.Sprintf("complete, but lacks article %s", id)
+						break
+					}
+				}
+			}
+		}
+		if bad != "" {
+			c.problem(true, "%s: %s (a cache is deleted, and rebuilt by the next read)", key, bad)
+			c.unlink = append(c.unlink, key)
+		}
+	}
+	return nil
+}
+
+// karma recomputes each user's karma from the standing votes, which is
+// possible only while every article ever posted is still open: the
+// votes of a closed or deleted article are gone, and its karma stays.
+func (c *checker) karma(per, cost *[2]int64) error {
+	if len(c.inv.names(famKarma)) == 0 {
+		return nil
+	}
+	seq, err := redis.Int64(c.e.do("GET", c.e.l.seq()))
+	if err != nil && err != redis.ErrNil {
+		return err
+	}
+	switch {
+	case per == nil:
+		fmt.Fprintln(c.e.stdout, "karma: not checked: give -karma UP,DOWN (and -vote-cost) as the store's options")
+		return nil
+	case int64(len(c.recs)) != seq || len(c.inv.ids(famVoted)) != len(c.recs):
+		fmt.Fprintln(c.e.stdout, "karma: not checked: some articles are closed or deleted, and their votes are gone")
+		return nil
+	}
+	want := map[string]int64{}
+	for id, r := range c.recs {
+		h, err := c.e.hashAll(c.e.l.key(famVoted, id))
+		if err != nil {
+			return err
+		}
+		for u, v := range h {
+			if u == "" || u == r.Poster {
+				continue
+			}
+			i := 0
+			if v == "-1" {
+				i = 1
+			}
+			want[r.Poster] += per[i]
+			if cost != nil {
+				want[u] -= cost[i]
+			}
+		}
+	}
+	have, err := c.e.zsetAll(c.e.l.karma())
+	if err != nil {
+		return err
+	}
+	for u := range have {
+		if _, ok := want[u]; !ok {
+			want[u] = 0
+		}
+	}
+	for _, u := range sortedKeys(want) {
+		if got := -int64(have[u]); got != want[u] {
+			c.problem(true, "karma of %q is %d, its standing votes make %d", u, got, want[u])
+			c.zadd = append(c.zadd, cmd{"ZADD", []interface{}{c.e.l.karma(), -want[u], u}})
+		}
+	}
+	return nil
+}
+
+// pages checks the users' pages against the records and the standing
+// votes of open articles. Entries of deleted articles are not problems
+// (a read drops them); a page at its cap of 1,000 may lack old entries.
+func (c *checker) pages() error {
+	for _, u := range c.inv.names(famSubmitted) {
+		key := c.e.l.key(famSubmitted, u)
+		z, err := c.e.zsetAll(key)
+		if err != nil {
+			return err
+		}
+		for m, v := range z {
+			id, _ := idOf(m)
+			if r, ok := c.recs[id]; ok && (r.Poster != u || v != float64(r.Posted)) {
+				c.problem(true, "%s: article %s (poster %q, posted %d) at %v", key, id, r.Poster, r.Posted, v)
+				c.zrem[key] = append(c.zrem[key], m)
+			}
+		}
+	}
+	pagesOn := len(c.inv.names(famSubmitted))+len(c.inv.names(famUpvoted)) > 0
+	if !pagesOn {
+		return nil
+	}
+	for _, id := range sortedKeys(c.recs) {
+		r := c.recs[id]
+		key := c.e.l.key(famSubmitted, r.Poster)
+		s, err := redis.Float64(c.e.do("ZSCORE", key, member(id)))
+		if err == redis.ErrNil {
+			n, _ := redis.Int(c.e.do("ZCARD", key))
+			if n < 1000 {
+				c.problem(true, "%s: lacks article %s", key, id)
+				c.zadd = append(c.zadd, cmd{"ZADD", []interface{}{key, r.Posted, member(id)}})
+			}
+		} else if err != nil {
+			return err
+		} else if s != float64(r.Posted) {
+			c.problem(true, "%s: article %s at %v, posted %d", key, id, s, r.Posted)
+			c.zadd = append(c.zadd, cmd{"ZADD", []interface{}{key, r.Posted, member(id)}})
+		}
+	}
+	for _, u := range c.inv.names(famUpvoted) {
+		key := c.e.l.key(famUpvoted, u)
+		z, err := c.e.zsetAll(key)
+		if err != nil {
+			return err
+		}
+		for m := range z {
+			id, _ := idOf(m)
+			if !c.inv.has(famVoted, id) {
+				continue
+			}
+			v, err := redis.String(c.e.do("HGET", c.e.l.key(famVoted, id), u))
+			if err != nil && err != redis.ErrNil {
+				return err
+			}
+			if v != "1" {
+				c.problem(true, "%s: article %s listed, but %q's vote on it is %q", key, id, u, v)
+				c.zrem[key] = append(c.zrem[key], m)
+			}
+		}
+	}
+	for _, id := range c.inv.ids(famVoted) {
+		h, err := c.e.hashAll(c.e.l.key(famVoted, id))
+		if err != nil {
+			return err
+		}
+		for u, v := range h {
+			if u == "" || v != "1" {
+				continue
+			}
+			key := c.e.l.key(famUpvoted, u)
+			_, err := redis.Float64(c.e.do("ZSCORE", key, member(id)))
+			if err == redis.ErrNil {
+				if n, _ := redis.Int(c.e.do("ZCARD", key)); n < 1000 {
+					c.problem(false, "%s: lacks article %s, which %q upvoted (the time of the upvote is not kept)", key, id, u)
+				}
+			} else if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// repair writes what check found, in small steps: a script per article,
+// and removals step members at a time.
+func (c *checker) repair() error {
+	p := c.e.progress("repairing", len(c.reput))
+	for _, id := range sortedKeys(c.reput) {
+		r := c.recs[id]
+		r.Up, r.Down = c.reput[id][0], c.reput[id][1]
+		conn, err := c.e.pool.GetContext(c.e.ctx)
+		if err != nil {
+			return err
+		}
+		_, err = putScript.DoContext(c.e.ctx, conn, c.e.l.putArgs(id, r, false, 0, 0, nil, true)...)
+		conn.Close()
+		if err != nil {
+			return fmt.Errorf("article %s: %w", id, err)
+		}
+		p.add(1)
+	}
+	p.done()
+	var cmds []cmd
+	batch := func(name, key string, members []string) {
+		for at := 0; at < len(members); at += step {
+			args := []interface{}{key}
+			for _, m := range members[at:min(at+step, len(members))] {
+				args = append(args, m)
+			}
+			cmds = append(cmds, cmd{name, args})
+		}
+	}
+	for _, k := range sortedKeys(c.zrem) {
+		batch("ZREM", k, c.zrem[k])
+	}
+	for _, k := range sortedKeys(c.sremG) {
+		batch("SREM", k, c.sremG[k])
+	}
+	for _, k := range sortedKeys(c.saddG) {
+		batch("SADD", k, c.saddG[k])
+	}
+	for _, k := range c.unlink {
+		cmds = append(cmds, cmd{"UNLINK", []interface{}{k}})
+	}
+	cmds = append(cmds, c.zadd...)
+	for at := 0; at < len(cmds); at += 50 {
+		replies, err := c.e.pipeline(cmds[at:min(at+50, len(cmds))])
+		if err != nil {
+			return err
+		}
+		for _, r := range replies {
+			if err, ok := r.(error); ok {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,614 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting"
+)
+
+// The export format, one JSON object a line, each with a "type", in this
+// order (README, "votectl"):
+//
+//	{"type":"options","format":1,"orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
+//	    what the store's data shows of its shared options (informative;
+//	    import does not need it)
+//	{"type":"seq","seq":"42"}                      the last issued id
+//	{"type":"article","id":"1","title":..,"link":..,"poster":..,"posted":1700000000,
+//	 "up":3,"down":1,"weight":432,"orders":["top"],"closes":1700604800,"expires_ms":1700604800000}
+//	    every field of the record; closes and expires_ms (when the voter
+//	    record expires, Unix ms) only while voting is open
+//	{"type":"group","id":"1","groups":["go","redis"]}   after its article
+//	{"type":"vote","id":"1","user":"bob","vote":1}     after its article, open articles only
+//	{"type":"karma","user":"alice","karma":3}
+//	{"type":"submitted","user":"alice","id":"1","at":1700000000}
+//	{"type":"upvoted","user":"bob","id":"1","at":1700000100}
+//	{"type":"link","link":"https://...","id":"1","expires_ms":0}  unique links, repost claims
+//	{"type":"lastpost","user":"alice","ms":1700000000000,"expires_ms":...}
+//	{"type":"votelog","user":"bob","entries":[["1700000100000:1",1700000100000]],"expires_ms":...}
+//
+// Ids, users and groups are sorted (ids as numbers), so two exports of
+// the same data are the same bytes. Orderings, TopSince buckets and group
+// caches are not exported: they derive from the records, and import
+// rebuilds them.
+type line struct {
+	Type string `json:"type"`
+	// options
+	Format      int      `json:"format,omitempty"`
+	UserPages   *bool    `json:"user_pages,omitempty"`
+	UniqueLinks *bool    `json:"unique_links,omitempty"`
+	HasKarma    *bool    `json:"karma_kept,omitempty"`
+	Seq         string   `json:"seq,omitempty"`
+	ID          string   `json:"id,omitempty"`
+	Title       *string  `json:"title,omitempty"`
+	Link        *string  `json:"link,omitempty"`
+	Poster      string   `json:"poster,omitempty"`
+	Posted      *int64   `json:"posted,omitempty"`
+	Up          *int64   `json:"up,omitempty"`
+	Down        *int64   `json:"down,omitempty"`
+	Weight      *float64 `json:"weight,omitempty"`
+	Orders      []string `json:"orders,omitempty"`
+	Closes      int64    `json:"closes,omitempty"`
+	ExpiresMs   int64    `json:"expires_ms,omitempty"`
+	Groups      []string `json:"groups,omitempty"`
+	User        string   `json:"user,omitempty"`
+	Vote        int      `json:"vote,omitempty"`
+	Karma       *int64   `json:"karma,omitempty"`
+	At          *float64 `json:"at,omitempty"`
+	Ms          int64    `json:"ms,omitempty"`
+	Entries     [][2]any `json:"entries,omitempty"`
+}
+
+func bptr(b bool) *bool       { return &b }
+func iptr(i int64) *int64     { return &i }
+func fptr(f float64) *float64 { return &f }
+func sptr(s string) *string   { return &s }
+func (e *env) emit(w *bufio.Writer, l line) error {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	w.Write(b)
+	return w.WriteByte('\n')
+}
+
+// expireAt returns when key expires, in Unix ms; 0 for none or no key.
+func (e *env) expireAt(key string) (int64, error) {
+	ms, err := redis.Int64(e.do("PEXPIRETIME", key))
+	if err != nil {
+		// Redis before 7: TIME + PTTL.
+		t, err2 := redis.Int64s(e.do("TIME"))
+		ttl, err3 := redis.Int64(e.do("PTTL", key))
+		if err2 != nil || err3 != nil {
+			return 0, err
+		}
+		if ttl < 0 {
+			return 0, nil
+		}
+		return t[0]*1000 + t[1]/1000 + ttl, nil
+	}
+	return max(ms, 0), nil
+}
+
+func cmdExport(e *env, args []string) error {
+	if _, err := subFlags(e, "export", args, 0, nil); err != nil {
+		return err
+	}
+	inv, err := e.scan()
+	if err != nil {
+		return err
+	}
+	if inv.n == 0 {
+		return usagef("no store under prefix %q (no key matches %s)", e.prefix, e.l.pattern())
+	}
+	if len(inv.names(famOther)) > 0 && inv.has(famOther, importMarker) {
+		return usagef("the store holds an unfinished import (%s): finish it with import -resume first", e.l.marker())
+	}
+	w := bufio.NewWriterSize(e.stdout, 1<<16)
+	ids := inv.ids(famArticle)
+	opts := e.shownOptions(inv)
+	if err := e.emit(w, line{Type: "options", Format: 1, Orders: opts.orders, HasKarma: bptr(opts.karma),
+		UserPages: bptr(opts.userPages), UniqueLinks: bptr(opts.uniqueLinks)}); err != nil {
+		return err
+	}
+	if len(inv.names(famSeq)) > 0 {
+		seq, err := redis.String(e.do("GET", e.l.seq()))
+		if err != nil {
+			return fmt.Errorf("GET %s: %w", e.l.seq(), err)
+		}
+		e.emit(w, line{Type: "seq", Seq: seq})
+	}
+	p := e.progress("exporting articles", len(ids))
+	for at := 0; at < len(ids); at += step {
+		chunk := ids[at:min(at+step, len(ids))]
+		keys := make([]string, len(chunk))
+		for i, id := range chunk {
+			keys[i] = e.l.key(famArticle, id)
+		}
+		recs := make([][]byte, len(chunk))
+		if err := e.mget(keys, func(i int, v []byte) { recs[i] = v }); err != nil {
+			return err
+		}
+		for i, id := range chunk {
+			if recs[i] == nil {
+				continue // deleted meanwhile
+			}
+			r, err := parseRecord(string(recs[i]))
+			if err != nil {
+				return fmt.Errorf("article %s: %v (run check)", id, err)
+			}
+			if err := e.exportArticle(w, inv, id, r); err != nil {
+				return err
+			}
+		}
+		p.add(len(chunk))
+	}
+	p.done()
+	karma, err := e.zsetAll(e.l.karma())
+	if err != nil {
+		return err
+	}
+	for _, u := range sortedKeys(karma) {
+		e.emit(w, line{Type: "karma", User: u, Karma: iptr(-int64(karma[u]))})
+	}
+	for _, fam := range []string{famSubmitted, famUpvoted} {
+		for _, u := range inv.names(fam) {
+			z, err := e.zsetAll(e.l.key(fam, u))
+			if err != nil {
+				return err
+			}
+			type entry struct {
+				id string
+				at float64
+			}
+			var list []entry
+			for m, v := range z {
+				if id, ok := idOf(m); ok {
+					list = append(list, entry{id, v})
+				}
+			}
+			sort.Slice(list, func(i, j int) bool { return lessID(list[i].id, list[j].id) })
+			for _, x := range list {
+				e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: u, ID: x.id, At: fptr(x.at)})
+			}
+		}
+	}
+	links := inv.names(famLink)
+	if err := e.mget(prefixed(e.l, famLink, links), func(i int, v []byte) {
+		if v != nil {
+			exp, _ := e.expireAt(e.l.key(famLink, links[i]))
+			e.emit(w, line{Type: "link", Link: sptr(links[i]), ID: string(v), ExpiresMs: exp})
+		}
+	}); err != nil {
+		return err
+	}
+	posters := inv.names(famLastPost)
+	if err := e.mget(prefixed(e.l, famLastPost, posters), func(i int, v []byte) {
+		if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			exp, _ := e.expireAt(e.l.key(famLastPost, posters[i]))
+			e.emit(w, line{Type: "lastpost", User: posters[i], Ms: ms, ExpiresMs: exp})
+		}
+	}); err != nil {
+		return err
+	}
+	for _, u := range inv.names(famVoteLog) {
+		key := e.l.key(famVoteLog, u)
+		z, err := e.zsetAll(key)
+		if err != nil {
+			return err
+		}
+		ms := sortedKeys(z)
+		sort.SliceStable(ms, func(i, j int) bool { return z[ms[i]] < z[ms[j]] })
+		entries := make([][2]any, len(ms))
+		for i, m := range ms {
+			entries[i] = [2]any{m, int64(z[m])}
+		}
+		exp, err := e.expireAt(key)
+		if err != nil {
+			return err
+		}
+		e.emit(w, line{Type: "votelog", User: u, Entries: entries, ExpiresMs: exp})
+	}
+	return w.Flush()
+}
+
+func prefixed(l layout, fam string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = l.key(fam, n)
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (e *env) exportArticle(w *bufio.Writer, inv *inventory, id string, r record) error {
+	weight, _ := strconv.ParseFloat(r.Weight, 64)
+	a := line{Type: "article", ID: id, Title: sptr(r.Title), Link: sptr(r.Link), Poster: r.Poster,
+		Posted: iptr(r.Posted), Up: iptr(r.Up), Down: iptr(r.Down), Weight: fptr(weight), Orders: r.orderList()}
+	var votes map[string]string
+	if inv.has(famVoted, id) {
+		key := e.l.key(famVoted, id)
+		var err error
+		if votes, err = e.hashAll(key); err != nil {
+			return err
+		}
+		if m, ok := votes[""]; ok {
+			mt, err := parseMeta(m)
+			if err != nil {
+				return fmt.Errorf("article %s: %v (run check)", id, err)
+			}
+			a.Closes = mt.Closes
+			if a.ExpiresMs, err = e.expireAt(key); err != nil {
+				return err
+			}
+		}
+	}
+	if a.Closes == 0 {
+		votes = nil
+	}
+	if err := e.emit(w, a); err != nil {
+		return err
+	}
+	if inv.has(famGroups, id) {
+		groups, err := e.setAll(e.l.key(famGroups, id))
+		if err != nil {
+			return err
+		}
+		if len(groups) > 0 {
+			e.emit(w, line{Type: "group", ID: id, Groups: groups})
+		}
+	}
+	for _, u := range sortedKeys(votes) {
+		if u == "" {
+			continue
+		}
+		v, err := strconv.Atoi(votes[u])
+		if err != nil || (v != 1 && v != -1) {
+			return fmt.Errorf("article %s: voter %q holds %q, not a vote (run check)", id, u, votes[u])
+		}
+		e.emit(w, line{Type: "vote", ID: id, User: u, Vote: v})
+	}
+	return nil
+}
+
+// An importing article: its record, groups and votes.
+type importArticle struct {
+	id     string
+	r      record
+	closes int64
+	expMs  int64
+	groups []string
+	votes  []line
+}
+
+// parsedImport is a whole export, validated.
+type parsedImport struct {
+	seq      string
+	articles []*importArticle
+	rest     []line // karma, pages, links, rule state
+}
+
+// parseImport reads and validates every line; it writes nothing.
+func parseImport(e *env, data []byte) (*parsedImport, error) {
+	out := &parsedImport{}
+	byID := map[string]*importArticle{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	n := 0
+	bad := func(format string, args ...interface{}) error {
+		return usagef("line %d: %s; nothing was written", n, fmt.Sprintf(format, args...))
+	}
+	for sc.Scan() {
+		n++
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var l line
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return nil, bad("%v", err)
+		}
+		name := func(what, s string) error {
+			if s == "" || len(s) > voting.MaxNameLen || strings.TrimSpace(s) == "" {
+				return bad("%s %q is empty or longer than %d bytes", what, s, voting.MaxNameLen)
+			}
+			return nil
+		}
+		switch l.Type {
+		case "options":
+			if l.Format != 1 {
+				return nil, bad("format %d, this votectl reads 1", l.Format)
+			}
+		case "seq":
+			if !canonicalID(l.Seq) && l.Seq != "0" {
+				return nil, bad("seq %q is not an id", l.Seq)
+			}
+			out.seq = l.Seq
+		case "article":
+			if !canonicalID(l.ID) || byID[l.ID] != nil {
+				return nil, bad("article id %q is not an id, or repeated", l.ID)
+			}
+			if l.Title == nil || l.Link == nil || l.Posted == nil || l.Up == nil || l.Down == nil || l.Weight == nil {
+				return nil, bad("article %s lacks one of title, link, posted, up, down, weight", l.ID)
+			}
+			if err := name("poster", l.Poster); err != nil {
+				return nil, err
+			}
+			if *l.Up < 0 || *l.Down < 0 || *l.Up > 9999999999 || *l.Down > 9999999999 || *l.Weight < 0 ||
+				math.IsInf(*l.Weight, 0) || math.IsNaN(*l.Weight) {
+				return nil, bad("article %s: counts or weight out of range", l.ID)
+			}
+			for _, o := range l.Orders {
+				if !contains(optionalOrders, o) {
+					return nil, bad("article %s: unknown order %q", l.ID, o)
+				}
+			}
+			a := &importArticle{id: l.ID, closes: l.Closes, expMs: l.ExpiresMs, r: record{Up: *l.Up, Down: *l.Down,
+				Posted: *l.Posted, Weight: formatWeight(*l.Weight), Orders: strings.Join(l.Orders, ","),
+				Poster: l.Poster, Title: *l.Title, Link: *l.Link}}
+			if (a.closes == 0) != (a.expMs == 0) {
+				return nil, bad("article %s: closes and expires_ms go together", l.ID)
+			}
+			byID[l.ID] = a
+			out.articles = append(out.articles, a)
+		case "group", "vote":
+			a := byID[l.ID]
+			if a == nil {
+				return nil, bad("%s of article %q before (or without) its article line", l.Type, l.ID)
+			}
+			if l.Type == "group" {
+				for _, g := range l.Groups {
+					if err := name("group", g); err != nil {
+						return nil, err
+					}
+				}
+				if len(l.Groups) > voting.MaxArticleGroups {
+					return nil, bad("article %s in %d groups, more than %d", l.ID, len(l.Groups), voting.MaxArticleGroups)
+				}
+				a.groups = l.Groups
+				continue
+			}
+			if err := name("user", l.User); err != nil {
+				return nil, err
+			}
+			if l.Vote != 1 && l.Vote != -1 {
+				return nil, bad("vote %d is neither 1 nor -1", l.Vote)
+			}
+			if a.closes == 0 {
+				return nil, bad("vote on article %s, whose voting is closed", l.ID)
+			}
+			a.votes = append(a.votes, l)
+		case "karma":
+			if l.Karma == nil {
+				return nil, bad("karma line without karma")
+			}
+			fallthrough
+		case "lastpost", "votelog":
+			if err := name("user", l.User); err != nil {
+				return nil, err
+			}
+			out.rest = append(out.rest, l)
+		case "submitted", "upvoted":
+			if err := name("user", l.User); err != nil {
+				return nil, err
+			}
+			if !canonicalID(l.ID) || l.At == nil {
+				return nil, bad("%s entry: id %q or at missing", l.Type, l.ID)
+			}
+			out.rest = append(out.rest, l)
+		case "link":
+			if l.Link == nil || *l.Link == "" || !canonicalID(l.ID) {
+				return nil, bad("link line without a link or an id")
+			}
+			out.rest = append(out.rest, l)
+		default:
+			return nil, bad("unknown type %q", l.Type)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, usagef("line %d: %v; nothing was written", n+1, err)
+	}
+	return out, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func cmdImport(e *env, args []string) error {
+	var resume *bool
+	if _, err := subFlags(e, "import", args, 0, func(fs *flag.FlagSet) {
+		resume = fs.Bool("resume", false, "")
+	}); err != nil {
+		return err
+	}
+	data, err := readAll(e)
+	if err != nil {
+		return err
+	}
+	imp, err := parseImport(e, data)
+	if err != nil {
+		return err
+	}
+	if err := e.target(*resume); err != nil {
+		return err
+	}
+	if err := e.writeImport(imp); err != nil {
+		return fmt.Errorf("%w; the import is unfinished: run the same import with -resume", err)
+	}
+	if !e.quiet {
+		fmt.Fprintf(e.stderr, "votectl: imported %d articles and %d other entries under %q\n", len(imp.articles), len(imp.rest), e.prefix)
+	}
+	return nil
+}
+
+// target checks that the store is empty, or, with resume, that it holds
+// an unfinished import, and writes the import marker first.
+func (e *env) target(resume bool) error {
+	empty, key, err := e.empty()
+	if err != nil {
+		return err
+	}
+	if !empty {
+		n, err := redis.Int(e.do("EXISTS", e.l.marker()))
+		if err != nil {
+			return err
+		}
+		switch {
+		case resume && n == 1:
+		case n == 1:
+			return usagef("the store under %q holds an unfinished import (%s): run it again with -resume; nothing was written", e.prefix, e.l.marker())
+		default:
+			return usagef("the store under %q is not empty (it has %s): import into an empty prefix; nothing was written", e.prefix, key)
+		}
+	} else if resume {
+		return usagef("-resume: the store under %q is empty, there is nothing to resume: import without -resume", e.prefix)
+	}
+	_, err = e.do("SET", e.l.marker(), e.now().UTC().Format("2006-01-02T15:04:05Z"))
+	return err
+}
+
+// writeImport writes everything, each write idempotent, so that a resumed
+// import writes the same again; the marker goes last.
+func (e *env) writeImport(imp *parsedImport) error {
+	now := e.now().UnixMilli()
+	p := e.progress("importing articles", len(imp.articles))
+	for _, a := range imp.articles {
+		if err := e.putArticle(a, now); err != nil {
+			return err
+		}
+		p.add(1)
+	}
+	p.done()
+	var cmds []cmd
+	flush := func(force bool) error {
+		if len(cmds) < step && !force {
+			return nil
+		}
+		replies, err := e.pipeline(cmds)
+		cmds = cmds[:0]
+		for _, r := range replies {
+			if err, ok := r.(error); ok {
+				return err
+			}
+		}
+		return err
+	}
+	for _, l := range imp.rest {
+		switch l.Type {
+		case "karma":
+			cmds = append(cmds, cmd{"ZADD", []interface{}{e.l.karma(), -*l.Karma, l.User}})
+		case "submitted", "upvoted":
+			cmds = append(cmds, cmd{"ZADD", []interface{}{e.l.key(l.Type+":", l.User), *l.At, member(l.ID)}})
+		case "link":
+			key := e.l.key(famLink, *l.Link)
+			cmds = append(cmds, setExpiring(key, l.ID, l.ExpiresMs, now)...)
+		case "lastpost":
+			key := e.l.key(famLastPost, l.User)
+			cmds = append(cmds, setExpiring(key, strconv.FormatInt(l.Ms, 10), l.ExpiresMs, now)...)
+		case "votelog":
+			if l.ExpiresMs != 0 && l.ExpiresMs <= now {
+				continue
+			}
+			key := e.l.key(famVoteLog, l.User)
+			for _, x := range l.Entries {
+				m, _ := x[0].(string)
+				ms, _ := x[1].(float64)
+				cmds = append(cmds, cmd{"ZADD", []interface{}{key, int64(ms), m}})
+			}
+			if l.ExpiresMs != 0 {
+				cmds = append(cmds, cmd{"PEXPIREAT", []interface{}{key, l.ExpiresMs}})
+			}
+		}
+		if err := flush(false); err != nil {
+			return err
+		}
+	}
+	if imp.seq != "" {
+		cmds = append(cmds, cmd{"SET", []interface{}{e.l.seq(), imp.seq}})
+	}
+	if err := flush(true); err != nil {
+		return err
+	}
+	_, err := e.do("DEL", e.l.marker())
+	return err
+}
+
+// setExpiring sets key to v, expiring at expMs (0: never); a key past
+// its expiry is not written.
+func setExpiring(key, v string, expMs, now int64) []cmd {
+	if expMs == 0 {
+		return []cmd{{"SET", []interface{}{key, v}}}
+	}
+	if expMs <= now {
+		return nil
+	}
+	return []cmd{{"SET", []interface{}{key, v, "PXAT", expMs}}}
+}
+
+// putArticle writes one article: its voters step at a time, then its
+// record, indexes, groups and voter record's "" field in one script.
+func (e *env) putArticle(a *importArticle, nowMs int64) error {
+	closes, exp := a.closes, a.expMs
+	if exp != 0 && exp <= nowMs {
+		closes, exp = 0, 0 // its voting closed meanwhile
+	}
+	if closes != 0 {
+		key := e.l.key(famVoted, a.id)
+		for at := 0; at < len(a.votes); at += step {
+			args := []interface{}{key}
+			for _, v := range a.votes[at:min(at+step, len(a.votes))] {
+				args = append(args, v.User, v.Vote)
+			}
+			if _, err := e.do("HSET", args...); err != nil {
+				return fmt.Errorf("article %s: HSET %s: %w", a.id, key, err)
+			}
+		}
+	}
+	groups := a.groups
+	if groups == nil {
+		groups = []string{}
+	}
+	c, err := e.pool.GetContext(e.ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if _, err := putScript.DoContext(e.ctx, c, e.l.putArgs(a.id, a.r, true, closes, exp, groups, false)...); err != nil {
+		return fmt.Errorf("article %s: %w", a.id, err)
+	}
+	return nil
+}
+
+// readAll reads stdin whole: import validates every line before it
+// writes one.
+func readAll(e *env) ([]byte, error) {
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(e.stdin); err != nil {
+		return nil, usagef("reading stdin: %v", err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,404 @@
+package main
+
+// layout.go is everything votectl knows of the store's key layout beyond
+// the package's API: the key families, the article record, the voter
+// record's "" field, the orderings' members and values, and the writes
+// that put an article and its indexes in place. It follows the package
+// documentation ("Key layout", doc.go) and lua/lib.lua (RECORD,
+// VOTE_META, value, eachIndex); when the layout changes, this file
+// changes with it, and nothing else in votectl names a key.
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// layout names the keys of the store under one prefix.
+type layout struct {
+	prefix string
+	tag    string // "{prefix}:"
+}
+
+func newLayout(prefix string) layout { return layout{prefix: prefix, tag: "{" + prefix + "}:"} }
+
+// The key families, by the fixed part after the tag. families lists the
+// prefixes of the families named by an id, a user, a group or an
+// ordering; single keys are matched whole.
+const (
+	famSeq       = "seq"
+	famFence     = "fence"
+	famKarma     = "karma"
+	famBy        = "by:"
+	famTop       = "top:"
+	famArticle   = "article:"
+	famVoted     = "voted:"
+	famGroups    = "groups:"
+	famGroup     = "group:"
+	famCache     = "cache:"
+	famLink      = "link:"
+	famSubmitted = "submitted:"
+	famUpvoted   = "upvoted:"
+	famVoteLog   = "votelog:"
+	famLastPost  = "lastpost:"
+	famOther     = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
+)
+
+var familyOrder = []string{famSeq, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
+	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost, famOther}
+
+// importMarker is the key votectl's import writes first and deletes last
+// (export.go): while it exists, the store holds an unfinished import.
+const importMarker = "votectl:import"
+
+// family splits a key of the store into its family and the name after
+// the family's prefix; ok is false for a key outside the prefix.
+func (l layout) family(key string) (fam, name string, ok bool) {
+	rest, ok := strings.CutPrefix(key, l.tag)
+	if !ok {
+		return "", "", false
+	}
+	switch rest {
+	case famSeq, famKarma, famFence:
+		return rest, "", true
+	}
+	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,
+		famLink, famSubmitted, famUpvoted, famVoteLog, famLastPost} {
+		if n, ok := strings.CutPrefix(rest, f); ok {
+			return f, n, true
+		}
+	}
+	return famOther, rest, true
+}
+
+func (l layout) key(fam, name string) string { return l.tag + fam + name }
+func (l layout) seq() string                 { return l.tag + famSeq }
+func (l layout) karma() string               { return l.tag + famKarma }
+func (l layout) marker() string              { return l.tag + importMarker }
+func (l layout) ordering(o string) string    { return l.tag + famBy + o }
+
+// pattern is the SCAN pattern of every key of the store, glob characters
+// of the prefix escaped.
+func (l layout) pattern() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for _, c := range []byte(l.prefix) {
+		if strings.IndexByte(`*?[]\`, c) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	b.WriteString("}:*")
+	return b.String()
+}
+
+// optionalOrders are the orderings beside score and time, in lib.lua
+// ORDERS's order; bucketSizes the TopSince buckets' sizes (seconds).
+var (
+	optionalOrders = []string{"top", "hot", "best", "controversial"}
+	allOrderings   = []string{"score", "time", "top", "hot", "best", "controversial"}
+	bucketSizes    = []int64{600, 86400, 2592000}
+)
+
+// member is an id's member in the orderings, groups and pages: its digit
+// count as a letter, then the id ("a7", "b42").
+func member(id string) string { return string(rune(96+len(id))) + id }
+
+// idOf reverses member; ok is false for what no id makes.
+func idOf(m string) (string, bool) {
+	if len(m) < 2 || int(m[0]) != 96+len(m)-1 || !canonicalID(m[1:]) {
+		return "", false
+	}
+	return m[1:], true
+}
+
+// canonicalID reports whether s is an id as the store issues them.
+func canonicalID(s string) bool {
+	if s == "" || len(s) > 19 || s[0] == '0' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
+}
+
+// lessID orders ids as numbers.
+func lessID(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+func sortIDs(ids []string) { sort.Slice(ids, func(i, j int) bool { return lessID(ids[i], ids[j]) }) }
+
+// record is an article's record (lib.lua RECORD):
+// "<up> <down> <posted> <weight> <orders> <#poster> <#title>:<poster><title><link>".
+type record struct {
+	Up, Down, Posted    int64
+	Weight, Orders      string // as the record holds them: "432.0", "top,hot"
+	Poster, Title, Link string
+}
+
+var errMalformed = errors.New("malformed record")
+
+func parseRecord(s string) (record, error) {
+	var f [7]string
+	rest := s
+	for i := range f {
+		sep := byte(' ')
+		if i == 6 {
+			sep = ':'
+		}
+		j := strings.IndexByte(rest, sep)
+		if j < 0 {
+			return record{}, errMalformed
+		}
+		f[i], rest = rest[:j], rest[j+1:]
+	}
+	var n [5]int64
+	for i, at := range [...]int{0, 1, 2, 5, 6} {
+		v, err := strconv.ParseInt(f[at], 10, 64)
+		if err != nil || v < 0 && at != 2 {
+			return record{}, fmt.Errorf("%w: field %d %q", errMalformed, at+1, f[at])
+		}
+		n[i] = v
+	}
+	if _, err := strconv.ParseFloat(f[3], 64); err != nil {
+		return record{}, fmt.Errorf("%w: weight %q", errMalformed, f[3])
+	}
+	np, nt := n[3], n[4]
+	if np > int64(len(rest)) || nt > int64(len(rest))-np {
+		return record{}, fmt.Errorf("%w: lengths past its end", errMalformed)
+	}
+	return record{Up: n[0], Down: n[1], Posted: n[2], Weight: f[3], Orders: f[4],
+		Poster: rest[:np], Title: rest[np : np+nt], Link: rest[np+nt:]}, nil
+}
+
+func (r record) String() string {
+	return fmt.Sprintf("%010d %010d %d %s %s %d %d:%s%s%s", r.Up, r.Down, r.Posted, r.Weight, r.Orders,
+		len(r.Poster), len(r.Title), r.Poster, r.Title, r.Link)
+}
+
+// orderList is the record's orders as a list (never nil).
+func (r record) orderList() []string {
+	if r.Orders == "" {
+		return []string{}
+	}
+	return strings.Split(r.Orders, ",")
+}
+
+func (r record) has(order string) bool {
+	return strings.Contains(","+r.Orders+",", ","+order+",")
+}
+
+// weightValue is the record's weight as a number.
+func (r record) weightValue() float64 { w, _ := strconv.ParseFloat(r.Weight, 64); return w }
+
+// formatWeight writes a weight as the package does: plain decimals, and
+// always a point ("432.0").
+func formatWeight(w float64) string {
+	s := strconv.FormatFloat(w, 'f', -1, 64)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// value is the article's value in an ordering (lib.lua value, order.go).
+// score, time and top are exact; hot, best and controversial may differ
+// from the server's Lua in the last bits, so check compares them with
+// sameValue.
+func (r record) value(ordering string) float64 {
+	up, down := float64(r.Up), float64(r.Down)
+	s := up - down
+	switch ordering {
+	case "score":
+		return float64(r.Posted) + float64(r.weightValue()*s)
+	case "top":
+		return s
+	case "hot":
+		sign := 0.0
+		if s > 0 {
+			sign = 1
+		} else if s < 0 {
+			sign = -1
+		}
+		return sign*math.Log10(math.Max(math.Abs(s), 1)) + float64(r.Posted-1134028003)/45000
+	case "best":
+		n := up + down
+		if n == 0 {
+			return 0
+		}
+		z := 1.281551565545
+		p := up / n
+		return (p + z*z/(2*n) - z*math.Sqrt((p*(1-p)+z*z/(4*n))/n)) / (1 + z*z/n)
+	case "controversial":
+		if up <= 0 || down <= 0 {
+			return 0
+		}
+		b := down / up
+		if up < down {
+			b = up / down
+		}
+		return math.Pow(up+down, b)
+	}
+	return float64(r.Posted)
+}
+
+func sameValue(ordering string, a, b float64) bool {
+	switch ordering {
+	case "score", "time", "top":
+		return a == b
+	}
+	return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(a))
+}
+
+// buckets are the TopSince bucket keys of a post time.
+func (l layout) buckets(posted int64) []string {
+	var out []string
+	for _, size := range bucketSizes {
+		n := int64(math.Floor(float64(posted) / float64(size)))
+		out = append(out, l.tag+famTop+strconv.FormatInt(size, 10)+":"+strconv.FormatInt(n, 10))
+	}
+	return out
+}
+
+// meta is the voter record's "" field (lib.lua VOTE_META):
+// "<up> <down> <groups> <posted> <closes> <weight> <orders>".
+type meta struct {
+	Up, Down, Groups, Posted, Closes int64
+	Weight, Orders                   string
+}
+
+func parseMeta(s string) (meta, error) {
+	f := strings.Split(s, " ")
+	if len(f) != 7 {
+		return meta{}, fmt.Errorf("malformed voter record field \"\": %q", s)
+	}
+	var n [5]int64
+	for i := range n {
+		v, err := strconv.ParseInt(f[i], 10, 64)
+		if err != nil {
+			return meta{}, fmt.Errorf("malformed voter record field \"\": %q", s)
+		}
+		n[i] = v
+	}
+	return meta{Up: n[0], Down: n[1], Groups: n[2], Posted: n[3], Closes: n[4], Weight: f[5], Orders: f[6]}, nil
+}
+
+// cacheKey splits a cache's name ("<ordering>:<group>").
+func splitCache(name string) (ordering, group string, ok bool) {
+	return strings.Cut(name, ":")
+}
+
+// putScript writes one article and everything derived from it in one
+// call: its record (or, with an empty record argument, only its counts,
+// for a repair), its orderings and TopSince buckets with values worked
+// out by lib.lua's formulas on the server, its groups (both ways) and,
+// while voting is open, its voter record's "" field and expiry. Voters
+// are written before it (putVoters); the fields it writes are those
+// lib.lua writes, so the store's own scripts take the article as theirs.
+//
+// KEYS[1]: the score ordering (the store's slot). ARGV: tag, id, up,
+// down, posted, weight, orders, record (” to keep it), closes (”
+// for voting closed, or to keep the voter record's as it is), expire-at
+// ms, groups (newline-joined, or "\n-" to leave them).
+// Reply: 1, or 0 when the record is missing (a repair of a deleted one).
+var putScript = redis.NewScript(1, `
+local tag, id = ARGV[1], ARGV[2]
+local up, down, posted, weight, orders = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
+local rec, closes, expireAt, groups = ARGV[8], ARGV[9], ARGV[10], ARGV[11]
+local m = string.char(96 + #id) .. id
+local articleKey, votedKey, groupsKey = tag .. 'article:' .. id, tag .. 'voted:' .. id, tag .. 'groups:' .. id
+local counts = string.format('%010d %010d', up, down)
+if rec ~= '' then
+  redis.call('SET', articleKey, rec)
+elseif redis.call('EXISTS', articleKey) == 0 then
+  return 0
+else
+  redis.call('SETRANGE', articleKey, 0, counts)
+end
+local function num(x)
+  if x == math.floor(x) and x > -1e15 and x < 1e15 then return string.format('%d', x) end
+  return string.format('%.17g', x)
+end
+local function value(o, p, w)
+  local s = up - down
+  if o == 'score' then return p + w * s
+  elseif o == 'top' then return s
+  elseif o == 'hot' then
+    local sign = 0
+    if s > 0 then sign = 1 elseif s < 0 then sign = -1 end
+    return sign * math.log10(math.max(math.abs(s), 1)) + (p - 1134028003) / 45000
+  elseif o == 'best' then
+    local n = up + down
+    if n == 0 then return 0 end
+    local z = 1.281551565545
+    local q = up / n
+    return (q + z * z / (2 * n) - z * math.sqrt((q * (1 - q) + z * z / (4 * n)) / n)) / (1 + z * z / n)
+  elseif o == 'controversial' then
+    if up <= 0 or down <= 0 then return 0 end
+    local b = down / up
+    if up < down then b = up / down end
+    return (up + down) ^ b
+  end
+  return p
+end
+local function has(o) return string.find(',' .. orders .. ',', ',' .. o .. ',', 1, true) ~= nil end
+local p, w = tonumber(posted), tonumber(weight)
+redis.call('ZADD', tag .. 'by:score', num(value('score', p, w)), m)
+redis.call('ZADD', tag .. 'by:time', posted, m)
+for _, o in ipairs({'top', 'hot', 'best', 'controversial'}) do
+  if has(o) then redis.call('ZADD', tag .. 'by:' .. o, num(value(o, p, w)), m) end
+end
+if has('top') then
+  for _, size in ipairs({600, 86400, 2592000}) do
+    redis.call('ZADD', tag .. 'top:' .. size .. ':' .. math.floor(p / size), num(value('top', p, w)), m)
+  end
+end
+if groups ~= '\n-' then
+  for g in string.gmatch(groups, '[^\n]+') do
+    redis.call('SADD', tag .. 'group:' .. g, m)
+    redis.call('SADD', groupsKey, g)
+  end
+end
+local n = redis.call('SCARD', groupsKey)
+if closes ~= '' then
+  redis.call('HSET', votedKey, '', counts .. ' ' .. table.concat({n, posted, closes, weight, orders}, ' '))
+  redis.call('PEXPIREAT', votedKey, expireAt)
+else
+  local old = redis.call('HGET', votedKey, '')
+  if old then
+    local _, _, _, op, oc, ow, oo = string.match(old, '^(%d+) (%d+) (%d+) (%S+) (%S+) (%S+) (%S*)$')
+    if oc then
+      redis.call('HSET', votedKey, '', counts .. ' ' .. table.concat({n, op, oc, ow, oo}, ' '))
+    end
+  end
+end
+return 1
+`)
+
+// putArgs are putScript's arguments for article id.
+func (l layout) putArgs(id string, r record, writeRecord bool, closes, expireAtMs int64, groups []string, keepGroups bool) []interface{} {
+	rec, cl, g := "", "", strings.Join(groups, "\n")
+	if writeRecord {
+		rec = r.String()
+	}
+	if closes > 0 {
+		cl = strconv.FormatInt(closes, 10)
+	}
+	if keepGroups {
+		g = "\n-"
+	}
+	return []interface{}{l.ordering("score"), l.tag, id, r.Up, r.Down, r.Posted, r.Weight, r.Orders, rec, cl, expireAtMs, g}
+}

@@ -1,0 +1,198 @@
+// Command votectl is the operator's tool of a voting store: it inspects,
+// checks and repairs, exports and imports a store, imports the layout of
+// "Redis in Action", and lists the store's Functions libraries.
+//
+//	votectl -redis ADDR -prefix PREFIX info
+//	votectl -redis ADDR -prefix PREFIX article ID
+//	votectl -redis ADDR -prefix PREFIX user NAME
+//	votectl -redis ADDR -prefix PREFIX check [-repair] [-karma UP,DOWN] [-vote-cost UP,DOWN]
+//	votectl -redis ADDR -prefix PREFIX export > backup.jsonl
+//	votectl -redis ADDR -prefix PREFIX import [-resume] < backup.jsonl
+//	votectl -redis ADDR -prefix PREFIX import-book [-book-prefix P]
+//	votectl -redis ADDR -prefix PREFIX options
+//	votectl -redis ADDR functions [-prune]
+//
+// -redis takes host:port or a redis:// URL (default localhost:6379).
+// Exit status: 0 ok, 1 check found problems, 2 bad input, usage or a
+// Redis error, with one line on stderr saying which. Work over the whole
+// store runs in bounded steps (no command reads more than a few hundred
+// entries) and shows its progress on stderr when stderr is a terminal
+// (-quiet turns it off). The README's "votectl" section shows the output.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitProblems = 1
+	exitError    = 2
+)
+
+// errProblems is returned by check when an invariant breaks: exit 1.
+var errProblems = errors.New("problems found")
+
+// usageError is bad input: exit 2, with the message.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...interface{}) error {
+	return usageError{fmt.Sprintf(format, args...)}
+}
+
+// env is what every command gets.
+type env struct {
+	ctx    context.Context
+	pool   *redis.Pool
+	l      layout
+	prefix string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	quiet  bool
+	tty    bool // stderr is a terminal: progress bars
+	now    func() time.Time
+}
+
+const usage = `usage: votectl [-redis ADDR] [-prefix PREFIX] [-quiet] COMMAND [ARGS]
+
+commands:
+  info                      layout, options, counts and memory per key family
+  article ID                one article as JSON: fields, groups, open voters
+  user NAME                 karma, submitted and upvoted pages as JSON
+  check [-repair]           the store's invariants; exit 1 when any breaks
+  export                    the whole store as JSON lines on stdout
+  import [-resume]          JSON lines from stdin into an empty store
+  import-book [-book-prefix P]  the book's layout on the same server into an empty store
+  options                   the shared options the store's data shows
+  functions [-prune]        the voting Functions libraries on the server
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, isTerminal(os.Stderr))
+	stop()
+	os.Exit(code)
+}
+
+// run runs votectl with args and returns its exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int {
+	fs := flag.NewFlagSet("votectl", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	addr := fs.String("redis", "localhost:6379", "the Redis at `addr` (host:port or redis:// URL)")
+	prefix := fs.String("prefix", voting.DefaultKeyPrefix, "the store's key `prefix`")
+	quiet := fs.Bool("quiet", false, "no progress on stderr")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return exitError
+	}
+	if *prefix == "" || len(*prefix) > voting.MaxPrefixLen || strings.ContainsAny(*prefix, "{}") {
+		fmt.Fprintf(stderr, "votectl: bad -prefix %q: non-empty, at most %d bytes, no braces\n", *prefix, voting.MaxPrefixLen)
+		return exitError
+	}
+	e := &env{ctx: ctx, prefix: *prefix, l: newLayout(*prefix), stdin: stdin, stdout: stdout, stderr: stderr,
+		quiet: *quiet, tty: tty && !*quiet, now: time.Now}
+	a := *addr
+	e.pool = &redis.Pool{MaxIdle: 2, IdleTimeout: time.Minute, DialContext: func(ctx context.Context) (redis.Conn, error) {
+		opts := []redis.DialOption{redis.DialConnectTimeout(5 * time.Second),
+			redis.DialReadTimeout(30 * time.Second), redis.DialWriteTimeout(30 * time.Second)}
+		if strings.Contains(a, "://") {
+			return redis.DialURLContext(ctx, a, opts...)
+		}
+		return redis.DialContext(ctx, "tcp", a, opts...)
+	}}
+	defer e.pool.Close()
+	err := dispatch(e, fs.Arg(0), fs.Args()[1:])
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, errProblems):
+		return exitProblems
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		fmt.Fprintln(stderr, "votectl:", u.msg)
+	} else {
+		fmt.Fprintln(stderr, "votectl:", redact(err.Error(), a))
+	}
+	return exitError
+}
+
+func dispatch(e *env, cmd string, args []string) error {
+	switch cmd {
+	case "info":
+		return cmdInfo(e, args)
+	case "article":
+		return cmdArticle(e, args)
+	case "user":
+		return cmdUser(e, args)
+	case "check":
+		return cmdCheck(e, args)
+	case "export":
+		return cmdExport(e, args)
+	case "import":
+		return cmdImport(e, args)
+	case "import-book":
+		return cmdImportBook(e, args)
+	case "options":
+		return cmdOptions(e, args)
+	case "functions":
+		return cmdFunctions(e, args)
+	}
+	return usagef("unknown command %q (commands: info, article, user, check, export, import, import-book, options, functions)", cmd)
+}
+
+// subFlags parses a command's own flags; n is the number of positional
+// arguments it takes.
+func subFlags(e *env, name string, args []string, n int, define func(fs *flag.FlagSet)) (*flag.FlagSet, error) {
+	fs := flag.NewFlagSet("votectl "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if define != nil {
+		define(fs)
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, usagef("%s: %v", name, err)
+	}
+	if fs.NArg() != n {
+		return nil, usagef("%s takes %d argument(s), got %d: %q", name, n, fs.NArg(), fs.Args())
+	}
+	return fs, nil
+}
+
+// redact hides the password of a redis:// URL in a message.
+func redact(msg, addr string) string {
+	if i, j := strings.Index(addr, "://"), strings.LastIndex(addr, "@"); i >= 0 && j > i {
+		return strings.ReplaceAll(msg, addr, addr[:i+3]+"...@"+addr[j+1:])
+	}
+	return msg
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// store returns a Store of the package on e's prefix, for the reads the
+// API has.
+func (e *env) store(opts ...voting.Option) (*voting.Store, error) {
+	return voting.New(e.pool, append([]voting.Option{voting.WithKeyPrefix(e.prefix)}, opts...)...)
+}

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/redistest"
+)
+
+// backends runs fn on miniredis and on a redis-server of the test's own.
+func backends(t *testing.T, fn func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error))) {
+	t.Run("miniredis", func(t *testing.T) {
+		mr := miniredis.RunT(t)
+		// miniredis keeps TTLs as durations from its clock: a fixed clock
+		// makes PEXPIRETIME exact, as on Redis.
+		mr.SetTime(time.Now())
+		fn(t, mr.Addr(), dialDo(t, mr.Addr()))
+	})
+	t.Run("redis", func(t *testing.T) {
+		srv := redistest.Start(t)
+		fn(t, srv.Addr, srv.Do)
+	})
+}
+
+func dialDo(t *testing.T, addr string) func(string, ...interface{}) (interface{}, error) {
+	return func(cmd string, args ...interface{}) (interface{}, error) {
+		c, err := redis.Dial("tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		return c.Do(cmd, args...)
+	}
+}
+
+func pool(addr string) *redis.Pool {
+	return &redis.Pool{MaxIdle: 4, Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
+}
+
+// votectl runs the command and returns its exit status, stdout and stderr.
+func votectl(t *testing.T, addr, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"-redis", addr, "-quiet"}, args...), strings.NewReader(stdin), &out, &errb, false)
+	return code, out.String(), errb.String()
+}
+
+// fullOptions is a store with every option on.
+func fullOptions(prefix string) []voting.Option {
+	return []voting.Option{voting.WithKeyPrefix(prefix), voting.WithOrders(voting.Top, voting.Hot, voting.Best, voting.Controversial),
+		voting.WithKarma(1, -1), voting.WithVoteCost(1, 2), voting.WithUserPages(), voting.WithUniqueLinks(),
+		voting.WithVoteLimit(100, time.Hour), voting.WithPostInterval(time.Millisecond), voting.WithRepostAfter(time.Hour)}
+}
+
+// fill posts, votes and groups a store with every option on; two
+// articles are closed (posted over a week ago).
+func fill(t *testing.T, addr, prefix string) *voting.Store {
+	t.Helper()
+	ctx := context.Background()
+	now := time.Now()
+	clock := func() time.Time { return now }
+	st, err := voting.New(pool(addr), append(fullOptions(prefix), voting.WithClock(func() time.Time { return clock() }))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	users := []string{"alice", "bob", "carol", "dave"}
+	var ids []string
+	for i := 0; i < 12; i++ {
+		now = now.Add(time.Second)
+		a, err := st.Post(ctx, users[i%4], "title "+strings.Repeat("x", i), "https://example.com/"+string(rune('a'+i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, a.ID)
+	}
+	for i, id := range ids {
+		for j, u := range users {
+			v := voting.Upvote
+			if (i+j)%3 == 0 {
+				v = voting.Downvote
+			}
+			if (i+j)%5 == 0 {
+				continue
+			}
+			if _, err := st.Vote(ctx, u, id, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := st.AddToGroups(ctx, ids[0], "redis", "go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddToGroups(ctx, ids[3], "redis"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.GroupArticles(ctx, "redis", voting.ScoreDesc, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Delete(ctx, ids[5]); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		fill(t, addr, "src")
+		code, out1, errs := votectl(t, addr, "", "-prefix", "src", "export")
+		if code != 0 {
+			t.Fatalf("export: %d %s", code, errs)
+		}
+		if code, _, errs := votectl(t, addr, out1, "-prefix", "dst", "import"); code != 0 {
+			t.Fatalf("import: %d %s", code, errs)
+		}
+		code, out2, errs := votectl(t, addr, "", "-prefix", "dst", "export")
+		if code != 0 {
+			t.Fatalf("export 2: %d %s", code, errs)
+		}
+		if out1 != out2 {
+			t.Errorf("second export differs:\n%s\n----\n%s", out1, out2)
+		}
+		for _, p := range []string{"src", "dst"} {
+			if code, out, errs := votectl(t, addr, "", "-prefix", p, "check"); code != 0 {
+				t.Errorf("check %s: %d\n%s%s", p, code, out, errs)
+			}
+		}
+		if code, _, errs := votectl(t, addr, out1, "-prefix", "dst", "import"); code != 2 || !strings.Contains(errs, "not empty") {
+			t.Errorf("import into a non-empty store: %d %s", code, errs)
+		}
+	})
+}
