@@ -54,12 +54,9 @@ func cmdCheck(e *env, args []string) error {
 	}); err != nil {
 		return err
 	}
-	inv, err := e.scan()
+	inv, err := e.scanStore()
 	if err != nil {
 		return err
-	}
-	if inv.n == 0 {
-		return usagef("no store under prefix %q (no key matches %s)", e.prefix, e.l.pattern())
 	}
 	c := &checker{e: e, inv: inv, recs: map[string]record{}, reput: map[string][2]int64{},
 		zrem: map[string][]string{}, sremG: map[string][]string{}, saddG: map[string][]string{}}

@@ -103,12 +103,9 @@ func cmdExport(e *env, args []string) error {
 	if _, err := subFlags(e, "export", args, 0, nil); err != nil {
 		return err
 	}
-	inv, err := e.scan()
+	inv, err := e.scanStore()
 	if err != nil {
 		return err
-	}
-	if inv.n == 0 {
-		return usagef("no store under prefix %q (no key matches %s)", e.prefix, e.l.pattern())
 	}
 	if len(inv.names(famOther)) > 0 && inv.has(famOther, importMarker) {
 		return usagef("the store holds an unfinished import (%s): finish it with import -resume first", e.l.marker())

@@ -57,12 +57,9 @@ func cmdInfo(e *env, args []string) error {
 	if _, err := subFlags(e, "info", args, 0, nil); err != nil {
 		return err
 	}
-	inv, err := e.scan()
+	inv, err := e.scanStore()
 	if err != nil {
 		return err
-	}
-	if inv.n == 0 {
-		return usagef("no store under prefix %q (no key matches %s)", e.prefix, e.l.pattern())
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "store %q: %d keys\n", e.prefix, inv.n)
@@ -149,12 +146,9 @@ func cmdOptions(e *env, args []string) error {
 		}
 		return err
 	}
-	inv, err := e.scan()
+	inv, err := e.scanStore()
 	if err != nil {
 		return err
-	}
-	if inv.n == 0 {
-		return usagef("no store under prefix %q (no key matches %s)", e.prefix, e.l.pattern())
 	}
 	o := e.shownOptions(inv)
 	out := map[string]interface{}{"source": "data", "orders": o.orders, "karma": o.karma,

@@ -90,6 +90,16 @@ func (inv *inventory) ids(fam string) []string {
 	return out
 }
 
+// scanStore is scan for the commands that read a store: one without
+// any key is a usage error, as a prefix mistyped.
+func (e *env) scanStore() (*inventory, error) {
+	inv, err := e.scan()
+	if err == nil && inv.n == 0 {
+		return nil, usagef("no store under prefix %q (no key matches %s)", e.prefix, e.l.pattern())
+	}
+	return inv, err
+}
+
 // scan lists every key of the store, SCAN COUNT step at a time.
 func (e *env) scan() (*inventory, error) {
 	inv := &inventory{keys: map[string][]string{}}
