@@ -28,6 +28,9 @@ import (
 // nil Err are applied on the primary, and not known to be on the
 // replicas.
 func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "VoteBatch", Count: len(ballots)}, func(ctx context.Context) ([]BallotResult, error) { return s.VoteBatch(ctx, ballots) })
+	}
 	const op = "vote batch"
 	if err := checkBatch(len(ballots), "ballots"); err != nil {
 		return nil, opErr(op, err)
@@ -93,6 +96,7 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 	if err != nil {
 		return nil, err
 	}
+	c = s.counted(ctx, c)
 	defer c.Close()
 	if err := ctx.Err(); err != nil {
 		return nil, err

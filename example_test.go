@@ -1100,3 +1100,51 @@ func ExampleWithWaitReplicas() {
 	// Output:
 	// applied on the primary only: +2 (voting: vote: not replicated: 0 of 1 replicas acknowledged within 50ms)
 }
+
+// A hook sees every call of the store: here, a log line per call, with
+// its operation, what identifies it, its round trips and its error. Hooks
+// run in the order given, the first outermost; votingotel's Tracing and
+// Metrics are hooks too.
+func ExampleWithHook() {
+	logCalls := voting.HookFunc(func(ctx context.Context, call *voting.Call, next func(ctx context.Context) error) error {
+		err := next(ctx)
+		line := call.Op
+		if call.HasOrder {
+			line += " order=" + call.Order.String()
+		}
+		if call.HasPage {
+			line += fmt.Sprintf(" page=%d", call.Page)
+		}
+		if call.Count > 0 {
+			line += fmt.Sprintf(" count=%d", call.Count)
+		}
+		fmt.Printf("%s round_trips=%d err=%v\n", line, call.RoundTrips, err != nil)
+		return err
+	})
+	store, done := exampleStore(nil, voting.WithHook(logCalls))
+	defer done()
+
+	ctx := context.Background()
+	a, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
+	if err != nil {
+		log.Fatal(err)
+	}
+	ballots := []voting.Ballot{{User: "bob", ID: a.ID, Vote: voting.Upvote}, {User: "carol", ID: a.ID, Vote: voting.Downvote}}
+	if _, err := store.VoteBatch(ctx, ballots); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := store.Articles(ctx, voting.Hot, 1); !errors.Is(err, voting.ErrInvalidArgument) {
+		log.Fatal(err) // Hot is not enabled
+	}
+	if _, err := store.Articles(ctx, voting.ScoreDesc, 1); err != nil {
+		log.Fatal(err)
+	}
+	// Each script's first call loads it: miniredis has no Functions
+	// (FCALL refused, then EVALSHA, NOSCRIPT, then EVAL); later calls take
+	// one round trip. A refused call takes none.
+	// Output:
+	// Post round_trips=3 err=false
+	// VoteBatch count=2 round_trips=1 err=false
+	// Articles order=hot page=1 round_trips=0 err=true
+	// Articles order=score-desc page=1 round_trips=2 err=false
+}

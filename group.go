@@ -16,6 +16,9 @@ import (
 // the groups the article joins (at most MaxArticleGroups), not the names
 // given, up to [MaxBatch].
 func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "AddToGroups", Count: len(groups)}, func(ctx context.Context) error { return s.AddToGroups(ctx, id, groups...) })
+	}
 	return s.changeGroups(ctx, "add to groups", groupAddScript, s.groupAddArgs, id, groups)
 }
 
@@ -25,6 +28,9 @@ func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) er
 // article gets [ErrNotFound]. As with AddToGroups, the work follows the
 // groups the article leaves, not the names given.
 func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...string) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "RemoveFromGroups", Count: len(groups)}, func(ctx context.Context) error { return s.RemoveFromGroups(ctx, id, groups...) })
+	}
 	return s.changeGroups(ctx, "remove from groups", groupRemoveScript, s.groupRemoveArgs, id, groups)
 }
 
@@ -69,6 +75,9 @@ func (s *Store) exists(ctx context.Context, op, id string) error {
 // Groups returns the groups the article is in, sorted. An unknown article
 // gets [ErrNotFound].
 func (s *Store) Groups(ctx context.Context, id string) ([]string, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Groups"}, func(ctx context.Context) ([]string, error) { return s.Groups(ctx, id) })
+	}
 	const op = "groups"
 	if !canonicalID(id) {
 		return nil, notFound(op, id)
@@ -119,6 +128,9 @@ func (s *Store) groups(ctx context.Context, op, id string) ([]string, error) {
 // the primary, one round trip more, when the replica reports less than
 // half of it left.
 func (s *Store) GroupArticles(ctx context.Context, group string, order Order, page int) ([]Article, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "GroupArticles", Group: group, Order: order, HasOrder: true, Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.GroupArticles(ctx, group, order, page) })
+	}
 	const op = "group articles"
 	if err := checkName("group name", group); err != nil {
 		return nil, opErr(op, err)
@@ -149,6 +161,9 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 // GroupCount returns the number of articles in group; an empty or unknown
 // group has none.
 func (s *Store) GroupCount(ctx context.Context, group string) (int64, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "GroupCount", Group: group}, func(ctx context.Context) (int64, error) { return s.GroupCount(ctx, group) })
+	}
 	const op = "group count"
 	if err := checkName("group name", group); err != nil {
 		return 0, opErr(op, err)

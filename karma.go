@@ -17,6 +17,9 @@ type UserKarma struct {
 // none. It reads what every store sharing the prefix has kept; a store
 // without WithKarma keeps none.
 func (s *Store) Karma(ctx context.Context, user string) (int64, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Karma"}, func(ctx context.Context) (int64, error) { return s.Karma(ctx, user) })
+	}
 	const op = "karma"
 	if err := checkName("user", user); err != nil {
 		return 0, opErr(op, err)
@@ -41,6 +44,9 @@ func (s *Store) Karma(ctx context.Context, user string) (int64, error) {
 // went back to 0 stays listed. A page past the end is empty; a page below
 // 1 gets [ErrInvalidArgument].
 func (s *Store) TopUsers(ctx context.Context, page int) ([]UserKarma, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "TopUsers", Page: page, HasPage: true}, func(ctx context.Context) ([]UserKarma, error) { return s.TopUsers(ctx, page) })
+	}
 	const op = "top users"
 	if page < 1 {
 		return nil, opErr(op, fmt.Errorf("%w: page %d is below 1", ErrInvalidArgument, page))

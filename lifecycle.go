@@ -18,6 +18,9 @@ import (
 // the count so far (that step's included) and an error wrapping
 // [ErrNotReplicated].
 func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Prune"}, func(ctx context.Context) (int, error) { return s.Prune(ctx, before) })
+	}
 	const op = "prune"
 	// The last whole second before before.
 	last := before.Unix()
@@ -54,6 +57,9 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 // after the first step not replicated with an error wrapping
 // [ErrNotReplicated]; call it again to go on.
 func (s *Store) Drop(ctx context.Context) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "Drop"}, func(ctx context.Context) error { return s.Drop(ctx) })
+	}
 	const op = "drop"
 	cursor := "0"
 	for {

@@ -35,6 +35,9 @@ type config struct {
 	rules       ruleConfig // karma and the rules (rules.go)
 
 	durability durabilityConfig // WithWaitReplicas, WithWaitAOF (durable.go)
+
+	hooks   []Hook // WithHook (hook.go)
+	nilHook bool   // WithHook was given nil
 }
 
 func defaultConfig() config {
@@ -156,6 +159,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: clock is nil", ErrInvalidArgument)
 	case c.hasReadPool && c.readPool == nil:
 		return fmt.Errorf("%w: read pool is nil", ErrInvalidArgument)
+	case c.nilHook:
+		return fmt.Errorf("%w: hook is nil", ErrInvalidArgument)
 	}
 	for _, o := range c.orders {
 		if !o.Valid() {

@@ -23,6 +23,9 @@ import (
 // Post would refuse gets that article and [ErrDuplicate], and the old one
 // is freed. A refused Edit changes nothing.
 func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Edit"}, func(ctx context.Context) (Article, error) { return s.Edit(ctx, id, user, title, link) })
+	}
 	const op = "edit"
 	if err := checkPost("user", user, title, link); err != nil {
 		return Article{}, opErr(op, err)

@@ -74,6 +74,8 @@ type Store struct {
 	// edge bounds the members of TopSince's edge bucket one call reads
 	// (edgeStep): tests shrink it, so that an edge takes many calls.
 	edge int
+
+	hooks []Hook // WithHook, the first given outermost (hook.go); nil for none
 }
 
 // New returns a Store that talks to Redis through pool. Without options it
@@ -101,6 +103,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		enabled:     map[Order]bool{},
 		uniqueLinks: c.uniqueLinks,
 		readPool:    c.readPool,
+		hooks:       c.hooks,
 	}
 	s.walk, s.step, s.edge = walkStep, buildStep, edgeStep
 	s.votePrefixes = s.keys.votePrefixes()

@@ -19,6 +19,9 @@ import (
 // page past the end is empty. A store without WithUserPages, a bad user
 // name or a page below 1 gets [ErrInvalidArgument].
 func (s *Store) Submitted(ctx context.Context, user string, page int) ([]Article, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Submitted", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.Submitted(ctx, user, page) })
+	}
 	return s.userPage(ctx, "submitted", s.keys.submittedKey(user), user, page)
 }
 
@@ -36,6 +39,9 @@ func (s *Store) Submitted(ctx context.Context, user string, page int) ([]Article
 // walks past, so it may write; it walks at most MaxUserPageEntries
 // entries.
 func (s *Store) Upvoted(ctx context.Context, user string, page int) ([]Article, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Upvoted", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.Upvoted(ctx, user, page) })
+	}
 	return s.userPage(ctx, "upvoted", s.keys.upvotedKey(user), user, page)
 }
 

@@ -30,6 +30,7 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 	if err != nil {
 		return nil, err
 	}
+	c = s.counted(ctx, c)
 	defer c.Close()
 	return s.exec(ctx, c, sc, replica, keysAndArgs)
 }
@@ -47,6 +48,9 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 // A Post whose reply is lost may or may not have posted; without
 // WithUniqueLinks a retry may post the article twice.
 func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Post"}, func(ctx context.Context) (Article, error) { return s.Post(ctx, poster, title, link) })
+	}
 	const op = "post"
 	if err := checkPost("poster", poster, title, link); err != nil {
 		return Article{}, opErr(op, err)
@@ -82,6 +86,9 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 // Article returns the article with the given id, or an error wrapping
 // ErrNotFound.
 func (s *Store) Article(ctx context.Context, id string) (Article, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Article"}, func(ctx context.Context) (Article, error) { return s.Article(ctx, id) })
+	}
 	const op = "article"
 	if !canonicalID(id) {
 		return Article{}, notFound(op, id)
@@ -100,6 +107,9 @@ func (s *Store) Article(ctx context.Context, id string) (Article, error) {
 // ids, in one round trip, skipping ids that name no article (never
 // posted, deleted, or malformed). At most [MaxBatch] ids.
 func (s *Store) ArticlesByID(ctx context.Context, ids []string) ([]Article, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "ArticlesByID", Count: len(ids)}, func(ctx context.Context) ([]Article, error) { return s.ArticlesByID(ctx, ids) })
+	}
 	const op = "articles by id"
 	if err := checkBatch(len(ids), "ids"); err != nil {
 		return nil, opErr(op, err)
@@ -155,6 +165,9 @@ func (s *Store) readRows(ctx context.Context, op string, sc script, args []inter
 // A page below 1, an unknown Order or one the store has not enabled
 // ([WithOrders]) gets [ErrInvalidArgument].
 func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Articles", Order: order, HasOrder: true, Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.Articles(ctx, order, page) })
+	}
 	const op = "articles"
 	start, stop, err := s.pageRange(order, page, maxRank)
 	if err != nil {
@@ -186,6 +199,9 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 // step runs, so an article voted past them meanwhile may be missing from
 // the page, which is otherwise read, ranked and filled at the last step.
 func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Article, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "TopSince", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.TopSince(ctx, d, page) })
+	}
 	const op = "top since"
 	if d <= 0 {
 		return nil, opErr(op, fmt.Errorf("%w: period %v is not positive", ErrInvalidArgument, d))
@@ -313,6 +329,9 @@ func (s *Store) pageRange(order Order, page int, depth int64) (start, stop int64
 
 // Count returns the number of articles of the store.
 func (s *Store) Count(ctx context.Context) (int64, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Count"}, func(ctx context.Context) (int64, error) { return s.Count(ctx) })
+	}
 	return s.count(ctx, "count", s.keys.orderingKey("time"), "zset")
 }
 
@@ -344,6 +363,9 @@ func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) 
 // [WithWaitReplicas], a vote applied but not known to be on the replicas
 // returns its VoteResult and an error wrapping [ErrNotReplicated].
 func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResult, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Vote"}, func(ctx context.Context) (VoteResult, error) { return s.Vote(ctx, user, id, v) })
+	}
 	const op = "vote"
 	if err := checkBallot(user, id, v); err != nil {
 		return VoteResult{}, opErr(op, err)
@@ -380,6 +402,9 @@ func checkBallot(user, id string, v VoteType) error {
 // holding anything but a vote (written by hand) gets an error that wraps
 // none of the sentinels, never an invalid VoteType.
 func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "VoteOf"}, func(ctx context.Context) (VoteType, error) { return s.VoteOf(ctx, user, id) })
+	}
 	const op = "vote of"
 	if err := checkName("user", user); err != nil {
 		return NoVote, opErr(op, err)
@@ -402,6 +427,9 @@ func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
 // none, no such article exists, or the voter record holds something other
 // than a vote (written by hand). At most [MaxBatch] ids.
 func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteType, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "VotesOf", Count: len(ids)}, func(ctx context.Context) ([]VoteType, error) { return s.VotesOf(ctx, user, ids) })
+	}
 	const op = "votes of"
 	if err := checkName("user", user); err != nil {
 		return nil, opErr(op, err)
@@ -455,6 +483,9 @@ func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]V
 // The karma its votes earned or cost ([WithKarma]) stays: taking it back
 // would need the article's voter list, which may be huge or expired.
 func (s *Store) Delete(ctx context.Context, id string) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "Delete"}, func(ctx context.Context) error { return s.Delete(ctx, id) })
+	}
 	const op = "delete"
 	if !canonicalID(id) {
 		return notFound(op, id)

@@ -1,5 +1,5 @@
 // Command newsapi is a small HTTP JSON service on the voting library,
-// with net/http alone (Go 1.22 method and path patterns).
+// on net/http (method and path patterns), with OpenTelemetry metrics.
 //
 //	POST   /articles                       {"poster":"alice","title":"...","link":"..."} -> 201
 //	GET    /articles?order=score&page=1    order: score, time, score-asc, time-asc, top, hot, best, controversial
@@ -35,7 +35,17 @@
 //
 // Usage:
 //
-//	go run ./examples/newsapi [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi] [-window 168h] [-unique-links]
+//	(cd examples/newsapi && go run . [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi] [-window 168h] [-unique-links])
+//
+// It is a module of its own, which needs Go 1.26 (votingotel's, as
+// OpenTelemetry's), so that the voting module keeps its dependencies.
+//
+// GET /metrics gives, in Prometheus's text format, the store's metrics
+// (votingotel.Metrics: voting_call_duration_seconds and
+// voting_call_round_trips_total, by operation) and the duration of the
+// requests the service served (http_server_request_duration_seconds, by
+// method, route and status code), through OpenTelemetry's Prometheus
+// exporter.
 //
 // By default it keeps its data in an embedded miniredis, which goes away
 // with the process. With -redis (host:port or a redis:// URL) it uses that
@@ -73,6 +83,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/votingotel"
 )
 
 func main() {
@@ -131,7 +142,7 @@ func (c config) storeOptions(pageSize int) []voting.Option {
 
 // serve serves the API on cfg.addr until ctx is done, then shuts down
 // gracefully. It calls ready with the server's URL once it listens.
-func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url string)) error {
+func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url string)) (err error) {
 	pool, where, closeRedis, err := dial(ctx, cfg.redis)
 	if err != nil {
 		return err
@@ -139,7 +150,17 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 	defer closeRedis()
 	defer pool.Close()
 	const pageSize = voting.DefaultPageSize
-	store, err := voting.New(pool, cfg.storeOptions(pageSize)...)
+	metrics, err := newTelemetry()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if serr := metrics.shutdown(context.Background()); err == nil {
+			err = serr
+		}
+	}()
+	opts := append(cfg.storeOptions(pageSize), votingotel.Metrics(votingotel.WithMeterProvider(metrics.provider)))
+	store, err := voting.New(pool, opts...)
 	if err != nil {
 		return err
 	}
@@ -148,8 +169,8 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 		return err
 	}
 	srv := &http.Server{
-		Handler: (&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages,
-			karma: cfg.rules.karma != nil}).routes(),
+		Handler: metrics.handler((&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages,
+			karma: cfg.rules.karma != nil}).routes()),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      10 * time.Second,

@@ -191,3 +191,33 @@ func request(t *testing.T, method, url, body string, want int) string {
 	}
 	return string(b)
 }
+
+// GET /metrics gives the store's metrics and the requests' durations in
+// Prometheus's text format.
+func TestServeMetrics(t *testing.T) {
+	base, shutdown := startServe(t, testConfig("", voting.DefaultVoteWindow))
+	defer shutdown()
+	location := request(t, "POST", base+"/articles", `{"poster":"alice","title":"measured"}`, http.StatusCreated)
+	request(t, "PUT", base+location+"/vote", `{"user":"bob","vote":"up"}`, http.StatusOK)
+	request(t, "GET", base+"/articles/999", "", http.StatusNotFound)
+	body := request(t, "GET", base+"/metrics", "", http.StatusOK)
+	for _, want := range []string{
+		`voting_call_duration_seconds_bucket{`,
+		`voting_operation="Post"`,
+		`voting_operation="Vote"`,
+		`error_type="not_found"`,
+		`voting_call_round_trips_total{`,
+		`http_server_request_duration_seconds_bucket{`,
+		`http_route="POST /articles"`,
+		`http_response_status_code="404"`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET /metrics lacks %s:\n%s", want, body)
+		}
+	}
+	for _, user := range []string{"alice", "bob", "measured"} {
+		if strings.Contains(body, user) {
+			t.Errorf("GET /metrics shows %q", user)
+		}
+	}
+}
