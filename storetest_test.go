@@ -31,7 +31,9 @@ func TestStoretestCoversStore(t *testing.T) {
 	var want []string
 	typ := reflect.TypeOf(&voting.Store{})
 	for i := 0; i < typ.NumMethod(); i++ {
-		if name := typ.Method(i).Name; name != "Drop" {
+		// Drop takes a round trip per SCAN step, Check several commands,
+		// Identity none: the suite's methods take one each.
+		if name := typ.Method(i).Name; name != "Drop" && name != "Check" && name != "Identity" {
 			want = append(want, name)
 		}
 	}

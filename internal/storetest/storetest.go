@@ -321,6 +321,8 @@ var methods = []struct {
 		_, err := s.Edit(ctx, id, "alice", "edited "+id, "https://example.com/edited/"+id)
 		return err
 	}},
+	{"Recorded", func(ctx context.Context, s *store, id string) error { _, _, err := s.Recorded(ctx); return err }},
+	{"Reconfigure", func(ctx context.Context, s *store, id string) error { _, err := s.Reconfigure(ctx); return err }},
 	{"Delete", func(ctx context.Context, s *store, id string) error { return s.Delete(ctx, id) }},
 	{"Prune", func(ctx context.Context, s *store, id string) error {
 		_, err := s.Prune(ctx, epoch.Add(-time.Hour))
@@ -329,7 +331,8 @@ var methods = []struct {
 }
 
 // MethodNames returns the names of the methods the suite calls, every
-// method of Store but Drop, for a test that keeps the list complete.
+// method of Store but Drop, Check (several commands) and Identity (none),
+// for a test that keeps the list complete.
 func MethodNames() []string {
 	var names []string
 	for _, m := range methods {
