@@ -106,7 +106,7 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 	var scripts [][]interface{} // EVAL's arguments, a script each
 	for i, step := 0, s.ballotsPerScript(); i < len(ballots); i += step {
 		chunk := ballots[i:min(i+step, len(ballots))]
-		head := []interface{}{voteBatchScript.source, voteBatchScript.keyCount + 1}
+		head := []interface{}{voteBatchScript.source, voteBatchScript.declared()}
 		scripts = append(scripts, s.fenced(head, voteBatchScript, s.voteBatchArgs(chunk, now, rules)))
 	}
 	pipelined := true

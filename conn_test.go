@@ -94,6 +94,7 @@ var methods = []method{
 		return err
 	}},
 	{"Drop", 0, false, func(ctx context.Context, s *Store, id string) error { return s.Drop(ctx) }}, // one per SCAN step
+	{"Reconfigure", 1, false, func(ctx context.Context, s *Store, id string) error { _, err := s.Reconfigure(ctx); return err }},
 	{"Submitted", 1, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Submitted(ctx, "alice", 1)
 		return err
@@ -110,13 +111,16 @@ func TestMethodsCoverStore(t *testing.T) {
 	for _, m := range methods {
 		listed[m.name] = true
 	}
+	// The methods that run no script: Check and Recorded send plain
+	// commands (identity_test.go, health_test.go), Identity none.
+	plain := map[string]bool{"Check": true, "Recorded": true, "Identity": true}
 	typ := reflect.TypeOf(&Store{})
 	for i := 0; i < typ.NumMethod(); i++ {
-		if name := typ.Method(i).Name; !listed[name] {
+		if name := typ.Method(i).Name; !listed[name] && !plain[name] {
 			t.Errorf("Store.%s is not in methods", name)
 		}
 	}
-	if len(listed) != typ.NumMethod() {
+	if len(listed)+len(plain) != typ.NumMethod() {
 		t.Errorf("methods lists %d names, Store has %d methods", len(listed), typ.NumMethod())
 	}
 }

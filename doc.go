@@ -159,6 +159,11 @@
 //	{voting}:seq                      string  the last issued article id
 //	{voting}:fence                    none    never written: every script declares it
 //	                                          ("Redis Cluster")
+//	{voting}:store                    string  the store's identity: "<layout> <option>...",
+//	                                          as "3 orders=top karma=1,-1" ("The store's
+//	                                          identity"); every script declares it too
+//	{voting}:backfill                 string  "<post time> <member>", where Reconfigure's
+//	                                          backfill of the links is, while it runs
 //	{voting}:by:score                 zset    member -> score
 //	{voting}:by:time                  zset    member -> post time (Unix seconds)
 //	{voting}:by:<order>               zset    member -> value, for top, hot, best, controversial
@@ -211,6 +216,76 @@
 // names are validated ([MaxNameLen] and the other limits), so no input can
 // reach a key outside the prefix or another article's, user's or group's
 // data.
+//
+// # The store's identity
+//
+// The key layout of this package is version [LayoutVersion] (3). Each
+// store records, at {prefix}:store, its layout and the options that
+// every process writing to it must share ([Identity]): WithOrders,
+// WithKarma, WithVoteCost, WithMinKarma, WithVoteLimit,
+// WithPostInterval, WithRepostAfter, WithEditWindow, WithUserPages and
+// WithUniqueLinks. Each decides what a write keeps (an ordering, karma,
+// a page, a link's claim) or refuses, so two processes that differ
+// build data that neither describes. The vote weight and window are not
+// shared: each article keeps those it was posted with, and every vote
+// on it uses them, whichever store counts it. The other options (page
+// size, group cache TTL, clock, read pool, waits) are each process's.
+//
+// The first Post into an empty store records the store's identity, in
+// its own script. From then on every script compares the record with
+// the store's identity, one GET before its own code: a write runs only
+// where they are equal, and a read where the layouts are; otherwise the
+// call returns an error wrapping [ErrIncompatible] that names the
+// difference ("karma 1,-1 here, off in the store", "layout 2, this
+// library reads 3") and changes nothing. A store with data (an id at
+// {prefix}:seq) and no record was written by a build before layouts
+// were recorded, whose articles were hashes: every call but Drop gets
+// ErrIncompatible. Drop removes a store whatever its identity, the
+// record last. The check costs a vote no measurable Redis time
+// (BENCHMARKS.md).
+//
+// [Store.Reconfigure] changes the recorded options to the store's own,
+// in one call: it records them, then brings existing data in line in
+// steps of one short script each, and can be interrupted and called
+// again. For each option, existing data:
+//
+//   - WithOrders added: the articles posted before keep the orders they
+//     were posted with (each article records them), so a new ordering
+//     lists the articles posted from the change on; removed: the
+//     articles that have it stay in its ordering, which votes keep
+//     exact, but stores without it do not read it.
+//   - WithKarma: karma counts the votes cast from the change on; the
+//     votes standing before it moved nothing, and cancelling one of
+//     them gives back what it never took. Turned off, the karma zset
+//     stays as it was. WithVoteCost and WithMinKarma likewise apply to
+//     votes from the change on.
+//   - WithUserPages: pages list the posts and upvotes from the change on;
+//     turned off, the pages stay until their articles go.
+//   - WithUniqueLinks turned on: Reconfigure indexes the links of the live
+//     articles, oldest first, 200 articles a step (the cursor at
+//     {prefix}:backfill): where live articles share a link, the oldest
+//     keeps it, and a link claimed for WithRepostAfter's span is claimed
+//     for good. Until it is done, a link of an article not yet indexed
+//     may be posted again. Turned off, the claims stay until their
+//     articles go; a store without the option does not read them.
+//   - WithVoteLimit, WithPostInterval, WithRepostAfter, WithEditWindow:
+//     the rules apply to calls from the change on.
+//
+// A rolling deploy that changes shared options:
+//
+//  1. Run Reconfigure once, from a store with the new options (votectl
+//     options, or a one-off program). From its first step, writes of the
+//     processes still running with the old options fail with
+//     ErrIncompatible (their reads run), and writes with the new options
+//     succeed.
+//  2. Restart the processes with the new options, one by one. Only the
+//     ones not yet restarted get write errors, and only until they are.
+//
+// To go back, run Reconfigure from a store with the old options. A new
+// layout (a later version of this package) is a migration, not a
+// Reconfigure: a store of another layout refuses every call of this one.
+// [Store.Check] reports the record against the store's own, with the
+// server's settings below.
 //
 // # Redis settings
 //
@@ -438,7 +513,9 @@
 //
 // Errors wrap one of [ErrNotFound], [ErrVotingClosed], [ErrInvalidVote],
 // [ErrInvalidArgument], [ErrDuplicate], [ErrNotAllowed],
-// [ErrRateLimited], [ErrTryAgain] and [ErrOutOfMemory], or the error of
+// [ErrRateLimited], [ErrTryAgain], [ErrOutOfMemory] and
+// [ErrIncompatible] (a store of other options or layout: "The store's
+// identity"), or the error of
 // the pool or connection; check them with errors.Is. ErrTryAgain and
 // ErrOutOfMemory are Redis's refusals of a whole call, before it runs: a
 // slot on the move, a cluster down, a server loading its data; a full

@@ -240,7 +240,7 @@ func init() {
 // *waitError.
 func (s *Store) execWait(ctx context.Context, c redis.Conn, sc script, keysAndArgs []interface{}) (interface{}, error) {
 	args := make([]interface{}, 0, 3+len(keysAndArgs))
-	args = append(args, *sc.function, sc.keyCount+1)
+	args = append(args, *sc.function, sc.declared())
 	args = s.fenced(args, sc, keysAndArgs)
 	if !s.funcs.off.Load() {
 		reply, err := s.roundTrip(ctx, c, false, "FCALL", args)

@@ -29,6 +29,7 @@ import (
 var writingMethods = map[string]bool{
 	"Post": true, "Vote": true, "VoteBatch": true, "AddToGroups": true,
 	"RemoveFromGroups": true, "Edit": true, "Delete": true, "Prune": true, "Drop": true,
+	"Reconfigure": true,
 }
 
 func TestWaitOptionsValidate(t *testing.T) {

@@ -59,6 +59,15 @@ var (
 	// calls that free memory (Delete, Prune, Drop, RemoveFromGroups) and
 	// the reads still run.
 	ErrOutOfMemory = errors.New("voting: out of memory")
+	// ErrIncompatible means the store's prefix holds a store this one
+	// must not write: its recorded key layout is another version, or the
+	// options every process writing to it must share ([Identity]) are
+	// not this store's. The error names the difference ("layout 2, this
+	// library reads 3", "karma off here, 1,-1 in the store"). The call
+	// changed nothing. Reads get it only for another layout, or a store
+	// with data and no recorded layout. [Store.Reconfigure] changes the
+	// recorded options (doc.go, "The store's identity").
+	ErrIncompatible = errors.New("voting: incompatible store")
 )
 
 // redisErrors are the errors of Redis's refusals that the store turns

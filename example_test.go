@@ -116,7 +116,7 @@ func ExampleNew() {
 	fmt.Println(mr.Keys())
 	// Output:
 	// posted article 1
-	// [{news}:article:1 {news}:by:score {news}:by:time {news}:seq {news}:voted:1]
+	// [{news}:article:1 {news}:by:score {news}:by:time {news}:seq {news}:store {news}:voted:1]
 }
 
 // On a Redis Cluster, all keys of a store are in the slot of its prefix.
@@ -732,7 +732,7 @@ func ExampleStore_Drop() {
 	// Output:
 	// 0 <nil>
 	// 1 <nil>
-	// [{voting}:article:1 {voting}:by:score {voting}:by:time {voting}:seq {voting}:voted:1]
+	// [{voting}:article:1 {voting}:by:score {voting}:by:time {voting}:seq {voting}:store {voting}:voted:1]
 }
 
 // A periodic Prune keeps memory flat: here, articles older than 180 days go.

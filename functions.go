@@ -87,10 +87,16 @@ func newLibrary(scripts []script) library {
 // that refuses it so (ErrTryAgain): no script of the store runs on a
 // slot that is moving, so none meets a key that has moved away or has
 // yet to arrive.
+//
+// After the fence comes the key of the store's record, and after the
+// arguments the store's identity (identity.go), which every script
+// checks, and takes off its arguments, before its own code (lib.lua
+// identity).
 func (s *Store) fenced(dst []interface{}, sc script, keysAndArgs []interface{}) []interface{} {
 	dst = append(dst, keysAndArgs[:sc.keyCount]...)
-	dst = append(dst, s.fence)
-	return append(dst, keysAndArgs[sc.keyCount:]...)
+	dst = append(dst, s.fence, s.recordKey)
+	dst = append(dst, keysAndArgs[sc.keyCount:]...)
+	return append(dst, s.identity)
 }
 
 // exec runs sc on c under ctx: as FCALL of its function, FCALL_RO when
@@ -104,7 +110,7 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool,
 		return s.execWait(ctx, c, sc, keysAndArgs)
 	}
 	args := make([]interface{}, 0, 3+len(keysAndArgs))
-	args = append(args, *sc.function, sc.keyCount+1)
+	args = append(args, *sc.function, sc.declared())
 	args = s.fenced(args, sc, keysAndArgs)
 	keysAndArgs = args[2:]
 	if s.funcs.off.Load() {
@@ -227,7 +233,7 @@ func init() {
 // read pool. A server without them gets errNeedsRedis7.
 func runRO(ctx context.Context, c redis.Conn, sc script, keysAndArgs []interface{}) (interface{}, error) {
 	args := make([]interface{}, 0, 2+len(keysAndArgs))
-	args = append(args, sc.Hash(), sc.keyCount+1)
+	args = append(args, sc.Hash(), sc.declared())
 	args = append(args, keysAndArgs...)
 	reply, err := do(ctx, c, "EVALSHA_RO", args)
 	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {

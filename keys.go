@@ -23,6 +23,12 @@ type keys struct {
 	// script, before it runs, while the store's hash slot moves between
 	// cluster nodes (doc.go, "Redis Cluster").
 	fence string
+	// record holds the store's identity: its key layout version and the
+	// options every process writing to it shares (identity.go); every
+	// script declares it after the fence and checks it. backfill holds
+	// the cursor of a Reconfigure that indexes the live links, while it
+	// runs.
+	record, backfill string
 	// The family prefixes to which a name is appended.
 	by, topBucket, article, voted, groupsOf, group, cache, link string
 	// A user's pages (WithUserPages): a user's name is appended.
@@ -37,6 +43,8 @@ func newKeys(prefix string) keys {
 		prefix:    prefix,
 		seq:       tag + "seq",
 		fence:     tag + "fence",
+		record:    tag + "store",
+		backfill:  tag + "backfill",
 		by:        tag + "by:",
 		topBucket: tag + "top:",
 		article:   tag + "article:",

@@ -68,6 +68,12 @@ func families(k keys, key string) []string {
 	if key == k.karma {
 		list = append(list, "karma")
 	}
+	if key == k.record {
+		list = append(list, "store")
+	}
+	if key == k.backfill {
+		list = append(list, "backfill")
+	}
 	for _, f := range []struct{ family, part string }{{"submitted", k.submitted}, {"upvoted", k.upvoted},
 		{"votelog", k.voteLog}, {"lastpost", k.lastPost}} {
 		if rest, ok := strings.CutPrefix(key, f.part); ok && checkName("user", rest) == nil {
@@ -172,6 +178,8 @@ func FuzzKeys(f *testing.F) {
 		add("top", k.topBucket+"600:3000000")
 		add("top", k.topBucket+"86400:-1")
 		add("karma", k.karma)
+		add("store", k.record)
+		add("backfill", k.backfill)
 
 		nameErr := checkName("group name", name)
 		if nameErr != nil && !errors.Is(nameErr, ErrInvalidArgument) {
@@ -223,7 +231,7 @@ func TestPattern(t *testing.T) {
 		{"back\\slash", "backslash"},
 		{"a]b\\", "a]b"},
 	}
-	wantFamilies := "[article by:score by:time by:top cache:score group groups link seq top voted]"
+	wantFamilies := "[article by:score by:time by:top cache:score group groups link seq store top voted]"
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		n := strconv.FormatInt(prefixSeq.Add(1), 10)
 		var stores []*Store

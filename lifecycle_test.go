@@ -280,14 +280,19 @@ func TestUniqueLinksOff(t *testing.T) {
 				t.Fatalf("a store without WithUniqueLinks wrote %s", key)
 			}
 		}
-		// Its links are not recorded, so a store with the option on the
-		// same prefix does not see them.
+		// A store with the option gets ErrIncompatible until the option
+		// is recorded; Reconfigure indexes the live links, the oldest
+		// article keeping a link two share.
 		u, err := New(s.pool, WithKeyPrefix(s.keys.prefix), WithClock(clock.Now), WithUniqueLinks())
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantPost(t, u, "https://example.com/x", "3", nil)
-		wantPost(t, u, "https://example.com/x", "3", ErrDuplicate)
+		wantPost(t, u, "https://example.com/x", "", ErrIncompatible)
+		if _, err := u.Reconfigure(ctx); err != nil {
+			t.Fatal(err)
+		}
+		wantPost(t, u, "https://example.com/x", "1", ErrDuplicate)
+		wantPost(t, s, "https://example.com/y", "", ErrIncompatible)
 	})
 }
 
@@ -409,7 +414,7 @@ func TestPrune(t *testing.T) {
 		prune(epoch.Add(time.Hour), n-61)
 		// What is left: the counter, and caches holding only a marker.
 		for _, key := range b.storeKeys(t, s) {
-			if key == s.keys.seq {
+			if key == s.keys.seq || key == s.keys.record {
 				continue
 			}
 			if !strings.HasPrefix(key, s.keys.cache) || fmt.Sprint(contents(t, b, key)) != "[# -inf]" {
@@ -451,7 +456,7 @@ func TestPruneExactSteps(t *testing.T) {
 		if got, err := s.Prune(ctx, clock.Now()); err != nil || got != 0 {
 			t.Fatalf("Prune of a stray member = %d, %v; want 0", got, err)
 		}
-		if keys := b.storeKeys(t, s); len(keys) != 1 || keys[0] != s.keys.seq {
+		if keys := b.storeKeys(t, s); len(keys) != 2 || keys[0] != s.keys.seq || keys[1] != s.keys.record {
 			t.Fatalf("keys left: %v", keys)
 		}
 	})

@@ -112,8 +112,9 @@ func WithClock(now func() time.Time) Option {
 // WithOrders enables the orders Top, Hot, Best and Controversial for the
 // articles the store posts: Post indexes them in each, every vote keeps
 // them exact, and Articles, GroupArticles (and, with Top, TopSince)
-// accept them. Each article keeps the orders it was posted with, so stores
-// sharing a prefix should enable the same ones. Without it a store keeps
+// accept them. Each article keeps the orders it was posted with. The
+// orders are shared options: stores of one prefix must enable the same
+// ones (doc.go, "The store's identity"), or get [ErrIncompatible]. Without it a store keeps
 // no extra keys and does no extra work per vote. ScoreDesc, ScoreAsc,
 // TimeDesc and TimeAsc are always enabled; values outside the Order
 // constants are rejected.
@@ -136,7 +137,8 @@ func WithUniqueLinks() Option {
 // included), each the latest [MaxUserPageEntries]. Post and every vote
 // that makes or unmakes an upvote keep them, in the same script. Stores
 // sharing a prefix should all have it or all not: a post or upvote made
-// by a store without it is not listed. Without it a store keeps no pages
+// by a store without it is not listed, so it is a shared option (doc.go,
+// "The store's identity"). Without it a store keeps no pages
 // and does no extra work per vote or post. Default off.
 func WithUserPages() Option {
 	return func(c *config) { c.userPages = true }

@@ -535,41 +535,51 @@ func TestOrdersPerArticle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := mustPost(t, with, "p", "with")
+		// The stores take turns on the prefix, each recording its options
+		// first (Reconfigure), as a rolling deploy would.
+		on := func(s *Store) *Store {
+			t.Helper()
+			if _, err := s.Reconfigure(ctx); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		a := mustPost(t, on(with), "p", "with")
 		clock.Add(time.Minute)
-		c := mustPost(t, without, "p", "without")
+		c := mustPost(t, on(without), "p", "without")
 		for _, s := range []*Store{with, without} {
+			s := on(s)
 			if err := s.AddToGroups(ctx, a.ID, "g"); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := with.AddToGroups(ctx, c.ID, "g"); err != nil {
+		if err := on(with).AddToGroups(ctx, c.ID, "g"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := with.GroupArticles(ctx, "g", Hot, 1); err != nil { // a cache for the votes to keep
+		if _, err := on(with).GroupArticles(ctx, "g", Hot, 1); err != nil { // a cache for the votes to keep
 			t.Fatal(err)
 		}
 		users := []string{"u1", "u2", "u3", "u4", "u5"}
 		for i, u := range users {
-			mustVote(t, without, u, a.ID, []VoteType{Upvote, Downvote}[i%2])
-			mustVote(t, with, u, c.ID, Downvote)
+			mustVote(t, on(without), u, a.ID, []VoteType{Upvote, Downvote}[i%2])
+			mustVote(t, on(with), u, c.ID, Downvote)
 		}
-		mustVote(t, without, "p", a.ID, Downvote)
-		got, err := with.Article(ctx, a.ID)
+		mustVote(t, on(without), "p", a.ID, Downvote)
+		got, err := on(with).Article(ctx, a.ID)
 		if err != nil || got.Upvotes != 3 || got.Downvotes != 3 {
 			t.Fatalf("article = %+v, %v", got, err)
 		}
-		checkStored(t, b, with, []Article{got}, DefaultVoteWeight, extraOrders)
-		cs, err := with.Article(ctx, c.ID)
+		checkStored(t, b, on(with), []Article{got}, DefaultVoteWeight, extraOrders)
+		cs, err := on(with).Article(ctx, c.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkStored(t, b, with, []Article{cs}, DefaultVoteWeight, nil)
+		checkStored(t, b, on(with), []Article{cs}, DefaultVoteWeight, nil)
 		for _, o := range extraOrders {
 			for _, group := range []bool{false, true} {
-				list, err := with.Articles(ctx, o, 1)
+				list, err := on(with).Articles(ctx, o, 1)
 				if group {
-					list, err = with.GroupArticles(ctx, "g", o, 1)
+					list, err = on(with).GroupArticles(ctx, "g", o, 1)
 				}
 				if err != nil || len(list) != 1 || list[0] != got {
 					t.Errorf("%v (group %v): %+v, %v; want only %+v", o, group, list, err, got)
@@ -579,24 +589,25 @@ func TestOrdersPerArticle(t *testing.T) {
 		// TopSince sees the article posted with Top, on the shortcut, and
 		// not the other, from the edge of the period.
 		clock.Add(time.Minute)
-		if list, err := with.TopSince(ctx, time.Hour, 1); err != nil || len(list) != 1 || list[0] != got {
+		if list, err := on(with).TopSince(ctx, time.Hour, 1); err != nil || len(list) != 1 || list[0] != got {
 			t.Errorf("TopSince(1h) = %+v, %v; want only %+v", list, err, got)
 		}
-		if list, err := with.TopSince(ctx, 90*time.Second, 1); err != nil || len(list) != 0 {
+		if list, err := on(with).TopSince(ctx, 90*time.Second, 1); err != nil || len(list) != 0 {
 			t.Errorf("TopSince(90s) = %+v, %v; want none", list, err)
 		}
 		for _, s := range []*Store{without, with} {
+			s := on(s)
 			if n, err := s.Count(ctx); err != nil || n != 2 {
 				t.Errorf("Count = %d, %v; want 2", n, err)
 			}
 		}
 		// Deleted by the store without orders, it leaves none behind.
-		if err := without.Delete(ctx, a.ID); err != nil {
+		if err := on(without).Delete(ctx, a.ID); err != nil {
 			t.Fatal(err)
 		}
-		checkNoTrace(t, b, with, []string{a.ID, c.ID}, map[string]bool{c.ID: true}, map[string]map[string]bool{"g": {c.ID: true}})
+		checkNoTrace(t, b, on(with), []string{a.ID, c.ID}, map[string]bool{c.ID: true}, map[string]map[string]bool{"g": {c.ID: true}})
 		for _, o := range extraOrders {
-			if list, err := with.Articles(ctx, o, 1); err != nil || len(list) != 0 {
+			if list, err := on(with).Articles(ctx, o, 1); err != nil || len(list) != 0 {
 				t.Errorf("%v after the delete: %v, %v", o, idsOf(list), err)
 			}
 		}

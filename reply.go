@@ -64,6 +64,9 @@ func scriptError(err error) error {
 	if i := strings.Index(msg, " script: "); i >= 0 && strings.HasPrefix(msg, "voting: ") {
 		msg = msg[:i]
 	}
+	if err, ok := parseIncompatible(msg); ok {
+		return err
+	}
 	return refusal(redis.Error(msg), msg)
 }
 

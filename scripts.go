@@ -71,21 +71,28 @@ var (
 type script struct {
 	*redis.Script         // source
 	name          string  // for errors and tests
-	keyCount      int     // its own KEYS; the store declares the fence after them (fenced)
-	source        string  // src after the lib.lua helpers it uses, comment lines dropped
-	body          string  // src, which the library wraps
+	keyCount      int     // its own KEYS; the store declares the fence and the record after them (fenced)
+	source        string  // body after the lib.lua helpers it uses, comment lines dropped
+	body          string  // the identity check, then src: what the library wraps
 	readOnly      bool    // writes nothing: flagged no-writes in the library
 	function      *string // its name in the library, set once the library is built
 }
 
 func newScript(name string, keyCount int, src string) script {
+	// Every script starts by checking the store's record (lib.lua
+	// identity), which the store declares after the fence (fenced).
+	src = identityPrologue(name) + src
 	// Without comment lines: VoteBatch sends its script's source with
 	// EVAL (batch.go), whose body Redis hashes on every call.
 	source := compactLua(trimLib(libLuaParts, src) + src)
-	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
+	sc := script{redis.NewScript(keyCount+2, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
 	registry = append(registry, sc)
 	return sc
 }
+
+// declared is the number of KEYS sc is sent with: its own, the fence
+// and the store's record (fenced).
+func (sc script) declared() int { return sc.keyCount + 2 }
 
 // libLuaParts are lib.lua's helpers, for the scripts to take the ones
 // they use.
@@ -120,7 +127,7 @@ var allScripts = []script{
 	topSinceScript, topSinceEdge, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
-	karmaScript, topUsersScript, editScript,
+	karmaScript, topUsersScript, editScript, reconfigureScript,
 }
 
 // Work per step of the calls whose work grows with the data: each step

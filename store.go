@@ -62,6 +62,9 @@ type Store struct {
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
 	fence        interface{} // keys.fence, boxed once: every script declares it (functions.go)
+	recordKey    interface{} // keys.record, boxed once: every script declares it after the fence
+	identity     interface{} // the store's identity (identity.go), boxed once: every script's last argument
+	shared       Identity    // the same, parsed
 	funcs        functions   // whether the server runs the library (functions.go)
 	readPool     Pool        // the pool of the reads (WithReadPool); nil for none
 	rules        storeRules  // karma and the rules, for their scripts (rules.go)
@@ -133,6 +136,8 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		}
 	}
 	s.orders = strings.Join(names, ",")
+	s.shared = c.identity(names)
+	s.recordKey, s.identity = s.keys.record, s.shared.String()
 	return s, nil
 }
 

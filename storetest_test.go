@@ -31,7 +31,10 @@ func TestStoretestCoversStore(t *testing.T) {
 	var want []string
 	typ := reflect.TypeOf(&voting.Store{})
 	for i := 0; i < typ.NumMethod(); i++ {
-		if name := typ.Method(i).Name; name != "Drop" {
+		// Drop takes a round trip per SCAN step, Check several commands,
+		// Recorded a GET, Identity none: the suite's methods take one
+		// script each.
+		if name := typ.Method(i).Name; name != "Drop" && name != "Check" && name != "Recorded" && name != "Identity" {
 			want = append(want, name)
 		}
 	}

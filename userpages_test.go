@@ -315,8 +315,8 @@ func TestUserPagesCap(t *testing.T) {
 			m.delete(id)
 		}
 		checkPages(t, s, m, users)
-		if keys := b.storeKeys(t, s); len(keys) != 1 || keys[0] != s.keys.seq {
-			t.Errorf("keys after pruning everything and reading the pages: %q, want the counter alone", keys)
+		if keys := b.storeKeys(t, s); len(keys) != 2 || keys[0] != s.keys.seq || keys[1] != s.keys.record {
+			t.Errorf("keys after pruning everything and reading the pages: %q, want the counter and the record alone", keys)
 		}
 	})
 }
@@ -490,6 +490,9 @@ func TestUserPagesOff(t *testing.T) {
 		// and deletes it cleanly.
 		on, err := New(s.pool, WithKeyPrefix(s.keys.prefix), WithClock(s.now), WithUserPages())
 		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := on.Reconfigure(ctx); err != nil {
 			t.Fatal(err)
 		}
 		if got := mustPage(t, on.Upvoted, "bob", 1); len(got) != 0 {

@@ -4,8 +4,19 @@ local seqKey = KEYS[1] -- the store's slot, for routing
 local cursor, pattern, count = ARGV[1], ARGV[2], ARGV[3]
 -- pattern matches the store's keys only (keys.go pattern).
 -- Reply: {OK, next cursor}: "0" when the scan is complete.
+-- The store's record (lib.lua identity) goes with the last step, so that
+-- the store never looks like data without a record while it is dropped.
 local r = redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', count)
-for i = 1, #r[2], 100 do
-  redis.call('UNLINK', unpack(r[2], i, math.min(i + 99, #r[2])))
+local list = {}
+for _, key in ipairs(r[2]) do
+  if key ~= storeKey then
+    list[#list + 1] = key
+  end
+end
+for i = 1, #list, 100 do
+  redis.call('UNLINK', unpack(list, i, math.min(i + 99, #list)))
+end
+if r[1] == '0' then
+  redis.call('UNLINK', storeKey)
 end
 return {OK, r[1]}

@@ -42,6 +42,49 @@ local function expect(key, want)
   return t ~= 'none'
 end
 
+-- identity checks the store's record before a script's own code runs
+-- (identity.go, doc.go "The store's identity"). Every script is sent
+-- with the record's key last in KEYS (after the fence) and this store's
+-- identity last in ARGV, "<layout>[ <option>...]", which identity takes
+-- off ARGV, so that the script sees its own arguments as before. mode
+-- is 'w' for a script that writes, 'r' for a read, 'n' for none (Drop).
+-- A read passes where the recorded layout is this store's, whatever the
+-- options; a write only where the record is this store's identity. An
+-- empty store (no record, no id counter) passes, and identity reports
+-- it unrecorded: Post records it with its first write. A store with
+-- data but no record was written before layouts were recorded. A
+-- refusal is raised before anything is written: "voting: incompatible
+-- store: <recorded> | <this store's> |", which identity.go reads.
+-- It returns the record's key, this store's identity, and whether the
+-- store is unrecorded and empty.
+local function identity(keys, argv, mode)
+  local n = #argv
+  local want = argv[n]
+  argv[n] = nil
+  local key = keys[#keys]
+  local got = redis.pcall('GET', key)
+  if got == want or mode == 'n' then
+    return key, want, false
+  end
+  if type(got) == 'table' then
+    expect(key, 'string')
+    return error(got.err, 0)
+  end
+  if not got then
+    -- The id counter is the record's sibling in the same hash tag
+    -- (keys.go), read before any write. A store has data when it holds
+    -- an id; a foreign value there is left to the script's own checks.
+    local t = redis.call('TYPE', string.sub(key, 1, -6) .. 'seq')
+    if (t.ok or t) ~= 'string' then
+      return key, want, true
+    end
+    got = ''
+  elseif mode == 'r' and string.match(got, '^%d+') == string.match(want, '^%d+') then
+    return key, want, false
+  end
+  return error('voting: incompatible store: ' .. got .. ' | ' .. want .. ' |', 0)
+end
+
 -- The article record (the one place that defines it; reply.go's
 -- parseRecord reads it in Go): each article is one string, at k.article
 -- .. id, which a page reads with one MGET:

@@ -90,6 +90,11 @@ if taken(id) then
   end
 end
 
+-- The first write of an empty store records its identity (lib.lua
+-- identity).
+if storeUnrecorded then
+  redis.call('SET', storeKey, storeIdentity)
+end
 local m = member(id)
 local score = num(value('score', now, weight, 1, 0))
 writeRecord(k.article .. id, {up = 1, down = 0, posted = ARGV[4], weight = ARGV[6], orders = orders,

@@ -69,6 +69,7 @@ func (a *api) routes() http.Handler {
 	mux.Handle("GET /users/{name}", a.handle(a.getUser))
 	mux.Handle("GET /users", a.handle(a.listUsers))
 	mux.Handle("PATCH /articles/{id}", a.handle(a.editArticle))
+	mux.Handle("GET /healthz", a.handle(a.healthz))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if h, pattern := mux.Handler(r); pattern == "" {
 			status := statusRecorder{ResponseWriter: w, code: http.StatusNotFound}
@@ -652,8 +653,26 @@ func statusOf(err error) int {
 	case errors.Is(err, voting.ErrTryAgain),
 		errors.Is(err, voting.ErrOutOfMemory):
 		return http.StatusServiceUnavailable
+	case errors.Is(err, voting.ErrIncompatible):
+		return http.StatusServiceUnavailable // this process's options are not the store's
 	}
 	return http.StatusInternalServerError
+}
+
+// healthz serves the store's Check as JSON: 200, or 503 when a problem
+// would lose data or fail calls (Health.Serious: Redis unreachable, an
+// allkeys-* maxmemory-policy, a store of other options or layout).
+func (a *api) healthz(w http.ResponseWriter, r *http.Request) error {
+	h, err := a.store.Check(r.Context())
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if h.Serious {
+		status = http.StatusServiceUnavailable
+	}
+	a.reply(w, status, h)
+	return nil
 }
 
 // fail replies with err's status and {"error": message} (clientError).

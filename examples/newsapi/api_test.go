@@ -837,3 +837,29 @@ func TestStatusOfRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthz: a healthy store is 200 with its Health; a store whose
+// options are not those recorded is 503, naming the difference.
+func TestHealthz(t *testing.T) {
+	ta := newTestAPI(t, config{})
+	ta.post("first")
+	v := ta.must(http.StatusOK, "GET", "/healthz", "")
+	if v["Reachable"] != true || v["Compatible"] != true || v["Recorded"] != v["Identity"] || v["Serious"] != false {
+		t.Fatalf("GET /healthz = %v", v)
+	}
+	pool := &redis.Pool{DialContext: func(ctx context.Context) (redis.Conn, error) {
+		return redis.DialContext(ctx, "tcp", ta.mr.Addr())
+	}}
+	t.Cleanup(func() { pool.Close() })
+	other, err := voting.New(pool, voting.WithKeyPrefix(testPrefix), voting.WithKarma(1, -1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ot := newTestAPIOn(t, other, ta.clock)
+	code, v := ot.do("GET", "/healthz", "")
+	if code != http.StatusServiceUnavailable || v["Serious"] != true ||
+		!strings.Contains(fmt.Sprint(v["Problems"]), "karma 1,-1 here, off in the store") {
+		t.Fatalf("GET /healthz of other options = %d %v", code, v)
+	}
+	ot.fails(http.StatusServiceUnavailable, "incompatible store", "POST", "/articles", `{"poster":"bob","title":"t"}`)
+}

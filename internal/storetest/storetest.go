@@ -321,6 +321,7 @@ var methods = []struct {
 		_, err := s.Edit(ctx, id, "alice", "edited "+id, "https://example.com/edited/"+id)
 		return err
 	}},
+	{"Reconfigure", func(ctx context.Context, s *store, id string) error { _, err := s.Reconfigure(ctx); return err }},
 	{"Delete", func(ctx context.Context, s *store, id string) error { return s.Delete(ctx, id) }},
 	{"Prune", func(ctx context.Context, s *store, id string) error {
 		_, err := s.Prune(ctx, epoch.Add(-time.Hour))
@@ -329,7 +330,9 @@ var methods = []struct {
 }
 
 // MethodNames returns the names of the methods the suite calls, every
-// method of Store but Drop, for a test that keeps the list complete.
+// method of Store but Drop, Check (several commands), Recorded (a GET,
+// no script) and Identity (none),
+// for a test that keeps the list complete.
 func MethodNames() []string {
 	var names []string
 	for _, m := range methods {

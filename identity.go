@@ -1,0 +1,305 @@
+package voting
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// A store's identity is recorded in Redis, at {prefix}:store: the
+// version of its key layout and the options every process writing to it
+// must share (doc.go, "The store's identity"). Every script is sent with
+// the record's key and this store's identity (functions.go fenced) and
+// compares the two with one GET before its own code (lib.lua identity):
+// a write runs only where they are equal, a read where the layouts are.
+// Post records the identity of an empty store with its first write.
+
+// LayoutVersion is the version of the key layout this package reads and
+// writes (doc.go, "Key layout"). Versions 1 and 2, which kept articles as
+// hashes, were never recorded: a store with data and no record reads as
+// another layout.
+const LayoutVersion = 3
+
+// Identity is a store's key layout version and the options that every
+// process writing to it must share, as a store records it in Redis.
+// Options lists the shared options that are on, in a fixed order, each
+// as a word: "orders=top,hot" (WithOrders), "karma=1,-1" (WithKarma),
+// "cost=1,6" (WithVoteCost), "minkarma=0,500" (WithMinKarma),
+// "votelimit=10,60000" (WithVoteLimit: n, then the span in ms),
+// "postinterval=900000", "repostafter=172800000", "editwindow=900000"
+// (WithPostInterval, WithRepostAfter, WithEditWindow, in ms),
+// "userpages" (WithUserPages) and "uniquelinks" (WithUniqueLinks). A
+// store with none of them has no Options.
+//
+// The vote weight and window are not shared: each article keeps those it
+// was posted with, whichever store counts its votes. Neither are the
+// settings of one process (WithKeyPrefix aside, which names the store):
+// page size, group cache TTL, clock, read pool and waits.
+type Identity struct {
+	Layout  int
+	Options []string
+}
+
+// String returns the identity as the store records it: the layout, then
+// the options, space-separated ("3 karma=1,-1 userpages").
+func (id Identity) String() string {
+	return strings.Join(append([]string{strconv.Itoa(id.Layout)}, id.Options...), " ")
+}
+
+// parseIdentity parses a recorded identity; ok is false for text that
+// is not one (written by hand, or empty).
+func parseIdentity(s string) (id Identity, ok bool) {
+	f := strings.Fields(s)
+	if len(f) == 0 {
+		return id, false
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n < 1 {
+		return id, false
+	}
+	return Identity{Layout: n, Options: f[1:]}, true
+}
+
+// identity returns the identity of a store of c, whose optional orders
+// enabled are orders.
+func (c *config) identity(orders []string) Identity {
+	id := Identity{Layout: LayoutVersion}
+	add := func(on bool, name string, v ...int64) {
+		if !on {
+			return
+		}
+		if len(v) == 0 {
+			id.Options = append(id.Options, name)
+			return
+		}
+		s := make([]string, len(v))
+		for i, x := range v {
+			s[i] = strconv.FormatInt(x, 10)
+		}
+		id.Options = append(id.Options, name+"="+strings.Join(s, ","))
+	}
+	r := c.rules
+	if len(orders) > 0 {
+		id.Options = append(id.Options, "orders="+strings.Join(orders, ","))
+	}
+	add(r.karma, "karma", r.perUp, r.perDown)
+	add(r.cost, "cost", r.costUp, r.costDown)
+	add(r.minKarma, "minkarma", r.minUp, r.minDown)
+	add(r.voteLimit, "votelimit", int64(r.limit), r.per.Milliseconds())
+	add(r.hasInterval, "postinterval", r.postInterval.Milliseconds())
+	add(r.hasRepost, "repostafter", r.repostAfter.Milliseconds())
+	add(r.hasEdit, "editwindow", r.editWindow.Milliseconds())
+	add(c.userPages, "userpages")
+	add(c.uniqueLinks, "uniquelinks")
+	return id
+}
+
+// Identity returns the store's own identity: what it records in an empty
+// store, and what it needs to find recorded to write.
+func (s *Store) Identity() Identity {
+	return Identity{Layout: s.shared.Layout, Options: append([]string(nil), s.shared.Options...)}
+}
+
+// Recorded returns the identity recorded in Redis for the store's
+// prefix, read on the primary, and whether there is one: none for an
+// empty store (Post records one with its first write), and none for a
+// store whose data was written before layouts were recorded (Count tells
+// the two apart). Text at the record's key that is not an identity
+// (written by hand) gets an error.
+func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
+	const op = "recorded"
+	c, err := getConn(ctx, s.pool, s.keys.seq)
+	if err != nil {
+		return Identity{}, false, opErr(op, err)
+	}
+	defer c.Close()
+	text, err := redis.String(do(ctx, c, "GET", []interface{}{s.keys.record}))
+	if errors.Is(err, redis.ErrNil) {
+		return Identity{}, false, nil
+	}
+	if err != nil {
+		return Identity{}, false, opErr(op, err)
+	}
+	id, ok := parseIdentity(text)
+	if !ok {
+		return Identity{}, false, opErr(op, fmt.Errorf("key %s holds %q, not a store's identity", s.keys.record, text))
+	}
+	return id, true, nil
+}
+
+// incompatibleError is the error of a script that found the store's
+// record (recorded; "" for none, on a store with data) other than this
+// store's identity (here): it wraps ErrIncompatible, and names the
+// difference.
+type incompatibleError struct{ recorded, here string }
+
+// incompatiblePrefix starts the error lib.lua identity raises:
+// "<prefix><recorded> | <here> |".
+const incompatiblePrefix = "voting: incompatible store: "
+
+func (e *incompatibleError) Error() string {
+	return ErrIncompatible.Error() + ": " + difference(e.recorded, e.here)
+}
+
+func (e *incompatibleError) Unwrap() error { return ErrIncompatible }
+
+// parseIncompatible returns the error of msg, a script's error without
+// Redis's decoration, where it is lib.lua identity's refusal.
+// miniredis puts text of its own around it.
+func parseIncompatible(msg string) (error, bool) {
+	i := strings.Index(msg, incompatiblePrefix)
+	if i < 0 {
+		return nil, false
+	}
+	recorded, rest, ok := strings.Cut(msg[i+len(incompatiblePrefix):], " | ")
+	here, _, ok2 := strings.Cut(rest, " |")
+	if !ok || !ok2 {
+		return nil, false
+	}
+	return &incompatibleError{recorded: strings.TrimSpace(recorded), here: here}, true
+}
+
+// difference names how the recorded identity differs from here, this
+// store's: "layout 2, this library reads 3", "karma off here, 1,-1 in the
+// store".
+func difference(recorded, here string) string {
+	h, _ := parseIdentity(here)
+	if recorded == "" {
+		return fmt.Sprintf("the store has data and no recorded layout (written before layout %d), this library reads %d",
+			LayoutVersion, h.Layout)
+	}
+	r, ok := parseIdentity(recorded)
+	if !ok {
+		return fmt.Sprintf("the store records %q, not an identity", recorded)
+	}
+	if r.Layout != h.Layout {
+		return fmt.Sprintf("layout %d, this library reads %d", r.Layout, h.Layout)
+	}
+	values := func(id Identity) (map[string]string, []string) {
+		m := map[string]string{}
+		var names []string
+		for _, o := range id.Options {
+			name, v, ok := strings.Cut(o, "=")
+			if !ok {
+				v = "on"
+			}
+			if _, seen := m[name]; !seen {
+				names = append(names, name)
+			}
+			m[name] = v
+		}
+		return m, names
+	}
+	hm, hn := values(h)
+	rm, rn := values(r)
+	var diffs []string
+	for _, name := range append(hn, rn...) {
+		hv, rv := hm[name], rm[name]
+		if hv == rv {
+			continue
+		}
+		delete(hm, name)
+		delete(rm, name)
+		if hv == "" {
+			hv = "off"
+		}
+		if rv == "" {
+			rv = "off"
+		}
+		diffs = append(diffs, fmt.Sprintf("%s %s here, %s in the store", name, hv, rv))
+	}
+	if len(diffs) == 0 {
+		return fmt.Sprintf("the store records %q, this store is %q", recorded, here)
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// identityPrologue is the start of the script name: lib.lua identity's
+// check, in its mode. Drop removes a store whatever its identity; the
+// reads, and the reads that write a little (a group cache, a user page's
+// cleanup), pass where the layout is this one's.
+func identityPrologue(name string) string {
+	mode := "w"
+	switch {
+	case name == "drop", name == "reconfigure":
+		mode = "n"
+	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page":
+		mode = "r"
+	}
+	return "local storeKey, storeIdentity, storeUnrecorded = identity(KEYS, ARGV, '" + mode + "')\n"
+}
+
+//go:embed lua/reconfigure.lua
+var reconfigureLua string
+
+var reconfigureScript = newScript("reconfigure", 3, reconfigureLua)
+
+// backfillStep is the articles a step of Reconfigure's backfill of the
+// links goes through: well under a millisecond of Redis time.
+const backfillStep = 200
+
+func (s *Store) reconfigureArgs(phase string) []interface{} {
+	k := s.keys
+	return []interface{}{k.seq, k.orderingKey("time"), k.backfill, phase, k.article, k.link, backfillStep}
+}
+
+// Reconfigure records the store's identity ([Store.Identity]: its
+// layout and shared options) as the identity of its prefix in Redis, in
+// place of the one recorded, and brings the existing data in line, in
+// steps of one short script each (doc.go, "The store's identity", says
+// what each option does to existing data). From its first step on, the
+// processes with the options recorded before get [ErrIncompatible] on
+// every write, and this store's options write: restart them with these
+// options (doc.go gives the rolling deploy).
+//
+// The recorded layout must be this package's ([LayoutVersion]), else it
+// returns an error wrapping ErrIncompatible and changes nothing. A store
+// with data and no record (written before layouts were recorded) is
+// adopted where its newest article is a record of this layout.
+//
+// With [WithUniqueLinks] turned on, it indexes the links of the live
+// articles, oldest first, 200 a step: where two live articles share a
+// link, the oldest keeps it. It can be interrupted and called again: it
+// goes on where it stopped. It returns the identity recorded before (a
+// zero Identity for none).
+func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
+	const op = "reconfigure"
+	reply, err := s.eval(ctx, reconfigureScript, s.reconfigureArgs("record"))
+	late := unreplicated(&err)
+	status, rest, err := decode(reply, err)
+	var before, backfill string
+	if err == nil {
+		err = scan(status, rest, &before, &backfill)
+	}
+	if err != nil {
+		return Identity{}, opErr(op, err)
+	}
+	if late != nil {
+		return Identity{}, replicationErr(op, late)
+	}
+	was, _ := parseIdentity(before)
+	for backfill != "" {
+		reply, err := s.eval(ctx, reconfigureScript, s.reconfigureArgs("links"))
+		late := unreplicated(&err)
+		status, rest, err := decode(reply, err)
+		var done int64
+		if err == nil {
+			err = scan(status, rest, &done)
+		}
+		if err != nil {
+			return was, opErr(op, err)
+		}
+		if late != nil {
+			return was, replicationErr(op, late)
+		}
+		if done == 1 {
+			break
+		}
+	}
+	return was, nil
+}
