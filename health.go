@@ -67,9 +67,13 @@ const lazyfreeGroup = 100_000
 // is only the context's when it is done. CONFIG GET refused (ACL,
 // managed Redis) leaves Health.Config false, which is not a problem.
 func (s *Store) Check(ctx context.Context) (Health, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Check"}, s.Check)
+	}
 	h := Health{Identity: s.shared.String()}
 	c, err := getConn(ctx, s.pool, s.keys.seq)
 	if err == nil {
+		c = s.counted(ctx, c)
 		defer c.Close()
 		_, err = do(ctx, c, "PING", nil)
 	}
@@ -196,6 +200,7 @@ func (s *Store) checkReadPool(ctx context.Context, h *Health, info func(redis.Co
 		h.problem(false, "the read pool is not reachable: %v", err)
 		return
 	}
+	c = s.counted(ctx, c)
 	defer c.Close()
 	m := info(c, "replication")
 	h.ReadPool = m["role"]

@@ -91,9 +91,16 @@ func methodCalls() []methodCall {
 		{Call{Op: "Delete"}, nil, func(s *Store) error { return s.Delete(ctx, "2") }},
 		{Call{Op: "Delete"}, ErrNotFound, func(s *Store) error { return s.Delete(ctx, "2") }},
 		{Call{Op: "Prune"}, nil, func(s *Store) error { return e(s.Prune(ctx, epoch.Add(-time.Hour))) }},
+		{Call{Op: "Recorded"}, nil, func(s *Store) error { _, _, err := s.Recorded(ctx); return err }},
+		{Call{Op: "Reconfigure"}, nil, func(s *Store) error { return e(s.Reconfigure(ctx)) }},
+		{Call{Op: "Check"}, nil, func(s *Store) error { return e(s.Check(ctx)) }},
 		{Call{Op: "Drop"}, nil, func(s *Store) error { return s.Drop(ctx) }},
 	}
 }
+
+// unhooked are the methods of Store that talk to no Redis, so no hook
+// sees them.
+var unhooked = map[string]bool{"Identity": true}
 
 // TestHookEveryMethod calls each public method of Store on a store with
 // a hook: the hook sees each call once, with the method's name, what
@@ -107,7 +114,7 @@ func TestHookEveryMethod(t *testing.T) {
 	}
 	st := reflect.TypeOf(&Store{})
 	for i := 0; i < st.NumMethod(); i++ {
-		if name := st.Method(i).Name; !covered[name] {
+		if name := st.Method(i).Name; !covered[name] && !unhooked[name] {
 			t.Errorf("Store.%s: no call in methodCalls", name)
 		}
 	}

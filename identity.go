@@ -112,11 +112,20 @@ func (s *Store) Identity() Identity {
 // the two apart). Text at the record's key that is not an identity
 // (written by hand) gets an error.
 func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
+	if s.hooked(ctx) {
+		var found bool
+		id, err := observe(ctx, s, Call{Op: "Recorded"}, func(ctx context.Context) (id Identity, err error) {
+			id, found, err = s.Recorded(ctx)
+			return id, err
+		})
+		return id, found, err
+	}
 	const op = "recorded"
 	c, err := getConn(ctx, s.pool, s.keys.seq)
 	if err != nil {
 		return Identity{}, false, opErr(op, err)
 	}
+	c = s.counted(ctx, c)
 	defer c.Close()
 	text, err := redis.String(do(ctx, c, "GET", []interface{}{s.keys.record}))
 	if errors.Is(err, redis.ErrNil) {
@@ -268,6 +277,9 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 // goes on where it stopped. It returns the identity recorded before (a
 // zero Identity for none).
 func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Reconfigure"}, s.Reconfigure)
+	}
 	const op = "reconfigure"
 	reply, err := s.eval(ctx, reconfigureScript, s.reconfigureArgs("record"))
 	late := unreplicated(&err)

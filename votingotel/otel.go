@@ -213,6 +213,7 @@ var sentinels = []struct {
 	{voting.ErrRateLimited, "rate_limited"},
 	{voting.ErrTryAgain, "try_again"},
 	{voting.ErrOutOfMemory, "out_of_memory"},
+	{voting.ErrIncompatible, "incompatible"},
 }
 
 // ErrorType returns the name of err's kind, as error.type gives it: the
