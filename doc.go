@@ -157,11 +157,11 @@
 // "voting"), so redis-cli can read them:
 //
 //	{voting}:seq                      string  the last issued article id
-//	{voting}:fence                    none    never written: every script declares it
-//	                                          ("Redis Cluster")
 //	{voting}:store                    string  the store's identity: "<layout> <option>...",
 //	                                          as "3 orders=top karma=1,-1" ("The store's
-//	                                          identity"); every script declares it too
+//	                                          identity")
+//	{voting}:store:<identity>         none    the fence: never written; every script
+//	                                          declares it ("Redis Cluster")
 //	{voting}:backfill                 string  "<post time> <member>", where Reconfigure's
 //	                                          backfill of the links is, while it runs
 //	{voting}:by:score                 zset    member -> score
@@ -233,7 +233,10 @@
 //
 // The first Post into an empty store records the store's identity, in
 // its own script. From then on every script compares the record with
-// the store's identity, one GET before its own code: a write runs only
+// the store's identity, one GET before its own code (a vote, before its
+// first write, so that a vote that changes nothing reads no record; the
+// identity travels in the name of the key every script declares,
+// {prefix}:store:<identity>, never written): a write runs only
 // where they are equal, and a read where the layouts are; otherwise the
 // call returns an error wrapping [ErrIncompatible] that names the
 // difference ("karma 1,-1 here, off in the store", "layout 2, this
@@ -241,8 +244,9 @@
 // {prefix}:seq) and no record was written by a build before layouts
 // were recorded, whose articles were hashes: every call but Drop gets
 // ErrIncompatible. Drop removes a store whatever its identity, the
-// record last. The check costs a vote no measurable Redis time
-// (BENCHMARKS.md).
+// record last. The check costs a vote that changes something about 4%
+// of its Redis time, one that changes nothing under 1% (instruction
+// counts: BENCHMARKS.md, "The store's identity").
 //
 // [Store.Reconfigure] changes the recorded options to the store's own,
 // in one call: it records them, then brings existing data in line in
@@ -344,8 +348,8 @@
 // Resharding is supported: a store's slot may move to another master
 // (redis-cli --cluster reshard or rebalance, or CLUSTER SETSLOT and
 // MIGRATE by hand) while the store serves calls. Every script declares,
-// after its own keys, the key {prefix}:fence, which the store never
-// writes. Redis checks the keys a script declares before it runs it, and
+// after its own keys, the key {prefix}:store:<identity> (the fence),
+// which the store never writes. Redis checks the keys a script declares before it runs it, and
 // while a slot moves, a node refuses a call that names a key it lacks:
 // the source with TRYAGAIN (or with an ASK to the target, which answers
 // TRYAGAIN too). So no script of the store runs while its slot moves,

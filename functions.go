@@ -88,15 +88,13 @@ func newLibrary(scripts []script) library {
 // slot that is moving, so none meets a key that has moved away or has
 // yet to arrive.
 //
-// After the fence comes the key of the store's record, and after the
-// arguments the store's identity (identity.go), which every script
-// checks, and takes off its arguments, before its own code (lib.lua
-// identity).
+// The fence's name is the key of the store's record and the store's
+// identity (keys.go fence), which every script checks before its own
+// code (lib.lua identity).
 func (s *Store) fenced(dst []interface{}, sc script, keysAndArgs []interface{}) []interface{} {
 	dst = append(dst, keysAndArgs[:sc.keyCount]...)
-	dst = append(dst, s.fence, s.recordKey)
-	dst = append(dst, keysAndArgs[sc.keyCount:]...)
-	return append(dst, s.identity)
+	dst = append(dst, s.fence)
+	return append(dst, keysAndArgs[sc.keyCount:]...)
 }
 
 // exec runs sc on c under ctx: as FCALL of its function, FCALL_RO when

@@ -204,8 +204,7 @@ func TestLibrary(t *testing.T) {
 		t.Fatal(err)
 	}
 	fn := functionName(v2.name, "articles")
-	reply, err := redis.Values(srv.Do("FCALL_RO", fn, 3, s.keys.orderingKey("score"), s.keys.fence, s.keys.record,
-		s.keys.article, a.ID, s.identity))
+	reply, err := redis.Values(srv.Do("FCALL_RO", fn, 2, s.keys.orderingKey("score"), s.fence, s.keys.article, a.ID))
 	if err != nil || len(reply) != 1+rowFields {
 		t.Fatalf("FCALL_RO of the other version's articles = %v, %v", reply, err)
 	}

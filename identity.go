@@ -228,19 +228,26 @@ func difference(recorded, here string) string {
 	return strings.Join(diffs, "; ")
 }
 
-// identityPrologue is the start of the script name: lib.lua identity's
-// check, in its mode. Drop removes a store whatever its identity; the
-// reads, and the reads that write a little (a group cache, a user page's
-// cleanup), pass where the layout is this one's.
+// identityPrologue is the start of the script name: lib.lua checkStore,
+// in its mode. Drop removes a store whatever its identity, and
+// Reconfigure changes it; the reads, and the reads that write a little
+// (a group cache, a user page's cleanup), pass where the layout is this
+// one's; Vote checks inside lib.lua vote, before its first write, so
+// that a vote that changes nothing reads no record.
 func identityPrologue(name string) string {
 	mode := "w"
 	switch {
-	case name == "drop", name == "reconfigure":
-		mode = "n"
+	case name == "drop", name == "reconfigure", name == "vote":
+		mode = "n" // vote checks where it knows it writes (lib.lua vote)
 	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page":
 		mode = "r"
 	}
-	return "local storeKey, storeIdentity, storeUnrecorded = identity(KEYS, ARGV, '" + mode + "')\n"
+	check := ""
+	if mode != "n" {
+		check = "storeUnrecorded = checkStore(storeKey, storeIdentity, '" + mode + "') "
+	}
+	return "local storeFence = fences[KEYS[#KEYS]] or fenceOf(KEYS[#KEYS]) " +
+		"local storeKey, storeIdentity, storeUnrecorded = storeFence[1], storeFence[2], false " + check + "\n"
 }
 
 //go:embed lua/reconfigure.lua

@@ -18,16 +18,10 @@ import (
 type keys struct {
 	prefix string // as given to WithKeyPrefix, without braces
 	seq    string
-	// fence is a key the store never writes: every script declares it
-	// after its own keys (functions.go), so that Redis refuses the
-	// script, before it runs, while the store's hash slot moves between
-	// cluster nodes (doc.go, "Redis Cluster").
-	fence string
 	// record holds the store's identity: its key layout version and the
-	// options every process writing to it shares (identity.go); every
-	// script declares it after the fence and checks it. backfill holds
-	// the cursor of a Reconfigure that indexes the live links, while it
-	// runs.
+	// options every process writing to it shares (identity.go), which
+	// every script checks (lib.lua identity). backfill holds the cursor
+	// of a Reconfigure that indexes the live links, while it runs.
 	record, backfill string
 	// The family prefixes to which a name is appended.
 	by, topBucket, article, voted, groupsOf, group, cache, link string
@@ -42,7 +36,6 @@ func newKeys(prefix string) keys {
 	return keys{
 		prefix:    prefix,
 		seq:       tag + "seq",
-		fence:     tag + "fence",
 		record:    tag + "store",
 		backfill:  tag + "backfill",
 		by:        tag + "by:",
@@ -60,6 +53,15 @@ func newKeys(prefix string) keys {
 		lastPost:  tag + "lastpost:",
 	}
 }
+
+// fence returns the key every script declares after its own keys
+// (functions.go fenced): the record's key, a colon and the store's
+// identity, "{prefix}:store:3 karma=1,-1". The store never writes it, so
+// that Redis refuses every script, before it runs, while the store's
+// hash slot moves between cluster nodes (doc.go, "Redis Cluster"); and
+// its name tells each script the record's key and the identity to check
+// it against (lib.lua identity) at no cost of an argument.
+func (k keys) fence(identity string) string { return k.record + ":" + identity }
 
 func (k keys) articleKey(id string) string  { return k.article + id }
 func (k keys) votedKey(id string) string    { return k.voted + id }

@@ -3,6 +3,8 @@ package voting
 import (
 	"context"
 	"errors"
+	"math/rand"
+	"os"
 	"strconv"
 	"sync"
 	"testing"
@@ -197,4 +199,46 @@ func scriptsOnly(b *testing.B, f *benchFixture) *Store {
 	}
 	s.funcs.off.Store(true)
 	return s
+}
+
+// TestCallgrindVote is a driver, not a test: with VOTING_CALLGRIND_ADDR
+// set to a redis-server run under valgrind --tool=callgrind, it posts
+// 1,000 articles (phase "setup") or casts 3,000 votes on them (phase
+// "vote", the same random users and votes each run) under the prefix
+// VOTING_CALLGRIND_PREFIX, so that callgrind_control -z before the votes
+// and -d after count the server's instructions per vote of one version
+// of the store (BENCHMARKS.md, "Redis time per call").
+func TestCallgrindVote(t *testing.T) {
+	addr := os.Getenv("VOTING_CALLGRIND_ADDR")
+	if addr == "" {
+		t.Skip("VOTING_CALLGRIND_ADDR is not set: a driver for measurements by hand")
+	}
+	pool := newPool(addr, nil)
+	defer pool.Close()
+	clock := time.Unix(1900000000, 0)
+	s, err := New(pool, WithKeyPrefix(os.Getenv("VOTING_CALLGRIND_PREFIX")), WithClock(func() time.Time { return clock }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	switch os.Getenv("VOTING_CALLGRIND_PHASE") {
+	case "setup":
+		for i := 0; i < 1000; i++ {
+			if _, err := s.Post(ctx, "poster"+strconv.Itoa(i%50), "title "+strconv.Itoa(i), ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	case "vote":
+		rng := rand.New(rand.NewSource(1))
+		for i := 0; i < 3000; i++ {
+			v := Upvote
+			if rng.Intn(4) == 0 {
+				v = Downvote
+			}
+			if _, err := s.Vote(ctx, "user"+strconv.Itoa(rng.Intn(2000)), strconv.Itoa(1+rng.Intn(1000)), v); err != nil {
+				t.Fatal(err)
+			}
+		}
+	default:
+		t.Fatal("VOTING_CALLGRIND_PHASE: setup or vote")
+	}
 }

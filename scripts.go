@@ -85,14 +85,14 @@ func newScript(name string, keyCount int, src string) script {
 	// Without comment lines: VoteBatch sends its script's source with
 	// EVAL (batch.go), whose body Redis hashes on every call.
 	source := compactLua(trimLib(libLuaParts, src) + src)
-	sc := script{redis.NewScript(keyCount+2, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
+	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
 	registry = append(registry, sc)
 	return sc
 }
 
 // declared is the number of KEYS sc is sent with: its own, the fence
 // and the store's record (fenced).
-func (sc script) declared() int { return sc.keyCount + 2 }
+func (sc script) declared() int { return sc.keyCount + 1 }
 
 // libLuaParts are lib.lua's helpers, for the scripts to take the ones
 // they use.

@@ -61,9 +61,7 @@ type Store struct {
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
-	fence        interface{} // keys.fence, boxed once: every script declares it (functions.go)
-	recordKey    interface{} // keys.record, boxed once: every script declares it after the fence
-	identity     interface{} // the store's identity (identity.go), boxed once: every script's last argument
+	fence        interface{} // keys.fence of the store's identity, boxed once: every script declares it (functions.go)
 	shared       Identity    // the same, parsed
 	funcs        functions   // whether the server runs the library (functions.go)
 	readPool     Pool        // the pool of the reads (WithReadPool); nil for none
@@ -110,7 +108,6 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	s.walk, s.step, s.edge = walkStep, buildStep, edgeStep
 	s.votePrefixes = s.keys.votePrefixes()
-	s.fence = s.keys.fence
 	s.rules = newRules(c.rules, s.keys)
 	s.waits = c.durability.commands()
 	s.userPages = c.userPages
@@ -137,7 +134,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	s.orders = strings.Join(names, ",")
 	s.shared = c.identity(names)
-	s.recordKey, s.identity = s.keys.record, s.shared.String()
+	s.fence = s.keys.fence(s.shared.String())
 	return s, nil
 }
 

@@ -706,7 +706,7 @@ func TestIDCounter(t *testing.T) {
 		t.Run("exact", func(t *testing.T) {
 			s, _ := newStore(t, b)
 			b.do(t, "SET", s.keys.seq, "99999999999999")
-			b.do(t, "SET", s.keys.record, s.identity) // a recorded store whose counter was set by hand
+			b.do(t, "SET", s.keys.record, s.shared.String()) // a recorded store whose counter was set by hand
 			for _, want := range []string{"100000000000000", "100000000000001"} {
 				a := mustPost(t, s, "alice", want)
 				if a.ID != want {
@@ -725,7 +725,7 @@ func TestIDCounter(t *testing.T) {
 		t.Run("int64 maximum", func(t *testing.T) {
 			s, _ := newStore(t, b)
 			b.do(t, "SET", s.keys.seq, "9223372036854775806")
-			b.do(t, "SET", s.keys.record, s.identity) // a recorded store whose counter was set by hand
+			b.do(t, "SET", s.keys.record, s.shared.String()) // a recorded store whose counter was set by hand
 			a := mustPost(t, s, "alice", "last")
 			if a.ID != "9223372036854775807" {
 				t.Fatalf("Post id %q, want the int64 maximum", a.ID)
@@ -749,7 +749,7 @@ func TestIDCounter(t *testing.T) {
 				t.Fatal(err)
 			}
 			b.do(t, "SET", s.keys.seq, "0")
-			b.do(t, "SET", s.keys.record, s.identity) // a recorded store whose counter was set by hand
+			b.do(t, "SET", s.keys.record, s.shared.String()) // a recorded store whose counter was set by hand
 			for _, want := range []string{"6", "7"} {
 				if a := mustPost(t, s, "carol", "new"); a.ID != want {
 					t.Fatalf("Post with the counter behind: id %q, want %q", a.ID, want)
@@ -786,7 +786,7 @@ func TestIDCounter(t *testing.T) {
 				mustPost(t, s, "alice", "t"+strconv.Itoa(i))
 			}
 			b.do(t, "SET", s.keys.seq, "0")
-			b.do(t, "SET", s.keys.record, s.identity) // a recorded store whose counter was set by hand
+			b.do(t, "SET", s.keys.record, s.shared.String()) // a recorded store whose counter was set by hand
 			keys := len(b.storeKeys(t, s))
 			if a, err := s.Post(ctx, "mallory", "t", ""); err == nil || isSentinel(err) || !strings.Contains(err.Error(), "behind") {
 				t.Fatalf("Post = %+v, %v; want an error about the counter", a, err)
@@ -802,7 +802,7 @@ func TestIDCounter(t *testing.T) {
 			for _, seq := range []string{"-5", "abc", "1.5", "", "01", " 7", "1e3", "9223372036854775808"} {
 				s, _ := newStore(t, b)
 				b.do(t, "SET", s.keys.seq, seq)
-				b.do(t, "SET", s.keys.record, s.identity) // a recorded store whose counter was set by hand
+				b.do(t, "SET", s.keys.record, s.shared.String()) // a recorded store whose counter was set by hand
 				wantPostFails(t, b, s, "counter")
 			}
 		})

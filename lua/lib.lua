@@ -44,27 +44,43 @@ end
 
 -- identity checks the store's record before a script's own code runs
 -- (identity.go, doc.go "The store's identity"). Every script is sent
--- with the record's key last in KEYS (after the fence) and this store's
--- identity last in ARGV, "<layout>[ <option>...]", which identity takes
--- off ARGV, so that the script sees its own arguments as before. mode
--- is 'w' for a script that writes, 'r' for a read, 'n' for none (Drop).
--- A read passes where the recorded layout is this store's, whatever the
--- options; a write only where the record is this store's identity. An
--- empty store (no record, no id counter) passes, and identity reports
--- it unrecorded: Post records it with its first write. A store with
--- data but no record was written before layouts were recorded. A
--- refusal is raised before anything is written: "voting: incompatible
--- store: <recorded> | <this store's> |", which identity.go reads.
+-- with the fence last in KEYS, whose name is the record's key, a colon
+-- and this store's identity, "<layout>[ <option>...]" (keys.go fence),
+-- so the check costs the script no argument. mode is 'w' for a script
+-- that writes, 'r' for a read, 'n' for none (Drop). A read passes where
+-- the recorded layout is this store's, whatever the options; a write
+-- only where the record is this store's identity. An empty store (no
+-- record, no id counter) passes, and identity reports it unrecorded:
+-- Post records it with its first write. A store with data but no record
+-- was written before layouts were recorded. A refusal is raised before
+-- anything is written: "voting: incompatible store: <recorded> | <this
+-- store's> |", which identity.go reads.
 -- It returns the record's key, this store's identity, and whether the
 -- store is unrecorded and empty.
-local function identity(keys, argv, mode)
-  local n = #argv
-  local want = argv[n]
-  argv[n] = nil
-  local key = keys[#keys]
+-- fences holds the parts of each fence the scripts have met, {record's
+-- key, identity}, parsed once per fence where the scripts run as a
+-- library, which keeps its locals between calls (a pattern match costs a
+-- vote more than the record's GET); fenceOf parses one. The prefix has
+-- no brace, so the key is what runs to the first colon after the hash
+-- tag's. Every script starts with the check (identity.go
+-- identityPrologue, checkStore): its fast path, the record equal to this
+-- store's identity, is one table index and one GET. A vote checks later
+-- (vote's store and want), where it knows it changes something: a vote
+-- that changes nothing, a click on the arrow already lit, skips the GET.
+local fences = {}
+local function fenceOf(fence)
+  local f = {string.match(fence, '^({[^}]*}:[^:]*):(.*)$')}
+  fences[fence] = f
+  return f
+end
+
+-- identity is the check's slow path, for a record that is not this
+-- store's identity (want) at key: it returns whether the store is empty
+-- and unrecorded, or raises the refusal.
+local function identity(key, want, mode)
   local got = redis.pcall('GET', key)
-  if got == want or mode == 'n' then
-    return key, want, false
+  if got == want then
+    return false
   end
   if type(got) == 'table' then
     expect(key, 'string')
@@ -76,13 +92,24 @@ local function identity(keys, argv, mode)
     -- an id; a foreign value there is left to the script's own checks.
     local t = redis.call('TYPE', string.sub(key, 1, -6) .. 'seq')
     if (t.ok or t) ~= 'string' then
-      return key, want, true
+      return true
     end
     got = ''
   elseif mode == 'r' and string.match(got, '^%d+') == string.match(want, '^%d+') then
-    return key, want, false
+    return false
   end
   return error('voting: incompatible store: ' .. got .. ' | ' .. want .. ' |', 0)
+end
+
+-- checkStore is the check: it passes where the record at key is this
+-- store's identity (want), with one GET, and takes the slow path
+-- (identity) where it is not; it returns whether the store is empty and
+-- unrecorded.
+local function checkStore(key, want, mode)
+  if redis.pcall('GET', key) ~= want then
+    return identity(key, want, mode)
+  end
+  return false
 end
 
 -- The article record (the one place that defines it; reply.go's
@@ -587,18 +614,23 @@ end
 -- k holds the score ordering's key (score) and the key prefixes article,
 -- voted and more (fill); vs is the vote, '1', '-1' or '0', and now the
 -- store's clock in Unix seconds, both as the script's arguments hold
--- them.
+-- them. store and want, where vote.lua passes them, are the record's key
+-- and this store's identity, checked (checkStore) only where the vote
+-- would write, or answers closed or not found; nil where the script
+-- checked them first (vote_batch.lua).
 -- A vote counts only while the article's voter record exists: Post
 -- creates it with a field that is never removed, and it expires when
 -- voting closes on the server's clock, so a record that is gone means
 -- voting is over, never "no previous vote". Voting closes too when now,
 -- the caller's clock, reaches the article's close.
-local function vote(k, id, user, vs, now)
+local function vote(k, id, user, vs, now, store, want)
   local articleKey, votedKey = k.article .. id, k.voted .. id
   -- The '' field exists exactly as long as the voter record does.
   local r = redis.call('HMGET', votedKey, '', user)
   local meta = r[1]
   if not meta then
+    -- A store of another layout is incompatible, not closed.
+    if store then checkStore(store, want, 'w') end
     if missing(articleKey) then
       return {NOT_FOUND}
     end
@@ -611,6 +643,7 @@ local function vote(k, id, user, vs, now)
     return badValue(votedKey)
   end
   if notBefore(now, closes) then
+    if store then checkStore(store, want, 'w') end
     return {CLOSED}
   end
   local new, prev = VOTES[vs], 0
@@ -625,6 +658,9 @@ local function vote(k, id, user, vs, now)
   if new == prev then
     return {OK, prev, redis.call('ZSCORE', k.score, m), up, down}
   end
+  -- The store's identity (checkStore) at store, which vote.lua defers to
+  -- here, before the vote's first write.
+  if store then checkStore(store, want, 'w') end
   local up0, down0 = up, down
   if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
   if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end

@@ -14,4 +14,6 @@ local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7],
   upvoted = ARGV[8] ~= '' and ARGV[8] or nil, rules = readRules(ARGV, 9)}
 -- Reply: {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED} |
 -- {NOT_ALLOWED} | {RATE_LIMITED, ms}.
-return vote(k, id, user, new, now)
+-- The store's identity is checked by vote itself (lib.lua checkStore),
+-- where it knows the vote changes something.
+return vote(k, id, user, new, now, storeKey, storeIdentity)
