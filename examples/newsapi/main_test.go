@@ -142,7 +142,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // testConfig is the service's config on a free port, on the Redis at
 // redisAddr (empty for an embedded miniredis).
 func testConfig(redisAddr string, window time.Duration) config {
-	return config{addr: "127.0.0.1:0", redis: redisAddr, prefix: "newsapi-test", window: window}
+	return config{addr: "127.0.0.1:0", redis: redisAddr, prefix: "newsapi-test", window: window, timeout: defaultTimeout}
 }
 
 // startServe starts the service as main does, with cfg, and returns its
