@@ -11,6 +11,10 @@
 //	GET    /groups/{group}?order=score&page=1
 //	GET    /top?since=24h&page=1           since: a Go duration (90m, 24h) or days (7d); 24h by default
 //	DELETE /articles/{id}                  -> 204
+//	GET    /users/{name}                   with -karma or -user-pages; else 404 feature_off
+//	GET    /users?page=1                   users by karma: with -karma; else 404 feature_off
+//	PATCH  /articles/{id}                  {"user":"alice","title":"...","link":"..."}: with -edit-window; else 404 feature_off
+//	GET    /metrics                        Prometheus text
 //
 // A page of /articles or /groups/{group} reads
 // {"order": "score", "page": 1, "pages": 4, "total": 87, "articles": [...]}
@@ -205,15 +209,8 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler: metrics.handler((&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages,
-			karma: cfg.rules.karma != nil, rules: cfg.rules, timeout: cfg.timeout}).routes()),
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      cfg.timeout + writeSlack,
-		IdleTimeout:       idleTimeout,
-		ErrorLog:          logger,
-	}
+	srv := newServer(cfg, metrics.handler((&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages,
+		karma: cfg.rules.karma != nil, rules: cfg.rules, timeout: cfg.timeout}).routes()), logger)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	ready(fmt.Sprintf("http://%s (data in %s)", ln.Addr(), where))
@@ -231,6 +228,19 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 		return err
 	}
 	return nil
+}
+
+// newServer returns the service's HTTP server of h, with its timeouts:
+// a reply may take the request's -timeout, and writeSlack to write.
+func newServer(cfg config, h http.Handler, logger *log.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      cfg.timeout + writeSlack,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          logger,
+	}
 }
 
 // dial returns a pool on the Redis at addr, or on an embedded miniredis

@@ -280,3 +280,22 @@ func TestServeUncleanPath(t *testing.T) {
 	}
 	request(t, "GET", base+"/metrics", "", http.StatusOK)
 }
+
+// The server limits every phase of a connection, and a reply's write
+// outlasts the request's -timeout; a -timeout under 1ms is refused.
+func TestServerTimeouts(t *testing.T) {
+	cfg := testConfig("", voting.DefaultVoteWindow)
+	cfg.timeout = 20 * time.Second
+	srv := newServer(cfg, http.NotFoundHandler(), log.New(io.Discard, "", 0))
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.IdleTimeout <= 0 || srv.WriteTimeout <= cfg.timeout {
+		t.Errorf("server timeouts: read header %v, read %v, write %v, idle %v; want all set, write over %v",
+			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, cfg.timeout)
+	}
+	for _, timeout := range []time.Duration{0, -time.Second, time.Microsecond} {
+		cfg.timeout = timeout
+		err := serve(context.Background(), log.New(io.Discard, "", 0), cfg, func(string) { t.Errorf("-timeout %v: served", timeout) })
+		if err == nil || !strings.Contains(err.Error(), "-timeout") {
+			t.Errorf("serve with -timeout %v: %v", timeout, err)
+		}
+	}
+}
