@@ -596,13 +596,15 @@ func TestUniqueLinks(t *testing.T) {
 	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/articles",
 		strings.NewReader(`{"poster":"bob","title":"the same","link":"https://example.com/1"}`)))
 	var v struct {
+		Code    string         `json:"code"`
 		Error   string         `json:"error"`
 		Article map[string]any `json:"article"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Code != http.StatusConflict || !strings.Contains(v.Error, "duplicate link") ||
+	checkMessage(t, "POST of a duplicate link", v.Error)
+	if rec.Code != http.StatusConflict || v.Code != codeDuplicate || !strings.HasPrefix(v.Error, "duplicate link: ") ||
 		fmt.Sprint(v.Article) != fmt.Sprint(first) || rec.Header().Get("Location") != "/articles/1" {
 		t.Errorf("POST of a duplicate link: %d, Location %q: %s", rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
