@@ -46,13 +46,23 @@ func (o Order) String() string {
 	return "Order(" + strconv.Itoa(int(o)) + ")"
 }
 
-// ParseOrder parses the names String returns. Anything else gets an error
-// wrapping [ErrInvalidArgument], with an Order that is not Valid.
+// shortNames are the short names ParseOrder accepts besides String's:
+// "score" and "time" for the descending orders, as a front page reads,
+// and Reddit's "new" and "old" for newest and oldest first.
+var shortNames = map[string]Order{"score": ScoreDesc, "time": TimeDesc, "new": TimeDesc, "old": TimeAsc}
+
+// ParseOrder parses the names String returns, and the short names
+// "score" (ScoreDesc), "time" and "new" (TimeDesc), and "old" (TimeAsc).
+// Names are case-sensitive. Anything else gets an error wrapping
+// [ErrInvalidArgument], with an Order that is not Valid.
 func ParseOrder(s string) (Order, error) {
 	for o, name := range orderNames {
 		if s == name {
 			return Order(o), nil
 		}
+	}
+	if o, ok := shortNames[s]; ok {
+		return o, nil
 	}
 	return -1, fmt.Errorf("%w: unknown order %q", ErrInvalidArgument, s)
 }
@@ -66,7 +76,7 @@ func (o Order) MarshalText() ([]byte, error) {
 	return []byte(o.String()), nil
 }
 
-// UnmarshalText decodes what ParseOrder accepts.
+// UnmarshalText decodes what ParseOrder accepts, short names included.
 func (o *Order) UnmarshalText(b []byte) error { return unmarshalText(o, b, ParseOrder) }
 
 // ordering returns the name of the ordering an order reads (keys.go), and

@@ -52,7 +52,7 @@ func TestOrderText(t *testing.T) {
 			t.Errorf("UnmarshalText(%q) = %v, %v", c.name, o, err)
 		}
 	}
-	for _, name := range []string{"", "Top", "HOT", " best", "best ", "score", "new", "rising", "Order(4)", "4", "top\x00"} {
+	for _, name := range []string{"", "Top", "HOT", " best", "best ", "Score", "newest", "rising", "score-", "desc", "Order(4)", "4", "top\x00"} {
 		o, err := ParseOrder(name)
 		if !errors.Is(err, ErrInvalidArgument) || o.Valid() {
 			t.Errorf("ParseOrder(%q) = %v (valid %v), %v; want an invalid Order and ErrInvalidArgument", name, o, o.Valid(), err)
@@ -60,6 +60,16 @@ func TestOrderText(t *testing.T) {
 		u := Hot
 		if err := u.UnmarshalText([]byte(name)); !errors.Is(err, ErrInvalidArgument) || u != Hot {
 			t.Errorf("UnmarshalText(%q) = %v, %v; want ErrInvalidArgument and the value untouched", name, u, err)
+		}
+	}
+	// The short names parse, and String gives the full name back.
+	for name, want := range map[string]Order{"score": ScoreDesc, "time": TimeDesc, "new": TimeDesc, "old": TimeAsc} {
+		if o, err := ParseOrder(name); err != nil || o != want {
+			t.Errorf("ParseOrder(%q) = %v, %v; want %v", name, o, err, want)
+		}
+		var u Order
+		if err := u.UnmarshalText([]byte(name)); err != nil || u != want {
+			t.Errorf("UnmarshalText(%q) = %v, %v; want %v", name, u, err, want)
 		}
 	}
 	for _, c := range []struct {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -9,6 +11,7 @@ import (
 	"log"
 	"math"
 	"net/http"
+	"path"
 	"reflect"
 	"strconv"
 	"strings"
@@ -49,11 +52,19 @@ type api struct {
 	// (-user-pages, voting.WithUserPages), karma when it keeps karma
 	// (-karma, voting.WithKarma).
 	userPages, karma bool
+	// rules are the store's rules (-min-karma, -edit-window, ...), for
+	// the reasons of refusals and the routes they turn on.
+	rules ruleFlags
+	// timeout is the most a request waits for the store (-timeout): past
+	// it the request gets 503 timeout. None if 0.
+	timeout time.Duration
 }
 
 // routes returns the API's handler: one route per Store operation. A
 // request that matches no route gets the mux's 404, or 405 with an Allow
-// header, as a JSON error like every other.
+// header, as a JSON error like every other; so does a path that is not
+// clean ("//articles", "/articles/../top"), which the mux would redirect
+// with an HTML body.
 func (a *api) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("POST /articles", a.handle(a.postArticle))
@@ -71,21 +82,54 @@ func (a *api) routes() http.Handler {
 	mux.Handle("PATCH /articles/{id}", a.handle(a.editArticle))
 	mux.Handle("GET /healthz", a.handle(a.healthz))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; p != cleanPath(p) {
+			a.reply(w, http.StatusNotFound, errorBody{Code: codeNotFound, Error: fmt.Sprintf("not found: %q is not a path of the API", p)})
+			return
+		}
 		if h, pattern := mux.Handler(r); pattern == "" {
 			status := statusRecorder{ResponseWriter: w, code: http.StatusNotFound}
 			h.ServeHTTP(&status, r)
-			a.reply(w, status.code, errorBody{strings.ToLower(http.StatusText(status.code))})
+			code := codeNotFound
+			switch {
+			case status.code == http.StatusMethodNotAllowed:
+				code = codeMethodNotAllowed
+			case status.code != http.StatusNotFound:
+				// A redirect, which the path check above should
+				// have caught: no route either.
+				w.Header().Del("Location")
+				status.code = http.StatusNotFound
+			}
+			a.reply(w, status.code, errorBody{Code: code, Error: strings.ToLower(http.StatusText(status.code))})
 			return
 		}
 		mux.ServeHTTP(w, r)
 	})
 }
 
+// cleanPath is p as ServeMux cleans it: rooted, without "." and ".."
+// elements or repeated slashes, with its trailing slash kept.
+func cleanPath(p string) string {
+	if p == "" || p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
 // handle adapts a route's handler to an http.HandlerFunc. The handler
 // writes its reply itself when it succeeds, and returns the error it
-// fails with for handle to reply with (fail).
+// fails with for handle to reply with (fail). The handler's context
+// ends after the API's timeout, if it has one.
 func (a *api) handle(h func(http.ResponseWriter, *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if a.timeout > 0 {
+			ctx, cancel := context.WithTimeout(r.Context(), a.timeout)
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
 		if err := h(w, r); err != nil {
 			a.fail(w, r, err)
 		}
@@ -102,9 +146,12 @@ type statusRecorder struct {
 func (s *statusRecorder) WriteHeader(code int)        { s.code = code }
 func (s *statusRecorder) Write(b []byte) (int, error) { return len(b), nil }
 
-// errorBody is the body of every error reply.
+// errorBody is the body of every error reply (errors.go): its code, its
+// message and, for a 429, the seconds to wait.
 type errorBody struct {
-	Error string `json:"error"`
+	Code       string `json:"code"`
+	Error      string `json:"error"`
+	RetryAfter int64  `json:"retry_after,omitempty"`
 }
 
 // article is an Article as the API shows it.
@@ -145,13 +192,15 @@ type page struct {
 	Articles []article `json:"articles"`
 }
 
-func (a *api) toPage(group string, order voting.Order, n int, total int64, list []voting.Article) page {
+// toPage is page n of list, in the order named order as the request gave
+// it ("score" when it gave none).
+func (a *api) toPage(group, order string, n int, total int64, list []voting.Article) page {
 	size := int64(a.pageSize)
 	if size < 1 {
 		size = voting.DefaultPageSize
 	}
 	return page{
-		Group: group, Order: order.String(), Page: n,
+		Group: group, Order: order, Page: n,
 		Pages: (total + size - 1) / size, Total: total,
 		Articles: toArticles(list),
 	}
@@ -180,6 +229,9 @@ func (a *api) postArticle(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &req); err != nil {
 		return err
 	}
+	if err := checkArticle(req.Title, req.Link); err != nil {
+		return err
+	}
 	art, err := a.store.Post(r.Context(), req.Poster, req.Title, req.Link)
 	if errors.Is(err, voting.ErrDuplicate) { // -unique-links, -repost-after
 		a.duplicate(w, art, err)
@@ -200,7 +252,7 @@ func (a *api) duplicate(w http.ResponseWriter, art voting.Article, err error) {
 	a.reply(w, statusOf(err), struct {
 		errorBody
 		Article article `json:"article"`
-	}{errorBody{err.Error()}, toArticle(art)})
+	}{errorBody{Code: codeDuplicate, Error: message(err)}, toArticle(art)})
 }
 
 // GET /articles?order=score&page=1
@@ -217,7 +269,7 @@ func (a *api) listArticles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a.reply(w, http.StatusOK, a.toPage("", order, n, total, list))
+	a.reply(w, http.StatusOK, a.toPage("", orderName(r), n, total, list))
 	return nil
 }
 
@@ -266,7 +318,7 @@ func (a *api) vote(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := a.store.Vote(r.Context(), req.User, r.PathValue("id"), *req.Vote)
 	if err != nil {
-		return err
+		return a.voteError(err, *req.Vote)
 	}
 	a.reply(w, http.StatusOK, toVoteReply(res))
 	return nil
@@ -316,7 +368,7 @@ func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) error {
 		}
 		for j, br := range res {
 			if br.Err != nil {
-				results[at[j]] = a.ballotError(r, br.Err)
+				results[at[j]] = a.ballotError(r, a.voteError(br.Err, ballots[j].Vote))
 			} else {
 				results[at[j]] = toVoteReply(br.VoteResult)
 			}
@@ -340,6 +392,9 @@ type user struct {
 // GET /users/{name}: the user, their karma with -karma, and, with
 // -user-pages, the first page of their submitted and upvoted articles.
 func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
+	if !a.karma && !a.userPages {
+		return featureOff("user pages and karma are off", "-user-pages or -karma")
+	}
 	u := user{Name: r.PathValue("name")}
 	if a.karma {
 		karma, err := a.store.Karma(r.Context(), u.Name)
@@ -364,15 +419,16 @@ func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// ballotError is a failed ballot's result in POST /votes.
+// ballotError is a failed ballot's result in POST /votes: the error
+// body the single vote would get, and its status.
 type ballotError struct {
-	Error  string `json:"error"`
-	Status int    `json:"status"`
+	errorBody
+	Status int `json:"status"`
 }
 
 func (a *api) ballotError(r *http.Request, err error) ballotError {
-	status, msg := a.clientError(r, err)
-	return ballotError{msg, status}
+	status, body := a.clientError(r, err)
+	return ballotError{body, status}
 }
 
 // PUT /articles/{id}/groups/{group}
@@ -408,7 +464,7 @@ func (a *api) listGroup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a.reply(w, http.StatusOK, a.toPage(group, order, n, total, list))
+	a.reply(w, http.StatusOK, a.toPage(group, orderName(r), n, total, list))
 	return nil
 }
 
@@ -463,6 +519,15 @@ func parseSince(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// orderName is the order of a page request as the request names it,
+// "score" if it names none: the page echoes it.
+func orderName(r *http.Request) string {
+	if o := r.URL.Query().Get("order"); o != "" {
+		return o
+	}
+	return "score"
+}
+
 // pageQuery reads the order (default score) and page (default 1) of a
 // page request. The Store itself rejects pages below 1.
 func pageQuery(r *http.Request) (voting.Order, int, error) {
@@ -490,19 +555,17 @@ func pageNumber(s string) (int, error) {
 	return n, nil
 }
 
-// parseOrder reads an order: "score" or "time" (highest or newest first),
-// or any Order's name (voting.ParseOrder): "score-asc", "time-asc", "top",
-// "hot", "best", "controversial".
+// parseOrder reads an order as voting.ParseOrder does: the short names
+// "score" (the default), "time" or "new" (newest first) and "old", or any
+// Order's name: "score-desc", "score-asc", "time-desc", "time-asc",
+// "top", "hot", "best", "controversial".
 func parseOrder(s string) (voting.Order, error) {
-	switch s {
-	case "", "score":
+	if s == "" {
 		return voting.ScoreDesc, nil
-	case "time":
-		return voting.TimeDesc, nil
 	}
 	o, err := voting.ParseOrder(s)
 	if err != nil {
-		return 0, fmt.Errorf("%w: order %q is not score, time, score-asc, time-asc, top, hot, best or controversial", errBadRequest, s)
+		return 0, fmt.Errorf("%w: order %q is not score, time, new, old, score-asc, time-asc, top, hot, best or controversial", errBadRequest, s)
 	}
 	return o, nil
 }
@@ -519,7 +582,15 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 // a struct (a JSON object) or to a slice of structs (an array of objects;
 // null is refused).
 func decodeUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+	body := bufio.NewReader(http.MaxBytesReader(w, r.Body, limit))
+	// The first byte tells an object from an array, and both from null,
+	// a string or a number, which all get the same error.
+	if first, err := firstByte(body); err != nil {
+		return decodeError(err, v, limit)
+	} else if want := map[string]byte{"object": '{', "array": '['}[jsonKind(v)]; first != want {
+		return fmt.Errorf("%w: request body is not %s; %s", errBadRequest, bodyKind(v), bodyShape(v))
+	}
+	dec := json.NewDecoder(body)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err, v, limit)
@@ -531,11 +602,23 @@ func decodeUpTo(w http.ResponseWriter, r *http.Request, v any, limit int64) erro
 		}
 		return fmt.Errorf("%w: request body has data after its JSON %s; %s", errBadRequest, jsonKind(v), bodyShape(v))
 	}
-	if e := reflect.ValueOf(v).Elem(); e.Kind() == reflect.Slice && e.IsNil() {
-		// The body was null, which decodes into a nil slice.
-		return fmt.Errorf("%w: request body is not %s; %s", errBadRequest, bodyKind(v), bodyShape(v))
-	}
 	return nil
+}
+
+// firstByte returns the first byte of body that is not JSON white space,
+// and leaves it unread; io.EOF for a body of white space.
+func firstByte(body *bufio.Reader) (byte, error) {
+	for {
+		c, err := body.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c, body.UnreadByte()
+	}
 }
 
 // decodeError turns an error of decoding a request body into v into one
@@ -629,34 +712,14 @@ func jsonType(t reflect.Type) string {
 	return "an object"
 }
 
-// statusOf maps an error to its HTTP status: the Store's sentinel errors
-// to 404, 409 (voting closed, duplicate link), 400, 403 (not allowed), 429 (rate limited)
-// and 503 (a refusal of Redis: try again, out of memory), an unreadable
+// statusOf maps an error to its HTTP status (errors.go, kinds): the
+// Store's sentinel errors to 404, 409 (voting closed, duplicate link),
+// 400, 403 (not allowed), 429 (rate limited) and 503 (a refusal of
+// Redis: try again, out of memory, not replicated), an unreadable
 // request to 400 (413 when too large), anything else to 500.
 func statusOf(err error) int {
-	switch {
-	case errors.Is(err, errTooLarge):
-		return http.StatusRequestEntityTooLarge
-	case errors.Is(err, voting.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, voting.ErrVotingClosed),
-		errors.Is(err, voting.ErrDuplicate):
-		return http.StatusConflict
-	case errors.Is(err, voting.ErrInvalidArgument),
-		errors.Is(err, voting.ErrInvalidVote),
-		errors.Is(err, errBadRequest):
-		return http.StatusBadRequest
-	case errors.Is(err, voting.ErrNotAllowed):
-		return http.StatusForbidden
-	case errors.Is(err, voting.ErrRateLimited):
-		return http.StatusTooManyRequests
-	case errors.Is(err, voting.ErrTryAgain),
-		errors.Is(err, voting.ErrOutOfMemory):
-		return http.StatusServiceUnavailable
-	case errors.Is(err, voting.ErrIncompatible):
-		return http.StatusServiceUnavailable // this process's options are not the store's
-	}
-	return http.StatusInternalServerError
+	status, _ := classify(context.Background(), err)
+	return status
 }
 
 // healthz serves the store's Check as JSON: 200, or 503 when a problem
@@ -675,23 +738,35 @@ func (a *api) healthz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// fail replies with err's status and {"error": message} (clientError).
+// fail replies with err's status and error body (clientError).
 func (a *api) fail(w http.ResponseWriter, r *http.Request, err error) {
-	status, msg := a.clientError(r, err)
+	status, body := a.clientError(r, err)
 	setRetryAfter(w, err)
-	a.reply(w, status, errorBody{msg})
+	a.reply(w, status, body)
 }
 
-// clientError returns err's status and the message the client gets. A
+// clientError returns err's status and the body the client gets. A
 // server-side failure is logged, and the client told no more than
-// "internal error".
-func (a *api) clientError(r *http.Request, err error) (status int, msg string) {
-	status = statusOf(err)
-	if status == http.StatusInternalServerError {
+// "internal error"; so is a request that ran out of time waiting for
+// Redis, which gets 503.
+func (a *api) clientError(r *http.Request, err error) (status int, body errorBody) {
+	status, code := classify(r.Context(), err)
+	switch code {
+	case codeInternal:
 		a.log.Printf("%s %s: %v", r.Method, r.URL.Path, err)
-		return status, "internal error"
+		return status, errorBody{Code: code, Error: "internal error"}
+	case codeTimeout:
+		a.log.Printf("%s %s: timeout: Redis did not answer within %v: %v", r.Method, r.URL.Path, a.timeout, err)
+		return status, errorBody{Code: code, Error: "the service's database did not answer in time; try again later"}
+	case codeCanceled:
+		a.log.Printf("%s %s: canceled by the client: %v", r.Method, r.URL.Path, err)
+		return status, errorBody{Code: code, Error: "the request was canceled"}
 	}
-	return status, err.Error()
+	body = errorBody{Code: code, Error: message(err)}
+	if d := voting.RetryAfter(err); d > 0 {
+		body.RetryAfter = retrySeconds(d)
+	}
+	return status, body
 }
 
 // reply writes v as JSON with the given status.

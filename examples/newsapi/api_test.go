@@ -64,7 +64,7 @@ func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock, cfg ...
 	var logged bytes.Buffer
 	a := &api{store: store, pageSize: testPageSize, log: log.New(&logged, "", 0)}
 	for _, c := range cfg {
-		a.userPages, a.karma = c.userPages, c.rules.karma != nil
+		a.userPages, a.karma, a.rules, a.timeout = c.userPages, c.rules.karma != nil, c.rules, c.timeout
 	}
 	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged}
 }
@@ -106,13 +106,34 @@ func (ta *testAPI) must(want int, method, target, body string) map[string]any {
 }
 
 // fails sends a request that must fail with status want and an error
-// message containing msg.
+// body: a code, and a message containing msg.
 func (ta *testAPI) fails(want int, msg, method, target, body string) {
+	ta.t.Helper()
+	ta.failsWith(want, "", msg, method, target, body)
+}
+
+// failsWith is fails for an error of the given code ("" for any).
+func (ta *testAPI) failsWith(want int, wantCode, msg, method, target, body string) map[string]any {
 	ta.t.Helper()
 	code, v := ta.do(method, target, body)
 	e, _ := v["error"].(string)
-	if code != want || !strings.Contains(e, msg) || len(v) != 1 {
-		ta.t.Errorf("%s %s %s: %d %v, want %d {\"error\": \"...%s...\"}", method, target, body, code, v, want, msg)
+	c, _ := v["code"].(string)
+	_, retry := v["retry_after"]
+	if code != want || !strings.Contains(e, msg) || c == "" || (wantCode != "" && c != wantCode) || len(v) != 2 && !(len(v) == 3 && retry) {
+		ta.t.Errorf("%s %s %s: %d %v, want %d {\"code\": %q, \"error\": \"...%s...\"}", method, target, body, code, v, want, wantCode, msg)
+	}
+	checkMessage(ta.t, method+" "+target, e)
+	return v
+}
+
+// checkMessage fails t if an error message for API clients names the
+// library, its options or Go.
+func checkMessage(t *testing.T, what, msg string) {
+	t.Helper()
+	for _, leak := range []string{"voting:", "voting.", "With", "Err", "json:", "Go ", "struct", "unmarshal", "invalid character"} {
+		if strings.Contains(msg, leak) {
+			t.Errorf("%s: the error %q names %q", what, msg, leak)
+		}
 	}
 }
 
@@ -160,14 +181,19 @@ func TestList(t *testing.T) {
 	}
 	ta.must(http.StatusOK, "PUT", "/articles/1/vote", `{"user":"bob","vote":"up"}`)
 	for _, tc := range []struct{ query, order, ids string }{
-		{"", "score-desc", "1,3"},
-		{"?order=score&page=1", "score-desc", "1,3"},
-		{"?order=score&page=2", "score-desc", "2"},
-		{"?order=score&page=3", "score-desc", ""},
+		// The order is echoed as the request names it; "score" by
+		// default.
+		{"", "score", "1,3"},
+		{"?order=score&page=1", "score", "1,3"},
+		{"?order=score&page=2", "score", "2"},
+		{"?order=score&page=3", "score", ""},
+		{"?order=score-desc", "score-desc", "1,3"},
 		{"?order=score-asc", "score-asc", "2,3"},
-		{"?order=time", "time-desc", "3,2"},
+		{"?order=time", "time", "3,2"},
+		{"?order=new", "new", "3,2"},
 		{"?order=time-desc&page=2", "time-desc", "1"},
 		{"?order=time-asc", "time-asc", "1,2"},
+		{"?order=old", "old", "1,2"},
 	} {
 		v := ta.must(http.StatusOK, "GET", "/articles"+tc.query, "")
 		if v["order"] != tc.order || ids(v) != tc.ids || v["total"] != 3.0 || v["pages"] != 2.0 {
@@ -240,8 +266,7 @@ func TestOrders(t *testing.T) {
 			for n, want := range []string{tc.page1, tc.page2} {
 				target := fmt.Sprintf("%s?order=%s&page=%d", list, tc.order, n+1)
 				v := ta.must(http.StatusOK, "GET", target, "")
-				wantOrder, _ := parseOrder(tc.order)
-				if v["order"] != wantOrder.String() || ids(v) != want || v["total"] != 3.0 || v["pages"] != 2.0 {
+				if v["order"] != tc.order || ids(v) != want || v["total"] != 3.0 || v["pages"] != 2.0 {
 					t.Errorf("GET %s: %v, want ids %q", target, v, want)
 				}
 			}
@@ -344,7 +369,7 @@ func TestGroups(t *testing.T) {
 		t.Errorf("GET /articles/%s: groups %v, want [go lang redis]", a, v["groups"])
 	}
 	v := ta.must(http.StatusOK, "GET", "/groups/redis?order=score", "")
-	if v["group"] != "redis" || v["order"] != "score-desc" || v["page"] != 1.0 || ids(v) != b+","+c {
+	if v["group"] != "redis" || v["order"] != "score" || v["page"] != 1.0 || ids(v) != b+","+c {
 		t.Errorf("GET /groups/redis: %v", v)
 	}
 	if v := ta.must(http.StatusOK, "GET", "/groups/go%20lang", ""); v["group"] != "go lang" || ids(v) != a {
@@ -381,12 +406,14 @@ func TestDelete(t *testing.T) {
 
 // ballot is a ballot's result in POST /votes.
 type ballot struct {
-	Previous  string  `json:"previous"`
-	Score     float64 `json:"score"`
-	Upvotes   int64   `json:"upvotes"`
-	Downvotes int64   `json:"downvotes"`
-	Error     string  `json:"error"`
-	Status    int     `json:"status"`
+	Previous   string  `json:"previous"`
+	Score      float64 `json:"score"`
+	Upvotes    int64   `json:"upvotes"`
+	Downvotes  int64   `json:"downvotes"`
+	Code       string  `json:"code"`
+	Error      string  `json:"error"`
+	Status     int     `json:"status"`
+	RetryAfter float64 `json:"retry_after"`
 }
 
 // votes sends POST /votes with body, which must get 200, and returns the
@@ -463,9 +490,9 @@ func TestVoteBatch(t *testing.T) {
 		}
 		status, single := ta.do("PUT", "/articles/"+url.PathEscape(x.id)+"/vote", `{"user":"`+x.user+`"`+vote+`}`)
 		if x.id == "" {
-			status, single = http.StatusNotFound, map[string]any{"error": `voting: vote: article not found: ""`}
+			status, single = http.StatusNotFound, map[string]any{"code": "not_found", "error": `article not found: ""`}
 		}
-		if got := res[2*i]; got.Status != status || got.Error != single["error"] || status < 400 || got.Previous != "" {
+		if got := res[2*i]; got.Status != status || got.Error != single["error"] || got.Code != single["code"] || status < 400 || got.Previous != "" {
 			t.Errorf("ballot %+v: %+v; PUT gets %d %v", x, got, status, single)
 		}
 		wantPrev := "down"
@@ -500,6 +527,10 @@ func TestVoteBatchErrors(t *testing.T) {
 	for _, tc := range []struct{ body, msg string }{
 		{``, "request body is empty" + shape},
 		{`null`, "request body is not a JSON array of objects" + shape},
+		{` null `, "request body is not a JSON array of objects" + shape},
+		{`"x"`, "request body is not a JSON array of objects" + shape},
+		{`3`, "request body is not a JSON array of objects" + shape},
+		{`true`, "request body is not a JSON array of objects" + shape},
 		{`{"user":"bob","id":"1","vote":"up"}`, "request body is not a JSON array of objects" + shape},
 		{`["up"]`, "request body is not a JSON array of objects" + shape},
 		{`[{"user":"bob","id":"1","vote":"up"}`, "request body is not a JSON array of objects" + shape},
@@ -509,7 +540,7 @@ func TestVoteBatchErrors(t *testing.T) {
 		{`[] []`, "request body has data after its JSON array" + shape},
 	} {
 		code, v := ta.do("POST", "/votes", tc.body)
-		if e := v["error"]; code != http.StatusBadRequest || e != "bad request: "+tc.msg || len(v) != 1 {
+		if e := v["error"]; code != http.StatusBadRequest || e != "bad request: "+tc.msg || v["code"] != codeBadRequest || len(v) != 2 {
 			t.Errorf("POST /votes %s: %d %v, want 400 %q", tc.body, code, v, "bad request: "+tc.msg)
 		}
 	}
@@ -540,7 +571,7 @@ func TestVoteBatchInternalError(t *testing.T) {
 	// The ballot fails alone, as a 500 of its own, and is logged.
 	rec := httptest.NewRecorder()
 	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/votes", strings.NewReader(`[{"user":"bob","id":"1","vote":"up"}]`)))
-	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != `[{"error":"internal error","status":500}]` {
+	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != `[{"code":"internal","error":"internal error","status":500}]` {
 		t.Errorf("POST /votes with a corrupt voter record: %d %s", rec.Code, rec.Body)
 	}
 	if !strings.Contains(ta.logged.String(), "POST /votes: ") {
@@ -549,7 +580,7 @@ func TestVoteBatchInternalError(t *testing.T) {
 	ta.logged.Reset()
 	a := &api{log: log.New(ta.logged, "", 0)}
 	got := a.ballotError(httptest.NewRequest("POST", "/votes", nil), errors.New("voting: vote: ERR something broke"))
-	if got != (ballotError{Error: "internal error", Status: http.StatusInternalServerError}) ||
+	if got != (ballotError{errorBody{Code: codeInternal, Error: "internal error"}, http.StatusInternalServerError}) ||
 		!strings.Contains(ta.logged.String(), "POST /votes: voting: vote: ERR something broke") {
 		t.Errorf("ballotError of a server-side failure: %+v, logged %q", got, ta.logged)
 	}
@@ -565,13 +596,15 @@ func TestUniqueLinks(t *testing.T) {
 	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/articles",
 		strings.NewReader(`{"poster":"bob","title":"the same","link":"https://example.com/1"}`)))
 	var v struct {
+		Code    string         `json:"code"`
 		Error   string         `json:"error"`
 		Article map[string]any `json:"article"`
 	}
 	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Code != http.StatusConflict || !strings.Contains(v.Error, "duplicate link") ||
+	checkMessage(t, "POST of a duplicate link", v.Error)
+	if rec.Code != http.StatusConflict || v.Code != codeDuplicate || !strings.HasPrefix(v.Error, "duplicate link: ") ||
 		fmt.Sprint(v.Article) != fmt.Sprint(first) || rec.Header().Get("Location") != "/articles/1" {
 		t.Errorf("POST of a duplicate link: %d, Location %q: %s", rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
@@ -646,6 +679,15 @@ func TestDecodeErrors(t *testing.T) {
 		{"POST", "/articles", ``, "request body is empty" + postShape},
 		{"POST", "/articles", `["alice"]`, "request body is not a JSON object" + postShape},
 		{"POST", "/articles", `"alice"`, "request body is not a JSON object" + postShape},
+		// Every body that is not an object gets the same error.
+		{"POST", "/articles", `null`, "request body is not a JSON object" + postShape},
+		{"POST", "/articles", "\n null", "request body is not a JSON object" + postShape},
+		{"POST", "/articles", `[]`, "request body is not a JSON object" + postShape},
+		{"POST", "/articles", `3`, "request body is not a JSON object" + postShape},
+		{"POST", "/articles", `false`, "request body is not a JSON object" + postShape},
+		{"POST", "/articles", " \t", "request body is empty" + postShape},
+		{"PUT", vote, `null`, "request body is not a JSON object" + voteShape},
+		{"PUT", vote, `"up"`, "request body is not a JSON object" + voteShape},
 		{"POST", "/articles", `{"poster":`, "request body is not a JSON object" + postShape},
 		{"POST", "/articles", `{"poster" "alice"}`, "request body is not a JSON object" + postShape},
 		{"POST", "/articles", `{"poster":1,"title":"t"}`, `field "poster" must be a string` + postShape},
@@ -752,10 +794,18 @@ func TestUserPages(t *testing.T) {
 		t.Errorf("GET /users/nobody with -karma: %v", v)
 	}
 
-	// Without -user-pages: the user alone.
+	// With -karma alone: the user and their karma.
+	karma := newTestAPI(t, config{rules: ruleFlags{karma: &[2]int64{1, -1}}})
+	karma.post("first")
+	if v := karma.must(http.StatusOK, "GET", "/users/alice", ""); len(v) != 2 || v["user"] != "alice" || v["karma"] != 0.0 {
+		t.Errorf("GET /users/alice with -karma alone: %v", v)
+	}
+
+	// Without -user-pages or -karma there is no user to show: 404, and
+	// the flags that turn it on.
 	plain := newTestAPI(t, config{})
 	plain.post("first")
-	if v := plain.must(http.StatusOK, "GET", "/users/alice", ""); len(v) != 1 || v["user"] != "alice" {
+	if v := plain.failsWith(http.StatusNotFound, codeFeatureOff, "start the service with -user-pages or -karma", "GET", "/users/alice", ""); v["error"] != "user pages and karma are off: start the service with -user-pages or -karma" {
 		t.Errorf("GET /users/alice without -user-pages: %v", v)
 	}
 }

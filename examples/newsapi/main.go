@@ -2,7 +2,7 @@
 // on net/http (method and path patterns), with OpenTelemetry metrics.
 //
 //	POST   /articles                       {"poster":"alice","title":"...","link":"..."} -> 201
-//	GET    /articles?order=score&page=1    order: score, time, score-asc, time-asc, top, hot, best, controversial
+//	GET    /articles?order=score&page=1    order: score, time (or new), old, score-asc, time-asc, top, hot, best, controversial
 //	GET    /articles/{id}                  the article and its groups
 //	PUT    /articles/{id}/vote             {"user":"bob","vote":"up"}; "down", or "none" to cancel
 //	POST   /votes                          [{"user":"bob","id":"1","vote":"up"}, ...] -> a result per ballot
@@ -11,10 +11,14 @@
 //	GET    /groups/{group}?order=score&page=1
 //	GET    /top?since=24h&page=1           since: a Go duration (90m, 24h) or days (7d); 24h by default
 //	DELETE /articles/{id}                  -> 204
+//	GET    /users/{name}                   with -karma or -user-pages; else 404 feature_off
+//	GET    /users?page=1                   users by karma: with -karma; else 404 feature_off
+//	PATCH  /articles/{id}                  {"user":"alice","title":"...","link":"..."}: with -edit-window; else 404 feature_off
+//	GET    /metrics                        Prometheus text
 //
 // A page of /articles or /groups/{group} reads
-// {"order": "score-desc", "page": 1, "pages": 4, "total": 87, "articles": [...]}
-// (and "group"): total is the number of articles listed, pages the
+// {"order": "score", "page": 1, "pages": 4, "total": 87, "articles": [...]}
+// (and "group"), with the order as the request named it: total is the number of articles listed, pages the
 // number of pages of 25 they fill. A page of /top reads {"since": "24h",
 // "page": 1, "articles": [...]}, without totals; it lists the top
 // voting.MaxTopSince articles of the period. The store keeps top, hot,
@@ -25,17 +29,35 @@
 // POST /votes takes up to voting.MaxBatch ballots and applies them in
 // order in one round trip. It answers 200 with a result per ballot, in
 // order: {"previous": "none", "score": ..., "upvotes": ..., "downvotes":
-// ...} as PUT /articles/{id}/vote gives, or {"error": "...", "status":
-// 404} with the status and message that route would fail with.
+// ...} as PUT /articles/{id}/vote gives, or {"code": "not_found",
+// "error": "...", "status": 404} with the status and error body that
+// route would fail with ("retry_after" included).
 //
-// Errors come as {"error": "..."}: 404 for an unknown article, 409 once
-// its voting has closed, 400 for bad input, 413 for a body over 64 KiB
-// (512 KiB for POST /votes) or more than voting.MaxBatch ballots, 500
-// (logged, with no details) for a Redis failure.
+// Errors come as {"code": "not_found", "error": "article not found:
+// \"9\""}: a stable code a client may switch on, and a message for a
+// person (errors.go lists the codes). 404 for an unknown article or path,
+// and for the routes of a feature the service runs without
+// (feature_off, naming the flag: GET /users needs -karma); 409 once its
+// voting has closed; 400 for bad input; 403 with the reason for a call a
+// rule forbids; 429 with "retry_after" (seconds) and a Retry-After
+// header over a rate limit; 413 for a body over 64 KiB (512 KiB for POST
+// /votes) or more than voting.MaxBatch ballots; 503 when Redis refuses a
+// call for a passing reason, or does not answer within -timeout (code
+// timeout, logged); 500 (logged, with no details) for a Redis failure.
+//
+// A link is an http or https URL of at most 2,048 bytes, or empty; a
+// title is valid UTF-8 without control characters. The store keeps the
+// bytes it is given: these are the service's rules, checked at its edge.
 //
 // Usage:
 //
-//	(cd examples/newsapi && go run . [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi] [-window 168h] [-unique-links])
+//	(cd examples/newsapi && go run . [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi] [-window 168h] [-unique-links] [-timeout 3s])
+//
+// -timeout is the most a request waits for Redis (3s by default): a
+// stalled Redis gets the client a 503 {"code": "timeout"} then, and the
+// log a line. The server also limits the time to read a request's
+// headers (5s) and the whole request (10s), to write a reply (-timeout
+// and 5s) and to keep an idle connection (1m).
 //
 // It is a module of its own, which needs Go 1.26 (votingotel's, as
 // OpenTelemetry's), so that the voting module keeps its dependencies.
@@ -94,6 +116,7 @@ func main() {
 	flag.DurationVar(&cfg.window, "window", voting.DefaultVoteWindow, "vote window: how long after posting an article takes votes (at least 1s)")
 	flag.BoolVar(&cfg.uniqueLinks, "unique-links", false, "refuse a link a live article has already: POST /articles gets 409 and that article")
 	flag.BoolVar(&cfg.userPages, "user-pages", false, "keep each user's submitted and upvoted pages: GET /users/{name} shows their first pages")
+	flag.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "the most a request waits for Redis: then it gets 503 timeout, logged (at least 1ms)")
 	cfg.rules.register(flag.CommandLine)
 	flag.Parse()
 	logger := log.New(os.Stderr, "newsapi: ", 0)
@@ -115,8 +138,23 @@ type config struct {
 	window      time.Duration // -window
 	uniqueLinks bool          // -unique-links
 	userPages   bool          // -user-pages
+	timeout     time.Duration // -timeout
 	rules       ruleFlags     // -karma, -vote-limit, ... (rules.go)
 }
+
+// defaultTimeout is the most a request waits for Redis by default: a
+// healthy Redis answers a call in well under a millisecond.
+const defaultTimeout = 3 * time.Second
+
+// The server's own timeouts: for a client to send a request's headers,
+// its whole request, and between two requests on a connection. A reply
+// may take the request's -timeout and writeSlack more to write.
+const (
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	writeSlack        = 5 * time.Second
+	idleTimeout       = time.Minute
+)
 
 // orders are the orders the service offers besides score and time: all
 // of them.
@@ -143,7 +181,10 @@ func (c config) storeOptions(pageSize int) []voting.Option {
 // serve serves the API on cfg.addr until ctx is done, then shuts down
 // gracefully. It calls ready with the server's URL once it listens.
 func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url string)) (err error) {
-	pool, where, closeRedis, err := dial(ctx, cfg.redis)
+	if cfg.timeout < time.Millisecond {
+		return fmt.Errorf("-timeout %v is under one millisecond", cfg.timeout)
+	}
+	pool, where, closeRedis, err := dial(ctx, cfg.redis, cfg.timeout)
 	if err != nil {
 		return err
 	}
@@ -168,15 +209,8 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{
-		Handler: metrics.handler((&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages,
-			karma: cfg.rules.karma != nil}).routes()),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      10 * time.Second,
-		IdleTimeout:       time.Minute,
-		ErrorLog:          logger,
-	}
+	srv := newServer(cfg, metrics.handler((&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages,
+		karma: cfg.rules.karma != nil, rules: cfg.rules, timeout: cfg.timeout}).routes()), logger)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	ready(fmt.Sprintf("http://%s (data in %s)", ln.Addr(), where))
@@ -196,11 +230,25 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 	return nil
 }
 
+// newServer returns the service's HTTP server of h, with its timeouts:
+// a reply may take the request's -timeout, and writeSlack to write.
+func newServer(cfg config, h http.Handler, logger *log.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      cfg.timeout + writeSlack,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          logger,
+	}
+}
+
 // dial returns a pool on the Redis at addr, or on an embedded miniredis
 // if addr is empty, with a description of it and a function that stops
 // the embedded server. The embedded server's clock follows the wall
-// clock.
-func dial(ctx context.Context, addr string) (pool *redis.Pool, where string, stop func(), err error) {
+// clock. It checks the server with a PING, which must answer within
+// timeout.
+func dial(ctx context.Context, addr string, timeout time.Duration) (pool *redis.Pool, where string, stop func(), err error) {
 	stop = func() {}
 	if addr == "" {
 		mr, err := miniredis.Run()
@@ -226,9 +274,11 @@ func dial(ctx context.Context, addr string) (pool *redis.Pool, where string, sto
 			return redis.DialContext(ctx, "tcp", addr)
 		},
 	}
-	conn, err := pool.GetContext(ctx)
+	ping, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := pool.GetContext(ping)
 	if err == nil {
-		_, err = redis.DoContext(conn, ctx, "PING")
+		_, err = redis.DoContext(conn, ping, "PING")
 		conn.Close()
 	}
 	if err != nil {

@@ -142,18 +142,24 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // testConfig is the service's config on a free port, on the Redis at
 // redisAddr (empty for an embedded miniredis).
 func testConfig(redisAddr string, window time.Duration) config {
-	return config{addr: "127.0.0.1:0", redis: redisAddr, prefix: "newsapi-test", window: window}
+	return config{addr: "127.0.0.1:0", redis: redisAddr, prefix: "newsapi-test", window: window, timeout: defaultTimeout}
 }
 
 // startServe starts the service as main does, with cfg, and returns its
 // URL and a function that shuts it down and returns serve's error.
 func startServe(t *testing.T, cfg config) (base string, shutdown func() error) {
 	t.Helper()
+	return startServeLog(t, cfg, io.Discard)
+}
+
+// startServeLog is startServe with the service's log written to logw.
+func startServeLog(t *testing.T, cfg config, logw io.Writer) (base string, shutdown func() error) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	urls := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		done <- serve(ctx, log.New(io.Discard, "", 0), cfg, func(url string) {
+		done <- serve(ctx, log.New(logw, "", 0), cfg, func(url string) {
 			urls <- strings.Fields(url)[0]
 		})
 	}()
@@ -218,6 +224,78 @@ func TestServeMetrics(t *testing.T) {
 	for _, user := range []string{"alice", "bob", "measured"} {
 		if strings.Contains(body, user) {
 			t.Errorf("GET /metrics shows %q", user)
+		}
+	}
+}
+
+// A Redis that stops answering (CLIENT PAUSE) gets a request a JSON 503
+// once its -timeout passes, not a connection that hangs, and the log
+// says so; once the pause ends, the service answers again.
+func TestServeStalledRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	var logged syncBuffer
+	cfg := testConfig("redis://"+srv.Addr, voting.DefaultVoteWindow)
+	cfg.timeout = 300 * time.Millisecond
+	base, shutdown := startServeLog(t, cfg, &logged)
+	location := request(t, "POST", base+"/articles", `{"poster":"alice","title":"paused"}`, http.StatusCreated)
+	if _, err := srv.Do("CLIENT", "PAUSE", 1000, "ALL"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	body := request(t, "GET", base+location, "", http.StatusServiceUnavailable)
+	if took := time.Since(start); took < cfg.timeout || took > cfg.timeout+time.Second {
+		t.Errorf("GET %s on a paused Redis took %v, want about %v", location, took, cfg.timeout)
+	}
+	if !strings.HasPrefix(body, `{"code":"timeout","error":`) {
+		t.Errorf("GET %s on a paused Redis: %s", location, body)
+	}
+	if want := "GET " + location + ": timeout: Redis did not answer within 300ms"; !strings.Contains(logged.String(), want) {
+		t.Errorf("logged %q, want %q", logged.String(), want)
+	}
+	// The pause ends (CLIENT UNPAUSE would wait for it too).
+	time.Sleep(time.Until(start.Add(time.Second)))
+	request(t, "GET", base+location, "", http.StatusOK)
+	if err := shutdown(); err != nil {
+		t.Errorf("serve after shutdown: %v", err)
+	}
+}
+
+// The served handler, GET /metrics in front, answers a path that is not
+// clean with a JSON 404, not a redirect.
+func TestServeUncleanPath(t *testing.T) {
+	base, shutdown := startServe(t, testConfig("", voting.DefaultVoteWindow))
+	defer shutdown()
+	request(t, "POST", base+"/articles", `{"poster":"alice","title":"A"}`, http.StatusCreated)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for _, path := range []string{"//articles", "//metrics", "/articles/../metrics"} {
+		resp, err := client.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound || resp.Header.Get("Content-Type") != "application/json" || !strings.HasPrefix(string(b), `{"code":"not_found"`) {
+			t.Errorf("GET %s: %s %q %s", path, resp.Status, resp.Header.Get("Content-Type"), b)
+		}
+	}
+	request(t, "GET", base+"/metrics", "", http.StatusOK)
+}
+
+// The server limits every phase of a connection, and a reply's write
+// outlasts the request's -timeout; a -timeout under 1ms is refused.
+func TestServerTimeouts(t *testing.T) {
+	cfg := testConfig("", voting.DefaultVoteWindow)
+	cfg.timeout = 20 * time.Second
+	srv := newServer(cfg, http.NotFoundHandler(), log.New(io.Discard, "", 0))
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.IdleTimeout <= 0 || srv.WriteTimeout <= cfg.timeout {
+		t.Errorf("server timeouts: read header %v, read %v, write %v, idle %v; want all set, write over %v",
+			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, cfg.timeout)
+	}
+	for _, timeout := range []time.Duration{0, -time.Second, time.Microsecond} {
+		cfg.timeout = timeout
+		err := serve(context.Background(), log.New(io.Discard, "", 0), cfg, func(string) { t.Errorf("-timeout %v: served", timeout) })
+		if err == nil || !strings.Contains(err.Error(), "-timeout") {
+			t.Errorf("serve with -timeout %v: %v", timeout, err)
 		}
 	}
 }

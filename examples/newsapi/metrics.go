@@ -41,11 +41,17 @@ func newTelemetry() (*telemetry, error) {
 }
 
 // handler returns h, whose requests it measures, with GET /metrics.
+// Every other request goes to h as it came: h answers the paths that are
+// not its routes (no ServeMux redirects here).
 func (t *telemetry) handler(h http.Handler) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.HandlerFor(t.registry, promhttp.HandlerOpts{}))
-	mux.Handle("/", t.measure(h))
-	return mux
+	metrics, measured := promhttp.HandlerFor(t.registry, promhttp.HandlerOpts{}), t.measure(h)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+			metrics.ServeHTTP(w, r)
+			return
+		}
+		measured.ServeHTTP(w, r)
+	})
 }
 
 // measure records the duration of each request h serves, with its

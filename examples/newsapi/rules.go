@@ -96,6 +96,9 @@ type userKarma struct {
 
 // GET /users?page=1: users by karma, highest first, ties by name.
 func (a *api) listUsers(w http.ResponseWriter, r *http.Request) error {
+	if !a.karma {
+		return featureOff("karma is off", "-karma")
+	}
 	n, err := pageNumber(r.URL.Query().Get("page"))
 	if err != nil {
 		return err
@@ -123,13 +126,22 @@ func (a *api) editArticle(w http.ResponseWriter, r *http.Request) error {
 		Title string `json:"title"`
 		Link  string `json:"link"`
 	}
+	if a.rules.editWindow == 0 {
+		return featureOff("editing is off", "-edit-window")
+	}
 	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	if err := checkArticle(req.Title, req.Link); err != nil {
 		return err
 	}
 	art, err := a.store.Edit(r.Context(), r.PathValue("id"), req.User, req.Title, req.Link)
 	if errors.Is(err, voting.ErrDuplicate) {
 		a.duplicate(w, art, err)
 		return nil
+	}
+	if errors.Is(err, voting.ErrNotAllowed) {
+		return forbidden(err, "only its poster may edit an article, within %v of posting it", a.rules.editWindow)
 	}
 	if err != nil {
 		return err
@@ -138,10 +150,24 @@ func (a *api) editArticle(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// voteError is the error of a vote v that the store refused with err:
+// for a refusal of -min-karma (the only rule that refuses a vote), the
+// karma v needs; err itself otherwise.
+func (a *api) voteError(err error, v voting.VoteType) error {
+	if !errors.Is(err, voting.ErrNotAllowed) || a.rules.minKarma == nil {
+		return err
+	}
+	what, least := "an upvote", a.rules.minKarma[0]
+	if v == voting.Downvote {
+		what, least = "a downvote", a.rules.minKarma[1]
+	}
+	return forbidden(err, "%s needs at least %d karma, and the voter has less", what, least)
+}
+
 // setRetryAfter sets the Retry-After header of a reply to a rate-limited
 // call, in whole seconds rounded up.
 func setRetryAfter(w http.ResponseWriter, err error) {
 	if d := voting.RetryAfter(err); d > 0 {
-		w.Header().Set("Retry-After", strconv.FormatInt(int64((d+time.Second-1)/time.Second), 10))
+		w.Header().Set("Retry-After", strconv.FormatInt(retrySeconds(d), 10))
 	}
 }

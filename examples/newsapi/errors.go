@@ -1,0 +1,150 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/votekit/voting"
+)
+
+// The API's errors, as its clients read them. Every error reply is a
+// JSON object {"code": "...", "error": "..."}: code is one of the stable
+// codes below, which a client may switch on; error is a message for a
+// person, in the API's terms (never a Go name or option); a 429 has
+// "retry_after", the seconds to wait, as its Retry-After header says.
+// A failed ballot of POST /votes has the same fields and its "status".
+
+// The codes of the API's errors.
+const (
+	codeNotFound         = "not_found"          // 404: no such article, or no such route
+	codeMethodNotAllowed = "method_not_allowed" // 405, with an Allow header
+	codeFeatureOff       = "feature_off"        // 404: a route of a feature the service runs without; the message names its flag
+	codeVotingClosed     = "voting_closed"      // 409: the article's vote window has passed
+	codeDuplicate        = "duplicate"          // 409: the link is another article's, which the reply carries
+	codeInvalidVote      = "invalid_vote"       // 400: a vote other than up, down or none
+	codeInvalidArgument  = "invalid_argument"   // 400: a name, title, link, group or page out of the API's limits
+	codeBadRequest       = "bad_request"        // 400: a body or query the API cannot read
+	codeTooLarge         = "too_large"          // 413: a body over its limit, or too many ballots
+	codeNotAllowed       = "not_allowed"        // 403: a rule of the service forbids the call; the message says which
+	codeRateLimited      = "rate_limited"       // 429, with retry_after
+	codeTryAgain         = "try_again"          // 503: Redis refused the call for a passing reason; nothing changed
+	codeOutOfMemory      = "out_of_memory"      // 503: Redis is full; nothing changed
+	codeNotReplicated    = "not_replicated"     // 503: the write is done but not yet confirmed on the replicas
+	codeIncompatible     = "incompatible"       // 503: this process's options or layout are not the store's
+	codeTimeout          = "timeout"            // 503: Redis did not answer within the service's -timeout
+	codeCanceled         = "canceled"           // 503: the client went away before the reply
+	codeInternal         = "internal"           // 500: a failure of the service, logged
+)
+
+// kinds are the errors the API knows, each with its status and code, in
+// the order they are checked.
+var kinds = []struct {
+	err    error
+	status int
+	code   string
+}{
+	{errTooLarge, http.StatusRequestEntityTooLarge, codeTooLarge},
+	{voting.ErrNotFound, http.StatusNotFound, codeNotFound},
+	{voting.ErrVotingClosed, http.StatusConflict, codeVotingClosed},
+	{voting.ErrDuplicate, http.StatusConflict, codeDuplicate},
+	{voting.ErrInvalidVote, http.StatusBadRequest, codeInvalidVote},
+	{voting.ErrInvalidArgument, http.StatusBadRequest, codeInvalidArgument},
+	{errBadRequest, http.StatusBadRequest, codeBadRequest},
+	{voting.ErrNotAllowed, http.StatusForbidden, codeNotAllowed},
+	{voting.ErrRateLimited, http.StatusTooManyRequests, codeRateLimited},
+	{voting.ErrTryAgain, http.StatusServiceUnavailable, codeTryAgain},
+	{voting.ErrOutOfMemory, http.StatusServiceUnavailable, codeOutOfMemory},
+	{voting.ErrNotReplicated, http.StatusServiceUnavailable, codeNotReplicated},
+	// This process's options are not the store's (a rolling deploy).
+	{voting.ErrIncompatible, http.StatusServiceUnavailable, codeIncompatible},
+}
+
+// apiError is an error the API words itself: a route of a feature that
+// is off, a rule's refusal with its reason, a link or title out of the
+// service's rules.
+type apiError struct {
+	status int
+	code   string
+	msg    string
+	err    error // the store's error it explains, if any
+}
+
+func (e *apiError) Error() string { return e.msg }
+func (e *apiError) Unwrap() error { return e.err }
+
+// featureOff is the error of a route whose feature is off: 404, with
+// the flag that turns it on.
+func featureOff(feature, flags string) error {
+	return &apiError{http.StatusNotFound, codeFeatureOff, fmt.Sprintf("%s: start the service with %s", feature, flags), nil}
+}
+
+// invalid is a 400 invalid_argument with the message msg.
+func invalid(format string, args ...any) error {
+	return &apiError{http.StatusBadRequest, codeInvalidArgument, fmt.Sprintf(format, args...), voting.ErrInvalidArgument}
+}
+
+// forbidden is a 403 not_allowed that gives the reason of err, the
+// store's refusal.
+func forbidden(err error, format string, args ...any) error {
+	return &apiError{http.StatusForbidden, codeNotAllowed, "not allowed: " + fmt.Sprintf(format, args...), err}
+}
+
+// classify returns err's status and code, for a request whose context
+// is ctx: a known error's, 503 timeout when the request's deadline
+// passed (Redis stalled), else 500 internal.
+func classify(ctx context.Context, err error) (status int, code string) {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.status, ae.code
+	}
+	for _, k := range kinds {
+		if errors.Is(err, k.err) {
+			return k.status, k.code
+		}
+	}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return http.StatusServiceUnavailable, codeTimeout
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		return http.StatusServiceUnavailable, codeCanceled
+	}
+	return http.StatusInternalServerError, codeInternal
+}
+
+// goNames are the names of the library's options in its messages, as
+// " (WithUserPages)", which an API client has no use for.
+var goNames = regexp.MustCompile(` ?\(With[A-Za-z]*\)`)
+
+// message is the text of err for a client: the API's own, or the
+// store's from its sentinel on ("voting: vote: article not found: \"9\""
+// reads `article not found: "9"`), without the library's names.
+func message(err error) string {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae.msg
+	}
+	if d := voting.RetryAfter(err); d > 0 {
+		return fmt.Sprintf("rate limited: try again in %d seconds", retrySeconds(d))
+	}
+	msg := err.Error()
+	for _, k := range kinds {
+		if !errors.Is(err, k.err) {
+			continue
+		}
+		if i := strings.Index(msg, strings.TrimPrefix(k.err.Error(), "voting: ")); i >= 0 {
+			msg = msg[i:]
+		}
+		break
+	}
+	return goNames.ReplaceAllString(strings.TrimPrefix(msg, "voting: "), "")
+}
+
+// retrySeconds is d in whole seconds, rounded up.
+func retrySeconds(d time.Duration) int64 {
+	return int64((d + time.Second - 1) / time.Second)
+}
