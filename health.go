@@ -14,38 +14,39 @@ import (
 // per item, and the problems among them.
 type Health struct {
 	// Reachable says the primary answered; Version is its redis_version.
-	Reachable bool
-	Version   string
+	Reachable bool   `json:"reachable"`
+	Version   string `json:"version"`
 	// Scripts says how the store's scripts run: "functions" (the
 	// store's library is loaded), "functions, library not loaded yet"
 	// (the first call loads it) or "scripts" (EVALSHA: no Functions, or
 	// not allowed).
-	Scripts string
+	Scripts string `json:"scripts"`
 	// Config says whether CONFIG GET was allowed (a managed Redis or an
 	// ACL may refuse it); the settings below are "" when it was not.
-	Config               bool
-	MaxmemoryPolicy      string
-	LazyfreeLazyExpire   string
-	LazyfreeLazyEviction string
+	Config               bool   `json:"config"`
+	MaxmemoryPolicy      string `json:"maxmemory_policy"`
+	LazyfreeLazyExpire   string `json:"lazyfree_lazy_expire"`
+	LazyfreeLazyEviction string `json:"lazyfree_lazy_eviction"`
 	// Recorded is the identity recorded for the prefix ("" for none),
 	// Identity the store's own (Identity.String), and Compatible whether
 	// the store may write: they are equal, or the store is empty.
-	Recorded, Identity string
-	Compatible         bool
+	Recorded   string `json:"recorded"`
+	Identity   string `json:"identity"`
+	Compatible bool   `json:"compatible"`
 	// Articles is the number of articles (Count), where Reachable.
-	Articles int64
+	Articles int64 `json:"articles"`
 	// Replicas are the primary's replicas, as its INFO replication lists
 	// them ("ip=...,port=...,state=online,offset=...,lag=0").
-	Replicas []string
+	Replicas []string `json:"replicas"`
 	// ReadPool, with WithReadPool, is the role of the read pool's server
 	// and, for a replica, its link to its primary ("slave, link up");
 	// "" without the option.
-	ReadPool string
+	ReadPool string `json:"read_pool"`
 	// Problems lists what is wrong, a sentence each; Serious says one of
 	// them loses data or fails the store's calls: Redis unreachable, an
 	// allkeys-* maxmemory-policy, a store this one may not write.
-	Problems []string
-	Serious  bool
+	Problems []string `json:"problems"`
+	Serious  bool     `json:"serious"`
 }
 
 func (h *Health) problem(serious bool, format string, args ...interface{}) {
@@ -70,7 +71,7 @@ func (s *Store) Check(ctx context.Context) (Health, error) {
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "Check"}, s.Check)
 	}
-	h := Health{Identity: s.shared.String()}
+	h := Health{Identity: s.shared.String(), Problems: []string{}} // [] in JSON, not null
 	c, err := getConn(ctx, s.pool, s.keys.seq)
 	if err == nil {
 		c = s.counted(ctx, c)

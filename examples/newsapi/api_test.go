@@ -894,7 +894,7 @@ func TestHealthz(t *testing.T) {
 	ta := newTestAPI(t, config{})
 	ta.post("first")
 	v := ta.must(http.StatusOK, "GET", "/healthz", "")
-	if v["Reachable"] != true || v["Compatible"] != true || v["Recorded"] != v["Identity"] || v["Serious"] != false {
+	if v["reachable"] != true || v["compatible"] != true || v["recorded"] != v["identity"] || v["serious"] != false {
 		t.Fatalf("GET /healthz = %v", v)
 	}
 	pool := &redis.Pool{DialContext: func(ctx context.Context) (redis.Conn, error) {
@@ -907,8 +907,8 @@ func TestHealthz(t *testing.T) {
 	}
 	ot := newTestAPIOn(t, other, ta.clock)
 	code, v := ot.do("GET", "/healthz", "")
-	if code != http.StatusServiceUnavailable || v["Serious"] != true ||
-		!strings.Contains(fmt.Sprint(v["Problems"]), "karma 1,-1 here, off in the store") {
+	if code != http.StatusServiceUnavailable || v["serious"] != true ||
+		!strings.Contains(fmt.Sprint(v["problems"]), "karma 1,-1 here, off in the store") {
 		t.Fatalf("GET /healthz of other options = %d %v", code, v)
 	}
 	ot.fails(http.StatusServiceUnavailable, "incompatible store", "POST", "/articles", `{"poster":"bob","title":"t"}`)
