@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -321,4 +322,64 @@ func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
 		}
 	}
 	return was, nil
+}
+
+// StoreOptions returns the shared options of a store whose identity is
+// id, as options of New: an operator's tool opens a recorded store with
+// them ([Store.Recorded]), so that its calls are the store's own. An
+// identity of another layout, or an option it does not know, gets an
+// error wrapping [ErrIncompatible].
+func (id Identity) StoreOptions() ([]Option, error) {
+	if id.Layout != LayoutVersion {
+		return nil, fmt.Errorf("%w: layout %d, this library reads %d", ErrIncompatible, id.Layout, LayoutVersion)
+	}
+	var opts []Option
+	for _, word := range id.Options {
+		name, value, _ := strings.Cut(word, "=")
+		var v []int64
+		for _, f := range strings.Split(value, ",") {
+			if n, err := strconv.ParseInt(f, 10, 64); err == nil {
+				v = append(v, n)
+			}
+		}
+		ms := func(i int) time.Duration { return time.Duration(v[i]) * time.Millisecond }
+		want := map[string]int{"karma": 2, "cost": 2, "minkarma": 2, "votelimit": 2,
+			"postinterval": 1, "repostafter": 1, "editwindow": 1}[name]
+		if len(v) != want && name != "orders" {
+			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
+		}
+		switch name {
+		case "orders":
+			var orders []Order
+			for _, n := range strings.Split(value, ",") {
+				o, err := ParseOrder(n)
+				if err != nil {
+					return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
+				}
+				orders = append(orders, o)
+			}
+			opts = append(opts, WithOrders(orders...))
+		case "karma":
+			opts = append(opts, WithKarma(v[0], v[1]))
+		case "cost":
+			opts = append(opts, WithVoteCost(v[0], v[1]))
+		case "minkarma":
+			opts = append(opts, WithMinKarma(v[0], v[1]))
+		case "votelimit":
+			opts = append(opts, WithVoteLimit(int(v[0]), ms(1)))
+		case "postinterval":
+			opts = append(opts, WithPostInterval(ms(0)))
+		case "repostafter":
+			opts = append(opts, WithRepostAfter(ms(0)))
+		case "editwindow":
+			opts = append(opts, WithEditWindow(ms(0)))
+		case "userpages":
+			opts = append(opts, WithUserPages())
+		case "uniquelinks":
+			opts = append(opts, WithUniqueLinks())
+		default:
+			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
+		}
+	}
+	return opts, nil
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/gomodule/redigo/redis"
 )
 
@@ -296,4 +297,42 @@ func TestCheck(t *testing.T) {
 			t.Fatalf("Check under allkeys-lru = %+v, %v", h, err)
 		}
 	})
+}
+
+// TestStoreOptions: the options an identity gives open a store of that
+// identity, for every shared option; other layouts and unknown words are
+// incompatible.
+func TestStoreOptions(t *testing.T) {
+	mr := miniredis.RunT(t)
+	pool := newPool(mr.Addr(), nil)
+	defer pool.Close()
+	for _, opts := range [][]Option{
+		nil,
+		{WithOrders(Top, Controversial)},
+		{WithKarma(1, -1), WithVoteCost(1, 2), WithMinKarma(0, 30), WithVoteLimit(100, time.Hour)},
+		{WithPostInterval(time.Minute), WithRepostAfter(24 * time.Hour), WithEditWindow(15 * time.Minute)},
+		{WithUserPages(), WithUniqueLinks(), WithOrders(extraOrders...), WithKarma(2, 0)},
+	} {
+		s, err := New(pool, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Identity().StoreOptions()
+		if err != nil {
+			t.Fatalf("%v: %v", s.Identity(), err)
+		}
+		again, err := New(pool, got...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := s.Identity().String(), again.Identity().String(); a != b {
+			t.Errorf("StoreOptions of %q open a store of %q", a, b)
+		}
+	}
+	for _, id := range []Identity{{Layout: 2}, {Layout: LayoutVersion, Options: []string{"karma=1"}},
+		{Layout: LayoutVersion, Options: []string{"sparkles"}}, {Layout: LayoutVersion, Options: []string{"orders=top,zzz"}}} {
+		if _, err := id.StoreOptions(); !errors.Is(err, ErrIncompatible) {
+			t.Errorf("StoreOptions of %q: %v, want ErrIncompatible", id, err)
+		}
+	}
 }

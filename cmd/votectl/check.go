@@ -58,6 +58,20 @@ func cmdCheck(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if karma == nil {
+		// The karma a vote moves, as the store records it.
+		if _, id, ok, err := e.recorded(); err == nil && ok {
+			for _, word := range id.Options {
+				name, value, _ := strings.Cut(word, "=")
+				switch name {
+				case "karma":
+					_ = pairFlag(&karma)(value)
+				case "cost":
+					_ = pairFlag(&cost)(value)
+				}
+			}
+		}
+	}
 	c := &checker{e: e, inv: inv, recs: map[string]record{}, reput: map[string][2]int64{},
 		zrem: map[string][]string{}, sremG: map[string][]string{}, saddG: map[string][]string{}}
 	steps := []func() error{c.records, c.orderings, c.buckets, c.voters, c.groups, c.caches,
@@ -152,7 +166,7 @@ func (c *checker) orderings() error {
 				c.problem(true, "%s: member %q is no article of this ordering", key, m)
 				c.zrem[key] = append(c.zrem[key], m)
 			case !sameValue(o, v, r.value(o)):
-				c.problem(true, "%s: article %s at %v, its record says %v", key, id, v, r.value(o))
+				c.problem(true, "%s: article %s at %s, its record says %s", key, id, num(v), num(r.value(o)))
 				c.reputArticle(id)
 			}
 		}
@@ -186,7 +200,7 @@ func (c *checker) buckets() error {
 			}
 			seen[key+" "+m] = true
 			if v != r.value("top") {
-				c.problem(true, "%s: article %s at %v, its record says %v", key, id, v, r.value("top"))
+				c.problem(true, "%s: article %s at %s, its record says %s", key, id, num(v), num(r.value("top")))
 				c.reputArticle(id)
 			}
 		}
@@ -384,7 +398,7 @@ func (c *checker) karma(per, cost *[2]int64) error {
 	}
 	switch {
 	case per == nil:
-		fmt.Fprintln(c.e.stdout, "karma: not checked: give -karma UP,DOWN (and -vote-cost) as the store's options")
+		fmt.Fprintln(c.e.stdout, "karma: not checked: the store records no karma option; give -karma UP,DOWN (and -vote-cost) where it keeps karma")
 		return nil
 	case int64(len(c.recs)) != seq || len(c.inv.ids(famVoted)) != len(c.recs):
 		fmt.Fprintln(c.e.stdout, "karma: not checked: some articles are closed or deleted, and their votes are gone")
@@ -566,3 +580,7 @@ func (c *checker) repair() error {
 	}
 	return nil
 }
+
+// num formats a value of an ordering as a person reads it: 1704074976,
+// not 1.704074976e+09.
+func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

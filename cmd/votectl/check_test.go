@@ -95,8 +95,10 @@ func TestCheckKarma(t *testing.T) {
 		if k, _ := st.Karma(ctx, "alice"); k != -1 {
 			t.Errorf("alice's karma after repair %d, want -1", k)
 		}
-		if _, out, _ := votectl(t, addr, "", "-prefix", "k", "check"); !strings.Contains(out, "karma: not checked") {
-			t.Errorf("check without -karma does not say karma is unchecked:\n%s", out)
+		// Without -karma, check reads karma and cost from the record.
+		do("ZINCRBY", "{k}:karma", 5, "alice")
+		if code, out, _ := votectl(t, addr, "", "-prefix", "k", "check"); code != 1 || !strings.Contains(out, `karma of "alice" is -6`) {
+			t.Errorf("check without -karma, on a store that records it: %d\n%s", code, out)
 		}
 	})
 }

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
+
+	"github.com/votekit/voting"
 )
 
 // Bad input: exit 2, one clear line, nothing written.
@@ -65,10 +69,11 @@ func TestCommandsRead(t *testing.T) {
 			args []string
 			want []string
 		}{
-			{[]string{"info"}, []string{`store "src"`, "article", "voted", "total", "health:"}},
+			{[]string{"info"}, []string{`store "src"`, "article", "voted", "total", "health:",
+				"identity recorded: 3 orders=top,hot,best,controversial karma=1,-1 cost=1,2", "no problems"}},
 			{[]string{"article", "1"}, []string{`"title": "title "`, `"groups": [`, `"voters": 4`, `"open": true`}},
 			{[]string{"user", "alice"}, []string{`"karma":`, `"submitted": [`, `"upvoted": [`}},
-			{[]string{"options"}, []string{`"karma": true`, `"user_pages": true`, `"top"`}},
+			{[]string{"options"}, []string{`"karma": true`, `"user_pages": true`, `"top"`, `"recorded": true`, `"karma=1,-1"`}},
 		} {
 			code, out, errs := votectl(t, addr, "", append([]string{"-prefix", "src"}, tc.args...)...)
 			if code != 0 {
@@ -98,6 +103,40 @@ func TestFunctions(t *testing.T) {
 		code, out, _ = votectl(t, addr, "", "functions", "-prune")
 		if code != 0 || !strings.Contains(out, "voting_old  deleted") || !strings.Contains(out, "this version") {
 			t.Fatalf("functions -prune: %d %s", code, out)
+		}
+	})
+}
+
+// TestOptionsChange changes a store's recorded options with the flags of
+// examples/newsapi: the store then takes writes of a store of those
+// options, and refuses those of its old ones.
+func TestOptionsChange(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		old, err := voting.New(pool(addr), voting.WithKeyPrefix("opt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := old.Post(context.Background(), "alice", "a title", "https://example.com/x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		code, out, errs := votectl(t, addr, "", "-prefix", "opt", "options", "-karma", "1,-1", "-user-pages", "-unique-links", "-orders", "top")
+		if code != 0 || !strings.Contains(out, "recorded: 3 orders=top karma=1,-1 userpages uniquelinks") {
+			t.Fatalf("options: %d %q %s", code, out, errs)
+		}
+		if _, err := old.Vote(context.Background(), "bob", a.ID, voting.Upvote); !errors.Is(err, voting.ErrIncompatible) {
+			t.Errorf("a vote of the old options after the change: %v, want ErrIncompatible", err)
+		}
+		now, err := voting.New(pool(addr), voting.WithKeyPrefix("opt"), voting.WithOrders(voting.Top), voting.WithKarma(1, -1),
+			voting.WithUserPages(), voting.WithUniqueLinks())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := now.Vote(context.Background(), "bob", a.ID, voting.Upvote); err != nil {
+			t.Errorf("a vote of the new options: %v", err)
+		}
+		if code, _, errs := votectl(t, addr, "", "-prefix", "opt", "options", "-orders", "sideways"); code != 2 {
+			t.Errorf("a bad -orders: %d %s", code, errs)
 		}
 	})
 }

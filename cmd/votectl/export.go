@@ -19,9 +19,10 @@ import (
 // The export format, one JSON object a line, each with a "type", in this
 // order (README, "votectl"):
 //
-//	{"type":"options","format":1,"orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
-//	    what the store's data shows of its shared options (informative;
-//	    import does not need it)
+//	{"type":"options","format":1,"identity":"3 karma=1,-1 userpages","orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
+//	    the store's recorded identity (voting.Identity: its layout and
+//	    shared options), which import records in the target, and what
+//	    the store's data shows of its shared options (informative)
 //	{"type":"seq","seq":"42"}                      the last issued id
 //	{"type":"article","id":"1","title":..,"link":..,"poster":..,"posted":1700000000,
 //	 "up":3,"down":1,"weight":432,"orders":["top"],"closes":1700604800,"expires_ms":1700604800000}
@@ -44,6 +45,7 @@ type line struct {
 	Type string `json:"type"`
 	// options
 	Format      int      `json:"format,omitempty"`
+	Identity    string   `json:"identity,omitempty"`
 	UserPages   *bool    `json:"user_pages,omitempty"`
 	UniqueLinks *bool    `json:"unique_links,omitempty"`
 	HasKarma    *bool    `json:"karma_kept,omitempty"`
@@ -113,7 +115,15 @@ func cmdExport(e *env, args []string) error {
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	ids := inv.ids(famArticle)
 	opts := e.shownOptions(inv)
-	if err := e.emit(w, line{Type: "options", Format: 1, Orders: opts.orders, HasKarma: bptr(opts.karma),
+	_, id, recorded, err := e.recorded()
+	if err != nil {
+		return err
+	}
+	identity := ""
+	if recorded {
+		identity = id.String()
+	}
+	if err := e.emit(w, line{Type: "options", Format: 1, Identity: identity, Orders: opts.orders, HasKarma: bptr(opts.karma),
 		UserPages: bptr(opts.userPages), UniqueLinks: bptr(opts.uniqueLinks)}); err != nil {
 		return err
 	}
@@ -297,6 +307,7 @@ type importArticle struct {
 
 // parsedImport is a whole export, validated.
 type parsedImport struct {
+	identity string // the store's recorded identity, "" for none
 	seq      string
 	articles []*importArticle
 	rest     []line // karma, pages, links, rule state
@@ -334,6 +345,12 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if l.Format != 1 {
 				return nil, bad("format %d, this votectl reads 1", l.Format)
 			}
+			if l.Identity != "" {
+				if _, err := identityOf(l.Identity).StoreOptions(); err != nil {
+					return nil, bad("identity %q: %v", l.Identity, err)
+				}
+			}
+			out.identity = l.Identity
 		case "seq":
 			if !canonicalID(l.Seq) && l.Seq != "0" {
 				return nil, bad("seq %q is not an id", l.Seq)
@@ -549,6 +566,13 @@ func (e *env) writeImport(imp *parsedImport) error {
 	}
 	if err := flush(true); err != nil {
 		return err
+	}
+	if imp.identity != "" {
+		if err := e.record(identityOf(imp.identity)); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(e.stderr, "votectl: import: the export records no identity: record the store's options with votectl options, with the flags of its service")
 	}
 	_, err := e.do("DEL", e.l.marker())
 	return err

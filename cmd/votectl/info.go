@@ -12,10 +12,9 @@ import (
 	"github.com/votekit/voting"
 )
 
-// shownOptions are the shared options as the store's data shows them.
-// SEAM (issue 26, identity): once the package records a store's layout
-// version and shared options, info, options and export print the
-// recorded ones, and this stays as a cross-check of the data.
+// shownOptions are the shared options as the store's data shows them:
+// info and options print them beside the recorded ones, as a
+// cross-check.
 type shownOptions struct {
 	orders                        []string
 	karma, userPages, uniqueLinks bool
@@ -63,9 +62,15 @@ func cmdInfo(e *env, args []string) error {
 	}
 	w := e.stdout
 	fmt.Fprintf(w, "store %q: %d keys\n", e.prefix, inv.n)
-	// SEAM (issue 26, identity): print the recorded layout version and
-	// shared options here, from the store's identity record.
-	fmt.Fprintf(w, "layout: article records as strings (doc.go \"Key layout\"); recorded layout version: not recorded by this library version\n")
+	st, id, ok, err := e.recorded()
+	if err != nil {
+		return err
+	}
+	if ok {
+		fmt.Fprintf(w, "identity recorded: %s (this votectl reads layout %d)\n", id, voting.LayoutVersion)
+	} else {
+		fmt.Fprintf(w, "identity recorded: none (an empty store, or one written before layouts were recorded)\n")
+	}
 	fmt.Fprintf(w, "options the data shows: %s\n", e.shownOptions(inv))
 	if inv.has(famOther, importMarker) {
 		fmt.Fprintf(w, "WARNING: an unfinished import (%s): run import -resume\n", e.l.marker())
@@ -87,7 +92,11 @@ func cmdInfo(e *env, args []string) error {
 		}
 		cmds := make([]cmd, len(sample))
 		for i, n := range sample {
-			cmds[i] = cmd{"MEMORY", []interface{}{"USAGE", e.l.key(fam, n)}}
+			key := e.l.key(fam, n)
+			if fam == famOther {
+				key = e.l.tag + n // a key of no family: its name is all after the tag
+			}
+			cmds[i] = cmd{"MEMORY", []interface{}{"USAGE", key}}
 		}
 		replies, err := e.pipeline(cmds)
 		if err != nil {
@@ -107,20 +116,19 @@ func cmdInfo(e *env, args []string) error {
 		fmt.Fprintf(w, "%-12s %10d %14s\n", strings.TrimSuffix(fam, ":"), len(names), approx+bytesize(est))
 	}
 	fmt.Fprintf(w, "%-12s %10d %14s\n", "total", inv.n, bytesize(total))
-	st, err := e.store()
-	if err != nil {
-		return err
-	}
 	n, err := st.Count(e.ctx)
 	if err != nil {
 		return fmt.Errorf("counting articles: %w", err)
 	}
 	fmt.Fprintf(w, "articles: %d (Count), %d records\n", n, len(inv.ids(famArticle)))
 	fmt.Fprintf(w, "open for voting: %d\n", len(inv.ids(famVoted)))
-	// SEAM (issue 26, Health): print (*voting.Store).Check's Health here,
-	// its fields one a line and each of Problems, and return errProblems
-	// when it has any.
-	fmt.Fprintf(w, "health: not available in this library version (Store.Check, issue 26)\n")
+	h, err := st.Check(e.ctx)
+	if err != nil {
+		return err
+	}
+	if printHealth(e, h) {
+		return errProblems
+	}
 	return nil
 }
 
@@ -134,26 +142,6 @@ func bytesize(n int64) string {
 		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
 	return fmt.Sprintf("%d B", n)
-}
-
-func cmdOptions(e *env, args []string) error {
-	if _, err := subFlags(e, "options", args, 0, nil); err != nil {
-		if len(args) > 0 {
-			// SEAM (issue 26): changing a shared option is the package's
-			// operation (i26-identity); wire it here with the flags of
-			// examples/newsapi.
-			return usagef("options: changing the shared options needs the store's recorded identity, which this library version lacks (issue 26); only showing them is supported")
-		}
-		return err
-	}
-	inv, err := e.scanStore()
-	if err != nil {
-		return err
-	}
-	o := e.shownOptions(inv)
-	out := map[string]interface{}{"source": "data", "orders": o.orders, "karma": o.karma,
-		"user_pages": o.userPages, "links_kept": o.uniqueLinks}
-	return printJSON(e, out)
 }
 
 func printJSON(e *env, v interface{}) error {

@@ -32,7 +32,8 @@ func newLayout(prefix string) layout { return layout{prefix: prefix, tag: "{" + 
 // ordering; single keys are matched whole.
 const (
 	famSeq       = "seq"
-	famFence     = "fence"
+	famStore     = "store"    // the store's identity (voting.Identity)
+	famBackfill  = "backfill" // where a Reconfigure's backfill is, while it runs
 	famKarma     = "karma"
 	famBy        = "by:"
 	famTop       = "top:"
@@ -49,7 +50,7 @@ const (
 	famOther     = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
 )
 
-var familyOrder = []string{famSeq, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
+var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost, famOther}
 
 // importMarker is the key votectl's import writes first and deletes last
@@ -64,7 +65,7 @@ func (l layout) family(key string) (fam, name string, ok bool) {
 		return "", "", false
 	}
 	switch rest {
-	case famSeq, famKarma, famFence:
+	case famSeq, famKarma, famStore, famBackfill:
 		return rest, "", true
 	}
 	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,

@@ -1,6 +1,7 @@
 // Command votectl is the operator's tool of a voting store: it inspects,
 // checks and repairs, exports and imports a store, imports the layout of
-// "Redis in Action", and lists the store's Functions libraries.
+// "Redis in Action", shows and changes the store's recorded shared
+// options, and lists the store's Functions libraries.
 //
 //	votectl -redis ADDR -prefix PREFIX info
 //	votectl -redis ADDR -prefix PREFIX article ID
@@ -9,7 +10,7 @@
 //	votectl -redis ADDR -prefix PREFIX export > backup.jsonl
 //	votectl -redis ADDR -prefix PREFIX import [-resume] < backup.jsonl
 //	votectl -redis ADDR -prefix PREFIX import-book [-book-prefix P]
-//	votectl -redis ADDR -prefix PREFIX options
+//	votectl -redis ADDR -prefix PREFIX options [-orders top,hot -karma 1,-1 -vote-cost 1,6 -min-karma 0,30 -vote-limit 100/24h -post-interval 15m -repost-after 48h -edit-window 15m -user-pages -unique-links]
 //	votectl -redis ADDR functions [-prune]
 //
 // -redis takes host:port or a redis:// URL (default localhost:6379).
@@ -79,7 +80,7 @@ commands:
   export                    the whole store as JSON lines on stdout
   import [-resume]          JSON lines from stdin into an empty store
   import-book [-book-prefix P]  the book's layout on the same server into an empty store
-  options                   the shared options the store's data shows
+  options [-karma 1,-1 ...] show the recorded shared options, or change them (Reconfigure)
   functions [-prune]        the voting Functions libraries on the server
 `
 
