@@ -517,7 +517,7 @@ func prefixesOnDistinctNodes(t *testing.T, owners []*redistest.Server, n int) []
 // and checks that each store's keys live on its node alone.
 func storesOnOwnNodes(t *testing.T, n int, pool func(prefix string) Pool) {
 	t.Helper()
-	c, owners := clusterServer(t)
+	c, owners := redistest.SharedCluster(t)
 	for _, p := range prefixesOnDistinctNodes(t, owners, n) {
 		s, err := New(pool(p), WithKeyPrefix(p), WithOrders(Top), WithUserPages())
 		if err != nil {
@@ -546,7 +546,7 @@ func storesOnOwnNodes(t *testing.T, n int, pool func(prefix string) Pool) {
 // fails the test on any redirect). A store on a pool to another node gets
 // the node's MOVED as its error.
 func TestClusterStoresOnTheirNodes(t *testing.T) {
-	_, owners := clusterServer(t)
+	_, owners := redistest.SharedCluster(t)
 	b := newClusterBackend(t)
 	storesOnOwnNodes(t, 2, func(p string) Pool { return b.node(newKeys(p).seq) })
 
@@ -567,7 +567,7 @@ func TestClusterStoresOnTheirNodes(t *testing.T) {
 // prefix, and no call meets a redirect (newClusterBackend fails the test
 // on any).
 func TestClusterBindingPool(t *testing.T) {
-	c, _ := clusterServer(t)
+	c, _ := redistest.SharedCluster(t)
 	pool := &clusterPool{node: newClusterBackend(t).node}
 	storesOnOwnNodes(t, len(c.Nodes), func(string) Pool { return pool })
 }

@@ -104,8 +104,8 @@ func TestWaitAfter(t *testing.T) {
 // LOAD and FCALL again), EVALSHA, and EVAL after NOSCRIPT. A store
 // without the option sends none.
 func TestWaitReplicasCommands(t *testing.T) {
-	primary := realServer(t)
-	replicaServer(t)
+	primary := redistest.Shared(t)
+	redistest.SharedReplica(t)
 	b := newBackend(t, "redis", primary.Addr, nil)
 	for _, mode := range []struct {
 		name    string

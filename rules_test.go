@@ -13,6 +13,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
+	"github.com/votekit/voting/internal/redistest"
 	"github.com/votekit/voting/internal/testclock"
 )
 
@@ -424,7 +425,7 @@ func BenchmarkVoteRules(b *testing.B) {
 // per article with a link.
 func BenchmarkRulesMemory(b *testing.B) {
 	const nArticles, nUsers = 100, 10000
-	pool := realServer(b).Pool()
+	pool := redistest.Shared(b).Pool()
 	defer pool.Close()
 	newRuleStore := func(opts ...Option) *Store {
 		opts = append([]Option{WithKeyPrefix(fmt.Sprintf("bench:mem%d", prefixSeq.Add(1))), WithClock(testclock.New(epoch).Now)}, opts...)
