@@ -37,3 +37,7 @@ func ForEachPoolBackend(t *testing.T, fn func(t *testing.T, name string,
 			func(key string) (int, int) { p := poolOf(key); return p.ActiveCount(), p.IdleCount() })
 	})
 }
+
+// ErrorConn returns a connection that fails every command with err, for
+// the examples' stand-in pools.
+func ErrorConn(err error) redis.Conn { return errorConn{err} }
