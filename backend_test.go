@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"fmt"
+	"math/rand"
 	"os"
 	"runtime"
 	"slices"
@@ -658,6 +659,36 @@ func sized(b *testing.B, n int) *benchFixture {
 	return fixture(b, "articles"+strconv.Itoa(n), func(b *testing.B, f *benchFixture) {
 		f.post(b, n)
 	})
+}
+
+// randomVotes is the load of the vote benchmarks, measured as measure
+// does: b.RunParallel's callers (as the caller set them) cast random
+// votes, up, down or none, on s, by nUsers users on the articles 1 to
+// nArticles.
+func randomVotes(b *testing.B, ctx context.Context, f *benchFixture, s *Store, nUsers, nArticles int) {
+	users := make([]string, nUsers)
+	for i := range users {
+		users[i] = benchUser(i)
+	}
+	ids := make([]string, nArticles)
+	for i := range ids {
+		ids[i] = strconv.Itoa(i + 1)
+	}
+	votes := []VoteType{Upvote, Downvote, NoVote}
+	var seed atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	report := measure(b, f)
+	b.RunParallel(func(pb *testing.PB) {
+		r := rand.New(rand.NewSource(seed.Add(1)))
+		for pb.Next() {
+			if _, err := s.Vote(ctx, users[r.Intn(nUsers)], ids[r.Intn(nArticles)], votes[r.Intn(3)]); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	report()
 }
 
 // measure starts counting f's round trips for b, the time Redis spends

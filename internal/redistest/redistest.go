@@ -274,6 +274,24 @@ func poll(timeout, interval time.Duration, check func() error) error {
 	}
 }
 
+// WaitAsleep waits until s answers no PING within 100ms, as while a DEBUG
+// SLEEP sent to it runs.
+func (s *Server) WaitAsleep(timeout time.Duration) error {
+	return poll(timeout, 10*time.Millisecond, func() error {
+		c, err := redis.Dial("tcp", s.Addr, redis.DialReadTimeout(100*time.Millisecond))
+		if err != nil {
+			return err
+		}
+		_, err = c.Do("PING")
+		c.Close()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil
+		}
+		return fmt.Errorf("redistest: %s is awake", s.Addr)
+	})
+}
+
 // Replication returns the fields of the server's INFO replication.
 func (s *Server) Replication() (map[string]string, error) {
 	info, err := redis.String(s.Do("INFO", "replication"))
