@@ -73,6 +73,23 @@ func newBackend(t testing.TB, name, addr string, mr *miniredis.Miniredis) *backe
 	return &backend{name: name, pool: pool, mr: mr}
 }
 
+// ownBackend returns a backend on a redis-server of tb's own, for tests
+// and benchmarks that load or configure the server beyond what the
+// shared one can take.
+func ownBackend(tb testing.TB) *backend {
+	return newBackend(tb, "redis", redistest.Start(tb).Addr, nil)
+}
+
+// ownPool returns a pool, closed when tb ends, to a redis-server of tb's
+// own started with conf (redistest.Start's), with the scripts loaded.
+func ownPool(tb testing.TB, conf ...string) *redis.Pool {
+	tb.Helper()
+	pool := redistest.Start(tb, conf...).Pool()
+	tb.Cleanup(func() { pool.Close() })
+	loadScripts(tb, pool)
+	return pool
+}
+
 // newPool returns a pool to addr; h, if not nil, hooks every connection.
 func newPool(addr string, h *hooks) *redis.Pool {
 	return &redis.Pool{
