@@ -90,14 +90,25 @@ func ownPool(tb testing.TB, conf ...string) *redis.Pool {
 	return pool
 }
 
-// newPool returns a pool to addr; h, if not nil, hooks every connection.
-func newPool(addr string, h *hooks) *redis.Pool {
+// newPool returns a pool to addr; each new connection first sends the
+// commands of init (such as READONLY), unhooked; h, if not nil, hooks
+// every connection after that.
+func newPool(addr string, h *hooks, init ...string) *redis.Pool {
 	return &redis.Pool{
 		MaxIdle: 64,
 		DialContext: func(ctx context.Context) (redis.Conn, error) {
 			c, err := redis.DialContext(ctx, "tcp", addr)
-			if err != nil || h == nil {
-				return c, err
+			if err != nil {
+				return nil, err
+			}
+			for _, cmd := range init {
+				if _, err := c.Do(cmd); err != nil {
+					c.Close()
+					return nil, err
+				}
+			}
+			if h == nil {
+				return c, nil
 			}
 			return &hookConn{Conn: c, h: h}, nil
 		},

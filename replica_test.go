@@ -1,7 +1,6 @@
 package voting
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -91,20 +90,7 @@ func newReadSide(t testing.TB, b *backend) *readSide {
 // readOnlyPool returns a pool to addr, a cluster replica, whose
 // connections send READONLY first, as redisc.ReadOnlyConn makes them.
 func readOnlyPool(addr string, h *hooks) *redis.Pool {
-	return &redis.Pool{
-		MaxIdle: 16,
-		DialContext: func(ctx context.Context) (redis.Conn, error) {
-			c, err := redis.DialContext(ctx, "tcp", addr)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := c.Do("READONLY"); err != nil {
-				c.Close()
-				return nil, err
-			}
-			return &hookConn{Conn: c, h: h}, nil
-		},
-	}
+	return newPool(addr, h, "READONLY")
 }
 
 // scriptsRun returns a hooks that counts the store's scripts run through
