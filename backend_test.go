@@ -17,6 +17,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/gomodule/redigo/redis"
+	"go.uber.org/goleak"
 
 	"github.com/votekit/voting/internal/redistest"
 	"github.com/votekit/voting/internal/testclock"
@@ -30,7 +31,9 @@ import (
 
 // TestMain stops the shared servers, then fails the run if any goroutine
 // is left over: a store must leak none, even on timeouts and faults.
-func TestMain(m *testing.M) { os.Exit(redistest.Main(m)) }
+func TestMain(m *testing.M) {
+	os.Exit(redistest.Main(m, func() error { return goleak.Find() }))
+}
 
 // backend is one Redis to run a test against.
 type backend struct {

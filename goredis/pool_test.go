@@ -17,6 +17,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	redigo "github.com/gomodule/redigo/redis"
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/goleak"
 
 	"github.com/votekit/voting"
 	"github.com/votekit/voting/internal/redistest"
@@ -32,7 +33,9 @@ import (
 // TestMain stops the shared servers, then fails the run if a goroutine is
 // left over: a call cut short by its context leaves one behind only until
 // Redis answers.
-func TestMain(m *testing.M) { os.Exit(redistest.Main(m)) }
+func TestMain(m *testing.M) {
+	os.Exit(redistest.Main(m, func() error { return goleak.Find() }))
+}
 
 // counter is a go-redis hook that counts the round trips of the store's
 // scripts and functions (a command or a pipeline each), the NOSCRIPT

@@ -5,8 +5,6 @@ import (
 	"os"
 	"sync"
 	"testing"
-
-	"go.uber.org/goleak"
 )
 
 // The servers a test binary shares: a redis-server, its replica and a
@@ -106,18 +104,22 @@ func SharedCluster(tb testing.TB) (*Cluster, []*Server) {
 	return c, clusterOwners
 }
 
-// Main is a TestMain's body: it runs m, stops the shared servers, then
-// fails the run if any goroutine is left over, and returns the exit code:
+// Main is a TestMain's body: it runs m, stops the shared servers, then,
+// if the tests passed, fails the run on an error of leaks, a check such
+// as goleak.Find's that no goroutine is left over, and returns the exit
+// code:
 //
-//	func TestMain(m *testing.M) { os.Exit(redistest.Main(m)) }
-func Main(m *testing.M) int {
+//	func TestMain(m *testing.M) {
+//		os.Exit(redistest.Main(m, func() error { return goleak.Find() }))
+//	}
+func Main(m *testing.M, leaks func() error) int {
 	code := m.Run()
 	sharedReplica.close()
 	sharedServer.close()
 	sharedCluster.close()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: goroutines left after the tests: %v\n", err)
+	if code == 0 && leaks != nil {
+		if err := leaks(); err != nil {
+			fmt.Fprintf(os.Stderr, "goroutines left after the tests: %v\n", err)
 			code = 1
 		}
 	}
