@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"fmt"
+	"math/rand"
 	"os"
 	"runtime"
 	"slices"
@@ -24,83 +25,14 @@ import (
 
 // The behavioural tests run on three backends, miniredis, a real
 // redis-server and a 3-master Redis Cluster, through forEachBackend, so
-// they cannot drift apart. The real server and the cluster are started
-// once for the package, and each test works under a prefix of its own.
-
-var shared struct {
-	once sync.Once
-	srv  *redistest.Server
-	err  error
-	dir  string
-}
-
-var sharedCluster struct {
-	once    sync.Once
-	cluster *redistest.Cluster
-	owners  []*redistest.Server // the node of each slot
-	err     error
-	dir     string
-}
+// they cannot drift apart. The real server and the cluster are the test
+// binary's shared ones (redistest.Shared, redistest.SharedCluster), and
+// each test works under a prefix of its own.
 
 // TestMain stops the shared servers, then fails the run if any goroutine
 // is left over: a store must leak none, even on timeouts and faults.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared.srv != nil {
-		shared.srv.Stop()
-		os.RemoveAll(shared.dir)
-	}
-	stopSharedReplica()
-	if sharedCluster.cluster != nil {
-		sharedCluster.cluster.Stop()
-		os.RemoveAll(sharedCluster.dir)
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: goroutines left after the tests: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-// realServer returns the package's shared redis-server, starting it on
-// first use; it skips t (fails it under CI=true) without redis-server.
-func realServer(t testing.TB) *redistest.Server {
-	t.Helper()
-	redistest.Require(t)
-	shared.once.Do(func() {
-		shared.dir, shared.err = os.MkdirTemp("", "voting-redis-")
-		if shared.err == nil {
-			shared.srv, shared.err = redistest.StartIn(shared.dir)
-		}
-	})
-	if shared.err != nil {
-		t.Fatal(shared.err)
-	}
-	return shared.srv
-}
-
-// clusterServer returns the package's shared Redis Cluster, starting it
-// on first use; it skips t (fails it under CI=true) without redis-server
-// and redis-cli.
-func clusterServer(t testing.TB) (*redistest.Cluster, []*redistest.Server) {
-	t.Helper()
-	redistest.RequireCluster(t)
-	c := &sharedCluster
-	c.once.Do(func() {
-		c.dir, c.err = os.MkdirTemp("", "voting-cluster-")
-		if c.err == nil {
-			c.cluster, c.err = redistest.StartClusterWithReplicasIn(c.dir, 3)
-		}
-		if c.err == nil {
-			c.owners, c.err = c.cluster.Owners()
-		}
-	})
-	if c.err != nil {
-		t.Fatal(c.err)
-	}
-	return c.cluster, c.owners
+	os.Exit(redistest.Main(m, func() error { return goleak.Find() }))
 }
 
 // backend is one Redis to run a test against.
@@ -130,7 +62,7 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 		fn(t, newBackend(t, "miniredis", mr.Addr(), mr))
 	})
 	t.Run("redis", func(t *testing.T) {
-		srv := realServer(t)
+		srv := redistest.Shared(t)
 		fn(t, newBackend(t, "redis", srv.Addr, nil))
 	})
 	t.Run("cluster", func(t *testing.T) {
@@ -144,14 +76,42 @@ func newBackend(t testing.TB, name, addr string, mr *miniredis.Miniredis) *backe
 	return &backend{name: name, pool: pool, mr: mr}
 }
 
-// newPool returns a pool to addr; h, if not nil, hooks every connection.
-func newPool(addr string, h *hooks) *redis.Pool {
+// ownBackend returns a backend on a redis-server of tb's own, for tests
+// and benchmarks that load or configure the server beyond what the
+// shared one can take.
+func ownBackend(tb testing.TB) *backend {
+	return newBackend(tb, "redis", redistest.Start(tb).Addr, nil)
+}
+
+// ownPool returns a pool, closed when tb ends, to a redis-server of tb's
+// own started with conf (redistest.Start's), with the scripts loaded.
+func ownPool(tb testing.TB, conf ...string) *redis.Pool {
+	tb.Helper()
+	pool := redistest.Start(tb, conf...).Pool()
+	tb.Cleanup(func() { pool.Close() })
+	loadScripts(tb, pool)
+	return pool
+}
+
+// newPool returns a pool to addr; each new connection first sends the
+// commands of init (such as READONLY), unhooked; h, if not nil, hooks
+// every connection after that.
+func newPool(addr string, h *hooks, init ...string) *redis.Pool {
 	return &redis.Pool{
 		MaxIdle: 64,
 		DialContext: func(ctx context.Context) (redis.Conn, error) {
 			c, err := redis.DialContext(ctx, "tcp", addr)
-			if err != nil || h == nil {
-				return c, err
+			if err != nil {
+				return nil, err
+			}
+			for _, cmd := range init {
+				if _, err := c.Do(cmd); err != nil {
+					c.Close()
+					return nil, err
+				}
+			}
+			if h == nil {
+				return c, nil
 			}
 			return &hookConn{Conn: c, h: h}, nil
 		},
@@ -163,7 +123,7 @@ func newPool(addr string, h *hooks) *redis.Pool {
 // for a slot the node does not own fails with MOVED. Every such error, and
 // CROSSSLOT and non-local-key errors from scripts, fails t at its end.
 func newClusterBackend(t testing.TB) *backend {
-	_, owners := clusterServer(t)
+	_, owners := redistest.SharedCluster(t)
 	pools := map[*redistest.Server]*redis.Pool{}
 	var redirects atomic.Int64
 	h := &hooks{after: func(_ string, _ []interface{}, v interface{}, err error) (interface{}, error) {
@@ -655,7 +615,7 @@ func fill(tb testing.TB, pool *redis.Pool, n, groups, perArticle int, opts ...Op
 func member(id string) string { return string(rune('a'-1+len(id))) + id }
 
 // The benchmarks run against a real redis-server, the package's shared
-// one (realServer), or for memory one of their own, and skip without
+// one (redistest.Shared), or for memory one of their own, and skip without
 // redis-server. See BENCHMARKS.md for how to run them and what their
 // numbers mean.
 //
@@ -681,7 +641,7 @@ type benchFixture struct {
 
 var (
 	benchFixtures = map[string]*benchFixture{}
-	benchPool     *redis.Pool // to realServer, shared by the fixtures
+	benchPool     *redis.Pool // to redistest.Shared, shared by the fixtures
 )
 
 // fixture returns the data set called name, building it with build on
@@ -692,7 +652,7 @@ func fixture(b *testing.B, name string, build func(b *testing.B, f *benchFixture
 		return f
 	}
 	if benchPool == nil {
-		benchPool = realServer(b).Pool()
+		benchPool = redistest.Shared(b).Pool()
 	}
 	f := newBenchStore(b, benchPool, name)
 	start := time.Now()
@@ -730,6 +690,36 @@ func sized(b *testing.B, n int) *benchFixture {
 	return fixture(b, "articles"+strconv.Itoa(n), func(b *testing.B, f *benchFixture) {
 		f.post(b, n)
 	})
+}
+
+// randomVotes is the load of the vote benchmarks, measured as measure
+// does: b.RunParallel's callers (as the caller set them) cast random
+// votes, up, down or none, on s, by nUsers users on the articles 1 to
+// nArticles.
+func randomVotes(b *testing.B, ctx context.Context, f *benchFixture, s *Store, nUsers, nArticles int) {
+	users := make([]string, nUsers)
+	for i := range users {
+		users[i] = benchUser(i)
+	}
+	ids := make([]string, nArticles)
+	for i := range ids {
+		ids[i] = strconv.Itoa(i + 1)
+	}
+	votes := []VoteType{Upvote, Downvote, NoVote}
+	var seed atomic.Int64
+	b.ReportAllocs()
+	b.ResetTimer()
+	report := measure(b, f)
+	b.RunParallel(func(pb *testing.PB) {
+		r := rand.New(rand.NewSource(seed.Add(1)))
+		for pb.Next() {
+			if _, err := s.Vote(ctx, users[r.Intn(nUsers)], ids[r.Intn(nArticles)], votes[r.Intn(3)]); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	report()
 }
 
 // measure starts counting f's round trips for b, the time Redis spends

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
-	"github.com/votekit/voting/internal/redistest"
+
 	"github.com/votekit/voting/internal/testclock"
 )
 
@@ -81,10 +81,7 @@ func fillEdge(b *testing.B, pool *redis.Pool, s *Store, start time.Time, n int, 
 //
 //	go test -run '^$' -bench 'BenchmarkTopSinceEdge' -benchtime 20x -timeout 30m .
 func BenchmarkTopSinceEdge(b *testing.B) {
-	srv := redistest.Start(b)
-	pool := srv.Pool()
-	defer pool.Close()
-	loadScripts(b, pool)
+	pool := ownPool(b)
 	start := time.Date(2031, 3, 14, 0, 0, 0, 0, time.UTC) // a bucket boundary
 	for _, n := range []int{24_000, 100_000} {
 		for _, byAge := range []bool{false, true} {
@@ -155,8 +152,7 @@ func BenchmarkTopSinceEdge(b *testing.B) {
 //
 //	go test -run '^$' -bench 'BenchmarkGroupChangeBatch' -benchtime 200x .
 func BenchmarkGroupChangeBatch(b *testing.B) {
-	srv := redistest.Start(b)
-	be := newBackend(b, "redis", srv.Addr, nil)
+	be := ownBackend(b)
 	s, clock := newStore(b, be, optionalOrders, WithGroupCacheTTL(0))
 	groups := make([]string, MaxArticleGroups)
 	for g := range groups {

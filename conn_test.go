@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
-	"go.uber.org/goleak"
 
 	"github.com/votekit/voting/internal/redistest"
 )
@@ -521,7 +520,7 @@ func prefixesOnDistinctNodes(t *testing.T, owners []*redistest.Server, n int) []
 // and checks that each store's keys live on its node alone.
 func storesOnOwnNodes(t *testing.T, n int, pool func(prefix string) Pool) {
 	t.Helper()
-	c, owners := clusterServer(t)
+	c, owners := redistest.SharedCluster(t)
 	for _, p := range prefixesOnDistinctNodes(t, owners, n) {
 		s, err := New(pool(p), WithKeyPrefix(p), WithOrders(Top), WithUserPages())
 		if err != nil {
@@ -550,7 +549,7 @@ func storesOnOwnNodes(t *testing.T, n int, pool func(prefix string) Pool) {
 // fails the test on any redirect). A store on a pool to another node gets
 // the node's MOVED as its error.
 func TestClusterStoresOnTheirNodes(t *testing.T) {
-	_, owners := clusterServer(t)
+	_, owners := redistest.SharedCluster(t)
 	b := newClusterBackend(t)
 	storesOnOwnNodes(t, 2, func(p string) Pool { return b.node(newKeys(p).seq) })
 
@@ -571,7 +570,7 @@ func TestClusterStoresOnTheirNodes(t *testing.T) {
 // prefix, and no call meets a redirect (newClusterBackend fails the test
 // on any).
 func TestClusterBindingPool(t *testing.T) {
-	c, _ := clusterServer(t)
+	c, _ := redistest.SharedCluster(t)
 	pool := &clusterPool{node: newClusterBackend(t).node}
 	storesOnOwnNodes(t, len(c.Nodes), func(string) Pool { return pool })
 }
@@ -930,76 +929,6 @@ func TestClientKill(t *testing.T) {
 		t.Fatalf("%d failures after the last kill, but the pool held only %d connections", afterErrs, held)
 	}
 	l.verify(t, s)
-}
-
-// TestContextDeadline blocks the server with DEBUG SLEEP from a side
-// connection while every method runs with a shorter deadline: each
-// returns an error wrapping context.DeadlineExceeded promptly, and no
-// goroutine or pool connection is left behind.
-func TestContextDeadline(t *testing.T) {
-	leaks := goleak.IgnoreCurrent()
-	t.Cleanup(func() { goleak.VerifyNone(t, leaks) }) // after the server stops
-	srv := redistest.Start(t, "--enable-debug-command", "local")
-	// No read timeout: only the context bounds a call.
-	b := newBackend(t, "redis", srv.Addr, nil)
-	s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
-	a := mustPost(t, s, "alice", "t")
-	baseline := b.pool.ActiveCount()
-
-	const deadline, sleep = 100 * time.Millisecond, 0.6 // DEBUG SLEEP seconds
-	side, err := redis.Dial("tcp", srv.Addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer side.Close()
-	if err := side.Send("DEBUG", "SLEEP", sleep); err != nil {
-		t.Fatal(err)
-	}
-	if err := side.Flush(); err != nil { // sent: the server falls asleep
-		t.Fatal(err)
-	}
-	slept := make(chan error, 1)
-	go func() { _, err := side.Receive(); slept <- err }()
-	time.Sleep(20 * time.Millisecond)
-
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var slowest time.Duration
-	for _, m := range methods {
-		wg.Add(1)
-		go func(m method) {
-			defer wg.Done()
-			c, cancel := context.WithTimeout(ctx, deadline)
-			defer cancel()
-			start := time.Now()
-			err := m.call(c, s, a.ID)
-			took := time.Since(start)
-			mu.Lock()
-			defer mu.Unlock()
-			slowest = max(slowest, took)
-			if !errors.Is(err, context.DeadlineExceeded) {
-				t.Errorf("%s past its deadline = %v, want context.DeadlineExceeded", m.name, err)
-			}
-		}(m)
-	}
-	wg.Wait()
-	if slowest > deadline+200*time.Millisecond {
-		t.Errorf("slowest call returned after %v, deadline %v", slowest, deadline)
-	}
-	if inUse := b.pool.ActiveCount() - b.pool.IdleCount(); inUse != 0 {
-		t.Errorf("%d pool connections still in use after the deadlines", inUse)
-	}
-	if err := <-slept; err != nil {
-		t.Fatal(err)
-	}
-	// The store works on afterwards (the blocked calls may or may not have
-	// run once the server woke), and the pool is back where it was.
-	if _, err := s.Count(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if n := b.pool.ActiveCount(); n != baseline {
-		t.Errorf("pool holds %d connections, %d before the deadlines", n, baseline)
-	}
 }
 
 var errLostReply = errors.New("test: reply lost")

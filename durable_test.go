@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand"
-	"net"
 	"runtime"
 	"strings"
 	"sync"
@@ -105,8 +103,8 @@ func TestWaitAfter(t *testing.T) {
 // LOAD and FCALL again), EVALSHA, and EVAL after NOSCRIPT. A store
 // without the option sends none.
 func TestWaitReplicasCommands(t *testing.T) {
-	primary := realServer(t)
-	replicaServer(t)
+	primary := redistest.Shared(t)
+	redistest.SharedReplica(t)
 	b := newBackend(t, "redis", primary.Addr, nil)
 	for _, mode := range []struct {
 		name    string
@@ -289,7 +287,9 @@ func TestWaitReplicasStalled(t *testing.T) {
 
 	slept := make(chan error, 1)
 	go func() { _, err := replica.Do("DEBUG", "SLEEP", 2); slept <- err }()
-	waitAsleep(t, replica)
+	if err := replica.WaitAsleep(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	r, err := s.Vote(ctx, "bob", a.ID, Upvote)
 	elapsed := time.Since(start)
@@ -326,27 +326,6 @@ func TestWaitReplicasStalled(t *testing.T) {
 	if err := primary.WaitReplica(replica, 10*time.Second); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// waitAsleep waits until s answers no PING within 100ms: the DEBUG
-// SLEEP sent to it has begun.
-func waitAsleep(t *testing.T, s *redistest.Server) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		c, err := redis.Dial("tcp", s.Addr, redis.DialReadTimeout(100*time.Millisecond))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = c.Do("PING")
-		c.Close()
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatal("the replica never fell asleep")
 }
 
 // TestWaitReplicasContext: a context deadline bounds a wait longer than
@@ -565,42 +544,19 @@ func BenchmarkVoteWaitReplicas(b *testing.B) {
 		b.Fatal(err)
 	}
 	hook(wait, f.hooks)
-	users := make([]string, nUsers)
-	for i := range users {
-		users[i] = benchUser(i)
-	}
-	ids := make([]string, nArticles)
-	for i := range ids {
-		ids[i] = fmt.Sprint(i + 1)
-	}
-	votes := []VoteType{Upvote, Downvote, NoVote}
 	for _, bc := range []struct {
 		name        string
 		s           *Store
 		parallelism int // callers per GOMAXPROCS; 0 for one caller
 	}{{"plain", f.store, 4}, {"wait", wait, 4}, {"plain/serial", f.store, 0}, {"wait/serial", wait, 0}} {
 		b.Run(bc.name, func(b *testing.B) {
-			var seed atomic.Int64
 			if bc.parallelism > 0 {
 				b.SetParallelism(bc.parallelism)
 			} else {
 				b.SetParallelism(1)
 				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			report := measure(b, f)
-			b.RunParallel(func(pb *testing.PB) {
-				r := rand.New(rand.NewSource(seed.Add(1)))
-				for pb.Next() {
-					_, err := bc.s.Vote(context.Background(), users[r.Intn(nUsers)], ids[r.Intn(nArticles)], votes[r.Intn(3)])
-					if err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			report()
+			randomVotes(b, context.Background(), f, bc.s, nUsers, nArticles)
 		})
 	}
 }

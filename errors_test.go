@@ -10,6 +10,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/redistest"
 )
 
 // TestRefusals turns each of Redis's refusals of a call, and redisc's
@@ -77,7 +79,7 @@ func TestRefusals(t *testing.T) {
 // grows the data gets ErrOutOfMemory and changes nothing (no id taken,
 // no vote counted); reads and the calls that free memory run.
 func TestOutOfMemory(t *testing.T) {
-	srv := realServer(t)
+	srv := redistest.Shared(t)
 	for _, scripts := range []bool{false, true} {
 		b := newBackend(t, "redis", srv.Addr, nil)
 		s, _ := newStore(t, b, WithUserPages(), WithKarma(1, -1))
@@ -139,7 +141,7 @@ func TestOutOfMemory(t *testing.T) {
 // call creates, found by running it once on a twin store: so no script
 // writes a key before it has checked every key it will write.
 func TestForeignValueAtEveryKey(t *testing.T) {
-	srv := realServer(t)
+	srv := redistest.Shared(t)
 	b := newBackend(t, "redis", srv.Addr, nil)
 	opts := []Option{WithOrders(Top, Hot, Best, Controversial), WithUserPages(), WithKarma(1, -1),
 		WithUniqueLinks(), WithVoteLimit(100, time.Hour), WithPostInterval(time.Second), WithEditWindow(time.Hour)}

@@ -2,9 +2,11 @@ package voting_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -14,31 +16,7 @@ import (
 )
 
 // The examples run on an embedded miniredis, with a fixed clock so their
-// output is stable. A real service passes a pool to its Redis and leaves
-// the clock alone.
-
-var posted = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-
-// exampleStore returns a store on a fresh miniredis whose clock reads
-// *now (posted if now is nil), and a function that closes both.
-func exampleStore(now *time.Time, opts ...voting.Option) (*voting.Store, func()) {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	pool := &redis.Pool{MaxIdle: 4, DialContext: func(ctx context.Context) (redis.Conn, error) {
-		return redis.DialContext(ctx, "tcp", mr.Addr())
-	}}
-	if now == nil {
-		now = &posted
-	}
-	opts = append([]voting.Option{voting.WithClock(func() time.Time { return *now })}, opts...)
-	store, err := voting.New(pool, opts...)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return store, func() { pool.Close(); mr.Close() }
-}
+// output is stable (example_helper_test.go).
 
 // A news site: post, vote, read the front page and a user's arrows.
 func Example() {
@@ -183,52 +161,28 @@ func ExampleStore_Post() {
 	// id=1 up=1 down=0 score=1795349232 (posted 1795348800)
 }
 
-// With WithUniqueLinks, a retried Post (its reply lost) cannot post twice.
-func ExampleWithUniqueLinks() {
-	ctx := context.Background()
-	store, done := exampleStore(nil, voting.WithUniqueLinks())
-	defer done()
-
-	first, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
-	if err != nil {
-		log.Fatal(err)
-	}
-	again, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
-	fmt.Println(errors.Is(err, voting.ErrDuplicate), again.ID == first.ID)
-	fmt.Println(err)
-	// Output:
-	// true true
-	// voting: post: duplicate link: "https://redis.io" is article "1"
-}
-
 func ExampleStore_Article() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	if _, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io"); err != nil {
-		log.Fatal(err)
-	}
+	post(store, "alice", "Redis in Action")
 
+	ctx := context.Background()
 	a, err := store.Article(ctx, "1")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(a.Title, a.Link, a.Poster, a.Posted, a.Upvotes)
+	fmt.Println(a.Title, a.Poster, a.Posted, a.Upvotes)
 	_, err = store.Article(ctx, "2")
 	fmt.Println(err)
 	// Output:
-	// Redis in Action https://redis.io alice 2026-11-22 12:00:00 +0000 UTC 1
+	// Redis in Action alice 2026-11-22 12:00:00 +0000 UTC 1
 	// voting: article: article not found: "2"
 }
 
 func ExampleStore_Vote() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	a, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
-	if err != nil {
-		log.Fatal(err)
-	}
+	a := post(store, "alice", "Redis in Action")[0]
 
 	for _, v := range []struct {
 		user string
@@ -240,7 +194,7 @@ func ExampleStore_Vote() {
 		{"bob", voting.NoVote},   // bob cancels
 		{"bob", voting.NoVote},   // a repeat changes nothing
 	} {
-		r, err := store.Vote(ctx, v.user, a.ID, v.vote)
+		r, err := store.Vote(context.Background(), v.user, a.ID, v.vote)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -257,16 +211,13 @@ func ExampleStore_Vote() {
 
 // Every error wraps a sentinel: check it with errors.Is.
 func ExampleStore_Vote_errors() {
-	ctx := context.Background()
 	now := posted
 	store, done := exampleStore(&now)
 	defer done()
-	a, err := store.Post(ctx, "alice", "Old news", "")
-	if err != nil {
-		log.Fatal(err)
-	}
+	a := post(store, "alice", "Old news")[0]
 
-	_, err = store.Vote(ctx, "bob", "404", voting.Upvote)
+	ctx := context.Background()
+	_, err := store.Vote(ctx, "bob", "404", voting.Upvote)
 	fmt.Println(errors.Is(err, voting.ErrNotFound), err)
 	_, err = store.Vote(ctx, "bob", a.ID, voting.VoteType(2))
 	fmt.Println(errors.Is(err, voting.ErrInvalidVote), err)
@@ -283,19 +234,13 @@ func ExampleStore_Vote_errors() {
 }
 
 func ExampleStore_VoteOf() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	a, err := store.Post(ctx, "alice", "Redis in Action", "")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if _, err := store.Vote(ctx, "bob", a.ID, voting.Downvote); err != nil {
-		log.Fatal(err)
-	}
+	a := post(store, "alice", "Redis in Action")[0]
+	vote(store, "bob", voting.Downvote, a.ID)
 
 	for _, user := range []string{"alice", "bob", "carol"} {
-		v, err := store.VoteOf(ctx, user, a.ID)
+		v, err := store.VoteOf(context.Background(), user, a.ID)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -308,26 +253,21 @@ func ExampleStore_VoteOf() {
 }
 
 func ExampleStore_Articles() {
-	ctx := context.Background()
 	now := posted
 	store, done := exampleStore(&now)
 	defer done()
 	for _, title := range []string{"first", "second", "third"} {
-		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
-			log.Fatal(err)
-		}
+		post(store, "alice", title)
 		now = now.Add(10 * time.Minute)
 	}
 	// Three upvotes (3 × 432 points) lift "first" above articles posted
 	// 10 and 20 minutes (600 and 1200 seconds) later.
 	for _, user := range []string{"bob", "carol", "dave"} {
-		if _, err := store.Vote(ctx, user, "1", voting.Upvote); err != nil {
-			log.Fatal(err)
-		}
+		vote(store, user, voting.Upvote, "1")
 	}
 
 	for _, order := range []voting.Order{voting.ScoreDesc, voting.TimeDesc} {
-		page, err := store.Articles(ctx, order, 1)
+		page, err := store.Articles(context.Background(), order, 1)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -337,37 +277,25 @@ func ExampleStore_Articles() {
 		}
 		fmt.Println()
 	}
-	n, err := store.Count(ctx)
-	fmt.Println(n, "articles", err)
 	// Output:
 	// score-desc: first(4 up) third(1 up) second(1 up)
 	// time-desc: third(1 up) second(1 up) first(4 up)
-	// 3 articles <nil>
 }
 
 // Reddit's orders, and the top of a period.
 func ExampleWithOrders() {
-	ctx := context.Background()
 	now := posted
 	store, done := exampleStore(&now, voting.WithOrders(voting.Top, voting.Controversial))
 	defer done()
 	for _, title := range []string{"loved", "fought over", "new"} {
-		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
-			log.Fatal(err)
-		}
+		post(store, "alice", title)
 		now = now.Add(12 * time.Hour)
 	}
-	ballots := []voting.Ballot{
-		{User: "bob", ID: "1", Vote: voting.Upvote},
-		{User: "carol", ID: "1", Vote: voting.Upvote},
-		{User: "bob", ID: "2", Vote: voting.Downvote},
-		{User: "carol", ID: "2", Vote: voting.Downvote},
-		{User: "dave", ID: "2", Vote: voting.Upvote},
-	}
-	if _, err := store.VoteBatch(ctx, ballots); err != nil {
-		log.Fatal(err)
-	}
+	vote(store, "bob", voting.Upvote, "1")
+	vote(store, "carol", voting.Upvote, "1", "3")
+	vote(store, "dave", voting.Downvote, "2")
 
+	ctx := context.Background()
 	show := func(label string, page []voting.Article, err error) {
 		if err != nil {
 			log.Fatal(err)
@@ -385,26 +313,19 @@ func ExampleWithOrders() {
 	page, err = store.TopSince(ctx, 24*time.Hour, 1)
 	show("top of the day", page, err)
 	// Output:
-	// top: loved(+3) new(+1) fought over(+0)
-	// controversial: fought over(+0) new(+1) loved(+3)
-	// top of the day: new(+1) fought over(+0)
+	// top: loved(+3) new(+2) fought over(+0)
+	// controversial: fought over(+0) new(+2) loved(+3)
+	// top of the day: new(+2) fought over(+0)
 }
 
 func ExampleStore_VotesOf() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	for i := 0; i < 3; i++ {
-		if _, err := store.Post(ctx, "alice", "article", ""); err != nil {
-			log.Fatal(err)
-		}
-	}
-	if _, err := store.Vote(ctx, "bob", "2", voting.Downvote); err != nil {
-		log.Fatal(err)
-	}
+	post(store, "alice", "one", "two", "three")
+	vote(store, "bob", voting.Downvote, "2")
 
 	// One round trip for the arrows of a whole page.
-	votes, err := store.VotesOf(ctx, "bob", []string{"1", "2", "3"})
+	votes, err := store.VotesOf(context.Background(), "bob", []string{"1", "2", "3"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -415,14 +336,11 @@ func ExampleStore_VotesOf() {
 
 // A queue consumer applies its votes in batches, one round trip each.
 func ExampleStore_VoteBatch() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	if _, err := store.Post(ctx, "alice", "article", ""); err != nil {
-		log.Fatal(err)
-	}
+	post(store, "alice", "article")
 
-	results, err := store.VoteBatch(ctx, []voting.Ballot{
+	results, err := store.VoteBatch(context.Background(), []voting.Ballot{
 		{User: "bob", ID: "1", Vote: voting.Upvote},
 		{User: "bob", ID: "1", Vote: voting.Downvote}, // replaces bob's upvote
 		{User: "carol", ID: "9", Vote: voting.Upvote},
@@ -441,16 +359,11 @@ func ExampleStore_VoteBatch() {
 
 // A user's bookmarks, in the user's order, in one round trip.
 func ExampleStore_ArticlesByID() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	for _, title := range []string{"one", "two", "three"} {
-		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
-			log.Fatal(err)
-		}
-	}
+	post(store, "alice", "one", "two", "three")
 
-	list, err := store.ArticlesByID(ctx, []string{"3", "404", "1"})
+	list, err := store.ArticlesByID(context.Background(), []string{"3", "404", "1"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -463,43 +376,29 @@ func ExampleStore_ArticlesByID() {
 }
 
 func ExampleStore_AddToGroups() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	a, err := store.Post(ctx, "alice", "Redis streams", "")
-	if err != nil {
-		log.Fatal(err)
-	}
+	a := post(store, "alice", "Redis streams")[0]
 
-	if err := store.AddToGroups(ctx, a.ID, "databases", "redis", "drafts"); err != nil {
+	ctx := context.Background()
+	if err := store.AddToGroups(ctx, a.ID, "databases", "redis"); err != nil {
 		log.Fatal(err)
 	}
-	if err := store.RemoveFromGroups(ctx, a.ID, "drafts"); err != nil {
-		log.Fatal(err)
-	}
-	groups, err := store.Groups(ctx, a.ID)
-	fmt.Println(groups, err)
-	n, err := store.GroupCount(ctx, "drafts")
-	fmt.Println(n, err)
+	page, err := store.GroupArticles(ctx, "redis", voting.ScoreDesc, 1)
+	fmt.Println(len(page), page[0].Title, err)
 	// Output:
-	// [databases redis] <nil>
-	// 0 <nil>
+	// 1 Redis streams <nil>
 }
 
 func ExampleStore_Groups() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	a, err := store.Post(ctx, "alice", "Redis streams", "")
-	if err != nil {
-		log.Fatal(err)
-	}
+	a := post(store, "alice", "Redis streams")[0]
 
+	ctx := context.Background()
 	groups, err := store.Groups(ctx, a.ID) // none yet
 	fmt.Println(groups, len(groups), err)
-	if err := store.AddToGroups(ctx, a.ID, "redis", "databases"); err != nil {
-		log.Fatal(err)
-	}
+	group(store, a.ID, "redis", "databases")
 	groups, err = store.Groups(ctx, a.ID) // sorted by name
 	fmt.Println(groups, err)
 	_, err = store.Groups(ctx, "404")
@@ -513,67 +412,42 @@ func ExampleStore_Groups() {
 // Removing an article from a group takes it off the group's pages at once;
 // groups it is not in are ignored.
 func ExampleStore_RemoveFromGroups() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	for _, title := range []string{"Redis streams", "Redis on a Raspberry Pi"} {
-		a, err := store.Post(ctx, "alice", title, "")
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := store.AddToGroups(ctx, a.ID, "redis"); err != nil {
-			log.Fatal(err)
-		}
+	for _, a := range post(store, "alice", "Redis streams", "Redis on a Raspberry Pi") {
+		group(store, a.ID, "redis")
 	}
 
+	ctx := context.Background()
 	if err := store.RemoveFromGroups(ctx, "2", "redis", "hardware"); err != nil {
 		log.Fatal(err)
 	}
-	page, err := store.GroupArticles(ctx, "redis", voting.TimeDesc, 1)
-	for _, a := range page {
-		fmt.Println(a.Title)
-	}
-	fmt.Println(err)
+	groups, err := store.Groups(ctx, "2")
+	fmt.Println(groups, err)
 	// Output:
-	// Redis streams
-	// <nil>
+	// [] <nil>
 }
 
 // GroupCount sizes a group's pager, as Count does the front page's.
 func ExampleStore_GroupCount() {
-	ctx := context.Background()
 	store, done := exampleStore(nil, voting.WithPageSize(2))
 	defer done()
-	for i := 0; i < 5; i++ {
-		a, err := store.Post(ctx, "alice", fmt.Sprint("article ", i+1), "")
-		if err != nil {
-			log.Fatal(err)
-		}
+	for i, a := range post(store, "alice", "one", "two", "three", "four", "five") {
 		if i%2 == 0 {
-			if err := store.AddToGroups(ctx, a.ID, "odd"); err != nil {
-				log.Fatal(err)
-			}
+			group(store, a.ID, "odd")
 		}
 	}
 
-	all, err := store.Count(ctx)
+	odd, err := store.GroupCount(context.Background(), "odd")
 	if err != nil {
 		log.Fatal(err)
 	}
-	odd, err := store.GroupCount(ctx, "odd")
-	if err != nil {
-		log.Fatal(err)
-	}
-	pages := func(n int64) int64 { return (n + 1) / 2 } // 2 a page
-	fmt.Printf("front page: %d articles, %d pages\n", all, pages(all))
-	fmt.Printf("odd: %d articles, %d pages\n", odd, pages(odd))
+	fmt.Printf("odd: %d articles, %d pages of 2\n", odd, (odd+1)/2)
 	// Output:
-	// front page: 5 articles, 3 pages
-	// odd: 3 articles, 2 pages
+	// odd: 3 articles, 2 pages of 2
 }
 
 func ExampleStore_GroupArticles() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
 	for _, p := range []struct{ title, group string }{
@@ -581,16 +455,10 @@ func ExampleStore_GroupArticles() {
 		{"Go generics", "programming"},
 		{"Postgres indexes", "databases"},
 	} {
-		a, err := store.Post(ctx, "alice", p.title, "")
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := store.AddToGroups(ctx, a.ID, p.group); err != nil {
-			log.Fatal(err)
-		}
+		group(store, post(store, "alice", p.title)[0].ID, p.group)
 	}
 	show := func() {
-		page, err := store.GroupArticles(ctx, "databases", voting.ScoreDesc, 1)
+		page, err := store.GroupArticles(context.Background(), "databases", voting.ScoreDesc, 1)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -601,11 +469,8 @@ func ExampleStore_GroupArticles() {
 	}
 	show()
 	// Group pages are exact at once: a vote moves the article there too.
-	for _, user := range []string{"bob", "carol"} {
-		if _, err := store.Vote(ctx, user, "1", voting.Upvote); err != nil {
-			log.Fatal(err)
-		}
-	}
+	vote(store, "bob", voting.Upvote, "1")
+	vote(store, "carol", voting.Upvote, "1")
 	show()
 	// Output:
 	//  Postgres indexes(1 up) Redis streams(1 up)
@@ -615,28 +480,26 @@ func ExampleStore_GroupArticles() {
 // TopSince lists the best of a recent period, such as a day or a week,
 // by net votes.
 func ExampleStore_TopSince() {
-	ctx := context.Background()
 	now := posted
 	store, done := exampleStore(&now, voting.WithOrders(voting.Top))
 	defer done()
 	for _, p := range []struct {
 		title string
-		fans  int
-	}{{"nine days old", 3}, {"five days old", 1}, {"a day old", 2}} {
-		a, err := store.Post(ctx, "alice", p.title, "")
-		if err != nil {
-			log.Fatal(err)
-		}
-		for i := 0; i < p.fans; i++ {
-			if _, err := store.Vote(ctx, fmt.Sprint("fan", i), a.ID, voting.Upvote); err != nil {
-				log.Fatal(err)
-			}
+		fans  []string
+	}{
+		{"nine days old", []string{"bob", "carol", "dave"}},
+		{"five days old", []string{"bob"}},
+		{"a day old", []string{"bob", "carol"}},
+	} {
+		a := post(store, "alice", p.title)[0]
+		for _, fan := range p.fans {
+			vote(store, fan, voting.Upvote, a.ID)
 		}
 		now = now.Add(4 * 24 * time.Hour)
 	}
 	now = now.Add(-3 * 24 * time.Hour) // a day after the last post
 
-	week, err := store.TopSince(ctx, 7*24*time.Hour, 1)
+	week, err := store.TopSince(context.Background(), 7*24*time.Hour, 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -649,24 +512,19 @@ func ExampleStore_TopSince() {
 }
 
 func ExampleStore_Delete() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
-	a, err := store.Post(ctx, "alice", "Oops", "")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := store.AddToGroups(ctx, a.ID, "drafts"); err != nil {
-		log.Fatal(err)
-	}
+	a := post(store, "alice", "Oops")[0]
+	group(store, a.ID, "drafts")
 
+	ctx := context.Background()
 	if err := store.Delete(ctx, a.ID); err != nil {
 		log.Fatal(err)
 	}
-	_, err = store.Article(ctx, a.ID)
+	_, err := store.Article(ctx, a.ID)
 	fmt.Println(errors.Is(err, voting.ErrNotFound))
-	page, err := store.GroupArticles(ctx, "drafts", voting.TimeDesc, 1)
-	fmt.Println(len(page), err)
+	n, err := store.GroupCount(ctx, "drafts")
+	fmt.Println(n, err)
 	fmt.Println(errors.Is(store.Delete(ctx, a.ID), voting.ErrNotFound))
 	// Output:
 	// true
@@ -676,13 +534,11 @@ func ExampleStore_Delete() {
 
 // Count counts the live articles: a deleted one leaves the count.
 func ExampleStore_Count() {
-	ctx := context.Background()
 	store, done := exampleStore(nil)
 	defer done()
+	ctx := context.Background()
 	for i := 1; i <= 3; i++ {
-		if _, err := store.Post(ctx, "alice", fmt.Sprint("article ", i), ""); err != nil {
-			log.Fatal(err)
-		}
+		post(store, "alice", fmt.Sprint("article ", i))
 		fmt.Println(store.Count(ctx))
 	}
 	if err := store.Delete(ctx, "2"); err != nil {
@@ -699,16 +555,8 @@ func ExampleStore_Count() {
 // Drop removes a store's keys and leaves other prefixes alone: here, a
 // test's store on a shared server.
 func ExampleStore_Drop() {
-	ctx := context.Background()
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	pool := &redis.Pool{MaxIdle: 4, DialContext: func(ctx context.Context) (redis.Conn, error) {
-		return redis.DialContext(ctx, "tcp", mr.Addr())
-	}}
-	defer pool.Close()
+	mr, pool, done := examplePool()
+	defer done()
 	scratch, err := voting.New(pool, voting.WithKeyPrefix("scratch"))
 	if err != nil {
 		log.Fatal(err)
@@ -717,12 +565,10 @@ func ExampleStore_Drop() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, s := range []*voting.Store{scratch, live} {
-		if _, err := s.Post(ctx, "alice", "article", ""); err != nil {
-			log.Fatal(err)
-		}
-	}
+	post(scratch, "alice", "article")
+	post(live, "alice", "article")
 
+	ctx := context.Background()
 	if err := scratch.Drop(ctx); err != nil {
 		log.Fatal(err)
 	}
@@ -737,26 +583,20 @@ func ExampleStore_Drop() {
 
 // A periodic Prune keeps memory flat: here, articles older than 180 days go.
 func ExampleStore_Prune() {
-	ctx := context.Background()
 	now := posted
 	store, done := exampleStore(&now)
 	defer done()
-	for _, title := range []string{"old", "older", "recent"} {
-		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
-			log.Fatal(err)
-		}
-		now = now.AddDate(0, 0, 100)
-	}
+	post(store, "alice", "old", "older")
+	now = now.AddDate(0, 0, 200)
+	post(store, "alice", "recent")
 
-	n, err := store.Prune(ctx, now.AddDate(0, 0, -180))
-	fmt.Println(n, err)
-	left, err := store.Count(ctx)
-	fmt.Println(left, err)
+	n, err := store.Prune(context.Background(), now.AddDate(0, 0, -180))
+	fmt.Println(n, "pruned", err)
 	// Output:
-	// 2 <nil>
-	// 1 <nil>
+	// 2 pruned <nil>
 }
 
+// ParseVoteType reads a vote from a form or a query string.
 func ExampleParseVoteType() {
 	for _, s := range []string{"up", "down", "none", "sideways"} {
 		v, err := voting.ParseVoteType(s)
@@ -769,6 +609,7 @@ func ExampleParseVoteType() {
 	// false -128 voting: invalid vote type: "sideways" is not up, down or none
 }
 
+// ParseOrder reads a page's order from a query string.
 func ExampleParseOrder() {
 	for _, s := range []string{"score-desc", "hot", "sideways"} {
 		o, err := voting.ParseOrder(s)
@@ -780,22 +621,129 @@ func ExampleParseOrder() {
 	// Order(-1) false voting: invalid argument: unknown order "sideways"
 }
 
+func ExampleOrder_String() {
+	var names []string
+	for o := voting.ScoreDesc; o.Valid(); o++ {
+		names = append(names, o.String())
+	}
+	fmt.Println(strings.Join(names, ", "))
+	// Output:
+	// score-desc, score-asc, time-desc, time-asc, top, hot, best, controversial
+}
+
+// Valid tells an Order constant from any other number, such as one read
+// from a config file.
+func ExampleOrder_Valid() {
+	fmt.Println(voting.Hot.Valid(), voting.Order(42).Valid(), voting.Order(42))
+	// Output:
+	// true false Order(42)
+}
+
+// An Order reads as its name in JSON.
+func ExampleOrder_MarshalText() {
+	b, err := json.Marshal(map[string]voting.Order{"front": voting.Hot, "new": voting.TimeDesc})
+	fmt.Println(string(b), err)
+	// Output:
+	// {"front":"hot","new":"time-desc"} <nil>
+}
+
+// A request's order, decoded from JSON.
+func ExampleOrder_UnmarshalText() {
+	var req struct {
+		Order voting.Order `json:"order"`
+		Page  int          `json:"page"`
+	}
+	err := json.Unmarshal([]byte(`{"order": "top", "page": 2}`), &req)
+	fmt.Println(req.Order, req.Page, err)
+	err = json.Unmarshal([]byte(`{"order": "newest"}`), &req)
+	fmt.Println(errors.Is(err, voting.ErrInvalidArgument))
+	// Output:
+	// top 2 <nil>
+	// true
+}
+
+func ExampleVoteType_String() {
+	fmt.Println(voting.Upvote, voting.Downvote, voting.NoVote, voting.VoteType(7))
+	// Output:
+	// up down none VoteType(7)
+}
+
+// Valid checks a vote that did not come from ParseVoteType.
+func ExampleVoteType_Valid() {
+	for _, n := range []int{1, 0, -1, 2} {
+		fmt.Print(voting.VoteType(n).Valid(), " ")
+	}
+	fmt.Println()
+	// Output:
+	// true true true false
+}
+
+// A page's arrows, as JSON for a web client.
+func ExampleVoteType_MarshalText() {
+	store, done := exampleStore(nil)
+	defer done()
+	post(store, "alice", "one", "two")
+	vote(store, "bob", voting.Upvote, "2")
+
+	votes, err := store.VotesOf(context.Background(), "bob", []string{"1", "2"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	b, err := json.Marshal(votes)
+	fmt.Println(string(b), err)
+	// Output:
+	// ["none","up"] <nil>
+}
+
+// Ballots from a queue, decoded from JSON.
+func ExampleVoteType_UnmarshalText() {
+	var ballots []struct {
+		User string          `json:"user"`
+		ID   string          `json:"id"`
+		Vote voting.VoteType `json:"vote"`
+	}
+	msg := `[{"user": "bob", "id": "1", "vote": "down"}, {"user": "carol", "id": "1", "vote": "none"}]`
+	if err := json.Unmarshal([]byte(msg), &ballots); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%+v\n", ballots)
+	err := json.Unmarshal([]byte(`[{"vote": "meh"}]`), &ballots)
+	fmt.Println(errors.Is(err, voting.ErrInvalidVote))
+	// Output:
+	// [{User:bob ID:1 Vote:down} {User:carol ID:1 Vote:none}]
+	// true
+}
+
+// With WithUserPages, a store keeps each user's submitted and upvoted
+// pages; without it, they are off.
+func ExampleWithUserPages() {
+	for _, opts := range [][]voting.Option{nil, {voting.WithUserPages()}} {
+		store, done := exampleStore(nil, opts...)
+		post(store, "alice", "Redis in Action")
+		page, err := store.Submitted(context.Background(), "alice", 1)
+		fmt.Println(len(page), err)
+		done()
+	}
+	// Output:
+	// 0 voting: submitted: invalid argument: user pages are not enabled (WithUserPages)
+	// 1 <nil>
+}
+
 // A user's submitted page: their posts, newest first; a deleted one is
 // gone from it.
 func ExampleStore_Submitted() {
-	ctx := context.Background()
 	now := posted
 	store, done := exampleStore(&now, voting.WithUserPages())
 	defer done()
 	for _, title := range []string{"Redis in Action", "Oops", "The Go Programming Language"} {
-		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
-			log.Fatal(err)
-		}
+		post(store, "alice", title)
 		now = now.Add(time.Minute)
 	}
+	ctx := context.Background()
 	if err := store.Delete(ctx, "2"); err != nil {
 		log.Fatal(err)
 	}
+
 	page, err := store.Submitted(ctx, "alice", 1)
 	if err != nil {
 		log.Fatal(err)
@@ -811,26 +759,18 @@ func ExampleStore_Submitted() {
 // A user's upvoted page: latest upvote first; a cancelled or switched
 // upvote leaves it. A post is its poster's upvote.
 func ExampleStore_Upvoted() {
-	ctx := context.Background()
 	now := posted
 	store, done := exampleStore(&now, voting.WithUserPages())
 	defer done()
-	for _, title := range []string{"Redis in Action", "The Go Programming Language", "Lua"} {
-		if _, err := store.Post(ctx, "alice", title, ""); err != nil {
-			log.Fatal(err)
-		}
-	}
-	for _, v := range []struct {
-		id   string
-		vote voting.VoteType
-	}{{"2", voting.Upvote}, {"1", voting.Upvote}, {"3", voting.Upvote}, {"3", voting.Downvote}} {
+	post(store, "alice", "Redis in Action", "The Go Programming Language", "Lua")
+	for _, id := range []string{"2", "1", "3"} {
 		now = now.Add(time.Minute)
-		if _, err := store.Vote(ctx, "bob", v.id, v.vote); err != nil {
-			log.Fatal(err)
-		}
+		vote(store, "bob", voting.Upvote, id)
 	}
+	vote(store, "bob", voting.Downvote, "3")
+
 	for _, user := range []string{"bob", "alice"} {
-		page, err := store.Upvoted(ctx, user, 1)
+		page, err := store.Upvoted(context.Background(), user, 1)
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -846,53 +786,36 @@ func ExampleStore_Upvoted() {
 }
 
 // Reads on a replica: the store writes through the primary's pool and
-// reads through the replica's. Here one miniredis stands in for both; a
-// real service dials its replica (redis-server --replicaof the primary).
+// reads through the replica's. A real service dials its replica
+// (redis-server --replicaof the primary):
+//
+//	primary := newPool("10.0.0.1:6379")
+//	replica := newPool("10.0.0.2:6379") // a replica of 10.0.0.1
+//
+// Here one miniredis stands in for both.
 func ExampleWithReadPool() {
-	mr, err := miniredis.Run() // stands in for the primary and its replica
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	newPool := func(addr string) *redis.Pool {
-		return &redis.Pool{MaxIdle: 16, IdleTimeout: time.Minute,
-			DialContext: func(ctx context.Context) (redis.Conn, error) {
-				return redis.DialContext(ctx, "tcp", addr,
-					redis.DialReadTimeout(time.Second), redis.DialWriteTimeout(time.Second))
-			}}
-	}
-	primary := newPool(mr.Addr()) // "10.0.0.1:6379"
-	replica := newPool(mr.Addr()) // "10.0.0.2:6379", a replica of 10.0.0.1
-	defer primary.Close()
-	defer replica.Close()
+	_, primary, done := examplePool()
+	defer done()
+	replica := primary
 
-	ctx := context.Background()
-	store, err := voting.New(primary, voting.WithReadPool(replica),
-		voting.WithClock(func() time.Time { return posted }))
+	store, err := voting.New(primary, voting.WithReadPool(replica))
 	if err != nil {
 		log.Fatal(err)
 	}
-	a, err := store.Post(ctx, "alice", "Replicas in Action", "")
-	if err != nil {
-		log.Fatal(err)
-	}
+	a := post(store, "alice", "Replicas in Action")[0]
 	// Vote replies with the article's fresh standing, from the primary:
 	// show it to the voter; a read on the replica may lag behind it.
+	ctx := context.Background()
 	r, err := store.Vote(ctx, "bob", a.ID, voting.Upvote)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("bob sees +%d\n", r.Upvotes)
-	page, err := store.Articles(ctx, voting.ScoreDesc, 1) // on the replica
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, a := range page {
-		fmt.Printf("%s %s +%d\n", a.ID, a.Title, a.Upvotes)
-	}
+	n, err := store.Count(ctx) // on the replica
+	fmt.Println(n, "article", err)
 	// Output:
 	// bob sees +2
-	// 1 Replicas in Action +2
+	// 1 article <nil>
 }
 
 // On a Redis Cluster, the read pool hands out the cluster's connections
@@ -904,8 +827,7 @@ func ExampleWithReadPool() {
 //	reads := readOnlyPool{cluster}
 //	store, err := voting.New(cluster, voting.WithKeyPrefix("news"), voting.WithReadPool(reads))
 //
-// where readOnlyPool's Get calls redisc.ReadOnlyConn on each connection,
-// as below, with a stand-in for redisc.
+// where readOnlyPool's Get calls redisc.ReadOnlyConn on each connection.
 func ExampleWithReadPool_cluster() {
 	cluster := &clusterStandIn{StartupNodes: []string{"10.0.0.1:6379"}}
 	store, err := voting.New(cluster, voting.WithKeyPrefix("news"),
@@ -916,101 +838,92 @@ func ExampleWithReadPool_cluster() {
 	_ = store
 }
 
-// readOnlyPool is the read pool of a store on a Redis Cluster: it makes
-// each connection of the cluster read-only before the store binds it.
-type readOnlyPool struct{ cluster voting.Pool }
-
-func (p readOnlyPool) Get() redis.Conn {
-	c := p.cluster.Get()
-	if err := readOnlyConn(c); err != nil { // redisc.ReadOnlyConn(c)
-		c.Close()
-		return errorConn{err}
-	}
-	return c
-}
-
-// errorConn is a connection that fails every command with err, as
-// redigo's pools hand out when they cannot connect; the store returns
-// its Err.
-type errorConn struct{ err error }
-
-func (c errorConn) Close() error                                   { return nil }
-func (c errorConn) Err() error                                     { return c.err }
-func (c errorConn) Do(string, ...interface{}) (interface{}, error) { return nil, c.err }
-func (c errorConn) Send(string, ...interface{}) error              { return c.err }
-func (c errorConn) Flush() error                                   { return c.err }
-func (c errorConn) Receive() (interface{}, error)                  { return nil, c.err }
-
-// readOnlyConn stands in for redisc.ReadOnlyConn: it calls the
-// connection's ReadOnly method, which a *redisc.Conn has.
-func readOnlyConn(c redis.Conn) error {
-	if rc, ok := c.(interface{ ReadOnly() error }); ok {
-		return rc.ReadOnly()
-	}
-	return errors.New("redisc: no ReadOnly method")
-}
-
-// clusterStandIn stands in for *redisc.Cluster, which is not a
-// dependency of this module, in the example above: it is never run.
-type clusterStandIn struct{ StartupNodes []string }
-
-func (c *clusterStandIn) Get() redis.Conn {
-	return errorConn{errors.New("clusterStandIn: a stand-in for redisc.Cluster")}
-}
-
-// Karma, lamernews style: an upvote gives the poster 1 and costs the
-// voter 1, a downvote takes 1 and costs 6, and a vote on one's own
-// article moves nothing.
+// A user's karma: here, Reddit's, one point for each upvote on their
+// articles, minus one for each downvote.
 func ExampleStore_Karma() {
-	ctx := context.Background()
-	store, done := exampleStore(nil, voting.WithKarma(1, -1), voting.WithVoteCost(1, 6))
+	store, done := exampleStore(nil, voting.WithKarma(1, -1))
 	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	vote(store, "bob", voting.Upvote, a.ID)
+	vote(store, "carol", voting.Upvote, a.ID)
+	vote(store, "dave", voting.Downvote, a.ID)
 
-	a, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, b := range []voting.Ballot{{User: "bob", ID: a.ID, Vote: voting.Upvote}, {User: "carol", ID: a.ID, Vote: voting.Downvote}} {
-		if _, err := store.Vote(ctx, b.User, b.ID, b.Vote); err != nil {
-			log.Fatal(err)
-		}
-	}
-	for _, user := range []string{"alice", "bob", "carol", "dave"} {
-		k, err := store.Karma(ctx, user)
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println(user, k)
+	k, err := store.Karma(context.Background(), "alice")
+	fmt.Println(k, err)
+	// Output:
+	// 1 <nil>
+}
+
+// Karma, Reddit style: an upvote gives the poster 1, a downvote takes 1,
+// a cancelled vote gives it back, and a vote on one's own article moves
+// nothing.
+func ExampleWithKarma() {
+	store, done := exampleStore(nil, voting.WithKarma(1, -1))
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	vote(store, "alice", voting.Downvote, a.ID)
+
+	for _, v := range []voting.VoteType{voting.Upvote, voting.Downvote, voting.NoVote} {
+		vote(store, "bob", v, a.ID)
+		k, err := store.Karma(context.Background(), "alice")
+		fmt.Println(v, k, err)
 	}
 	// Output:
-	// alice 0
-	// bob -1
-	// carol -6
-	// dave 0
+	// up 1 <nil>
+	// down -1 <nil>
+	// none 0 <nil>
+}
+
+// Votes cost their voter karma, lamernews style: 1 an upvote and 6 a
+// downvote, given back when the vote is cancelled.
+func ExampleWithVoteCost() {
+	store, done := exampleStore(nil, voting.WithKarma(1, -1), voting.WithVoteCost(1, 6))
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	vote(store, "bob", voting.Upvote, a.ID)
+	vote(store, "carol", voting.Downvote, a.ID)
+
+	ctx := context.Background()
+	for _, user := range []string{"alice", "bob", "carol"} {
+		k, err := store.Karma(ctx, user)
+		fmt.Println(user, k, err)
+	}
+	// Output:
+	// alice 0 <nil>
+	// bob -1 <nil>
+	// carol -6 <nil>
+}
+
+// Downvotes need karma, as on Hacker News: here, at least 1.
+func ExampleWithMinKarma() {
+	store, done := exampleStore(nil, voting.WithKarma(1, -1), voting.WithMinKarma(0, 1))
+	defer done()
+	post(store, "alice", "Redis in Action")
+	post(store, "bob", "Spam, spam, spam")
+
+	ctx := context.Background()
+	_, err := store.Vote(ctx, "alice", "2", voting.Downvote)
+	fmt.Println(errors.Is(err, voting.ErrNotAllowed), err)
+	vote(store, "carol", voting.Upvote, "1") // alice earns a point
+	_, err = store.Vote(ctx, "alice", "2", voting.Downvote)
+	fmt.Println(err)
+	// Output:
+	// true voting: vote: not allowed: "2"
+	// <nil>
 }
 
 // The users with the most karma, highest first, ties by name.
 func ExampleStore_TopUsers() {
-	ctx := context.Background()
 	store, done := exampleStore(nil, voting.WithKarma(1, -1))
 	defer done()
+	post(store, "alice", "Redis in Action")
+	post(store, "bob", "The Go book")
+	post(store, "carol", "SICP")
+	vote(store, "dave", voting.Upvote, "1", "2", "3")
+	vote(store, "erin", voting.Upvote, "1", "2")
+	vote(store, "erin", voting.Downvote, "3")
 
-	for _, p := range []struct{ poster, title string }{{"alice", "Redis in Action"}, {"bob", "The Go book"}, {"carol", "SICP"}} {
-		a, err := store.Post(ctx, p.poster, p.title, "")
-		if err != nil {
-			log.Fatal(err)
-		}
-		for _, voter := range []string{"dave", "erin"} {
-			v := voting.Upvote
-			if p.poster == "carol" && voter == "erin" {
-				v = voting.Downvote
-			}
-			if _, err := store.Vote(ctx, voter, a.ID, v); err != nil {
-				log.Fatal(err)
-			}
-		}
-	}
-	top, err := store.TopUsers(ctx, 1)
+	top, err := store.TopUsers(context.Background(), 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -1023,49 +936,51 @@ func ExampleStore_TopUsers() {
 	// carol 0
 }
 
-// A poster may fix a typo within the edit window; nobody else may.
+// A poster may fix a typo; nobody else may.
 func ExampleStore_Edit() {
-	ctx := context.Background()
-	now := posted
-	store, done := exampleStore(&now, voting.WithEditWindow(15*time.Minute))
+	store, done := exampleStore(nil, voting.WithEditWindow(15*time.Minute))
 	defer done()
-
-	a, err := store.Post(ctx, "alice", "Redis in Acton", "https://redis.io")
+	a, err := store.Post(context.Background(), "alice", "Redis in Acton", "https://redis.io")
 	if err != nil {
 		log.Fatal(err)
 	}
-	now = now.Add(10 * time.Minute)
-	a, err = store.Edit(ctx, a.ID, "alice", "Redis in Action", "https://redis.io")
-	fmt.Println(a.Title, err)
-	_, err = store.Edit(ctx, a.ID, "bob", "Mine now", "")
-	fmt.Println(errors.Is(err, voting.ErrNotAllowed))
-	now = now.Add(5 * time.Minute)
-	_, err = store.Edit(ctx, a.ID, "alice", "Redis in Action, 2nd ed.", "")
-	fmt.Println(errors.Is(err, voting.ErrNotAllowed))
+
+	a, err = store.Edit(context.Background(), a.ID, "alice", "Redis in Action", a.Link)
+	fmt.Println(a.Title, a.Link, err)
+	_, err = store.Edit(context.Background(), a.ID, "bob", "Mine now", "")
+	fmt.Println(err)
 	// Output:
-	// Redis in Action <nil>
-	// true
+	// Redis in Action https://redis.io <nil>
+	// voting: edit: not allowed: article "1" is not "bob"'s to edit, or its edit window has passed
+}
+
+// Edits are allowed for 15 minutes after the post.
+func ExampleWithEditWindow() {
+	now := posted
+	store, done := exampleStore(&now, voting.WithEditWindow(15*time.Minute))
+	defer done()
+	a := post(store, "alice", "Redis in Acton")[0]
+
+	for _, title := range []string{"Redis in Action", "Redis in Action, 2nd ed."} {
+		now = now.Add(10 * time.Minute)
+		_, err := store.Edit(context.Background(), a.ID, "alice", title, "")
+		fmt.Println(errors.Is(err, voting.ErrNotAllowed))
+	}
+	// Output:
+	// false
 	// true
 }
 
 // A rate-limited call tells how long to wait: here, at most two votes a
 // minute.
 func ExampleRetryAfter() {
-	ctx := context.Background()
 	now := posted
 	store, done := exampleStore(&now, voting.WithVoteLimit(2, time.Minute))
 	defer done()
+	post(store, "alice", "one", "two", "three")
 
-	var ids []string
-	for _, title := range []string{"one", "two", "three"} {
-		a, err := store.Post(ctx, "alice", title, "")
-		if err != nil {
-			log.Fatal(err)
-		}
-		ids = append(ids, a.ID)
-	}
-	for _, id := range ids {
-		_, err := store.Vote(ctx, "bob", id, voting.Upvote)
+	for _, id := range []string{"1", "2", "3"} {
+		_, err := store.Vote(context.Background(), "bob", id, voting.Upvote)
 		fmt.Println(err, voting.RetryAfter(err))
 		now = now.Add(20 * time.Second)
 	}
@@ -1075,19 +990,228 @@ func ExampleRetryAfter() {
 	// voting: vote: rate limited: retry after 20s 20s
 }
 
+// At most 3 votes an hour per user: the fourth ballot of a batch is
+// refused, the others counted.
+func ExampleWithVoteLimit() {
+	store, done := exampleStore(nil, voting.WithVoteLimit(3, time.Hour))
+	defer done()
+	post(store, "alice", "one", "two", "three", "four")
+
+	var ballots []voting.Ballot
+	for _, id := range []string{"1", "2", "3", "4"} {
+		ballots = append(ballots, voting.Ballot{User: "bob", ID: id, Vote: voting.Upvote})
+	}
+	results, err := store.VoteBatch(context.Background(), ballots)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, r := range results {
+		fmt.Println(r.Upvotes, errors.Is(r.Err, voting.ErrRateLimited))
+	}
+	// Output:
+	// 2 false
+	// 2 false
+	// 2 false
+	// 0 true
+}
+
+// One post per user every 15 minutes, lamernews style.
+func ExampleWithPostInterval() {
+	now := posted
+	store, done := exampleStore(&now, voting.WithPostInterval(15*time.Minute))
+	defer done()
+
+	for _, wait := range []time.Duration{0, 10 * time.Minute, 5 * time.Minute} {
+		now = now.Add(wait)
+		_, err := store.Post(context.Background(), "alice", "Redis tips", "")
+		fmt.Println(voting.RetryAfter(err), err)
+	}
+	// Output:
+	// 0s <nil>
+	// 5m0s voting: post: rate limited: retry after 5m0s
+	// 0s <nil>
+}
+
+// A link may be posted again 48 hours after its last post, lamernews
+// style; until then Post returns the article that has it.
+func ExampleWithRepostAfter() {
+	now := posted
+	store, done := exampleStore(&now, voting.WithRepostAfter(48*time.Hour))
+	defer done()
+	ctx := context.Background()
+	first, err := store.Post(ctx, "alice", "Redis", "https://redis.io")
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	now = now.Add(24 * time.Hour)
+	a, err := store.Post(ctx, "bob", "Redis!", "https://redis.io")
+	fmt.Println(a.ID == first.ID, err)
+	now = now.Add(24 * time.Hour)
+	a, err = store.Post(ctx, "bob", "Redis!", "https://redis.io")
+	fmt.Println(a.ID, err)
+	// Output:
+	// true voting: post: duplicate link: "https://redis.io" is article "1"
+	// 2 <nil>
+}
+
+// With WithUniqueLinks, a retried Post (its reply lost) cannot post twice.
+func ExampleWithUniqueLinks() {
+	store, done := exampleStore(nil, voting.WithUniqueLinks())
+	defer done()
+	ctx := context.Background()
+	first, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	again, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
+	fmt.Println(errors.Is(err, voting.ErrDuplicate), again.ID == first.ID)
+	fmt.Println(err)
+	// Output:
+	// true true
+	// voting: post: duplicate link: "https://redis.io" is article "1"
+}
+
+// Two sites on one Redis, each under its prefix: every key of a store is
+// "{prefix}:...", so they share nothing, and on a Redis Cluster each
+// site's keys are in one slot.
+func ExampleWithKeyPrefix() {
+	_, pool, done := examplePool()
+	defer done()
+	sites := map[string]*voting.Store{}
+	for _, prefix := range []string{"news", "jobs"} {
+		store, err := voting.New(pool, voting.WithKeyPrefix(prefix))
+		if err != nil {
+			log.Fatal(err)
+		}
+		sites[prefix] = store
+	}
+
+	post(sites["news"], "alice", "Redis in Action")
+	for _, prefix := range []string{"news", "jobs"} {
+		n, err := sites[prefix].Count(context.Background())
+		fmt.Println(prefix, n, err)
+	}
+	// Output:
+	// news 1 <nil>
+	// jobs 0 <nil>
+}
+
+// Each vote is worth an hour of freshness here, not the default 432
+// seconds (a day per 200 votes).
+func ExampleWithVoteWeight() {
+	store, done := exampleStore(nil, voting.WithVoteWeight(3600))
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+
+	r, err := store.Vote(context.Background(), "bob", a.ID, voting.Upvote)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("score = posted + %.0fs\n", r.Score-float64(a.Posted.Unix()))
+	// Output:
+	// score = posted + 7200s
+}
+
+// Voting closes a day after the post here, not a week.
+func ExampleWithVoteWindow() {
+	now := posted
+	store, done := exampleStore(&now, voting.WithVoteWindow(24*time.Hour))
+	defer done()
+	a := post(store, "alice", "Today's news")[0]
+
+	now = now.Add(25 * time.Hour)
+	_, err := store.Vote(context.Background(), "bob", a.ID, voting.Upvote)
+	fmt.Println(errors.Is(err, voting.ErrVotingClosed), err)
+	// Output:
+	// true voting: vote: voting closed: "1"
+}
+
+// A group's cached page goes a minute after its last read here; the next
+// read builds it again, as exact as ever.
+func ExampleWithGroupCacheTTL() {
+	mr, pool, done := examplePool()
+	defer done()
+	store, err := voting.New(pool, voting.WithGroupCacheTTL(time.Minute))
+	if err != nil {
+		log.Fatal(err)
+	}
+	a := post(store, "alice", "Redis streams")[0]
+	group(store, a.ID, "redis")
+
+	ctx := context.Background()
+	if _, err := store.GroupArticles(ctx, "redis", voting.ScoreDesc, 1); err != nil {
+		log.Fatal(err)
+	}
+	cache := "{voting}:cache:score:redis"
+	fmt.Println(mr.TTL(cache))
+	mr.FastForward(time.Minute)
+	fmt.Println(mr.Exists(cache))
+	// Output:
+	// 1m0s
+	// false
+}
+
+// Pages of two articles, and a pager sized by Count.
+func ExampleWithPageSize() {
+	const perPage = 2
+	store, done := exampleStore(nil, voting.WithPageSize(perPage))
+	defer done()
+	post(store, "alice", "one", "two", "three", "four", "five")
+
+	ctx := context.Background()
+	n, err := store.Count(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for page := 1; page <= int(n+perPage-1)/perPage; page++ {
+		list, err := store.Articles(ctx, voting.TimeAsc, page)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("page %d: %d articles from %q\n", page, len(list), list[0].Title)
+	}
+	// Output:
+	// page 1: 2 articles from "one"
+	// page 2: 2 articles from "three"
+	// page 3: 1 articles from "five"
+}
+
+// A clock of the caller's dates the posts and closes voting: here, a
+// test's clock that it moves by hand.
+func ExampleWithClock() {
+	_, pool, done := examplePool()
+	defer done()
+	now := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
+	store, err := voting.New(pool, voting.WithClock(func() time.Time { return now }))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	a := post(store, "alice", "Happy new year")[0]
+	fmt.Println(a.Posted)
+	now = now.AddDate(0, 0, 8)
+	_, err = store.Vote(context.Background(), "bob", a.ID, voting.Upvote)
+	fmt.Println(err)
+	// Output:
+	// 2030-01-01 09:00:00 +0000 UTC
+	// voting: vote: voting closed: "1"
+}
+
 // A store that waits for a replica after every write. miniredis has no
 // replicas, so its WAIT answers 0 at once and the vote, applied, comes
 // back with ErrNotReplicated: a caller shows the result, and knows a
 // failover may lose it.
 func ExampleWithWaitReplicas() {
-	ctx := context.Background()
 	store, done := exampleStore(nil, voting.WithWaitReplicas(1, 50*time.Millisecond))
 	defer done()
-
+	ctx := context.Background()
 	a, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
 	if err != nil && !errors.Is(err, voting.ErrNotReplicated) {
 		log.Fatal(err)
 	}
+
 	r, err := store.Vote(ctx, "bob", a.ID, voting.Upvote)
 	switch {
 	case errors.Is(err, voting.ErrNotReplicated):
@@ -1099,6 +1223,20 @@ func ExampleWithWaitReplicas() {
 	}
 	// Output:
 	// applied on the primary only: +2 (voting: vote: not replicated: 0 of 1 replicas acknowledged within 50ms)
+}
+
+// A store whose every write is fsynced to the primary's append-only file
+// before it returns (redis-server --appendonly yes, Redis 7.2 or later).
+// miniredis has no WAITAOF, so here the post, applied, comes back with
+// ErrNotReplicated.
+func ExampleWithWaitAOF() {
+	store, done := exampleStore(nil, voting.WithWaitAOF(1, 0, time.Second))
+	defer done()
+
+	a, err := store.Post(context.Background(), "alice", "Redis in Action", "")
+	fmt.Println(a.ID, errors.Is(err, voting.ErrNotReplicated))
+	// Output:
+	// 1 true
 }
 
 // A hook sees every call of the store: here, a log line per call, with
@@ -1147,4 +1285,33 @@ func ExampleWithHook() {
 	// VoteBatch count=2 round_trips=1 err=false
 	// Articles order=hot page=1 round_trips=0 err=true
 	// Articles order=score-desc page=1 round_trips=2 err=false
+}
+
+// A hook that wraps another calls its Call: here, one that passes only
+// the writes on to the hook it wraps.
+func ExampleHookFunc_Call() {
+	writesOnly := func(h voting.Hook) voting.Hook {
+		return voting.HookFunc(func(ctx context.Context, call *voting.Call, next func(ctx context.Context) error) error {
+			switch call.Op {
+			case "Post", "Vote", "VoteBatch", "Edit", "Delete":
+				return h.Call(ctx, call, next)
+			}
+			return next(ctx)
+		})
+	}
+	audit := voting.HookFunc(func(ctx context.Context, call *voting.Call, next func(ctx context.Context) error) error {
+		fmt.Println("audit:", call.Op)
+		return next(ctx)
+	})
+	store, done := exampleStore(nil, voting.WithHook(writesOnly(audit)))
+	defer done()
+
+	a := post(store, "alice", "Redis in Action")[0]
+	vote(store, "bob", voting.Upvote, a.ID)
+	if _, err := store.Article(context.Background(), a.ID); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// audit: Post
+	// audit: Vote
 }

@@ -11,11 +11,13 @@ import (
 // storetest_test.go (package voting_test: storetest imports this package).
 // pool returns a pool whose round trips trips counts (each Do, and each
 // Flush of a pipeline); on a cluster, to the node of key's slot, and do
-// runs a command on a side connection there.
+// runs a command on a side connection there; conns counts the
+// connections that pool holds, and the idle ones.
 func ForEachPoolBackend(t *testing.T, fn func(t *testing.T, name string,
 	pool func(t testing.TB, key string) Pool,
 	do func(t testing.TB, key, cmd string, args ...interface{}) (interface{}, error),
-	trips func() int64)) {
+	trips func() int64,
+	conns func(key string) (open, idle int))) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		h := &hooks{}
 		poolOf := func(key string) *redis.Pool {
@@ -31,6 +33,11 @@ func ForEachPoolBackend(t *testing.T, fn func(t *testing.T, name string,
 				defer c.Close()
 				return c.Do(cmd, args...)
 			},
-			h.trips.Load)
+			h.trips.Load,
+			func(key string) (int, int) { p := poolOf(key); return p.ActiveCount(), p.IdleCount() })
 	})
 }
+
+// ErrorConn returns a connection that fails every command with err, for
+// the examples' stand-in pools.
+func ErrorConn(err error) redis.Conn { return errorConn{err} }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
 	"github.com/votekit/voting/internal/testclock"
 )
 
@@ -1045,8 +1044,7 @@ func TestGroupBuildBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a group of 100,000 members")
 	}
-	srv := redistest.Start(t)
-	b := newBackend(t, "redis", srv.Addr, nil)
+	b := ownBackend(t)
 	const size = 100_000
 	s, _ := newStore(t, b)
 	s.walk = 0 // the build alone; TestGroupColdStepBound bounds a walk's step
@@ -1090,8 +1088,7 @@ func TestGroupBuildBound(t *testing.T) {
 // script, per vote (INFO commandstats); every vote changes the article's
 // score, so every one moves it in the caches of its groups.
 func BenchmarkGroupVote(b *testing.B) {
-	srv := redistest.Start(b)
-	be := newBackend(b, "redis", srv.Addr, nil)
+	be := ownBackend(b)
 	users := make([]string, 400)
 	for i := range users {
 		users[i] = benchUser(i)
@@ -1165,8 +1162,7 @@ func BenchmarkGroupVote(b *testing.B) {
 // lazyfree-lazy-expire yes (lazy-expire-ms); and the memory the cache
 // held, from INFO memory (cache-B/member).
 func BenchmarkGroupBuild(b *testing.B) {
-	srv := redistest.Start(b)
-	be := newBackend(b, "redis", srv.Addr, nil)
+	be := ownBackend(b)
 	be.do(b, "CONFIG", "SET", "latency-monitor-threshold", 1) // ms
 	for _, size := range []int{10_000, 100_000, 1_000_000} {
 		s, _ := newStore(b, be)
@@ -1339,8 +1335,7 @@ func coldFill(b *testing.B, be *backend, n int) *coldData {
 //
 // (-bench 'BenchmarkGroupCold/.*/order=ScoreDesc' for issue 21's table alone.)
 func BenchmarkGroupCold(b *testing.B) {
-	srv := redistest.Start(b)
-	be := newBackend(b, "redis", srv.Addr, nil)
+	be := ownBackend(b)
 	be.do(b, "CONFIG", "SET", "lazyfree-lazy-user-del", "yes")
 	loadScripts(b, be.pool)
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
@@ -1727,8 +1722,7 @@ func TestGroupColdStepBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes a store of 50,000 articles")
 	}
-	srv := redistest.Start(t)
-	b := newBackend(t, "redis", srv.Addr, nil)
+	b := ownBackend(t)
 	const size = 50_000
 	s, _ := newStore(t, b, WithOrders(Top))
 	ids := bigGroupIDs(size) // ids[0] the newest and highest scored

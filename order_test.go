@@ -16,7 +16,6 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
 	"github.com/votekit/voting/internal/testclock"
 )
 
@@ -1011,10 +1010,7 @@ func reportPerOp(b *testing.B, m *serverMeter) {
 // vote changes the user's vote (none to up, later up to down), so every
 // one rewrites every ordering the article has.
 func BenchmarkVoteOrders(b *testing.B) {
-	srv := redistest.Start(b)
-	pool := srv.Pool()
-	defer pool.Close()
-	loadScripts(b, pool)
+	pool := ownPool(b)
 	const articles, users = 1000, 100
 	for _, c := range []struct {
 		name   string
@@ -1169,10 +1165,7 @@ func topOfYear(all []topEntry, cutoff int64) []topEntry {
 // comparison, a page of 1,000 of Articles. max-cmd-µs is the longest
 // script run in the slow log.
 func BenchmarkTopSinceYear(b *testing.B) {
-	srv := redistest.Start(b)
-	pool := srv.Pool()
-	defer pool.Close()
-	loadScripts(b, pool)
+	pool := ownPool(b)
 	last := time.Date(2031, 3, 14, 0, 0, 0, 0, time.UTC)
 	now := last.Add(time.Second)
 	clock := testclock.New(now)
@@ -1290,10 +1283,7 @@ func BenchmarkTopIndexMemory(b *testing.B) {
 // index.
 func topIndexMemory(b *testing.B, conf ...string) map[string]float64 {
 	b.Helper()
-	srv := redistest.Start(b, conf...)
-	pool := srv.Pool()
-	defer pool.Close()
-	loadScripts(b, pool)
+	pool := ownPool(b, conf...)
 	const n = 100000
 	day := time.Date(2031, 3, 14, 0, 0, 0, 0, time.UTC).Unix()
 	s, err := New(pool, WithKeyPrefix("mem"), WithOrders(extraOrders...))

@@ -1,11 +1,9 @@
 package voting
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -25,39 +23,6 @@ import (
 // the real server it reaches a replica of the shared server; on the
 // cluster, a cluster-aware pool of READONLY connections to the replica
 // of the store's master.
-
-var sharedReplica struct {
-	once sync.Once
-	srv  *redistest.Server
-	err  error
-	dir  string
-}
-
-// stopSharedReplica stops the shared server's replica, if started.
-func stopSharedReplica() {
-	if sharedReplica.srv != nil {
-		sharedReplica.srv.Stop()
-		os.RemoveAll(sharedReplica.dir)
-	}
-}
-
-// replicaServer returns the replica of the package's shared redis-server,
-// starting it on first use.
-func replicaServer(t testing.TB) *redistest.Server {
-	t.Helper()
-	primary := realServer(t)
-	r := &sharedReplica
-	r.once.Do(func() {
-		r.dir, r.err = os.MkdirTemp("", "voting-replica-")
-		if r.err == nil {
-			r.srv, r.err = redistest.StartReplicaIn(r.dir, primary)
-		}
-	})
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	return r.srv
-}
 
 // readSide is the read pool of a backend and a way to wait for it.
 type readSide struct {
@@ -79,7 +44,7 @@ func newReadSide(t testing.TB, b *backend) *readSide {
 	case "miniredis":
 		rs.pool = &hookPool{hooks: h, pool: b.pool}
 	case "redis":
-		primary, replica := realServer(t), replicaServer(t)
+		primary, replica := redistest.Shared(t), redistest.SharedReplica(t)
 		p := newPool(replica.Addr, h)
 		t.Cleanup(func() { p.Close() })
 		rs.pool = p
@@ -90,7 +55,7 @@ func newReadSide(t testing.TB, b *backend) *readSide {
 			}
 		}
 	case "cluster":
-		c, owners := clusterServer(t)
+		c, owners := redistest.SharedCluster(t)
 		var mu sync.Mutex
 		pools := map[*redistest.Server]*redis.Pool{}
 		replicaPool := func(key string) *redis.Pool {
@@ -125,20 +90,7 @@ func newReadSide(t testing.TB, b *backend) *readSide {
 // readOnlyPool returns a pool to addr, a cluster replica, whose
 // connections send READONLY first, as redisc.ReadOnlyConn makes them.
 func readOnlyPool(addr string, h *hooks) *redis.Pool {
-	return &redis.Pool{
-		MaxIdle: 16,
-		DialContext: func(ctx context.Context) (redis.Conn, error) {
-			c, err := redis.DialContext(ctx, "tcp", addr)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := c.Do("READONLY"); err != nil {
-				c.Close()
-				return nil, err
-			}
-			return &hookConn{Conn: c, h: h}, nil
-		},
-	}
+	return newPool(addr, h, "READONLY")
 }
 
 // scriptsRun returns a hooks that counts the store's scripts run through

@@ -4,15 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
 
+	"github.com/votekit/voting/internal/redistest"
 	"github.com/votekit/voting/internal/testclock"
 )
 
@@ -382,11 +381,6 @@ var ruleSets = []struct {
 // ruleSets: what karma and the vote rules add to a vote's Redis time.
 func BenchmarkVoteRules(b *testing.B) {
 	const nArticles, nUsers = 1000, 10000
-	users := make([]string, nUsers)
-	for i := range users {
-		users[i] = benchUser(i)
-	}
-	votes := []VoteType{Upvote, Downvote, NoVote}
 	for _, rs := range ruleSets {
 		b.Run(rs.name, func(b *testing.B) {
 			f := fixture(b, "rules-"+rs.name, func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
@@ -396,22 +390,8 @@ func BenchmarkVoteRules(b *testing.B) {
 				b.Fatal(err)
 			}
 			hook(s, f.hooks)
-			var seed atomic.Int64
 			b.SetParallelism(4)
-			b.ReportAllocs()
-			b.ResetTimer()
-			report := measure(b, f)
-			b.RunParallel(func(pb *testing.PB) {
-				r := rand.New(rand.NewSource(seed.Add(1)))
-				for pb.Next() {
-					_, err := s.Vote(context.Background(), users[r.Intn(nUsers)], strconv.Itoa(1+r.Intn(nArticles)), votes[r.Intn(3)])
-					if err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			report()
+			randomVotes(b, context.Background(), f, s, nUsers, nArticles)
 		})
 	}
 }
@@ -424,7 +404,7 @@ func BenchmarkVoteRules(b *testing.B) {
 // per article with a link.
 func BenchmarkRulesMemory(b *testing.B) {
 	const nArticles, nUsers = 100, 10000
-	pool := realServer(b).Pool()
+	pool := redistest.Shared(b).Pool()
 	defer pool.Close()
 	newRuleStore := func(opts ...Option) *Store {
 		opts = append([]Option{WithKeyPrefix(fmt.Sprintf("bench:mem%d", prefixSeq.Add(1))), WithClock(testclock.New(epoch).Now)}, opts...)

@@ -16,8 +16,8 @@ func TestStoretest(t *testing.T) {
 	voting.ForEachPoolBackend(t, func(t *testing.T, name string,
 		pool func(testing.TB, string) voting.Pool,
 		do func(testing.TB, string, string, ...interface{}) (interface{}, error),
-		trips func() int64) {
-		b := storetest.Backend{Name: name, Pool: pool, Do: do, Trips: trips, Real: name != "miniredis"}
+		trips func() int64, conns func(string) (int, int)) {
+		b := storetest.Backend{Name: name, Pool: pool, Do: do, Trips: trips, Real: name != "miniredis", Conns: conns}
 		t.Run("Behaviour", func(t *testing.T) { storetest.Behaviour(t, b) })
 		t.Run("RoundTrips", func(t *testing.T) { storetest.RoundTrips(t, b) })
 		t.Run("ScriptFlush", func(t *testing.T) { storetest.ScriptFlush(t, b) })

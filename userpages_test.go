@@ -15,7 +15,6 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
 	"github.com/votekit/voting/internal/testclock"
 )
 
@@ -575,10 +574,7 @@ func TestPageCapInScripts(t *testing.T) {
 // lists or unlists the article. redis-µs/op is the script's time per
 // vote (INFO commandstats).
 func BenchmarkVoteUserPages(b *testing.B) {
-	srv := redistest.Start(b)
-	pool := srv.Pool()
-	defer pool.Close()
-	loadScripts(b, pool)
+	pool := ownPool(b)
 	const articles, users = 1000, 100
 	type site struct {
 		s    *Store
@@ -661,10 +657,7 @@ func BenchmarkVoteUserPages(b *testing.B) {
 // each, and B/entry-full per entry; B/entry-of-100, per entry of a list
 // of 100 (a listpack).
 func BenchmarkUserPagesPopular(b *testing.B) {
-	srv := redistest.Start(b)
-	pool := srv.Pool()
-	defer pool.Close()
-	loadScripts(b, pool)
+	pool := ownPool(b)
 	const voters = 100_000
 	now := epoch.Unix()
 	type site struct {

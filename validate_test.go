@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/redistest"
 )
 
 // hostileCase is one hostile input to one public method. call returns the
@@ -350,7 +352,7 @@ func serverKeys(t *testing.T, b *backend, pattern string) []string {
 		}
 		return list
 	}
-	c, _ := clusterServer(t)
+	c, _ := redistest.SharedCluster(t)
 	var list []string
 	for _, n := range c.Nodes {
 		keys, err := redis.Strings(n.Do("KEYS", pattern))

@@ -1232,31 +1232,8 @@ func BenchmarkVoteCancelable(b *testing.B) {
 func benchVote(b *testing.B, ctx context.Context) {
 	const nArticles, nUsers = 1000, 10000
 	f := fixture(b, "vote", func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
-	users := make([]string, nUsers)
-	for i := range users {
-		users[i] = benchUser(i)
-	}
-	ids := make([]string, nArticles)
-	for i := range ids {
-		ids[i] = strconv.Itoa(i + 1)
-	}
-	votes := []VoteType{Upvote, Downvote, NoVote}
-	var seed atomic.Int64
 	b.SetParallelism(4) // 4 × GOMAXPROCS callers: keep Redis busy
-	b.ReportAllocs()
-	b.ResetTimer()
-	report := measure(b, f)
-	b.RunParallel(func(pb *testing.PB) {
-		r := rand.New(rand.NewSource(seed.Add(1)))
-		for pb.Next() {
-			_, err := f.store.Vote(ctx, users[r.Intn(nUsers)], ids[r.Intn(nArticles)], votes[r.Intn(3)])
-			if err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	report()
+	randomVotes(b, ctx, f, f.store, nUsers, nArticles)
 }
 
 // BenchmarkPost posts articles one after another.

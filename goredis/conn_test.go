@@ -10,6 +10,7 @@ import (
 	redigo "github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/redistest"
 )
 
 var ctx = context.Background()
@@ -239,7 +240,7 @@ redis.register_function{function_name='gt_get', callback=function(keys) return r
 // redirect (which newClusterBackend counts).
 func TestConnClusterRouting(t *testing.T) {
 	b := newClusterBackend(t)
-	cluster := clusterServer(t)
+	cluster, _ := redistest.SharedCluster(t)
 	byNode := map[string]string{} // a key on each node
 	for i := 0; len(byNode) < len(cluster.Nodes); i++ {
 		key := "{route" + string(rune('a'+i%26)) + strings.Repeat("x", i/26) + "}"

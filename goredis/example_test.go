@@ -55,6 +55,18 @@ func Example() {
 	// 1 "Redis in Action" by alice
 }
 
+// exampleClient returns a go-redis client to an embedded miniredis,
+// which stands in for the service's Redis, and a function that closes
+// both.
+func exampleClient() (*redis.Client, func()) {
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
+	return rdb, func() { rdb.Close(); mr.Close() }
+}
+
 // traceHook prints each command go-redis runs, as a tracing hook such as
 // redisotel's would make a span of it.
 type traceHook struct{}
@@ -89,13 +101,8 @@ func (traceHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proce
 // and sends the script itself. VoteBatch sends its scripts as one
 // pipeline.
 func ExampleNewPool_hooks() {
-	mr := miniredis.NewMiniRedis()
-	if err := mr.Start(); err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
-	defer rdb.Close()
+	rdb, done := exampleClient()
+	defer done()
 	store, err := voting.New(goredis.NewPool(rdb))
 	if err != nil {
 		log.Fatal(err)

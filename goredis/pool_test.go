@@ -27,74 +27,14 @@ import (
 // The tests run the store through the adapter on the root module's three
 // backends, miniredis, a redis-server and a 3-master Redis Cluster, with
 // the root's behavioural suite (internal/storetest) and servers
-// (internal/redistest). The server and the cluster are started once for
-// the package.
-
-var shared struct {
-	once sync.Once
-	srv  *redistest.Server
-	err  error
-	dir  string
-}
-
-var sharedCluster struct {
-	once    sync.Once
-	cluster *redistest.Cluster
-	err     error
-	dir     string
-}
+// (internal/redistest). The server and the cluster are the test binary's
+// shared ones (redistest.Shared, redistest.SharedCluster).
 
 // TestMain stops the shared servers, then fails the run if a goroutine is
 // left over: a call cut short by its context leaves one behind only until
 // Redis answers.
 func TestMain(m *testing.M) {
-	code := m.Run()
-	if shared.srv != nil {
-		shared.srv.Stop()
-		os.RemoveAll(shared.dir)
-	}
-	if sharedCluster.cluster != nil {
-		sharedCluster.cluster.Stop()
-		os.RemoveAll(sharedCluster.dir)
-	}
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: goroutines left after the tests: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
-
-func realServer(t testing.TB) *redistest.Server {
-	t.Helper()
-	redistest.Require(t)
-	shared.once.Do(func() {
-		shared.dir, shared.err = os.MkdirTemp("", "goredis-redis-")
-		if shared.err == nil {
-			shared.srv, shared.err = redistest.StartIn(shared.dir)
-		}
-	})
-	if shared.err != nil {
-		t.Fatal(shared.err)
-	}
-	return shared.srv
-}
-
-func clusterServer(t testing.TB) *redistest.Cluster {
-	t.Helper()
-	redistest.RequireCluster(t)
-	c := &sharedCluster
-	c.once.Do(func() {
-		c.dir, c.err = os.MkdirTemp("", "goredis-cluster-")
-		if c.err == nil {
-			c.cluster, c.err = redistest.StartClusterIn(c.dir, 3)
-		}
-	})
-	if c.err != nil {
-		t.Fatal(c.err)
-	}
-	return c.cluster
+	os.Exit(redistest.Main(m, func() error { return goleak.Find() }))
 }
 
 // counter is a go-redis hook that counts the round trips of the store's
@@ -159,7 +99,7 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 		fn(t, newBackend(t, "miniredis", mr.Addr(), mr))
 	})
 	t.Run("redis", func(t *testing.T) {
-		fn(t, newBackend(t, "redis", realServer(t).Addr, nil))
+		fn(t, newBackend(t, "redis", redistest.Shared(t).Addr, nil))
 	})
 	t.Run("cluster", func(t *testing.T) {
 		fn(t, newClusterBackend(t))
@@ -178,7 +118,7 @@ func newBackend(t testing.TB, name, addr string, mr *miniredis.Miniredis) *backe
 // newClusterBackend returns a ClusterClient to the shared cluster, its
 // every node hooked; any redirect fails t at its end.
 func newClusterBackend(t testing.TB) *backend {
-	c := clusterServer(t)
+	c, _ := redistest.SharedCluster(t)
 	h := &counter{}
 	var addrs []string
 	for _, n := range c.Nodes {
@@ -252,7 +192,7 @@ func TestNewPool(t *testing.T) {
 // UniversalClient: a Ring of one shard, what NewUniversalClient makes of
 // one address, and a client that speaks RESP2 (Protocol: 2).
 func TestNewPoolClients(t *testing.T) {
-	srv := realServer(t)
+	srv := redistest.Shared(t)
 	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": srv.Addr}})
 	universal := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: []string{srv.Addr}})
 	resp2 := redis.NewClient(&redis.Options{Addr: srv.Addr, Protocol: 2})
@@ -302,7 +242,7 @@ func TestNewPoolNil(t *testing.T) {
 // redigo pool and one on the adapter, each with one connection, with
 // every script loaded.
 func benchStores(b *testing.B) map[string]*voting.Store {
-	srv := realServer(b)
+	srv := redistest.Shared(b)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr, PoolSize: 1})
 	rp := &redigo.Pool{MaxIdle: 1, MaxActive: 1, Wait: true, DialContext: func(ctx context.Context) (redigo.Conn, error) {
 		return redigo.DialContext(ctx, "tcp", srv.Addr)
@@ -410,7 +350,7 @@ func TestNewPoolLoadsLibrary(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var b *backend
 			if name == "redis" {
-				b = newBackend(t, name, realServer(t).Addr, nil)
+				b = newBackend(t, name, redistest.Shared(t).Addr, nil)
 			} else {
 				b = newClusterBackend(t)
 			}

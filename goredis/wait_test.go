@@ -3,11 +3,9 @@ package goredis
 import (
 	"context"
 	"errors"
-	"net"
 	"testing"
 	"time"
 
-	redigo "github.com/gomodule/redigo/redis"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/votekit/voting"
@@ -53,20 +51,8 @@ func TestWaitReplicas(t *testing.T) {
 			t.Error(err)
 		}
 	}()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the replica never fell asleep")
-		}
-		c, err := redigo.Dial("tcp", replica.Addr, redigo.DialReadTimeout(100*time.Millisecond))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = c.Do("PING")
-		c.Close()
-		var ne net.Error
-		if errors.As(err, &ne) && ne.Timeout() {
-			break
-		}
+	if err := replica.WaitAsleep(5 * time.Second); err != nil {
+		t.Fatal(err)
 	}
 	r, err := s.Vote(ctx, "bob", a.ID, voting.Upvote)
 	if !errors.Is(err, voting.ErrNotReplicated) || r.Upvotes != 3 {

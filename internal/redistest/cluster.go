@@ -34,21 +34,20 @@ type Cluster struct {
 // redis-cli.
 func StartCluster(tb testing.TB, masters int) *Cluster {
 	tb.Helper()
-	RequireCluster(tb)
-	c, err := StartClusterIn(tb.TempDir(), masters)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(c.Stop)
-	return c
+	return startCluster(tb, masters, StartClusterIn)
 }
 
 // StartClusterWithReplicas is StartCluster with one replica per master
 // (Cluster.Replicas).
 func StartClusterWithReplicas(tb testing.TB, masters int) *Cluster {
 	tb.Helper()
+	return startCluster(tb, masters, StartClusterWithReplicasIn)
+}
+
+func startCluster(tb testing.TB, masters int, in func(dir string, masters int) (*Cluster, error)) *Cluster {
+	tb.Helper()
 	RequireCluster(tb)
-	c, err := StartClusterWithReplicasIn(tb.TempDir(), masters)
+	c, err := in(tb.TempDir(), masters)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -100,15 +99,12 @@ func (c *Cluster) addReplicas(dir string) error {
 	// CLUSTER REPLICATE fails with an unknown node.
 	deadline := time.Now().Add(20 * time.Second)
 	for i, r := range c.Replicas {
-		for {
+		err := poll(time.Until(deadline), 50*time.Millisecond, func() error {
 			_, err := r.Do("CLUSTER", "REPLICATE", ids[i])
-			if err == nil {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("redistest: CLUSTER REPLICATE on %s: %w", r.Addr, err)
-			}
-			time.Sleep(50 * time.Millisecond)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("redistest: CLUSTER REPLICATE on %s: %w", r.Addr, err)
 		}
 	}
 	for _, r := range c.Replicas {
@@ -177,17 +173,10 @@ func StartClusterIn(dir string, masters int) (*Cluster, error) {
 // waitOK waits until every node reports cluster_state:ok and agrees on
 // the owner of every slot.
 func (c *Cluster) waitOK(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		err := c.checkOK()
-		if err == nil {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("redistest: cluster not ready after %v: %w", timeout, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+	if err := poll(timeout, 50*time.Millisecond, c.checkOK); err != nil {
+		return fmt.Errorf("redistest: cluster not ready: %w", err)
 	}
+	return nil
 }
 
 func (c *Cluster) checkOK() error {

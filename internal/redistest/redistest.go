@@ -1,7 +1,9 @@
 // Package redistest starts private redis-server processes for tests: each
 // on a free loopback port, in its own temporary directory, stopped by pid;
 // alone (Start) or as the masters of a Redis Cluster (StartCluster). It
-// never connects to a server it did not start.
+// never connects to a server it did not start. A test binary may share
+// one server, its replica and one cluster (Shared, SharedReplica,
+// SharedCluster), stopped by Main from its TestMain.
 //
 // Where redis-server is not on PATH, Start skips the test with a clear
 // message, except under CI=true, where a missing server fails it.
@@ -244,17 +246,50 @@ func StartReplicaIn(dir string, primary *Server, conf ...string) (*Server, error
 // waitLinkUp waits until the replica s reports its link to its master
 // up and no sync in progress.
 func (s *Server) waitLinkUp(timeout time.Duration) error {
+	return poll(timeout, 20*time.Millisecond, func() error {
+		repl, err := s.Replication()
+		if err == nil && (repl["master_link_status"] != "up" || repl["master_sync_in_progress"] != "0") {
+			err = fmt.Errorf("%v", repl)
+		}
+		if err != nil {
+			return fmt.Errorf("redistest: replica %s not in sync: %w", s.Addr, err)
+		}
+		return nil
+	})
+}
+
+// poll calls check every interval until it returns nil, and returns nil;
+// or until timeout has passed, and returns check's last error.
+func poll(timeout, interval time.Duration, check func() error) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		repl, err := s.Replication()
-		if err == nil && repl["master_link_status"] == "up" && repl["master_sync_in_progress"] == "0" {
+		err := check()
+		if err == nil {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("redistest: replica %s not in sync after %v (%v, %v)", s.Addr, timeout, repl, err)
+			return fmt.Errorf("after %v: %w", timeout, err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(interval)
 	}
+}
+
+// WaitAsleep waits until s answers no PING within 100ms, as while a DEBUG
+// SLEEP sent to it runs.
+func (s *Server) WaitAsleep(timeout time.Duration) error {
+	return poll(timeout, 10*time.Millisecond, func() error {
+		c, err := redis.Dial("tcp", s.Addr, redis.DialReadTimeout(100*time.Millisecond))
+		if err != nil {
+			return err
+		}
+		_, err = c.Do("PING")
+		c.Close()
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return nil
+		}
+		return fmt.Errorf("redistest: %s is awake", s.Addr)
+	})
 }
 
 // Replication returns the fields of the server's INFO replication.
@@ -283,19 +318,14 @@ func (s *Server) WaitReplica(replica *Server, timeout time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("redistest: master_repl_offset of %s: %w", s.Addr, err)
 	}
-	deadline := time.Now().Add(timeout)
-	for {
+	return poll(timeout, 2*time.Millisecond, func() error {
 		r, err := replica.Replication()
 		if err != nil {
 			return err
 		}
-		got, _ := strconv.ParseInt(r["slave_repl_offset"], 10, 64)
-		if got >= want {
-			return nil
+		if got, _ := strconv.ParseInt(r["slave_repl_offset"], 10, 64); got < want {
+			return fmt.Errorf("redistest: replica %s at offset %d, want %d", replica.Addr, got, want)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("redistest: replica %s at offset %d after %v, want %d", replica.Addr, got, timeout, want)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		return nil
+	})
 }

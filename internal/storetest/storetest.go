@@ -36,6 +36,9 @@ type Backend struct {
 	// Real is set for redis-server, alone or in a cluster, where CLIENT
 	// PAUSE blocks the server; miniredis has none.
 	Real bool
+	// Conns, if set, returns how many connections the pool under test for
+	// key's slot holds, and how many of those are idle.
+	Conns func(key string) (open, idle int)
 }
 
 // epoch is the stores' clock at the start, far from the servers' own time.
@@ -464,8 +467,9 @@ func ScriptFlush(t *testing.T, b Backend) {
 
 // ContextDeadline pauses the store's node (CLIENT PAUSE from a side
 // connection) while every method runs with a shorter deadline: each
-// returns an error wrapping context.DeadlineExceeded promptly, and the
-// store works on once the pause ends. It needs b.Real.
+// returns an error wrapping context.DeadlineExceeded promptly, no pool
+// connection is left in use (with b.Conns), and the store works on once
+// the pause ends, on no more connections than before. It needs b.Real.
 func ContextDeadline(t *testing.T, b Backend) {
 	if !b.Real {
 		t.Skip("CLIENT PAUSE needs redis-server")
@@ -473,6 +477,13 @@ func ContextDeadline(t *testing.T, b Backend) {
 	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages(),
 		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour))
 	a := s.post(t, "alice", "t")
+	conns := func() (open, idle int) {
+		if b.Conns == nil {
+			return 0, 0
+		}
+		return b.Conns(s.key)
+	}
+	baseline, _ := conns()
 	const deadline, pause = 100 * time.Millisecond, 600 * time.Millisecond
 	if _, err := b.Do(t, s.key, "CLIENT", "PAUSE", pause.Milliseconds(), "ALL"); err != nil {
 		t.Fatal(err)
@@ -502,6 +513,9 @@ func ContextDeadline(t *testing.T, b Backend) {
 	if slowest > deadline+200*time.Millisecond {
 		t.Errorf("slowest call returned after %v, deadline %v", slowest, deadline)
 	}
+	if open, idle := conns(); open != idle {
+		t.Errorf("%d pool connections still in use after the deadlines", open-idle)
+	}
 	time.Sleep(time.Until(paused.Add(pause + 50*time.Millisecond)))
 	// The store works on afterwards. The calls cut short may or may not
 	// have run once the pause ended (Delete among them), so the vote is
@@ -511,5 +525,8 @@ func ContextDeadline(t *testing.T, b Backend) {
 	}
 	if _, err := s.Vote(context.Background(), "erin", s.post(t, "alice", "after").ID, voting.Upvote); err != nil {
 		t.Fatal(err)
+	}
+	if open, _ := conns(); open > baseline {
+		t.Errorf("pool holds %d connections, %d before the deadlines", open, baseline)
 	}
 }
