@@ -1315,3 +1315,95 @@ func ExampleHookFunc_Call() {
 	// audit: Post
 	// audit: Vote
 }
+
+// The identity a store records with its first post: its key layout and
+// the options every process writing to it must share.
+func ExampleStore_Identity() {
+	store, done := exampleStore(nil, voting.WithKarma(1, -1), voting.WithUserPages())
+	defer done()
+	fmt.Println(store.Identity())
+	// Output:
+	// 3 karma=1,-1 userpages
+}
+
+// Recorded reads what the store's first write recorded.
+func ExampleStore_Recorded() {
+	store, done := exampleStore(nil, voting.WithOrders(voting.Top))
+	defer done()
+	ctx := context.Background()
+	_, found, _ := store.Recorded(ctx)
+	fmt.Println("before the first post:", found)
+	post(store, "alice", "Redis in Action")
+	id, found, err := store.Recorded(ctx)
+	fmt.Println("after it:", found, id, err)
+	// Output:
+	// before the first post: false
+	// after it: true 3 orders=top <nil>
+}
+
+// A process started with other shared options than the store records
+// changes nothing: its writes get ErrIncompatible, naming the
+// difference. Reconfigure, run once by an operator, records the new
+// options; the processes still on the old ones then get ErrIncompatible.
+func ExampleStore_Reconfigure() {
+	_, pool, done := examplePool()
+	defer done()
+	ctx := context.Background()
+	old, _ := voting.New(pool)
+	a, _ := old.Post(ctx, "alice", "Redis in Action", "")
+
+	withKarma, _ := voting.New(pool, voting.WithKarma(1, -1))
+	_, err := withKarma.Vote(ctx, "bob", a.ID, voting.Upvote)
+	fmt.Println(errors.Is(err, voting.ErrIncompatible), err)
+
+	was, err := withKarma.Reconfigure(ctx)
+	fmt.Printf("was %q, now %q, %v\n", was, withKarma.Identity(), err)
+	_, err = withKarma.Vote(ctx, "bob", a.ID, voting.Upvote)
+	fmt.Println("new options:", err)
+	_, err = old.Vote(ctx, "carol", a.ID, voting.Upvote)
+	fmt.Println("old options:", errors.Is(err, voting.ErrIncompatible))
+	// Output:
+	// true voting: vote: incompatible store: karma 1,-1 here, off in the store
+	// was "3", now "3 karma=1,-1", <nil>
+	// new options: <nil>
+	// old options: true
+}
+
+// Check tells an operator, or a health endpoint, whether the store's
+// deployment is sound.
+func ExampleStore_Check() {
+	store, done := exampleStore(nil)
+	defer done()
+	h, err := store.Check(context.Background())
+	fmt.Println(h.Reachable, h.Compatible, h.Serious, len(h.Problems), err)
+	// Output:
+	// true true false 0 <nil>
+}
+
+// An identity's text, as Redis keeps it at {prefix}:store.
+func ExampleIdentity_String() {
+	id := voting.Identity{Layout: voting.LayoutVersion, Options: []string{"orders=top,hot", "karma=1,-1"}}
+	fmt.Println(id.String())
+	// Output:
+	// 3 orders=top,hot karma=1,-1
+}
+
+// An operator's tool opens a recorded store with its own options.
+func ExampleIdentity_StoreOptions() {
+	_, pool, done := examplePool()
+	defer done()
+	ctx := context.Background()
+	site, _ := voting.New(pool, voting.WithKarma(1, -1), voting.WithUniqueLinks())
+	site.Post(ctx, "alice", "Redis in Action", "https://example.com")
+
+	tool, _ := voting.New(pool)
+	id, _, _ := tool.Recorded(ctx)
+	opts, err := id.StoreOptions()
+	if err != nil {
+		log.Fatal(err)
+	}
+	tool, _ = voting.New(pool, opts...)
+	fmt.Println(tool.Identity(), tool.Identity().String() == site.Identity().String())
+	// Output:
+	// 3 karma=1,-1 uniquelinks true
+}
