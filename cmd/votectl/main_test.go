@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -133,6 +134,36 @@ func TestExportImportRoundTrip(t *testing.T) {
 		}
 		if code, _, errs := votectl(t, addr, out1, "-prefix", "dst", "import"); code != 2 || !strings.Contains(errs, "not empty") {
 			t.Errorf("import into a non-empty store: %d %s", code, errs)
+		}
+		// Votes after the import behave as before the export: the same
+		// votes on both stores give the same results, and voting closes
+		// when it did (the voter records expire together).
+		ctx := context.Background()
+		stores := map[string]*voting.Store{}
+		for _, p := range []string{"src", "dst"} {
+			st, err := voting.New(pool(addr), fullOptions(p)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			stores[p] = st
+		}
+		for _, b := range []voting.Ballot{{User: "erin", ID: "1", Vote: voting.Upvote}, {User: "bob", ID: "1", Vote: voting.Downvote},
+			{User: "alice", ID: "2", Vote: voting.NoVote}, {User: "erin", ID: "6", Vote: voting.Upvote}} {
+			r1, err1 := stores["src"].Vote(ctx, b.User, b.ID, b.Vote)
+			r2, err2 := stores["dst"].Vote(ctx, b.User, b.ID, b.Vote)
+			if r1 != r2 || fmt.Sprint(err1) != fmt.Sprint(err2) {
+				t.Errorf("%+v: %+v, %v before the export, %+v, %v after the import", b, r1, err1, r2, err2)
+			}
+		}
+		ttl := func(p string) int64 {
+			n, err := redis.Int64(do("PTTL", "{"+p+"}:voted:1"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if a, b := ttl("src"), ttl("dst"); a <= 0 || b <= 0 || a-b > 2000 || b-a > 2000 {
+			t.Errorf("voting on article 1 closes in %d ms on the store, in %d ms on its import", a, b)
 		}
 	})
 }
