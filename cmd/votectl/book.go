@@ -23,8 +23,10 @@ const (
 
 func cmdImportBook(e *env, args []string) error {
 	var bp *string
+	var resume *bool
 	if _, err := subFlags(e, "import-book", args, 0, func(fs *flag.FlagSet) {
 		bp = fs.String("book-prefix", "", "")
+		resume = fs.Bool("resume", false, "")
 	}); err != nil {
 		return err
 	}
@@ -32,14 +34,14 @@ func cmdImportBook(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := e.target(false); err != nil {
+	if err := e.target(*resume); err != nil {
 		return err
 	}
 	now := e.now().UnixMilli()
 	p := e.progress("importing the book's articles", len(arts))
 	for _, a := range arts {
 		if err := e.putArticle(a, now); err != nil {
-			return fmt.Errorf("%w; the import is unfinished: delete the keys under %q and run it again", err, e.prefix)
+			return fmt.Errorf("%w; the import is unfinished: run the same import-book with -resume", err)
 		}
 		p.add(1)
 	}

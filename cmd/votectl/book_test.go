@@ -71,6 +71,21 @@ func TestImportBook(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("import-book: %d %s", code, errs)
 		}
+		// An import-book stopped halfway (its marker, an article half
+		// written) is finished by the same import-book with -resume.
+		do("SET", "{half}:votectl:import", "x")
+		do("SET", "{half}:article:3", "partial")
+		if code, _, errs := votectl(t, addr, "", "-prefix", "half", "import-book"); code != 2 || !strings.Contains(errs, "-resume") {
+			t.Fatalf("import-book over an unfinished one: %d %q", code, errs)
+		}
+		if code, _, errs := votectl(t, addr, "", "-prefix", "half", "import-book", "-resume"); code != 0 {
+			t.Fatalf("import-book -resume: %d %q", code, errs)
+		}
+		_, whole, _ := votectl(t, addr, "", "-prefix", "news", "export")
+		_, resumed, _ := votectl(t, addr, "", "-prefix", "half", "export")
+		if resumed == "" || resumed != whole {
+			t.Errorf("a resumed import-book exports otherwise than a whole one:\n%s\n----\n%s", resumed, whole)
+		}
 		ctx := context.Background()
 		st, _ := voting.New(pool(addr), voting.WithKeyPrefix("news"), voting.WithPageSize(100))
 		for _, o := range []struct {

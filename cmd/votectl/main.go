@@ -9,7 +9,7 @@
 //	votectl -redis ADDR -prefix PREFIX check [-repair] [-karma UP,DOWN] [-vote-cost UP,DOWN]
 //	votectl -redis ADDR -prefix PREFIX export > backup.jsonl
 //	votectl -redis ADDR -prefix PREFIX import [-resume] < backup.jsonl
-//	votectl -redis ADDR -prefix PREFIX import-book [-book-prefix P]
+//	votectl -redis ADDR -prefix PREFIX import-book [-book-prefix P] [-resume]
 //	votectl -redis ADDR -prefix PREFIX options [-orders top,hot -karma 1,-1 -vote-cost 1,6 -min-karma 0,30 -vote-limit 100/24h -post-interval 15m -repost-after 48h -edit-window 15m -user-pages -unique-links]
 //	votectl -redis ADDR functions [-prune]
 //
@@ -79,7 +79,7 @@ commands:
   check [-repair]           the store's invariants; exit 1 when any breaks
   export                    the whole store as JSON lines on stdout
   import [-resume]          JSON lines from stdin into an empty store
-  import-book [-book-prefix P]  the book's layout on the same server into an empty store
+  import-book [-book-prefix P] [-resume]  the book's layout on the same server into an empty store
   options [-karma 1,-1 ...] show the recorded shared options, or change them (Reconfigure)
   functions [-prune]        the voting Functions libraries on the server
 `
