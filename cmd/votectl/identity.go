@@ -84,11 +84,11 @@ func printHealth(e *env, h voting.Health) bool {
 // sharedFlags are the flags of the shared options, named as
 // examples/newsapi names them, for `options` to change.
 type sharedFlags struct {
-	orders                       string
-	karma, cost, minKarma        *[2]int64
-	voteLimit                    string
-	postInterval, repost, edit   time.Duration
-	userPages, uniqueLinks, seen bool
+	orders                     string
+	karma, cost, minKarma      *[2]int64
+	voteLimit                  string
+	postInterval, repost, edit time.Duration
+	userPages, uniqueLinks     bool
 }
 
 func (f *sharedFlags) define(fs *flag.FlagSet) {
