@@ -3,6 +3,8 @@ package voting
 import (
 	"math/rand"
 	"testing"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // The benchmarks of BENCHMARKS.md's headline table that no other
@@ -41,6 +43,23 @@ func BenchmarkGroupPage(b *testing.B) {
 		}
 		b.ReportMetric(float64(mallocs()-m)/float64(b.N*s.pageSize), "allocs/article")
 		report()
+	})
+	// memory: per member, the group's set and the member's set of its
+	// groups (one group here), and per entry the cache of one ordering.
+	b.Run("memory", func(b *testing.B) {
+		read(b)
+		members, err := redis.Int64(serverDo(b, f.pool, "SCARD", s.keys.groupKey(group)), nil)
+		if err != nil || members != n/groups {
+			b.Fatalf("group of %d, %v", members, err)
+		}
+		entries, err := redis.Int64(serverDo(b, f.pool, "ZCARD", cache), nil)
+		if err != nil || entries == 0 {
+			b.Fatalf("cache of %d, %v", entries, err)
+		}
+		b.ReportMetric(0, "ns/op")
+		b.ReportMetric(float64(memoryUsage(b, f.pool, s.keys.groupKey(group)))/float64(members), "set-B/member")
+		b.ReportMetric(float64(memoryUsage(b, f.pool, s.keys.groupsOfKey("10"))), "groupsof-B/member")
+		b.ReportMetric(float64(memoryUsage(b, f.pool, cache))/float64(entries), "cache-B/entry")
 	})
 	b.Run("cold", func(b *testing.B) {
 		b.ReportAllocs()
