@@ -440,8 +440,8 @@ func TestArticlesByID(t *testing.T) {
 }
 
 // The benchmarks below run on a redis-server of their own
-// (internal/redistest) and skip without one. See BENCHMARKS.md, "Lifecycle
-// and batches".
+// (internal/redistest) and skip without one. See BENCHMARKS.md, "Running
+// the benchmarks".
 
 // slowlogFrom is the shortest command the batch benchmarks' SLOWLOG
 // logs: Redis 7 logs the commands a script calls too.
@@ -467,7 +467,7 @@ func ballots(rng *rand.Rand, n, articles int) []Ballot {
 // the Redis CPU per vote of each. On loopback (rtt=0) a batched vote is
 // bound by Redis's CPU and a single one mostly by its round trip's two
 // wake-ups, which other load on the machine makes cheaper: run it on a
-// quiet machine (BENCHMARKS.md, "Lifecycle and batches"). rtt=1ms adds
+// quiet machine (BENCHMARKS.md, "Running the benchmarks"). rtt=1ms adds
 // a wait to every round trip (a hook sleeps before the first command of
 // each; wait-µs/roundtrip reports how long the sleeps took), as a network
 // between the consumer and Redis would.

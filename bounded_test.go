@@ -17,7 +17,7 @@ import (
 // of TopSince at a busy edge bucket and of group changes of MaxBatch
 // names, each on a redis-server of its own, reporting the longest
 // command on the slow log and the Redis time per call. BENCHMARKS.md,
-// section "Every command bounded (issue 25)", has their results.
+// "How cost grows with the data", sums up their results.
 
 // fillEdge writes, for s, one article a day before start and n articles
 // posted at an even rate over [start, start+20 min): in the time and top

@@ -246,7 +246,7 @@
 // ErrIncompatible. Drop removes a store whatever its identity, the
 // record last. The check costs a vote that changes something about 4%
 // of its Redis time, one that changes nothing under 1% (instruction
-// counts: BENCHMARKS.md, "The store's identity").
+// counts: BENCHMARKS.md, "Method", and its git history).
 //
 // [Store.Reconfigure] changes the recorded options to the store's own,
 // in one call: it records them, then brings existing data in line in

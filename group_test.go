@@ -1077,7 +1077,7 @@ func TestGroupBuildBound(t *testing.T) {
 
 // The group benchmarks run on a redis-server of their own
 // (internal/redistest), which holds nothing else, and report what Redis
-// spent besides the client's time: see BENCHMARKS.md, "Group pages".
+// spent besides the client's time: see BENCHMARKS.md, "How cost grows with the data".
 
 // BenchmarkGroupVote measures a vote on an article in 0, 1, 3 and 10
 // groups of 200 articles, each with warm caches in every ordering the

@@ -980,8 +980,8 @@ func TestOrderKeysForeign(t *testing.T) {
 }
 
 // The benchmarks below run on a private redis-server each
-// (internal/redistest), which they skip without; BENCHMARKS.md, section
-// "Orders and TopSince (issue 12)", has their results and how to run them.
+// (internal/redistest), which they skip without; BENCHMARKS.md, "Other
+// costs" and "Running the benchmarks", sums them up.
 
 // reportPerOp reports per op, since m's meter: the scripts' time
 // (redis-µs/op) and the server's CPU (redis-cpu-µs/op); and the longest

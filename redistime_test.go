@@ -207,7 +207,7 @@ func scriptsOnly(b *testing.B, f *benchFixture) *Store {
 // "vote", the same random users and votes each run) under the prefix
 // VOTING_CALLGRIND_PREFIX, so that callgrind_control -z before the votes
 // and -d after count the server's instructions per vote of one version
-// of the store (BENCHMARKS.md, "Redis time per call").
+// of the store (BENCHMARKS.md, "Method").
 func TestCallgrindVote(t *testing.T) {
 	addr := os.Getenv("VOTING_CALLGRIND_ADDR")
 	if addr == "" {

@@ -19,7 +19,7 @@ import (
 // (redis-µs/op, INFO commandstats), the CPU time of the reading servers
 // per page (redis-cpu-µs/op) and the cores they kept busy (redis-cores),
 // and the same for the client, this process (client-cpu-µs/op,
-// client-cores), on servers of its own. See BENCHMARKS.md, "Reads on replicas".
+// client-cores), on servers of its own. See BENCHMARKS.md, "Sizing guide".
 func BenchmarkPagesReplicas(b *testing.B) {
 	const n, pages = 10000, 40
 	primary := redistest.Start(b)

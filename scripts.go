@@ -146,7 +146,7 @@ const (
 // copied into the cache 1 more. A call that served its page or walked
 // spends what is left, a tenth to a half of walkStep, on more of the
 // walk or of the build. About 2.5 ms at most on redis-server with a
-// million articles (BENCHMARKS.md, "Cold group pages").
+// million articles (BENCHMARKS.md, "How cost grows with the data").
 const walkStep = 3000
 
 func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
