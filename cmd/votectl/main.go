@@ -138,26 +138,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return exitError
 }
 
+// commands are votectl's commands, by name.
+var commands = map[string]func(e *env, args []string) error{
+	"info": cmdInfo, "article": cmdArticle, "user": cmdUser, "check": cmdCheck,
+	"export": cmdExport, "import": cmdImport, "import-book": cmdImportBook,
+	"options": cmdOptions, "functions": cmdFunctions,
+}
+
 func dispatch(e *env, cmd string, args []string) error {
-	switch cmd {
-	case "info":
-		return cmdInfo(e, args)
-	case "article":
-		return cmdArticle(e, args)
-	case "user":
-		return cmdUser(e, args)
-	case "check":
-		return cmdCheck(e, args)
-	case "export":
-		return cmdExport(e, args)
-	case "import":
-		return cmdImport(e, args)
-	case "import-book":
-		return cmdImportBook(e, args)
-	case "options":
-		return cmdOptions(e, args)
-	case "functions":
-		return cmdFunctions(e, args)
+	if run, ok := commands[cmd]; ok {
+		return run(e, args)
 	}
 	return usagef("unknown command %q (commands: info, article, user, check, export, import, import-book, options, functions)", cmd)
 }
