@@ -87,7 +87,7 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 // that cannot pipeline, as redisc's RetryConn), and returns one vote
 // reply per ballot. It sends EVAL, not EVALSHA or FCALL: a pipeline cannot fall
 // back from NOSCRIPT, or load a missing library, without breaking the
-// ballots' order. The script carries only the lib.lua helpers it uses.
+// ballots' order. The script carries only the helpers of lua/lib/ it uses.
 // The store's waits follow the scripts, once for the batch; when the
 // replies are good and a wait fell short, it returns them with a
 // *waitError.

@@ -231,7 +231,7 @@ func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Arti
 }
 
 // topEdgeSize is the size in seconds of the TopSince buckets the period
-// starts in (lib.lua BUCKETS[1]).
+// starts in (lib/base.lua BUCKETS[1]).
 const topEdgeSize = 600
 
 // floorDiv returns a divided by b (> 0), rounded down.
