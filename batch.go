@@ -175,12 +175,3 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 // MaxArticleGroups cached groups cost ~2.6 ms of Redis CPU without
 // optional orders, and ~15 ms with all four, 5 such votes ~3 ms.
 func (s *Store) ballotsPerScript() int { return batchStep / (1 + len(s.enabled)) }
-
-// receive reads one pipelined reply, under ctx where the connection
-// supports it.
-func receive(ctx context.Context, c redis.Conn) (interface{}, error) {
-	if _, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
-		return redis.ReceiveContext(c, ctx)
-	}
-	return c.Receive()
-}

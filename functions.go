@@ -102,13 +102,9 @@ func (s *Store) fenced(dst []interface{}, sc script, keysAndArgs []interface{}) 
 // exec runs sc on c under ctx: as FCALL of its function, FCALL_RO when
 // it writes nothing, where the server has Functions, loading the library
 // when it is missing; as a script (runScript) where it has not. replica
-// says c is the read pool's. A store with waits (WithWaitReplicas,
-// WithWaitAOF) runs the scripts that write with execWait, which may
-// return their reply with a *waitError.
+// says c is the read pool's. A store with waits runs the scripts that
+// write with execWait instead (eval).
 func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
-	if len(s.waits) > 0 && waitAfter[sc.name] {
-		return s.execWait(ctx, c, sc, keysAndArgs)
-	}
 	args := make([]interface{}, 0, 3+len(keysAndArgs))
 	args = append(args, *sc.function, sc.declared())
 	args = s.fenced(args, sc, keysAndArgs)
@@ -172,24 +168,6 @@ func runScript(ctx context.Context, c redis.Conn, sc script, replica bool, keysA
 		return runRO(ctx, c, sc, keysAndArgs)
 	}
 	return run(ctx, c, sc.Script, keysAndArgs)
-}
-
-// do sends one command on c under ctx, which redigo watches only where
-// it can be done, as run does.
-func do(ctx context.Context, c redis.Conn, cmd string, args []interface{}) (interface{}, error) {
-	if cc, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
-		reply, err := cc.DoContext(ctx, cmd, args...)
-		return reply, contextError(ctx, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return c.Do(cmd, args...)
-}
-
-func isRedisError(err error) bool {
-	_, ok := err.(redis.Error)
-	return ok
 }
 
 // isNoFunction reports whether err says the function called is not on
