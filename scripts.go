@@ -92,6 +92,28 @@ func newScript(name string, keyCount int, src string) script {
 	return sc
 }
 
+// identityPrologue is the start of the script name: lib/base.lua checkStore,
+// in its mode. Drop removes a store whatever its identity, and
+// Reconfigure changes it; the reads, and the reads that write a little
+// (a group cache, a user page's cleanup), pass where the layout is this
+// one's; Vote checks inside lib/vote.lua vote, before its first write, so
+// that a vote that changes nothing reads no record.
+func identityPrologue(name string) string {
+	mode := "w"
+	switch {
+	case name == "drop", name == "reconfigure", name == "vote":
+		mode = "n" // vote checks where it knows it writes (lib/vote.lua vote)
+	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page":
+		mode = "r"
+	}
+	check := ""
+	if mode != "n" {
+		check = "storeUnrecorded = checkStore(storeKey, storeIdentity, '" + mode + "') "
+	}
+	return "local storeFence = fences[KEYS[#KEYS]] or fenceOf(KEYS[#KEYS]) " +
+		"local storeKey, storeIdentity, storeUnrecorded = storeFence[1], storeFence[2], false " + check + "\n"
+}
+
 // declared is the number of KEYS sc is sent with: its own, the fence
 // and the store's record (fenced).
 func (sc script) declared() int { return sc.keyCount + 1 }
@@ -241,6 +263,19 @@ func (s *Store) topSinceArgs(cutoff, start, stop int64, edge []string) []interfa
 		return append(args, "")
 	}
 	return appendStrings(append(args, "1"), edge)
+}
+
+// topEdgeSize is the size in seconds of the TopSince buckets the period
+// starts in (lib/base.lua BUCKETS[1]).
+const topEdgeSize = 600
+
+// floorDiv returns a divided by b (> 0), rounded down.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }
 
 // topSinceEdgeArgs lays out a step of top_since_edge.lua: the edge

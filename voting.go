@@ -178,19 +178,6 @@ func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Arti
 	return s.readRows(ctx, op, topSinceScript, s.topSinceArgs(first, start, stop, edge))
 }
 
-// topEdgeSize is the size in seconds of the TopSince buckets the period
-// starts in (lib/base.lua BUCKETS[1]).
-const topEdgeSize = 600
-
-// floorDiv returns a divided by b (> 0), rounded down.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
-}
-
 // edgeMember is a member of TopSince's edge and its net votes.
 type edgeMember struct {
 	m     string

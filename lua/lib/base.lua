@@ -72,7 +72,7 @@ end
 -- library, which keeps its locals between calls (a pattern match costs a
 -- vote more than the record's GET); fenceOf parses one. The prefix has
 -- no brace, so the key is what runs to the first colon after the hash
--- tag's. Every script starts with the check (identity.go
+-- tag's. Every script starts with the check (scripts.go
 -- identityPrologue, checkStore): its fast path, the record equal to this
 -- store's identity, is one table index and one GET. A vote checks later
 -- (vote's store and want), where it knows it changes something: a vote
