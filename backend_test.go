@@ -477,7 +477,7 @@ func loadScripts(tb testing.TB, pool *redis.Pool) {
 
 // bigGroup writes a group of the given ids straight into Redis, with
 // each id in the time ordering, faster than posting them one by one.
-// record returns an article's record as lua/lib.lua RECORD lays it out,
+// record returns an article's record as lua/lib/record.lua RECORD lays it out,
 // for the tests and benchmarks that write articles straight into Redis,
 // with the default weight (TestRecord keeps it and Post's alike).
 func record(up, down int, posted int64, orders, poster, title, link string) string {
@@ -486,7 +486,7 @@ func record(up, down int, posted int64, orders, poster, title, link string) stri
 }
 
 // voterMeta returns the "" field of an article's voter record as
-// lua/lib.lua VOTE_META lays it out, with the default weight.
+// lua/lib/record.lua VOTE_META lays it out, with the default weight.
 func voterMeta(up, down, groups int, posted, closes int64, orders string) string {
 	return fmt.Sprintf("%010d %010d %d %d %d 432.0 %s", up, down, groups, posted, closes, orders)
 }
@@ -611,7 +611,7 @@ func fill(tb testing.TB, pool *redis.Pool, n, groups, perArticle int, opts ...Op
 	return s
 }
 
-// member is lib.lua's member: an id's members in the store's sets.
+// member is lib/base.lua's member: an id's members in the store's sets.
 func member(id string) string { return string(rune('a'-1+len(id))) + id }
 
 // The benchmarks run against a real redis-server, the package's shared

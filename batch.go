@@ -87,7 +87,7 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 // that cannot pipeline, as redisc's RetryConn), and returns one vote
 // reply per ballot. It sends EVAL, not EVALSHA or FCALL: a pipeline cannot fall
 // back from NOSCRIPT, or load a missing library, without breaking the
-// ballots' order. The script carries only the lib.lua helpers it uses.
+// ballots' order. The script carries only the helpers of lua/lib/ it uses.
 // The store's waits follow the scripts, once for the batch; when the
 // replies are good and a wait fell short, it returns them with a
 // *waitError.
@@ -175,12 +175,3 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 // MaxArticleGroups cached groups cost ~2.6 ms of Redis CPU without
 // optional orders, and ~15 ms with all four, 5 such votes ~3 ms.
 func (s *Store) ballotsPerScript() int { return batchStep / (1 + len(s.enabled)) }
-
-// receive reads one pipelined reply, under ctx where the connection
-// supports it.
-func receive(ctx context.Context, c redis.Conn) (interface{}, error) {
-	if _, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
-		return redis.ReceiveContext(c, ctx)
-	}
-	return c.Receive()
-}

@@ -85,6 +85,34 @@ func run(ctx context.Context, c redis.Conn, sc *redis.Script, keysAndArgs []inte
 	return sc.Do(c, keysAndArgs...)
 }
 
+// do sends one command on c under ctx, which redigo watches only where
+// it can be done, as run does.
+func do(ctx context.Context, c redis.Conn, cmd string, args []interface{}) (interface{}, error) {
+	if cc, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
+		reply, err := cc.DoContext(ctx, cmd, args...)
+		return reply, contextError(ctx, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.Do(cmd, args...)
+}
+
+// receive reads one pipelined reply, under ctx where the connection
+// supports it.
+func receive(ctx context.Context, c redis.Conn) (interface{}, error) {
+	if _, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
+		return redis.ReceiveContext(c, ctx)
+	}
+	return c.Receive()
+}
+
+// isRedisError reports whether err is an error reply of the server.
+func isRedisError(err error) bool {
+	_, ok := err.(redis.Error)
+	return ok
+}
+
 // contextError returns err, from a call that failed once ctx was done or
 // past its deadline, as an error that also wraps the context's: redigo may
 // report a passed deadline as a read or dial timeout, and the caller must

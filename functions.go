@@ -16,19 +16,21 @@ import (
 // Redis 6, a user that may not run FUNCTION LOAD or FCALL).
 //
 // A script sent with EVALSHA re-runs its whole chunk on every call:
-// lib.lua's helpers are created again each time, which costs more than
-// most calls' own work. A library is run once, when FUNCTION LOAD loads
-// it, and each FCALL calls a function it registered; the helpers are
-// created once per server. So both forms are generated here, in Go, from
-// the sources as they are (lib.lua and lua/<name>.lua):
+// the helpers of lua/lib/ are created again each time, which costs more
+// than most calls' own work. A library is run once, when FUNCTION LOAD
+// loads it, and each FCALL calls a function it registered; the helpers
+// are created once per server. So both forms are generated here, in Go,
+// from the sources as they are (lua/lib/*.lua, read as one text in the
+// order of scripts.go libFiles, and lua/<name>.lua):
 //
-//   - the library is lib.lua followed by each script's body wrapped as a
+//   - the library is the helpers followed by each script's body wrapped as a
 //     function of (KEYS, ARGV), which the body reads as it reads them in
 //     a script; read scripts are flagged no-writes, so FCALL_RO runs them
 //     and a replica may, and those that only remove or renew a TTL
 //     allow-oom, so a full Redis runs them as it runs them as scripts;
-//   - each EVALSHA script is its body after only the lib.lua helpers it
-//     uses, found by name (libParts), so it re-creates no more than those.
+//   - each EVALSHA script is its body after only the helpers it uses,
+//     found by name in that text (libParts, trimLib), so it re-creates no
+//     more than those.
 //
 // The library is named after its content, voting_<hash>, as are its
 // functions, so stores of two versions of this package that keep the same
@@ -53,7 +55,7 @@ type library struct {
 func functionName(lib, name string) string { return lib + "_" + name }
 
 // newLibrary returns the library of scripts, whose sources are bodies
-// (without lib.lua).
+// (without the helpers of lua/lib/).
 func newLibrary(scripts []script) library {
 	var body strings.Builder
 	body.WriteString(libLua)
@@ -90,7 +92,7 @@ func newLibrary(scripts []script) library {
 //
 // The fence's name is the key of the store's record and the store's
 // identity (keys.go fence), which every script checks before its own
-// code (lib.lua identity).
+// code (lib/base.lua identity).
 func (s *Store) fenced(dst []interface{}, sc script, keysAndArgs []interface{}) []interface{} {
 	dst = append(dst, keysAndArgs[:sc.keyCount]...)
 	dst = append(dst, s.fence)
@@ -100,13 +102,9 @@ func (s *Store) fenced(dst []interface{}, sc script, keysAndArgs []interface{}) 
 // exec runs sc on c under ctx: as FCALL of its function, FCALL_RO when
 // it writes nothing, where the server has Functions, loading the library
 // when it is missing; as a script (runScript) where it has not. replica
-// says c is the read pool's. A store with waits (WithWaitReplicas,
-// WithWaitAOF) runs the scripts that write with execWait, which may
-// return their reply with a *waitError.
+// says c is the read pool's. A store with waits runs the scripts that
+// write with execWait instead (eval).
 func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
-	if len(s.waits) > 0 && waitAfter[sc.name] {
-		return s.execWait(ctx, c, sc, keysAndArgs)
-	}
 	args := make([]interface{}, 0, 3+len(keysAndArgs))
 	args = append(args, *sc.function, sc.declared())
 	args = s.fenced(args, sc, keysAndArgs)
@@ -170,24 +168,6 @@ func runScript(ctx context.Context, c redis.Conn, sc script, replica bool, keysA
 		return runRO(ctx, c, sc, keysAndArgs)
 	}
 	return run(ctx, c, sc.Script, keysAndArgs)
-}
-
-// do sends one command on c under ctx, which redigo watches only where
-// it can be done, as run does.
-func do(ctx context.Context, c redis.Conn, cmd string, args []interface{}) (interface{}, error) {
-	if cc, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
-		reply, err := cc.DoContext(ctx, cmd, args...)
-		return reply, contextError(ctx, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return c.Do(cmd, args...)
-}
-
-func isRedisError(err error) bool {
-	_, ok := err.(redis.Error)
-	return ok
 }
 
 // isNoFunction reports whether err says the function called is not on

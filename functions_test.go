@@ -261,7 +261,7 @@ func TestLibrary(t *testing.T) {
 	}
 }
 
-// TestTrimLib checks the helpers each script carries: every lib.lua name
+// TestTrimLib checks the helpers each script carries: every lua/lib name
 // its source uses is defined in it, and a script carries no helper it
 // does not use, directly or through another.
 func TestTrimLib(t *testing.T) {
@@ -272,7 +272,7 @@ func TestTrimLib(t *testing.T) {
 		}
 	}
 	if !defined["vote"] || !defined["OK"] || !defined["rows"] || !defined["CORRUPT"] {
-		t.Fatalf("lib.lua's parts define %v", defined)
+		t.Fatalf("lua/lib's parts define %v", defined)
 	}
 	for _, sc := range allScripts {
 		carried := map[string]bool{}
@@ -295,7 +295,7 @@ func TestTrimLib(t *testing.T) {
 	}
 }
 
-// TestLibParts splits a made-up lib.lua: each local definition with the
+// TestLibParts splits a made-up lua/lib: each local definition with the
 // comment above it, a table closed at the start of a line kept with its
 // definition, and a script takes only what it names, directly or through
 // another part.
@@ -409,7 +409,7 @@ func TestCompactLua(t *testing.T) {
 		}
 	}
 	if strings.Contains(libLua, "[[") || strings.Contains(libLua, "[=") {
-		t.Error("lib.lua has a long bracket, which compactLua would break")
+		t.Error("lua/lib has a long bracket, which compactLua would break")
 	}
 	if got := compactLua("a\n  -- c\n\n  b -- d\n"); got != "a\n  b -- d\n" {
 		t.Errorf("compactLua = %q", got)

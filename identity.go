@@ -16,7 +16,8 @@ import (
 // version of its key layout and the options every process writing to it
 // must share (doc.go, "The store's identity"). Every script is sent with
 // the record's key and this store's identity (functions.go fenced) and
-// compares the two with one GET before its own code (lib.lua identity):
+// compares the two with one GET before its own code (lib/base.lua identity,
+// put in front of each script by scripts.go identityPrologue):
 // a write runs only where they are equal, a read where the layouts are.
 // Post records the identity of an empty store with its first write.
 
@@ -148,7 +149,7 @@ func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
 // difference.
 type incompatibleError struct{ recorded, here string }
 
-// incompatiblePrefix starts the error lib.lua identity raises:
+// incompatiblePrefix starts the error lib/base.lua identity raises:
 // "<prefix><recorded> | <here> |".
 const incompatiblePrefix = "voting: incompatible store: "
 
@@ -159,7 +160,7 @@ func (e *incompatibleError) Error() string {
 func (e *incompatibleError) Unwrap() error { return ErrIncompatible }
 
 // parseIncompatible returns the error of msg, a script's error without
-// Redis's decoration, where it is lib.lua identity's refusal.
+// Redis's decoration, where it is lib/base.lua identity's refusal.
 // miniredis puts text of its own around it.
 func parseIncompatible(msg string) (error, bool) {
 	i := strings.Index(msg, incompatiblePrefix)
@@ -227,28 +228,6 @@ func difference(recorded, here string) string {
 		return fmt.Sprintf("the store records %q, this store is %q", recorded, here)
 	}
 	return strings.Join(diffs, "; ")
-}
-
-// identityPrologue is the start of the script name: lib.lua checkStore,
-// in its mode. Drop removes a store whatever its identity, and
-// Reconfigure changes it; the reads, and the reads that write a little
-// (a group cache, a user page's cleanup), pass where the layout is this
-// one's; Vote checks inside lib.lua vote, before its first write, so
-// that a vote that changes nothing reads no record.
-func identityPrologue(name string) string {
-	mode := "w"
-	switch {
-	case name == "drop", name == "reconfigure", name == "vote":
-		mode = "n" // vote checks where it knows it writes (lib.lua vote)
-	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page":
-		mode = "r"
-	}
-	check := ""
-	if mode != "n" {
-		check = "storeUnrecorded = checkStore(storeKey, storeIdentity, '" + mode + "') "
-	}
-	return "local storeFence = fences[KEYS[#KEYS]] or fenceOf(KEYS[#KEYS]) " +
-		"local storeKey, storeIdentity, storeUnrecorded = storeFence[1], storeFence[2], false " + check + "\n"
 }
 
 //go:embed lua/reconfigure.lua

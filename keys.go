@@ -20,7 +20,7 @@ type keys struct {
 	seq    string
 	// record holds the store's identity: its key layout version and the
 	// options every process writing to it shares (identity.go), which
-	// every script checks (lib.lua identity). backfill holds the cursor
+	// every script checks (lib/base.lua identity). backfill holds the cursor
 	// of a Reconfigure that indexes the live links, while it runs.
 	record, backfill string
 	// The family prefixes to which a name is appended.
@@ -60,7 +60,7 @@ func newKeys(prefix string) keys {
 // that Redis refuses every script, before it runs, while the store's
 // hash slot moves between cluster nodes (doc.go, "Redis Cluster"); and
 // its name tells each script the record's key and the identity to check
-// it against (lib.lua identity) at no cost of an argument.
+// it against (lib/base.lua identity) at no cost of an argument.
 func (k keys) fence(identity string) string { return k.record + ":" + identity }
 
 func (k keys) articleKey(id string) string  { return k.article + id }
@@ -80,8 +80,8 @@ func (k keys) orderingKey(ordering string) string { return k.by + ordering }
 func (k keys) cacheKey(group, ordering string) string { return k.cache + ordering + ":" + group }
 
 // topBucketKey returns the TopSince bucket of size seconds numbered n,
-// which holds the articles posted in [n·size, (n+1)·size), as lib.lua's
-// bucket names it.
+// which holds the articles posted in [n·size, (n+1)·size), as
+// lib/record.lua's bucket names it.
 func (k keys) topBucketKey(size, n int64) string {
 	return k.topBucket + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(n, 10)
 }
@@ -92,7 +92,7 @@ func (k keys) topBucketKey(size, n int64) string {
 // an article in groups or optional orders uses (its groups, the
 // orderings, the group caches and the TopSince buckets) go as one
 // argument, newline-separated (a prefix has no newline, checkPrefix),
-// which lib.lua splits when it needs them: every argument costs Redis
+// which lib/vote.lua fill splits when it needs them: every argument costs Redis
 // about a tenth of a microsecond on each vote.
 func (k keys) votePrefixes() []interface{} {
 	more := strings.Join([]string{k.groupsOf, k.by, k.cache, k.topBucket}, "\n")

@@ -209,7 +209,7 @@ func checkOrder(t testing.TB, o Order, list []Article, weight float64) {
 	}
 }
 
-// topBucketKey is lib.lua's bucket: the TopSince bucket of size seconds
+// topBucketKey is lib/record.lua's bucket: the TopSince bucket of size seconds
 // that an article posted at posted (Unix seconds, not before 1970) is in.
 func topBucketKey(s *Store, size, posted int64) string {
 	return s.keys.topBucket + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(posted/size, 10)

@@ -1,7 +1,8 @@
 package voting
 
 import (
-	_ "embed"
+	"embed"
+	"fmt"
 	"regexp"
 	"strings"
 	"time"
@@ -12,17 +13,18 @@ import (
 // Every mutation and every read is one Lua script, so it is atomic and
 // costs one round trip. The sources live in lua/: each names its KEYS and
 // ARGV as locals at the top and says what it replies; every reply is
-// {status, ...} (reply.go). lua/lib.lua, the helpers they share (the vote
-// and delete logic, the orderings' formulas, the article rows), is put in
-// front of each script, which says so in its header: whole, in the
-// Functions library the scripts run as, and as the helpers each uses in
-// its EVALSHA form (functions.go).
+// {status, ...} (reply.go). lua/lib/ holds the helpers they share, one
+// concern a file (libFiles: the record, the group caches, the user
+// pages, the rules, the vote, the delete, the walks), read as one text,
+// libLua, in front of each script, which says so in its header: whole,
+// in the Functions library the scripts run as, and as the helpers each
+// uses in its EVALSHA form (functions.go).
 //
 // The argument list of each script is built here, in one function used by
 // the store's method and by the benchmarks alike.
 var (
-	//go:embed lua/lib.lua
-	libLua string
+	//go:embed lua/lib/*.lua
+	libFS embed.FS
 	//go:embed lua/post.lua
 	postLua string
 	//go:embed lua/vote.lua
@@ -72,14 +74,14 @@ type script struct {
 	*redis.Script         // source
 	name          string  // for errors and tests
 	keyCount      int     // its own KEYS; the store declares the fence and the record after them (fenced)
-	source        string  // body after the lib.lua helpers it uses, comment lines dropped
+	source        string  // body after the helpers of lua/lib/ it uses, comment lines dropped
 	body          string  // the identity check, then src: what the library wraps
 	readOnly      bool    // writes nothing: flagged no-writes in the library
 	function      *string // its name in the library, set once the library is built
 }
 
 func newScript(name string, keyCount int, src string) script {
-	// Every script starts by checking the store's record (lib.lua
+	// Every script starts by checking the store's record (lib/base.lua
 	// identity), which the store declares after the fence (fenced).
 	src = identityPrologue(name) + src
 	// Without comment lines: VoteBatch sends its script's source with
@@ -90,12 +92,67 @@ func newScript(name string, keyCount int, src string) script {
 	return sc
 }
 
+// identityPrologue is the start of the script name: lib/base.lua checkStore,
+// in its mode. Drop removes a store whatever its identity, and
+// Reconfigure changes it; the reads, and the reads that write a little
+// (a group cache, a user page's cleanup), pass where the layout is this
+// one's; Vote checks inside lib/vote.lua vote, before its first write, so
+// that a vote that changes nothing reads no record.
+func identityPrologue(name string) string {
+	mode := "w"
+	switch {
+	case name == "drop", name == "reconfigure", name == "vote":
+		mode = "n" // vote checks where it knows it writes (lib/vote.lua vote)
+	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page":
+		mode = "r"
+	}
+	check := ""
+	if mode != "n" {
+		check = "storeUnrecorded = checkStore(storeKey, storeIdentity, '" + mode + "') "
+	}
+	return "local storeFence = fences[KEYS[#KEYS]] or fenceOf(KEYS[#KEYS]) " +
+		"local storeKey, storeIdentity, storeUnrecorded = storeFence[1], storeFence[2], false " + check + "\n"
+}
+
 // declared is the number of KEYS sc is sent with: its own, the fence
 // and the store's record (fenced).
 func (sc script) declared() int { return sc.keyCount + 1 }
 
-// libLuaParts are lib.lua's helpers, for the scripts to take the ones
-// they use.
+// libFiles are the files of lua/lib/, in the order they are read: each
+// uses only those before it, as its header says.
+var libFiles = []string{"base", "record", "cache", "pages", "rules", "vote", "delete", "walk"}
+
+// libLua is the helpers of lua/lib/, its files one after the other in
+// the order of libFiles.
+var libLua = readLib(libFS, libFiles)
+
+// readLib returns the files of lua/lib/ in fsys named by files, in that
+// order, one text. A file of lua/lib/ that files leaves out, or a name of
+// files with no file, is a mistake of this package: it panics.
+func readLib(fsys embed.FS, files []string) string {
+	entries, err := fsys.ReadDir("lua/lib")
+	if err != nil {
+		panic(err)
+	}
+	if len(entries) != len(files) {
+		panic(fmt.Sprintf("voting: lua/lib holds %d files, libFiles names %d", len(entries), len(files)))
+	}
+	var b strings.Builder
+	for i, name := range files {
+		src, err := fsys.ReadFile("lua/lib/" + name + ".lua")
+		if err != nil {
+			panic(err)
+		}
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.Write(src)
+	}
+	return b.String()
+}
+
+// libLuaParts are the helpers of lua/lib/, for the scripts to take the
+// ones they use.
 var libLuaParts = libParts(libLua)
 
 var (
@@ -206,6 +263,19 @@ func (s *Store) topSinceArgs(cutoff, start, stop int64, edge []string) []interfa
 		return append(args, "")
 	}
 	return appendStrings(append(args, "1"), edge)
+}
+
+// topEdgeSize is the size in seconds of the TopSince buckets the period
+// starts in (lib/base.lua BUCKETS[1]).
+const topEdgeSize = 600
+
+// floorDiv returns a divided by b (> 0), rounded down.
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
 }
 
 // topSinceEdgeArgs lays out a step of top_since_edge.lua: the edge
@@ -353,7 +423,7 @@ var allowOOMScripts = map[string]bool{
 	"user_page": true, "group_page": true, "group_renew": true,
 }
 
-// libPart is one top-level statement of lib.lua (a helper or a constant)
+// libPart is one top-level statement of lua/lib/ (a helper or a constant)
 // with the comment above it, and the names it defines.
 type libPart struct {
 	names []string
@@ -366,7 +436,7 @@ var (
 	luaLocal   = regexp.MustCompile(`^local\s+(?:function\s+([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_, ]*?)\s*=)`)
 )
 
-// libParts splits lib, lib.lua's source, into its top-level statements,
+// libParts splits lib, the text of lua/lib/ (libLua), into its top-level statements,
 // which are local definitions: each starts at a line that starts with
 // "local", and takes the comment lines above it. Any other line that is
 // not a comment or blank (indented, or "end", "}") continues the
@@ -411,8 +481,8 @@ func usedNames(code string) map[string]bool {
 	return used
 }
 
-// trimLib returns the parts of lib.lua that body uses, directly or
-// through other parts, in their order in lib.lua.
+// trimLib returns the parts of lua/lib/ that body uses, directly or
+// through other parts, in their order in libLua.
 func trimLib(parts []libPart, body string) string {
 	used := usedNames(body)
 	in := make([]bool, len(parts))
@@ -461,7 +531,7 @@ func (s *Store) voteBatchRules(t time.Time) []interface{} {
 	return s.appendVoteRules([]interface{}{1 + len(s.rules.vote)}, t)
 }
 
-// appendPostRules appends the rules of Post (lib.lua postRules) at the
+// appendPostRules appends the rules of Post (lib/rules.lua postRules) at the
 // time t to post.lua's arguments: nothing for a store without them.
 func (s *Store) appendPostRules(args []interface{}, poster string, t time.Time) []interface{} {
 	r := s.rules

@@ -21,7 +21,7 @@ type Article struct {
 }
 
 // articleScore is an article's score, posted + weight × (up − down), worked
-// out as lua/lib.lua's value works out the score ordering's value, in
+// out as lua/lib/record.lua's value works out the score ordering's value, in
 // the same float64 steps: the product is rounded on its own, never fused
 // into the sum, so the two are equal bit for bit.
 func articleScore(posted int64, weight float64, up, down int64) float64 {
@@ -178,7 +178,7 @@ type functions struct {
 
 // storeRules are a store's rules, laid out for its scripts.
 type storeRules struct {
-	// vote holds vote.lua's rule arguments after the time (lib.lua
+	// vote holds vote.lua's rule arguments after the time (lib/rules.lua
 	// readRules), boxed once; nil when the store has no vote rule.
 	vote []interface{}
 	// Post's and Edit's, in milliseconds; 0 for a rule that is off.

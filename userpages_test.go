@@ -559,12 +559,12 @@ func TestUserPagesDrop(t *testing.T) {
 	})
 }
 
-// TestPageCapInScripts keeps lib.lua's PAGE_CAP equal to
+// TestPageCapInScripts keeps lib/pages.lua's PAGE_CAP equal to
 // MaxUserPageEntries.
 func TestPageCapInScripts(t *testing.T) {
 	got := regexp.MustCompile(`local PAGE_CAP = (\d+)`).FindStringSubmatch(libLua)
 	if got == nil || got[1] != strconv.Itoa(MaxUserPageEntries) {
-		t.Errorf("lib.lua PAGE_CAP %v, want %d", got, MaxUserPageEntries)
+		t.Errorf("lib/pages.lua PAGE_CAP %v, want %d", got, MaxUserPageEntries)
 	}
 }
 

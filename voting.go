@@ -13,28 +13,6 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// eval runs one script on one pooled connection, bound to the store's
-// slot: the one way the store talks to Redis, but for VoteBatch, which
-// pipelines several scripts on one connection. Calls whose work grows
-// with the data run eval once a step. A script that writes nothing runs on
-// the read pool where the store has one (evalRead). With the store's
-// waits (WithWaitReplicas, WithWaitAOF) a script that writes may return
-// its reply with a *waitError, which its caller takes out
-// (unreplicated) before it reads the reply.
-func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
-	pool, replica := s.pool, false
-	if sc.readOnly && s.readPool != nil {
-		pool, replica = s.readPool, true
-	}
-	c, err := getConn(ctx, pool, s.keys.seq)
-	if err != nil {
-		return nil, err
-	}
-	c = s.counted(ctx, c)
-	defer c.Close()
-	return s.exec(ctx, c, sc, replica, keysAndArgs)
-}
-
 // Post posts an article by poster and records the poster's own upvote, so
 // the article starts with one upvote and a score of its post time plus one
 // vote weight. The poster may later change or cancel that vote. Title
@@ -130,36 +108,6 @@ func (s *Store) articles(ctx context.Context, op string, ids []string) ([]Articl
 	return s.readRows(ctx, op, articlesScript, s.articlesArgs(ids))
 }
 
-// call runs a script about the article id ("" for none) and returns the
-// rest of its reply; a status other than statusOK is op's error
-// (statusErr). A script that wrote and whose wait fell short returns
-// the rest with an error wrapping ErrNotReplicated.
-func (s *Store) call(ctx context.Context, op string, sc script, id string, args []interface{}) ([]interface{}, error) {
-	reply, err := s.eval(ctx, sc, args)
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
-	if err != nil {
-		return nil, opErr(op, err)
-	}
-	if status != statusOK {
-		return nil, statusErr(op, status, id)
-	}
-	return rest, replicationErr(op, late)
-}
-
-// readRows runs a read script whose reply is {OK, rows...}.
-func (s *Store) readRows(ctx context.Context, op string, sc script, args []interface{}) ([]Article, error) {
-	rest, err := s.call(ctx, op, sc, "", args)
-	if err != nil {
-		return nil, err
-	}
-	list, err := parseArticles(rest)
-	if err != nil {
-		return nil, opErr(op, err)
-	}
-	return list, nil
-}
-
 // Articles returns page (1-based) of all articles in the given order, with
 // every article's fields, in one round trip. A page past the end is empty.
 // A page below 1, an unknown Order or one the store has not enabled
@@ -228,19 +176,6 @@ func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Arti
 		return nil, err
 	}
 	return s.readRows(ctx, op, topSinceScript, s.topSinceArgs(first, start, stop, edge))
-}
-
-// topEdgeSize is the size in seconds of the TopSince buckets the period
-// starts in (lib.lua BUCKETS[1]).
-const topEdgeSize = 600
-
-// floorDiv returns a divided by b (> 0), rounded down.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
 }
 
 // edgeMember is a member of TopSince's edge and its net votes.

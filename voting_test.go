@@ -76,7 +76,7 @@ func TestPostAndArticle(t *testing.T) {
 	})
 }
 
-// TestRecord: an article is one string laid out as lua/lib.lua RECORD
+// TestRecord: an article is one string laid out as lua/lib/record.lua RECORD
 // says, and its voter record's "" field as VOTE_META says, as the tests'
 // record and voterMeta helpers write them; the strings come back byte for
 // byte whatever they hold (the separators of the record's header among

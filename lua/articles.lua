@@ -1,4 +1,4 @@
--- articles.lua: reads articles by id. Uses lib.lua.
+-- articles.lua: reads articles by id. Uses lua/lib.
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local articlePrefix = ARGV[1]
 -- ARGV[2..]: the ids.

@@ -1,5 +1,5 @@
 -- count.lua: counts the articles of an ordering (a zset) or of a group
--- (a set). Uses lib.lua.
+-- (a set). Uses lua/lib.
 local key = KEYS[1]
 local kind = ARGV[1] -- 'zset' or 'set'
 -- Reply: {OK, count}.

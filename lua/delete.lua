@@ -1,5 +1,5 @@
--- delete.lua: removes an article and every trace of it (lib.lua delete).
--- Uses lib.lua.
+-- delete.lua: removes an article and every trace of it (lib/delete.lua delete).
+-- Uses lua/lib.
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local id = ARGV[1]
 local k = {article = ARGV[2], voted = ARGV[3], groups = ARGV[4], group = ARGV[5],

@@ -1,10 +1,10 @@
 -- drop.lua: one bounded step of Drop: unlinks the keys one SCAN step
--- finds. UNLINK frees large values off the main thread. Uses lib.lua.
+-- finds. UNLINK frees large values off the main thread. Uses lua/lib.
 local seqKey = KEYS[1] -- the store's slot, for routing
 local cursor, pattern, count = ARGV[1], ARGV[2], ARGV[3]
 -- pattern matches the store's keys only (keys.go pattern).
 -- Reply: {OK, next cursor}: "0" when the scan is complete.
--- The store's record (lib.lua identity) goes with the last step, so that
+-- The store's record (lib/base.lua identity) goes with the last step, so that
 -- the store never looks like data without a record while it is dropped.
 local r = redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', count)
 local list = {}

@@ -1,5 +1,5 @@
 -- edit.lua: changes an article's title and link, by its poster within
--- the edit window (Store.Edit, WithEditWindow). Uses lib.lua.
+-- the edit window (Store.Edit, WithEditWindow). Uses lua/lib.
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local id, user, title, link = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, window = tonumber(ARGV[5]), tonumber(ARGV[6])

@@ -4,7 +4,7 @@
 -- passed. A call that cannot serve the page walks on from where the last
 -- one stopped, or does a step of the cache's build, whichever promises
 -- the page in fewer calls; every call does bounded work and moves the
--- cache toward complete. Uses lib.lua.
+-- cache toward complete. Uses lua/lib.
 local groupKey, cacheKey, orderingKey = KEYS[1], KEYS[2], KEYS[3]
 local articlePrefix, start, stop, desc = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local ttl, step, walk = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -34,12 +34,12 @@ local ttl, step, walk = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 --
 -- What holds while a cache is built: every member in the cache is in the
 -- group and has its current value, as mutations keep every existing
--- cache current (lib.lua vote, group_add, group_remove, delete); and
+-- cache current (lib/vote.lua vote, group_add, group_remove, delete); and
 -- every member of the group at or above the top frontier (in descending
 -- order: value, then member, as ZREVRANGE sorts ties), or at or below
 -- the bottom one (ascending), is in the cache: the walk copies those it
 -- passes, and a vote that lifts a member over the top frontier, or drops
--- one under the bottom one, adds it (lib.lua cacheVote). So a page whose
+-- one under the bottom one, adds it (lib/cache.lua cacheVote). So a page whose
 -- last row is in a walked part is exact: when the cache's (stop + 1)-th
 -- entry from the top is at or above the top frontier, no member of the
 -- group above it can be missing. A walk that reaches the end of the

@@ -2,7 +2,7 @@
 -- page and writes nothing, so it runs on a replica (EVALSHA_RO), for a
 -- store with a read pool. Building a cache and renewing its TTL are
 -- writes, left to the primary (group_page.lua, group_renew.lua).
--- Uses lib.lua.
+-- Uses lua/lib.
 local groupKey, cacheKey = KEYS[1], KEYS[2]
 local articlePrefix, start, stop, desc = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 -- start, stop: ranks, inclusive; desc: '1' from the highest value down.

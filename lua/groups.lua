@@ -1,4 +1,4 @@
--- groups.lua: lists the groups an article is in. Uses lib.lua.
+-- groups.lua: lists the groups an article is in. Uses lua/lib.
 local articleKey, groupsKey = KEYS[1], KEYS[2]
 -- Reply: {OK, names...} (unordered) | {NOT_FOUND}.
 if missing(articleKey) then

@@ -1,5 +1,5 @@
 -- post.lua: posts an article and records the poster's own upvote.
--- Uses lib.lua.
+-- Uses lua/lib.
 local seqKey, scoreKey, timeKey = KEYS[1], KEYS[2], KEYS[3]
 local poster, title, link = ARGV[1], ARGV[2], ARGV[3]
 local now, window, weight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -11,10 +11,10 @@ local k = {article = ARGV[9], voted = ARGV[10], groups = ARGV[11],
 if ARGV[15] ~= '' then
   k.submitted, k.upvoted = ARGV[15], ARGV[16]
 end
--- orders: the names of the orders the store keeps (lib.lua ORDERS),
+-- orders: the names of the orders the store keeps (lib/base.lua ORDERS),
 -- comma-separated; the article keeps them, and its window and weight,
--- for good (lib.lua RECORD).
--- ARGV[17..22]: the rules of Post (lib.lua postRules), for a store that
+-- for good (lib/record.lua RECORD).
+-- ARGV[17..22]: the rules of Post (lib/rules.lua postRules), for a store that
 -- has them.
 -- Reply: {OK, id, score} | {DUPLICATE, row} when unique is set and a live
 -- article has the link, or a rule finds one posted within its span |
@@ -90,7 +90,7 @@ if taken(id) then
   end
 end
 
--- The first write of an empty store records its identity (lib.lua
+-- The first write of an empty store records its identity (lib/base.lua
 -- identity).
 if storeUnrecorded then
   redis.call('SET', storeKey, storeIdentity)
@@ -105,7 +105,7 @@ eachIndex(k, orders, now, function(key, o)
   redis.call('ZADD', key, num(value(o, now, weight, 1, 0)), m)
 end)
 -- The voter record lives as long as the window, on the server's clock,
--- and its '' field (lib.lua VOTE_META) keeps it from being emptied by
+-- and its '' field (lib/record.lua VOTE_META) keeps it from being emptied by
 -- cancels: while it exists voting is open, and once it is gone it never
 -- comes back.
 local votedKey = k.voted .. id

@@ -1,8 +1,8 @@
--- prune.lua: one bounded step of Prune: deletes (lib.lua deleting,
+-- prune.lua: one bounded step of Prune: deletes (lib/delete.lua deleting,
 -- deleteNow) up to limit of the oldest articles posted at or before
 -- last, and stops early once their group memberships reach budget, as each membership costs a
 -- removal from the group and from its caches in every ordering. The first
--- article is always deleted, so every step makes progress. Uses lib.lua.
+-- article is always deleted, so every step makes progress. Uses lua/lib.
 local timeKey = KEYS[1]
 local last, limit, budget = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local k = {article = ARGV[4], voted = ARGV[5], groups = ARGV[6], group = ARGV[7],
@@ -10,7 +10,7 @@ local k = {article = ARGV[4], voted = ARGV[5], groups = ARGV[6], group = ARGV[7]
 k.submitted = ARGV[12] -- the prefix of submitted pages (WithUserPages)
 -- Reply: {OK, deleted, more}: more is 1 when articles may remain.
 local members = redis.call('ZRANGEBYSCORE', timeKey, '-inf', last, 'LIMIT', 0, limit)
--- Every article of the step is checked (lib.lua deleting) before the
+-- Every article of the step is checked (lib/delete.lua deleting) before the
 -- first is deleted. A check that fails past the first article ends the
 -- step before it, so the step replies what it deleted and the next one
 -- fails on that article before any write.

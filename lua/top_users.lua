@@ -1,5 +1,5 @@
 -- top_users.lua: one page of users by karma (Store.TopUsers). Uses
--- lib.lua.
+-- lua/lib.
 local karmaKey = KEYS[1] -- zset: user -> minus karma
 local start, stop = ARGV[1], ARGV[2]
 -- Reply: {OK, user, minus karma, ...}: ZRANGE lists the lowest score,

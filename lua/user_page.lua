@@ -1,6 +1,6 @@
 -- user_page.lua: reads one page of a user's submitted or upvoted
 -- articles (WithUserPages), newest entry first, ties by id, highest
--- first. Uses lib.lua.
+-- first. Uses lua/lib.
 local listKey, scoreKey = KEYS[1], KEYS[2]
 local articlePrefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 -- start: how many live entries to skip; count: the page size.

@@ -1,19 +1,19 @@
--- vote.lua: decides one vote (lib.lua vote: window, previous vote,
--- counters, orderings, group caches). Uses lib.lua.
+-- vote.lua: decides one vote (lib/vote.lua vote: window, previous vote,
+-- counters, orderings, group caches). Uses lua/lib.
 local scoreKey = KEYS[1]
 local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- new: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds.
 -- ARGV[5], ARGV[6]: the prefixes of articles and voter records; ARGV[7]:
 -- the prefixes of the groups of articles, the orderings, the group caches
--- and the TopSince buckets, newline-separated (lib.lua fill); ARGV[8]: the
+-- and the TopSince buckets, newline-separated (lib/vote.lua fill); ARGV[8]: the
 -- prefix of upvoted pages (WithUserPages), or '' or none for a store
--- without them; ARGV[9..20]: the vote rules (lib.lua readRules), for a
+-- without them; ARGV[9..20]: the vote rules (lib/rules.lua readRules), for a
 -- store that has them. k is made whole in one constructor: a field added
 -- later grows the table, which costs a vote more than the field.
 local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7],
   upvoted = ARGV[8] ~= '' and ARGV[8] or nil, rules = readRules(ARGV, 9)}
 -- Reply: {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED} |
 -- {NOT_ALLOWED} | {RATE_LIMITED, ms}.
--- The store's identity is checked by vote itself (lib.lua checkStore),
+-- The store's identity is checked by vote itself (lib/base.lua checkStore),
 -- where it knows the vote changes something.
 return vote(k, id, user, new, now, storeKey, storeIdentity)

@@ -1,13 +1,13 @@
 -- vote_batch.lua: decides several votes in order, each as vote.lua does.
--- Uses lib.lua.
+-- Uses lua/lib.
 local scoreKey = KEYS[1]
 local now = ARGV[1] -- the store's clock, Unix seconds
 local k = {score = scoreKey, article = ARGV[2], voted = ARGV[3], more = ARGV[4]}
--- ARGV[4]: the prefixes a vote splits when it needs them (lib.lua fill);
+-- ARGV[4]: the prefixes a vote splits when it needs them (lib/vote.lua fill);
 -- ARGV[5]: the prefix of upvoted pages (WithUserPages), or ''.
 if ARGV[5] ~= '' then k.upvoted = ARGV[5] end
 -- ARGV[6]: n, 0 for a store without vote rules, then ARGV[7..6+n]: the
--- vote rules (lib.lua readRules).
+-- vote rules (lib/rules.lua readRules).
 local n = tonumber(ARGV[6])
 if n > 0 then
   k.rules = readRules(ARGV, 7)

@@ -4,7 +4,7 @@ package main
 // the package's API: the key families, the article record, the voter
 // record's "" field, the orderings' members and values, and the writes
 // that put an article and its indexes in place. It follows the package
-// documentation ("Key layout", doc.go) and lua/lib.lua (RECORD,
+// documentation ("Key layout", doc.go) and lua/lib/record.lua (RECORD,
 // VOTE_META, value, eachIndex); when the layout changes, this file
 // changes with it, and nothing else in votectl names a key.
 
@@ -98,7 +98,7 @@ func (l layout) pattern() string {
 	return b.String()
 }
 
-// optionalOrders are the orderings beside score and time, in lib.lua
+// optionalOrders are the orderings beside score and time, in lib/base.lua
 // ORDERS's order; bucketSizes the TopSince buckets' sizes (seconds).
 var (
 	optionalOrders = []string{"top", "hot", "best", "controversial"}
@@ -142,7 +142,7 @@ func lessID(a, b string) bool {
 
 func sortIDs(ids []string) { sort.Slice(ids, func(i, j int) bool { return lessID(ids[i], ids[j]) }) }
 
-// record is an article's record (lib.lua RECORD):
+// record is an article's record (lib/record.lua RECORD):
 // "<up> <down> <posted> <weight> <orders> <#poster> <#title>:<poster><title><link>".
 type record struct {
 	Up, Down, Posted    int64
@@ -215,7 +215,7 @@ func formatWeight(w float64) string {
 	return s
 }
 
-// value is the article's value in an ordering (lib.lua value, order.go).
+// value is the article's value in an ordering (lib/record.lua value, order.go).
 // score, time and top are exact; hot, best and controversial may differ
 // from the server's Lua in the last bits, so check compares them with
 // sameValue.
@@ -274,7 +274,7 @@ func (l layout) buckets(posted int64) []string {
 	return out
 }
 
-// meta is the voter record's "" field (lib.lua VOTE_META):
+// meta is the voter record's "" field (lib/record.lua VOTE_META):
 // "<up> <down> <groups> <posted> <closes> <weight> <orders>".
 type meta struct {
 	Up, Down, Groups, Posted, Closes int64
@@ -305,10 +305,10 @@ func splitCache(name string) (ordering, group string, ok bool) {
 // putScript writes one article and everything derived from it in one
 // call: its record (or, with an empty record argument, only its counts,
 // for a repair), its orderings and TopSince buckets with values worked
-// out by lib.lua's formulas on the server, its groups (both ways) and,
+// out by lib/record.lua's formulas on the server, its groups (both ways) and,
 // while voting is open, its voter record's "" field and expiry. Voters
 // are written before it (putVoters); the fields it writes are those
-// lib.lua writes, so the store's own scripts take the article as theirs.
+// lua/lib writes, so the store's own scripts take the article as theirs.
 //
 // KEYS[1]: the score ordering (the store's slot). ARGV: tag, id, up,
 // down, posted, weight, orders, record (” to keep it), closes (”

@@ -1,0 +1,123 @@
+-- base.lua: what every helper and script stands on: the reply statuses,
+-- the orderings' names, members and ids, numbers for replies, the type
+-- check of a key, and the check of the store's identity.
+--
+-- lua/lib/ holds the helpers the scripts share, one concern a file. They
+-- are read as one text in this order (scripts.go libFiles), and a file
+-- uses only the files before it:
+--   base, record, cache, pages, rules, vote, delete, walk
+-- scripts.go puts them in front of each script: all of them in the
+-- Functions library, and the ones a script uses in its EVALSHA form
+-- (functions.go). A script whose header says "Uses lua/lib" calls them.
+-- Needs: nothing.
+--
+-- Replies: every script replies {status, ...}; the statuses are those of
+-- reply.go. Failures are raised as strings, error(msg, 0): miniredis
+-- would print an error_reply table as "table: 0x...", losing the message.
+local OK, NOT_FOUND, CLOSED, DUPLICATE, BUILDING, LIMIT, CORRUPT = 0, 1, 2, 3, 4, 5, 6
+
+-- The orderings an article can be in besides score and time (the
+-- optional orders), every ordering, and the sizes in seconds of the
+-- TopSince buckets.
+local ORDERS = {'top', 'hot', 'best', 'controversial'}
+local ALL = {'score', 'time', 'top', 'hot', 'best', 'controversial'}
+local BUCKETS = {600, 86400, 2592000} -- 10 minutes, a day, 30 days; each divides the next
+
+-- member returns the sorted-set member of an article id: its digit count
+-- as a letter, then the id, so that members sort by id as numbers ("a9" <
+-- "b10"); idof reverses it.
+local function member(id) return string.char(96 + #id) .. id end
+local function idof(m) return string.sub(m, 2) end
+
+-- num formats a score for ZADD and for the reply without losing precision:
+-- with %.17g, or with %d for whole numbers (what a whole vote weight
+-- makes), which prints them the same and faster.
+local function num(x)
+  if x == math.floor(x) and x > -1e15 and x < 1e15 then
+    return string.format('%d', x)
+  end
+  return string.format('%.17g', x)
+end
+
+-- expect fails the script, before it writes anything, when key holds a
+-- value of another type than want (a foreign value at one of the store's
+-- keys), so no script leaves half its writes behind; else it reports
+-- whether key holds a value.
+local function expect(key, want)
+  local t = redis.call('TYPE', key)
+  t = t.ok or t
+  if t ~= 'none' and t ~= want then
+    return error('voting: key ' .. key .. ' holds a ' .. t .. ', not a ' .. want, 0)
+  end
+  return t ~= 'none'
+end
+
+-- identity checks the store's record before a script's own code runs
+-- (identity.go, doc.go "The store's identity"). Every script is sent
+-- with the fence last in KEYS, whose name is the record's key, a colon
+-- and this store's identity, "<layout>[ <option>...]" (keys.go fence),
+-- so the check costs the script no argument. mode is 'w' for a script
+-- that writes, 'r' for a read, 'n' for none (Drop). A read passes where
+-- the recorded layout is this store's, whatever the options; a write
+-- only where the record is this store's identity. An empty store (no
+-- record, no id counter) passes, and identity reports it unrecorded:
+-- Post records it with its first write. A store with data but no record
+-- was written before layouts were recorded. A refusal is raised before
+-- anything is written: "voting: incompatible store: <recorded> | <this
+-- store's> |", which identity.go reads.
+-- It returns the record's key, this store's identity, and whether the
+-- store is unrecorded and empty.
+-- fences holds the parts of each fence the scripts have met, {record's
+-- key, identity}, parsed once per fence where the scripts run as a
+-- library, which keeps its locals between calls (a pattern match costs a
+-- vote more than the record's GET); fenceOf parses one. The prefix has
+-- no brace, so the key is what runs to the first colon after the hash
+-- tag's. Every script starts with the check (scripts.go
+-- identityPrologue, checkStore): its fast path, the record equal to this
+-- store's identity, is one table index and one GET. A vote checks later
+-- (vote's store and want), where it knows it changes something: a vote
+-- that changes nothing, a click on the arrow already lit, skips the GET.
+local fences = {}
+local function fenceOf(fence)
+  local f = {string.match(fence, '^({[^}]*}:[^:]*):(.*)$')}
+  fences[fence] = f
+  return f
+end
+
+-- identity is the check's slow path, for a record that is not this
+-- store's identity (want) at key: it returns whether the store is empty
+-- and unrecorded, or raises the refusal.
+local function identity(key, want, mode)
+  local got = redis.pcall('GET', key)
+  if got == want then
+    return false
+  end
+  if type(got) == 'table' then
+    expect(key, 'string')
+    return error(got.err, 0)
+  end
+  if not got then
+    -- The id counter is the record's sibling in the same hash tag
+    -- (keys.go), read before any write. A store has data when it holds
+    -- an id; a foreign value there is left to the script's own checks.
+    local t = redis.call('TYPE', string.sub(key, 1, -6) .. 'seq')
+    if (t.ok or t) ~= 'string' then
+      return true
+    end
+    got = ''
+  elseif mode == 'r' and string.match(got, '^%d+') == string.match(want, '^%d+') then
+    return false
+  end
+  return error('voting: incompatible store: ' .. got .. ' | ' .. want .. ' |', 0)
+end
+
+-- checkStore is the check: it passes where the record at key is this
+-- store's identity (want), with one GET, and takes the slow path
+-- (identity) where it is not; it returns whether the store is empty and
+-- unrecorded.
+local function checkStore(key, want, mode)
+  if redis.pcall('GET', key) ~= want then
+    return identity(key, want, mode)
+  end
+  return false
+end

@@ -1,0 +1,199 @@
+-- record.lua: an article as the store keeps it: its record and its
+-- voter record's '' field, its values in the orderings and the indexes
+-- that hold them, the rows a read replies, and the keys a group change
+-- checks.
+-- Needs: base.lua (expect, idof, ORDERS, BUCKETS).
+
+-- The article record (the one place that defines it; reply.go's
+-- parseRecord reads it in Go): each article is one string, at k.article
+-- .. id, which a page reads with one MGET:
+--   <up> <down> <posted> <weight> <orders> <#poster> <#title>:<poster><title><link>
+-- up, down: its vote counts, each COUNT_DIGITS digits with leading zeros,
+-- so that a vote writes them in place (SETRANGE) without reading the
+-- record; posted: its post time in Unix seconds; weight: its vote weight
+-- (Store.weight); orders: the optional orders it is in (lib/base.lua ORDERS),
+-- comma-separated, '' for none; #poster, #title: the lengths in bytes of
+-- the poster's name and the title, so that they and the link, the rest,
+-- are kept byte for byte.
+local RECORD = '^(%d+) (%d+) (%S+) (%S+) (%S*) (%d+) (%d+):()'
+local COUNTS, COUNT_DIGITS, MAX_COUNT = '%010d %010d', 10, 9999999999
+
+-- The voter record, at k.voted .. id, is a hash of each voter's vote ('1'
+-- or '-1') and, under the field '' (no user's name), what a vote needs
+-- of the article while its voting is open, which the vote reads with the
+-- voter's own vote in one HMGET:
+--   <up> <down> <groups> <posted> <closes> <weight> <orders>
+-- its counts, as the record has them; how many groups it is in (0 lets a
+-- vote skip reading them); its post time and the store's time its voting
+-- closes at, in Unix seconds; its weight and orders, as the record has
+-- them. Post makes it and it expires when the article's voting closes
+-- (post.lua), so a vote that finds no '' field finds voting over.
+local VOTE_META = '^(%d+) (%d+)() (%d+) (%S+) (%S+) (%S+) (%S*)$'
+
+-- voteMeta returns the voter record's '' field (VOTE_META) of these
+-- fields, counts as numbers: what Post writes and group changes rewrite;
+-- a vote rewrites only the counts in front.
+local function voteMeta(up, down, groups, posted, closes, weight, orders)
+  return string.format(COUNTS, up, down) .. ' ' .. table.concat({groups, posted, closes, weight, orders}, ' ')
+end
+
+-- badValue fails the script for a value at one of the store's keys that
+-- is not what the store writes there (written by hand).
+local function badValue(key)
+  return error('voting: key ' .. key .. ' holds no article', 0)
+end
+
+-- record returns the article at key as a table of its fields (strings),
+-- or nil when there is none.
+local function record(key)
+  local s = redis.call('GET', key)
+  if not s then
+    return nil
+  end
+  local up, down, posted, weight, orders, np, nt, at = string.match(s, RECORD)
+  if not at then
+    return badValue(key)
+  end
+  np, nt = tonumber(np), tonumber(nt)
+  return {up = up, down = down, posted = posted, weight = weight, orders = orders,
+    poster = string.sub(s, at, at + np - 1), title = string.sub(s, at + np, at + np + nt - 1),
+    link = string.sub(s, at + np + nt)}
+end
+
+-- writeRecord writes the article a (record's table) at key.
+local function writeRecord(key, a)
+  redis.call('SET', key, string.format(COUNTS, tonumber(a.up), tonumber(a.down)) .. ' ' ..
+    table.concat({a.posted, a.weight, a.orders, #a.poster, #a.title}, ' ') .. ':' .. a.poster .. a.title .. a.link)
+end
+
+-- has reports whether the article's orders (comma-separated names)
+-- names order.
+local function has(orders, order)
+  return orders ~= nil and string.find(',' .. orders .. ',', ',' .. order .. ',', 1, true) ~= nil
+end
+
+-- value returns the article's value in an ordering given its post time,
+-- vote weight and counts (the formulas of order.go).
+local function value(ordering, posted, weight, up, down)
+  local s = up - down
+  if ordering == 'score' then
+    return posted + weight * s
+  elseif ordering == 'top' then
+    return s
+  elseif ordering == 'hot' then
+    local sign = 0
+    if s > 0 then sign = 1 elseif s < 0 then sign = -1 end
+    return sign * math.log10(math.max(math.abs(s), 1)) + (posted - 1134028003) / 45000
+  elseif ordering == 'best' then
+    local n = up + down
+    if n == 0 then return 0 end
+    local z = 1.281551565545
+    local p = up / n
+    return (p + z * z / (2 * n) - z * math.sqrt((p * (1 - p) + z * z / (4 * n)) / n)) / (1 + z * z / n)
+  elseif ordering == 'controversial' then
+    if up <= 0 or down <= 0 then return 0 end
+    local balance = down / up
+    if up < down then balance = up / down end
+    return (up + down) ^ balance
+  end
+  return posted -- time
+end
+
+-- bucket returns the TopSince bucket key of a post time at one size.
+local function bucket(prefix, size, posted)
+  return prefix .. size .. ':' .. math.floor(posted / size)
+end
+
+-- eachIndex calls fn(key, ordering) for each index an article is in
+-- besides the score and time orderings, given its orders field and post
+-- time: the ordering of each optional order it has and, with top, its
+-- TopSince buckets, which hold top's value.
+local function eachIndex(k, orders, posted, fn)
+  if orders == '' then
+    return
+  end
+  for _, o in ipairs(ORDERS) do
+    if has(orders, o) then fn(k.by .. o, o) end
+  end
+  if has(orders, 'top') then
+    for _, size in ipairs(BUCKETS) do fn(bucket(k.bucket, size, posted), 'top') end
+  end
+end
+
+-- expectIndexes checks an article's indexes (eachIndex) before a
+-- script's first write.
+local function expectZset(key) expect(key, 'zset') end
+local function expectIndexes(k, orders, posted)
+  eachIndex(k, orders, posted, expectZset)
+end
+
+-- Rows: a read of articles replies, for each article that exists, two
+-- fields: its id and its record (RECORD), from which reply.go takes the
+-- article and works out its score by the formula that made it (value).
+-- Members whose article is gone are skipped.
+
+-- rows appends to out the rows of members, in their order: one MGET.
+local function rows(articlePrefix, members, out)
+  if #members == 0 then
+    return out
+  end
+  local keys = {}
+  for i, m in ipairs(members) do
+    keys[i] = articlePrefix .. idof(m)
+  end
+  local n = #out
+  for i, r in ipairs(redis.call('MGET', unpack(keys))) do
+    if r then
+      out[n + 1], out[n + 2] = idof(members[i]), r
+      n = n + 2
+    end
+  end
+  return out
+end
+
+-- range returns the members at ranks start..stop of a zset, from the top
+-- when desc is '1'.
+local function range(key, start, stop, desc)
+  if desc == '1' then
+    return redis.call('ZREVRANGE', key, start, stop)
+  end
+  return redis.call('ZRANGE', key, start, stop)
+end
+
+-- missing reports whether the article record at key does not exist: the
+-- guard of every script about one article.
+local function missing(articleKey)
+  return redis.call('EXISTS', articleKey) == 0
+end
+
+-- groupKeys returns the keys of an article that adding it to groups or
+-- removing it from them writes besides the groups and their caches: its
+-- set of groups and its voter record, with the voter record's '' field
+-- (nil once voting closed), all checked before the script's first write;
+-- nothing when the article does not exist.
+local function groupKeys(k, id)
+  local articleKey, groupsKey, votedKey = k.article .. id, k.groups .. id, k.voted .. id
+  if missing(articleKey) then
+    return nil
+  end
+  expect(articleKey, 'string')
+  expect(groupsKey, 'set')
+  expect(votedKey, 'hash')
+  local meta = redis.call('HGET', votedKey, '')
+  if meta and not string.match(meta, VOTE_META) then
+    return badValue(votedKey)
+  end
+  return groupsKey, votedKey, meta
+end
+
+-- countGroups keeps how many groups the article is in in its voter
+-- record's '' field, which lets a vote skip reading its groups when there
+-- are none; once voting closed there is none to keep. Its callers check
+-- the keys first (groupKeys).
+local function countGroups(groupsKey, votedKey, meta)
+  if meta then
+    local up, down, _, _, posted, closes, weight, orders = string.match(meta, VOTE_META)
+    redis.call('HSET', votedKey, '', voteMeta(tonumber(up), tonumber(down), redis.call('SCARD', groupsKey),
+      posted, closes, weight, orders))
+  end
+end

@@ -1,0 +1,198 @@
+-- vote.lua: the vote itself, which vote.lua and vote_batch.lua apply.
+-- Needs: base.lua (the statuses, member, num, expect, checkStore),
+-- record.lua (COUNTS, VOTE_META, badValue, missing, value, eachIndex,
+-- expectIndexes), cache.lua (eachCache, cacheVote), pages.lua (votePage,
+-- pageVote), rules.lua (karmaRules).
+
+-- NONE is an empty list that is never written to: the groups of a vote
+-- on an article in none.
+local NONE = {}
+
+-- VOTES are the votes as the scripts' arguments and the voter records
+-- write them: up, down, and '0' for none, which no record holds.
+local VOTES = {['1'] = 1, ['-1'] = -1, ['0'] = 0}
+
+-- fill splits k.more, the key prefixes that only a vote on an article
+-- in groups or optional orders needs (keys.go votePrefixes), into
+-- k.groups, k.by, k.cache and k.bucket.
+local function fill(k)
+  if not k.by then
+    k.groups, k.by, k.cache, k.bucket = string.match(k.more, '^([^\n]*)\n([^\n]*)\n([^\n]*)\n([^\n]*)$')
+  end
+end
+
+-- notBefore reports whether now is at or after t, two times in seconds
+-- as the store sends them and num writes them: compared as strings where
+-- both are whole numbers of at most 15 digits (as num writes them below
+-- 1e15), which costs a vote less than converting them to numbers.
+local function notBefore(now, t)
+  if #now > 15 or #t > 15 or string.byte(now) == 45 or string.byte(t) == 45 then -- 45: '-'
+    return tonumber(now) >= tonumber(t)
+  end
+  if #now ~= #t then
+    return #now > #t
+  end
+  return now >= t
+end
+
+-- vote applies one vote and returns its reply:
+--   {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED} | {CORRUPT}
+--   | {NOT_ALLOWED} | {RATE_LIMITED, ms} (k.rules, karmaRules)
+-- CORRUPT: the user's voter record holds neither 1 nor -1 (written by
+-- hand); nothing is changed.
+-- k holds the score ordering's key (score) and the key prefixes article,
+-- voted and more (fill); vs is the vote, '1', '-1' or '0', and now the
+-- store's clock in Unix seconds, both as the script's arguments hold
+-- them. store and want, where vote.lua passes them, are the record's key
+-- and this store's identity, checked (checkStore) only where the vote
+-- would write, or answers closed or not found; nil where the script
+-- checked them first (vote_batch.lua).
+-- A vote counts only while the article's voter record exists: Post
+-- creates it with a field that is never removed, and it expires when
+-- voting closes on the server's clock, so a record that is gone means
+-- voting is over, never "no previous vote". Voting closes too when now,
+-- the caller's clock, reaches the article's close.
+local function vote(k, id, user, vs, now, store, want)
+  local articleKey, votedKey = k.article .. id, k.voted .. id
+  -- The '' field exists exactly as long as the voter record does.
+  local r = redis.call('HMGET', votedKey, '', user)
+  local meta = r[1]
+  if not meta then
+    -- A store of another layout is incompatible, not closed.
+    if store then checkStore(store, want, 'w') end
+    if missing(articleKey) then
+      return {NOT_FOUND}
+    end
+    return {CLOSED}
+  end
+  -- What a vote needs of the article (VOTE_META), and where the part
+  -- after its counts starts (rest), which the vote copies.
+  local up, down, rest, ngroups, posted, closes, weight, orders = string.match(meta, VOTE_META)
+  if not orders then
+    return badValue(votedKey)
+  end
+  if notBefore(now, closes) then
+    if store then checkStore(store, want, 'w') end
+    return {CLOSED}
+  end
+  local new, prev = VOTES[vs], 0
+  if r[2] then
+    prev = VOTES[r[2]]
+    if prev == nil or prev == 0 then
+      return {CORRUPT}
+    end
+  end
+  up, down = tonumber(up), tonumber(down)
+  local m = member(id)
+  if new == prev then
+    return {OK, prev, redis.call('ZSCORE', k.score, m), up, down}
+  end
+  -- The store's identity (checkStore) at store, which vote.lua defers to
+  -- here, before the vote's first write.
+  if store then checkStore(store, want, 'w') end
+  local up0, down0 = up, down
+  if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
+  if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
+  if up > MAX_COUNT or down > MAX_COUNT then
+    return error('voting: article ' .. id .. ' has as many votes as its record holds', 0)
+  end
+  if orders ~= '' or ngroups ~= '0' then
+    fill(k)
+  end
+  -- Every key written below is the voter record, read above, the record
+  -- and the score ordering, whose writes come first (below), or checked
+  -- here; the groups are read before the first write too. A store with
+  -- pages or rules writes before them, so it checks them here.
+  local pn, wn -- posted and weight as numbers, for the optional orders
+  if orders ~= '' then
+    pn, wn = tonumber(posted), tonumber(weight)
+    expectIndexes(k, orders, pn)
+  end
+  if k.upvoted or k.rules then
+    if not expect(articleKey, 'string') then
+      return {NOT_FOUND}
+    end
+    expect(k.score, 'zset')
+  end
+
+  local groups = NONE
+  if ngroups ~= '0' then -- skips a call for the many articles in no group
+    groups = redis.call('SMEMBERS', k.groups .. id)
+  end
+  local page = k.upvoted and votePage(k, user, prev, new) -- WithUserPages only
+  if k.rules then -- karma and the vote rules, for a store that has them
+    local refused = karmaRules(k, articleKey, user, prev, new)
+    if refused then
+      return refused
+    end
+  end
+  if page then
+    pageVote(page, m, new, now)
+  end
+
+  -- The first writes: the record's counts, in place, then the score
+  -- ordering. A foreign value at the record's key fails the vote before
+  -- it writes anything, no record there (its article gone, its voter
+  -- record left; both by hand) finds the article gone, and a foreign
+  -- value at the score ordering fails it after the counts are put back.
+  local counts = string.format(COUNTS, up, down)
+  local n = redis.pcall('SETRANGE', articleKey, 0, counts)
+  if n == 2 * COUNT_DIGITS + 1 then -- SETRANGE made the record: there was none
+    redis.call('DEL', articleKey)
+    return {NOT_FOUND}
+  elseif type(n) ~= 'number' then
+    expect(articleKey, 'string')
+    return error(n.err, 0)
+  end
+  -- Values are recomputed, never incremented, so they never drift from
+  -- their formulas, whatever the weight.
+  local score = num(value('score', tonumber(posted), tonumber(weight), up, down))
+  local z = redis.pcall('ZADD', k.score, score, m)
+  if type(z) ~= 'number' then
+    redis.call('SETRANGE', articleKey, 0, string.format(COUNTS, up0, down0))
+    expect(k.score, 'zset')
+    return error(z.err, 0)
+  end
+  -- The values of the orderings the vote changes, which the group caches
+  -- take too, for an article in any; none for the many in no group and
+  -- no optional order.
+  local values, changed
+  if orders ~= '' or #groups > 0 then
+    values, changed = {score = score}, {'score'}
+  end
+  if orders ~= '' then
+    eachIndex(k, orders, pn, function(key, o)
+      if not values[o] then
+        values[o] = num(value(o, pn, wn, up, down))
+        changed[#changed + 1] = o
+      end
+      redis.call('ZADD', key, values[o], m)
+    end)
+  end
+  meta = counts .. string.sub(meta, rest)
+  if new == 0 then
+    redis.call('HSET', votedKey, '', meta)
+    redis.call('HDEL', votedKey, user)
+  else
+    redis.call('HSET', votedKey, '', meta, user, vs)
+  end
+  -- A cache is updated where it holds the article, or where the new
+  -- value puts it in the part a walk has passed (cacheVote); a cache
+  -- being built that has yet to reach it will copy the new value. Most
+  -- groups have a cache in few orderings, if any: one EXISTS over every
+  -- cache the vote changes skips them all when there is none.
+  if #groups > 0 then
+    local caches, orderings = {}, {}
+    for _, g in ipairs(groups) do
+      eachCache(k.cache, g, changed, function(key, o)
+        caches[#caches + 1], orderings[#orderings + 1] = key, o
+      end)
+    end
+    if redis.call('EXISTS', unpack(caches)) > 0 then
+      for i, key in ipairs(caches) do
+        cacheVote(key, values[orderings[i]], m)
+      end
+    end
+  end
+  return {OK, prev, score, up, down}
+end
