@@ -65,6 +65,8 @@ var (
 	topUsersLua string
 	//go:embed lua/edit.lua
 	editLua string
+	//go:embed lua/reconfigure.lua
+	reconfigureLua string
 )
 
 // script is one of the store's scripts: a function of the store's
@@ -176,6 +178,7 @@ var (
 	karmaScript       = newScript("karma", 1, karmaLua)
 	topUsersScript    = newScript("top_users", 1, topUsersLua)
 	editScript        = newScript("edit", 1, editLua)
+	reconfigureScript = newScript("reconfigure", 3, reconfigureLua)
 )
 
 // allScripts is every script of the store.
