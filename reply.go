@@ -1,6 +1,7 @@
 package voting
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -125,7 +126,7 @@ func parseArticle(row []interface{}, a *Article) error {
 		}
 		b[i] = f
 	}
-	if err := parseRecord(b[1], a); err != nil {
+	if err := parseRecord(string(b[1]), a); err != nil {
 		return fmt.Errorf("article %q: %w", b[0], err)
 	}
 	a.ID = string(b[0])
@@ -137,12 +138,67 @@ func parseArticle(row []interface{}, a *Article) error {
 // lengths of the poster's name and of the title.
 const recordHeader = 7
 
+// parsePage parses page.lua's reply, {page}: the page's rows as one
+// string, each an id, a space, the length of its record, a space and the
+// record. Each article's strings (id, title, link, poster) are cut from
+// one string of its own row, so that an article kept does not keep its
+// page: one allocation an article, and one for the list.
+func parsePage(rest []interface{}) ([]Article, error) {
+	if len(rest) != 1 {
+		return nil, fmt.Errorf("page reply of %d fields, want 2", len(rest)+1)
+	}
+	page, ok := rest[0].([]byte)
+	if !ok {
+		return nil, fmt.Errorf("page reply: unexpected %T", rest[0])
+	}
+	n := 0 // the rows: every row has a record, whose header has spaces
+	for off := 0; off < len(page); n++ {
+		_, next, err := pageRow(page, off)
+		if err != nil {
+			return nil, err
+		}
+		off = next
+	}
+	list := make([]Article, n)
+	off := 0
+	for i := range list {
+		sep, next, _ := pageRow(page, off)
+		row := string(page[off:next])
+		if err := parseRecord(row[sep:], &list[i]); err != nil {
+			return nil, fmt.Errorf("article %q: %w", row[:strings.IndexByte(row, ' ')], err)
+		}
+		list[i].ID = row[:strings.IndexByte(row, ' ')]
+		off = next
+	}
+	return list, nil
+}
+
+// pageRow finds the row of page that starts at off: it returns where its
+// record starts, counted from off, and where the next row starts.
+func pageRow(page []byte, off int) (rec, next int, _ error) {
+	row := page[off:]
+	id := bytes.IndexByte(row, ' ')
+	if id < 1 {
+		return 0, 0, errors.New("page reply: malformed row")
+	}
+	size := bytes.IndexByte(row[id+1:], ' ')
+	if size < 1 {
+		return 0, 0, errors.New("page reply: malformed row")
+	}
+	n, err := strconv.Atoi(string(row[id+1 : id+1+size]))
+	rec = id + 1 + size + 1
+	if err != nil || n < 0 || n > len(row)-rec {
+		return 0, 0, errors.New("page reply: malformed row")
+	}
+	return rec, off + rec + n, nil
+}
+
 // parseRecord parses an article's record, as lua/lib.lua RECORD defines
 // it, into a's title, link, poster, post time, counts and score. The
-// three strings share one allocation.
-func parseRecord(rec []byte, a *Article) error {
+// three strings are cut from rec.
+func parseRecord(rec string, a *Article) error {
 	var f [recordHeader]string
-	rest := string(rec)
+	rest := rec
 	for i := range f {
 		sep := byte(' ')
 		if i == recordHeader-1 {

@@ -176,7 +176,15 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 	if start < 0 {
 		return []Article{}, nil
 	}
-	return s.readRows(ctx, op, pageScript, s.pageArgs(order, start, stop))
+	rest, err := s.call(ctx, op, pageScript, "", s.pageArgs(order, start, stop))
+	if err != nil {
+		return nil, err
+	}
+	list, err := parsePage(rest)
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	return list, nil
 }
 
 // TopSince returns page (1-based) of the articles posted within the last d

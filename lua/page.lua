@@ -2,5 +2,24 @@
 local orderingKey = KEYS[1]
 local articlePrefix, start, stop, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- start, stop: ranks, inclusive; desc: '1' from the highest value down.
--- Reply: {OK, the page's rows}.
-return rows(articlePrefix, range(orderingKey, start, stop, desc), {OK})
+-- Reply: {OK, page}: page is the page's rows as one string, for each
+-- article that exists, in order, its id, a space, the length of its
+-- record, a space and the record (RECORD): one value to read for the
+-- whole page (reply.go parsePage). Members whose article is gone are
+-- skipped.
+local members = range(orderingKey, start, stop, desc)
+if #members == 0 then
+  return {OK, ''}
+end
+local keys = {}
+for i, m in ipairs(members) do
+  keys[i] = articlePrefix .. idof(m)
+end
+local out, n = {}, 0
+for i, r in ipairs(redis.call('MGET', unpack(keys))) do
+  if r then
+    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = idof(members[i]), ' ', #r, ' ', r
+    n = n + 5
+  end
+end
+return {OK, table.concat(out)}
