@@ -139,10 +139,11 @@ func parseArticle(row []interface{}, a *Article) error {
 const recordHeader = 7
 
 // parsePage parses page.lua's reply, {page}: the page's rows as one
-// string, each an id, a space, the length of its record, a space and the
-// record. Each article's strings (id, title, link, poster) are cut from
-// one string of its own row, so that an article kept does not keep its
-// page: one allocation an article, and one for the list.
+// string, each the article's member (lib.lua member: one byte of the id's
+// length, plus 96, then the id), the length of its record in decimal, a
+// space and the record. Each article's strings (id, title, link, poster)
+// are cut from one string of its own row, so that an article kept does
+// not keep its page: one allocation an article, and one for the list.
 func parsePage(rest []interface{}) ([]Article, error) {
 	if len(rest) != 1 {
 		return nil, fmt.Errorf("page reply of %d fields, want 2", len(rest)+1)
@@ -151,7 +152,7 @@ func parsePage(rest []interface{}) ([]Article, error) {
 	if !ok {
 		return nil, fmt.Errorf("page reply: unexpected %T", rest[0])
 	}
-	n := 0 // the rows: every row has a record, whose header has spaces
+	n := 0
 	for off := 0; off < len(page); n++ {
 		_, next, err := pageRow(page, off)
 		if err != nil {
@@ -162,31 +163,36 @@ func parsePage(rest []interface{}) ([]Article, error) {
 	list := make([]Article, n)
 	off := 0
 	for i := range list {
-		sep, next, _ := pageRow(page, off)
+		rec, next, _ := pageRow(page, off)
 		row := string(page[off:next])
-		if err := parseRecord(row[sep:], &list[i]); err != nil {
-			return nil, fmt.Errorf("article %q: %w", row[:strings.IndexByte(row, ' ')], err)
+		id := row[1 : 1+row[0]-memberBase]
+		if err := parseRecord(row[rec:], &list[i]); err != nil {
+			return nil, fmt.Errorf("article %q: %w", id, err)
 		}
-		list[i].ID = row[:strings.IndexByte(row, ' ')]
+		list[i].ID = id
 		off = next
 	}
 	return list, nil
 }
 
+// memberBase is what lib.lua member adds to an id's length in the byte
+// before it.
+const memberBase = 96
+
 // pageRow finds the row of page that starts at off: it returns where its
 // record starts, counted from off, and where the next row starts.
 func pageRow(page []byte, off int) (rec, next int, _ error) {
 	row := page[off:]
-	id := bytes.IndexByte(row, ' ')
-	if id < 1 {
+	if len(row) == 0 || row[0] <= memberBase {
 		return 0, 0, errors.New("page reply: malformed row")
 	}
-	size := bytes.IndexByte(row[id+1:], ' ')
+	id := 1 + int(row[0]-memberBase)
+	size := bytes.IndexByte(row[min(id, len(row)):], ' ')
 	if size < 1 {
 		return 0, 0, errors.New("page reply: malformed row")
 	}
-	n, err := strconv.Atoi(string(row[id+1 : id+1+size]))
-	rec = id + 1 + size + 1
+	n, err := strconv.Atoi(string(row[id : id+size]))
+	rec = id + size + 1
 	if err != nil || n < 0 || n > len(row)-rec {
 		return 0, 0, errors.New("page reply: malformed row")
 	}

@@ -148,7 +148,7 @@ func TestParseRecord(t *testing.T) {
 // length past the end, a row cut short), which are errors, never a panic.
 func TestParsePage(t *testing.T) {
 	rec := "0000000003 0000000001 -5 432.0 top,hot 1 2:pab:c"
-	page := "7 " + strconv.Itoa(len(rec)) + " " + rec + "12 " + strconv.Itoa(len(rec)) + " " + rec
+	page := "a7" + strconv.Itoa(len(rec)) + " " + rec + "b12" + strconv.Itoa(len(rec)) + " " + rec
 	list, err := parsePage([]interface{}{[]byte(page)})
 	if err != nil || len(list) != 2 || list[0].ID != "7" || list[1].ID != "12" ||
 		list[1].Title != "ab" || list[1].Link != ":c" || list[1].Poster != "p" || list[1].Upvotes != 3 {
@@ -157,8 +157,8 @@ func TestParsePage(t *testing.T) {
 	if list, err := parsePage([]interface{}{[]byte{}}); err != nil || len(list) != 0 {
 		t.Fatalf("parsePage of no rows = %+v, %v", list, err)
 	}
-	for _, bad := range []string{"7", "7 ", "7 5", "7 5 abc", " 5 abcde", "7 -1 x", "7 x abc",
-		"7 " + strconv.Itoa(len(rec)) + " " + rec + "8", "7 5 12345", "7 99999999999999999999 x"} {
+	for _, bad := range []string{"a", "a7", "a7 ", "a75", "a75 abc", "7 5 abcde", "`5 abcde", "a7-1 x", "a7x abc",
+		"a7" + strconv.Itoa(len(rec)) + " " + rec + "8", "a75 12345", "a799999999999999999999 x", "z1"} {
 		if list, err := parsePage([]interface{}{[]byte(bad)}); err == nil {
 			t.Errorf("parsePage(%q) = %+v, nil; want an error", bad, list)
 		}
@@ -174,15 +174,15 @@ func TestParsePage(t *testing.T) {
 // panic, and a page that parses holds each article's record whole.
 func FuzzParsePage(f *testing.F) {
 	rec := "0000000003 0000000001 -5 432.0 top,hot 1 2:pab:c"
-	f.Add("7 " + strconv.Itoa(len(rec)) + " " + rec)
-	f.Add("7 3 abc")
+	f.Add("a7" + strconv.Itoa(len(rec)) + " " + rec)
+	f.Add("a73 abc")
 	f.Fuzz(func(t *testing.T, page string) {
 		list, err := parsePage([]interface{}{[]byte(page)})
 		if err != nil {
 			return
 		}
 		for _, a := range list {
-			if !strings.Contains(page, a.ID+" ") || !strings.Contains(page, a.Poster+a.Title+a.Link) {
+			if !strings.Contains(page, a.ID) || !strings.Contains(page, a.Poster+a.Title+a.Link) {
 				t.Fatalf("article %+v is not in %q", a, page)
 			}
 		}

@@ -3,10 +3,10 @@ local orderingKey = KEYS[1]
 local articlePrefix, start, stop, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- start, stop: ranks, inclusive; desc: '1' from the highest value down.
 -- Reply: {OK, page}: page is the page's rows as one string, for each
--- article that exists, in order, its id, a space, the length of its
--- record, a space and the record (RECORD): one value to read for the
--- whole page (reply.go parsePage). Members whose article is gone are
--- skipped.
+-- article that exists, in order, its member (member: the id after one
+-- byte of its length), the length of its record in decimal, a space and
+-- the record (RECORD): one value to read for the whole page (reply.go
+-- parsePage). Members whose article is gone are skipped.
 local members = range(orderingKey, start, stop, desc)
 if #members == 0 then
   return {OK, ''}
@@ -15,11 +15,11 @@ local keys = {}
 for i, m in ipairs(members) do
   keys[i] = articlePrefix .. idof(m)
 end
-local out, n = {}, 0
+local out, n, format = {}, 0, string.format
 for i, r in ipairs(redis.call('MGET', unpack(keys))) do
   if r then
-    out[n + 1], out[n + 2], out[n + 3], out[n + 4], out[n + 5] = idof(members[i]), ' ', #r, ' ', r
-    n = n + 5
+    out[n + 1], out[n + 2], out[n + 3] = members[i], format('%d ', #r), r
+    n = n + 3
   end
 end
 return {OK, table.concat(out)}
