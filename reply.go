@@ -277,26 +277,32 @@ func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ erro
 	return statusOK, r, err
 }
 
-// parseVotes parses votes.lua's pairs of status and vote, one per id, into
-// the votes and each one's status.
+// parseVotes parses votes.lua's reply, {votes}: one byte per id, the
+// vote ('+', '-', '0') or what stands in its place ('n' not found, 'c' a
+// corrupt voter record), into the votes and each one's status.
 func parseVotes(rest []interface{}, n int) ([]VoteType, []int64, error) {
-	if len(rest) != 2*n {
-		return nil, nil, fmt.Errorf("%d reply fields for %d ids", len(rest), n)
+	if len(rest) != 1 {
+		return nil, nil, fmt.Errorf("votes reply of %d fields, want 2", len(rest)+1)
+	}
+	b, ok := rest[0].([]byte)
+	if !ok || len(b) != n {
+		return nil, nil, fmt.Errorf("votes reply %q for %d ids", rest[0], n)
 	}
 	votes := make([]VoteType, n)
 	status := make([]int64, n)
-	for i := range votes {
-		var err error
-		if status[i], err = redis.Int64(rest[2*i], nil); err != nil {
-			return nil, nil, err
-		}
-		v, err := redis.Int64(rest[2*i+1], nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		votes[i] = VoteType(v)
-		if !votes[i].Valid() {
-			return nil, nil, fmt.Errorf("vote %d in reply", v)
+	for i, c := range b {
+		switch c {
+		case '+':
+			votes[i] = Upvote
+		case '-':
+			votes[i] = Downvote
+		case '0':
+		case 'n':
+			status[i] = statusNotFound
+		case 'c':
+			status[i] = statusCorrupt
+		default:
+			return nil, nil, fmt.Errorf("vote %q in reply", c)
 		}
 	}
 	return votes, status, nil

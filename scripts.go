@@ -217,9 +217,11 @@ func (s *Store) topSinceEdgeArgs(from, to int64, afterTime, afterMember, overVal
 		from, to, afterTime, afterMember, s.edge, overValue, overMember}
 }
 
-func (s *Store) votesArgs(user string, ids []string) []interface{} {
-	args := make([]interface{}, 0, 4+len(ids))
-	args = append(args, s.keys.orderingKey("score"), user, s.keys.article, s.keys.voted)
+// votesArgs lays out votes.lua's arguments; exists asks it to tell an
+// article that does not exist from one whose voting closed.
+func (s *Store) votesArgs(user string, ids []string, exists bool) []interface{} {
+	args := make([]interface{}, 0, 5+len(ids))
+	args = append(args, s.keys.orderingKey("score"), user, s.keys.article, s.keys.voted, flag(exists))
 	return appendStrings(args, ids)
 }
 

@@ -420,7 +420,7 @@ func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
 	if !canonicalID(id) {
 		return NoVote, notFound(op, id)
 	}
-	votes, status, err := s.votesOf(ctx, op, user, []string{id})
+	votes, status, err := s.votesOf(ctx, op, user, []string{id}, true)
 	if err != nil {
 		return NoVote, err
 	}
@@ -457,7 +457,7 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 	if len(asked) == 0 {
 		return votes, nil
 	}
-	got, _, err := s.votesOf(ctx, op, user, asked)
+	got, _, err := s.votesOf(ctx, op, user, asked, false)
 	if err != nil {
 		return nil, err
 	}
@@ -467,8 +467,10 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 	return votes, nil
 }
 
-func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]VoteType, []int64, error) {
-	status, rest, err := decode(s.eval(ctx, votesScript, s.votesArgs(user, ids)))
+// votesOf reads user's votes on ids, and with exists tells the ids of
+// no article (statusNotFound) from those whose voting closed.
+func (s *Store) votesOf(ctx context.Context, op, user string, ids []string, exists bool) ([]VoteType, []int64, error) {
+	status, rest, err := decode(s.eval(ctx, votesScript, s.votesArgs(user, ids, exists)))
 	if err == nil && status != statusOK {
 		err = fmt.Errorf("reply status %d", status)
 	}
