@@ -244,12 +244,18 @@ func parseRecord(rec string, a *Article) error {
 	return nil
 }
 
-// parseVote parses one vote's reply: {status} or, for statusOK,
-// {status, previous, score, up, down}; for statusRateLimited, {status,
-// ms}, whose error (parseRetry) it returns. It reads the fields one by one
-// rather than with redis.Scan, whose pointer arguments would cost an
-// allocation each on the hottest path.
+// parseVote parses one vote's reply: vote.lua's for a vote done, one
+// string '<previous> <score> <up> <down>' (parseVoteDone), or {status};
+// vote_batch.lua's for a vote done, {status, previous, score, up, down};
+// for statusRateLimited, {status, ms}, whose error (parseRetry) it
+// returns. It reads the fields one by one rather than with redis.Scan,
+// whose pointer arguments would cost an allocation each on the hottest
+// path.
 func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ error) {
+	if b, ok := reply.([]byte); ok && err == nil {
+		r, err := parseVoteDone(b)
+		return statusOK, r, err
+	}
 	status, rest, err := decode(reply, err)
 	if err == nil && status == statusRateLimited {
 		return status, r, parseRetry(rest)
@@ -275,6 +281,40 @@ func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ erro
 		err = fmt.Errorf("vote reply: previous vote %d", prev)
 	}
 	return statusOK, r, err
+}
+
+// parseVoteDone parses vote.lua's reply to a vote done: previous,
+// score, up and down, separated by one space, without an allocation.
+func parseVoteDone(b []byte) (r VoteResult, _ error) {
+	var f [4][]byte
+	for i := range f {
+		j := bytes.IndexByte(b, ' ')
+		if i == len(f)-1 {
+			j = len(b)
+		}
+		if j < 0 {
+			return r, fmt.Errorf("vote reply %q", b)
+		}
+		f[i], b = b[:j], b[min(j+1, len(b)):]
+	}
+	prev, err := strconv.ParseInt(string(f[0]), 10, 64)
+	if err == nil {
+		r.Score, err = strconv.ParseFloat(string(f[1]), 64)
+	}
+	if err == nil {
+		r.Upvotes, err = strconv.ParseInt(string(f[2]), 10, 64)
+	}
+	if err == nil {
+		r.Downvotes, err = strconv.ParseInt(string(f[3]), 10, 64)
+	}
+	r.Previous = VoteType(prev)
+	if err == nil && !r.Previous.Valid() {
+		err = fmt.Errorf("vote reply: previous vote %d", prev)
+	}
+	if err != nil {
+		return VoteResult{}, fmt.Errorf("vote reply: %w", err)
+	}
+	return r, nil
 }
 
 // parseVotes parses votes.lua's reply, {votes}: one byte per id, the

@@ -69,13 +69,13 @@ var (
 // library, and an EVALSHA script for servers without Functions
 // (functions.go).
 type script struct {
-	*redis.Script         // source
-	name          string  // for errors and tests
-	keyCount      int     // its own KEYS; the store declares the fence and the record after them (fenced)
-	source        string  // body after the lib.lua helpers it uses, comment lines dropped
-	body          string  // the identity check, then src: what the library wraps
-	readOnly      bool    // writes nothing: flagged no-writes in the library
-	function      *string // its name in the library, set once the library is built
+	*redis.Script              // source
+	name          string       // for errors and tests
+	keyCount      int          // its own KEYS; the store declares the fence and the record after them (fenced)
+	source        string       // body after the lib.lua helpers it uses, comment lines dropped
+	body          string       // the identity check, then src: what the library wraps
+	readOnly      bool         // writes nothing: flagged no-writes in the library
+	function      *interface{} // its name in the library (a string), set once the library is built, boxed once
 }
 
 func newScript(name string, keyCount int, src string) script {
@@ -85,7 +85,7 @@ func newScript(name string, keyCount int, src string) script {
 	// Without comment lines: VoteBatch sends its script's source with
 	// EVAL (batch.go), whose body Redis hashes on every call.
 	source := compactLua(trimLib(libLuaParts, src) + src)
-	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
+	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], new(interface{})}
 	registry = append(registry, sc)
 	return sc
 }
@@ -163,9 +163,21 @@ func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
 // voteArgs is the hottest path: its key and prefixes were boxed once, in
 // votePrefixes.
 func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
-	args := make([]interface{}, 0, 5+len(s.votePrefixes))
-	args = append(args, s.votePrefixes[0], id, user, int(v), now)
+	args := withRoom(5 + len(s.votePrefixes) + len(s.rules.vote) + 1) // and appendVoteRules's
+	args = append(args, s.votePrefixes[0], id, user, voteArg(v), now)
 	return append(args, s.votePrefixes[1:]...)
+}
+
+// voteArg is a valid vote as a script's argument, boxed without an
+// allocation: a constant's box is static, an int's of -1 is not.
+func voteArg(v VoteType) interface{} {
+	switch v {
+	case Upvote:
+		return 1
+	case Downvote:
+		return -1
+	}
+	return 0
 }
 
 // voteBatchArgs lays out ballots, which are valid, for one vote_batch
@@ -179,7 +191,7 @@ func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) 
 	}
 	args = append(args, rules...)
 	for _, b := range ballots {
-		args = append(args, b.ID, b.User, int(b.Vote))
+		args = append(args, b.ID, b.User, voteArg(b.Vote))
 	}
 	return args
 }

@@ -22,6 +22,12 @@ import (
 // its reply with a *waitError, which its caller takes out
 // (unreplicated) before it reads the reply.
 func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
+	return s.evalRoom(ctx, sc, keysAndArgs, false)
+}
+
+// evalRoom is eval of arguments that may have room for the call
+// (withRoom): with room, the caller gives keysAndArgs up.
+func (s *Store) evalRoom(ctx context.Context, sc script, keysAndArgs []interface{}, room bool) (interface{}, error) {
 	pool, replica := s.pool, false
 	if sc.readOnly && s.readPool != nil {
 		pool, replica = s.readPool, true
@@ -32,7 +38,7 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 	}
 	c = s.counted(ctx, c)
 	defer c.Close()
-	return s.exec(ctx, c, sc, replica, keysAndArgs)
+	return s.exec(ctx, c, sc, replica, keysAndArgs, room)
 }
 
 // Post posts an article by poster and records the poster's own upvote, so
@@ -383,7 +389,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 	}
 	t := s.now()
 	args := s.appendVoteRules(s.voteArgs(user, id, v, t.Unix()), t)
-	reply, err := s.eval(ctx, voteScript, args)
+	reply, err := s.evalRoom(ctx, voteScript, args, true)
 	late := unreplicated(&err)
 	status, r, err := parseVote(reply, err)
 	if err != nil {
@@ -446,8 +452,8 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 		return nil, opErr(op, err)
 	}
 	votes := make([]VoteType, len(ids))
-	var asked []string // the ids that may exist
-	var at []int       // their indexes in ids
+	asked := make([]string, 0, len(ids)) // the ids that may exist
+	at := make([]int, 0, len(ids))       // their indexes in ids
 	for i, id := range ids {
 		if canonicalID(id) {
 			asked = append(asked, id)

@@ -189,6 +189,20 @@ func FuzzParsePage(f *testing.F) {
 	})
 }
 
+// TestParseVoteDone: vote.lua's reply to a vote done, and strings that
+// are not one, which are errors.
+func TestParseVoteDone(t *testing.T) {
+	r, err := parseVoteDone([]byte("-1 1900000432.5 12345 678"))
+	if err != nil || r != (VoteResult{Previous: Downvote, Score: 1900000432.5, Upvotes: 12345, Downvotes: 678}) {
+		t.Fatalf("parseVoteDone = %+v, %v", r, err)
+	}
+	for _, bad := range []string{"", "1", "1 2 3", "1 2 3 ", "2 1 1 1", "1 x 1 1", "1 1 1 1 1", "1 1  1"} {
+		if r, err := parseVoteDone([]byte(bad)); err == nil {
+			t.Errorf("parseVoteDone(%q) = %+v, nil; want an error", bad, r)
+		}
+	}
+}
+
 func TestArticleNotFound(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
