@@ -204,8 +204,27 @@ func (s *Store) articlesArgs(ids []string) []interface{} {
 
 func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
 	name, desc := o.ordering()
-	k := s.keys
-	return []interface{}{k.orderingKey(name), k.article, start, stop, flag(desc)}
+	args := withRoom(5)
+	return append(args, s.orderingArgs[name], s.votePrefixes[1], start, stop, flagArg(desc))
+}
+
+// boxedOrderings returns the keys of k's orderings by name, boxed once
+// for the reads' arguments (pageArgs).
+func boxedOrderings(k keys) map[string]interface{} {
+	m := map[string]interface{}{}
+	for o := ScoreDesc; o <= Controversial; o++ {
+		name, _ := o.ordering()
+		m[name] = k.orderingKey(name)
+	}
+	return m
+}
+
+// flagArg is flag(b) boxed without an allocation.
+func flagArg(b bool) interface{} {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 // topSinceArgs lays out top_since.lua's arguments; edge, when not nil,
@@ -232,8 +251,10 @@ func (s *Store) topSinceEdgeArgs(from, to int64, afterTime, afterMember, overVal
 // votesArgs lays out votes.lua's arguments; exists asks it to tell an
 // article that does not exist from one whose voting closed.
 func (s *Store) votesArgs(user string, ids []string, exists bool) []interface{} {
-	args := make([]interface{}, 0, 5+len(ids))
-	args = append(args, s.keys.orderingKey("score"), user, s.keys.article, s.keys.voted, flag(exists))
+	args := withRoom(5 + len(ids))
+	// The score key and the prefixes of articles and voter records, boxed
+	// once (votePrefixes).
+	args = append(args, s.votePrefixes[0], user, s.votePrefixes[1], s.votePrefixes[2], flagArg(exists))
 	return appendStrings(args, ids)
 }
 

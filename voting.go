@@ -142,6 +142,11 @@ func (s *Store) articles(ctx context.Context, op string, ids []string) ([]Articl
 // the rest with an error wrapping ErrNotReplicated.
 func (s *Store) call(ctx context.Context, op string, sc script, id string, args []interface{}) ([]interface{}, error) {
 	reply, err := s.eval(ctx, sc, args)
+	return s.rest(op, id, reply, err)
+}
+
+// rest is call's reading of a script's reply.
+func (s *Store) rest(op, id string, reply interface{}, err error) ([]interface{}, error) {
 	late := unreplicated(&err)
 	status, rest, err := decode(reply, err)
 	if err != nil {
@@ -182,7 +187,8 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 	if start < 0 {
 		return []Article{}, nil
 	}
-	rest, err := s.call(ctx, op, pageScript, "", s.pageArgs(order, start, stop))
+	reply, err := s.evalRoom(ctx, pageScript, s.pageArgs(order, start, stop), true)
+	rest, err := s.rest(op, "", reply, err)
 	if err != nil {
 		return nil, err
 	}
@@ -451,6 +457,10 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 	if err := checkBatch(len(ids), "ids"); err != nil {
 		return nil, opErr(op, err)
 	}
+	if !slices.ContainsFunc(ids, func(id string) bool { return !canonicalID(id) }) && len(ids) > 0 {
+		votes, _, err := s.votesOf(ctx, op, user, ids, false)
+		return votes, err
+	}
 	votes := make([]VoteType, len(ids))
 	asked := make([]string, 0, len(ids)) // the ids that may exist
 	at := make([]int, 0, len(ids))       // their indexes in ids
@@ -476,7 +486,7 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 // votesOf reads user's votes on ids, and with exists tells the ids of
 // no article (statusNotFound) from those whose voting closed.
 func (s *Store) votesOf(ctx context.Context, op, user string, ids []string, exists bool) ([]VoteType, []int64, error) {
-	status, rest, err := decode(s.eval(ctx, votesScript, s.votesArgs(user, ids, exists)))
+	status, rest, err := decode(s.evalRoom(ctx, votesScript, s.votesArgs(user, ids, exists), true))
 	if err == nil && status != statusOK {
 		err = fmt.Errorf("reply status %d", status)
 	}
