@@ -11,7 +11,10 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// Every script replies {status, ...}. These are the statuses, as
+// Every script replies {status, ...}, but vote.lua, whose vote done is one
+// string (parseVote). The reads of a page and of votes put their rows in
+// one string after the status (parsePage, parseVotes), so that the client
+// reads one value, not one per field. These are the statuses, as
 // lua/lib.lua names them; decode splits them from the rest, and statusErr
 // turns them into the package's errors. Every reply is decoded here.
 const (

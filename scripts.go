@@ -11,8 +11,8 @@ import (
 
 // Every mutation and every read is one Lua script, so it is atomic and
 // costs one round trip. The sources live in lua/: each names its KEYS and
-// ARGV as locals at the top and says what it replies; every reply is
-// {status, ...} (reply.go). lua/lib.lua, the helpers they share (the vote
+// ARGV as locals at the top and says what it replies; every reply but a
+// vote done is {status, ...} (reply.go). lua/lib.lua, the helpers they share (the vote
 // and delete logic, the orderings' formulas, the article rows), is put in
 // front of each script, which says so in its header: whole, in the
 // Functions library the scripts run as, and as the helpers each uses in

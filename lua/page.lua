@@ -7,6 +7,19 @@ local articlePrefix, start, stop, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- byte of its length), the length of its record in decimal, a space and
 -- the record (RECORD): one value to read for the whole page (reply.go
 -- parsePage). Members whose article is gone are skipped.
+-- join concatenates the strings of list, at most 64 at a time: gopher-lua
+-- (miniredis) holds every piece of a table.concat on its registry, which
+-- overflows at a few thousand.
+local function join(list)
+  if #list <= 64 then
+    return table.concat(list)
+  end
+  local parts = {}
+  for i = 1, #list, 64 do
+    parts[#parts + 1] = table.concat(list, '', i, math.min(i + 63, #list))
+  end
+  return join(parts)
+end
 local members = range(orderingKey, start, stop, desc)
 if #members == 0 then
   return {OK, ''}
@@ -22,4 +35,4 @@ for i, r in ipairs(redis.call('MGET', unpack(keys))) do
     n = n + 3
   end
 end
-return {OK, table.concat(out)}
+return {OK, join(out)}
