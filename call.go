@@ -22,6 +22,12 @@ import "context"
 // *waitError, which its caller takes out (unreplicated) before it reads
 // the reply.
 func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
+	return s.evalRoom(ctx, sc, keysAndArgs, false)
+}
+
+// evalRoom is eval of arguments that may have room for the call
+// (withRoom): with room, the caller gives keysAndArgs up.
+func (s *Store) evalRoom(ctx context.Context, sc script, keysAndArgs []interface{}, room bool) (interface{}, error) {
 	pool, replica := s.pool, false
 	if sc.readOnly && s.readPool != nil {
 		pool, replica = s.readPool, true
@@ -35,7 +41,7 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 	if len(s.waits) > 0 && waitAfter[sc.name] {
 		return s.execWait(ctx, c, sc, keysAndArgs)
 	}
-	return s.exec(ctx, c, sc, replica, keysAndArgs)
+	return s.exec(ctx, c, sc, replica, keysAndArgs, room)
 }
 
 // call runs a script about the article id ("" for none) and returns the
@@ -44,6 +50,11 @@ func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) 
 // the rest with an error wrapping ErrNotReplicated.
 func (s *Store) call(ctx context.Context, op string, sc script, id string, args []interface{}) ([]interface{}, error) {
 	reply, err := s.eval(ctx, sc, args)
+	return s.rest(op, id, reply, err)
+}
+
+// rest is call's reading of a script's reply.
+func (s *Store) rest(op, id string, reply interface{}, err error) ([]interface{}, error) {
 	late := unreplicated(&err)
 	status, rest, err := decode(reply, err)
 	if err != nil {

@@ -239,9 +239,7 @@ func init() {
 // script's reply and, when the script succeeded and a wait fell short, a
 // *waitError.
 func (s *Store) execWait(ctx context.Context, c redis.Conn, sc script, keysAndArgs []interface{}) (interface{}, error) {
-	args := make([]interface{}, 0, 3+len(keysAndArgs))
-	args = append(args, *sc.function, sc.declared())
-	args = s.fenced(args, sc, keysAndArgs)
+	args := s.callArgs(sc, keysAndArgs, false)
 	if !s.funcs.off.Load() {
 		reply, err := s.roundTrip(ctx, c, false, "FCALL", args)
 		if isNoFunction(err) {

@@ -99,15 +99,44 @@ func (s *Store) fenced(dst []interface{}, sc script, keysAndArgs []interface{}) 
 	return append(dst, keysAndArgs[sc.keyCount:]...)
 }
 
+// callRoom is how many more arguments a call of a function has than its
+// script's keys and arguments: the function's name, the number of keys
+// and the fence.
+const callRoom = 3
+
+// withRoom returns a slice for n keys and arguments of a script, with
+// room for callArgs to lay out the call in it.
+func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
+
+// callArgs returns the arguments of an FCALL of sc with keysAndArgs:
+// its function, its number of keys, then keysAndArgs fenced. With room,
+// the caller gives keysAndArgs up and it has callRoom elements of
+// capacity to spare: the call is laid out in place, without a copy.
+func (s *Store) callArgs(sc script, keysAndArgs []interface{}, room bool) []interface{} {
+	n, k := len(keysAndArgs), sc.keyCount
+	if !room || cap(keysAndArgs)-n < callRoom {
+		args := make([]interface{}, 0, callRoom+n)
+		args = append(args, *sc.function, sc.declared())
+		return s.fenced(args, sc, keysAndArgs)
+	}
+	args := keysAndArgs[:n+callRoom]
+	copy(args[callRoom+k:], keysAndArgs[k:n])
+	copy(args[2:], keysAndArgs[:k])
+	args[0], args[1], args[2+k] = *sc.function, sc.declared(), s.fence
+	return args
+}
+
 // exec runs sc on c under ctx: as FCALL of its function, FCALL_RO when
 // it writes nothing, where the server has Functions, loading the library
 // when it is missing; as a script (runScript) where it has not. replica
 // says c is the read pool's. A store with waits runs the scripts that
 // write with execWait instead (eval).
-func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
-	args := make([]interface{}, 0, 3+len(keysAndArgs))
-	args = append(args, *sc.function, sc.declared())
-	args = s.fenced(args, sc, keysAndArgs)
+//
+// With room, keysAndArgs has callRoom elements of capacity to spare
+// (withRoom), in which exec lays out the call's arguments in place: the
+// caller gives it up.
+func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}, room bool) (interface{}, error) {
+	args := s.callArgs(sc, keysAndArgs, room)
 	keysAndArgs = args[2:]
 	if s.funcs.off.Load() {
 		return runScript(ctx, c, sc, replica, keysAndArgs)

@@ -204,10 +204,12 @@ func scriptsOnly(b *testing.B, f *benchFixture) *Store {
 // TestCallgrindVote is a driver, not a test: with VOTING_CALLGRIND_ADDR
 // set to a redis-server run under valgrind --tool=callgrind, it posts
 // 1,000 articles (phase "setup") or casts 3,000 votes on them (phase
-// "vote", the same random users and votes each run) under the prefix
-// VOTING_CALLGRIND_PREFIX, so that callgrind_control -z before the votes
-// and -d after count the server's instructions per vote of one version
-// of the store (BENCHMARKS.md, "Method").
+// "vote", the same random users and votes each run), reads 1,000 pages
+// of 25 (phase "page") or 1,000 users' votes on a page's 25 ids (phase
+// "votes", VotesOf) under the prefix VOTING_CALLGRIND_PREFIX, so that
+// callgrind_control -z before a phase and -d after count the server's
+// instructions per call of one version of the store (BENCHMARKS.md,
+// "Method").
 func TestCallgrindVote(t *testing.T) {
 	addr := os.Getenv("VOTING_CALLGRIND_ADDR")
 	if addr == "" {
@@ -238,7 +240,27 @@ func TestCallgrindVote(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	case "page":
+		// Pages 1 to 40 of the score ordering, 1,000 calls.
+		for i := 0; i < 1000; i++ {
+			if list, err := s.Articles(ctx, ScoreDesc, 1+i%40); err != nil || len(list) != 25 {
+				t.Fatalf("page %d: %d articles, %v", 1+i%40, len(list), err)
+			}
+		}
+	case "votes":
+		// A user's votes on the 25 articles of one of those pages, as a
+		// page view reads them, 1,000 calls.
+		rng := rand.New(rand.NewSource(2))
+		ids := make([]string, 25)
+		for i := 0; i < 1000; i++ {
+			for j := range ids {
+				ids[j] = strconv.Itoa(1 + (i%40)*25 + j)
+			}
+			if _, err := s.VotesOf(ctx, "user"+strconv.Itoa(rng.Intn(2000)), ids); err != nil {
+				t.Fatal(err)
+			}
+		}
 	default:
-		t.Fatal("VOTING_CALLGRIND_PHASE: setup or vote")
+		t.Fatal("VOTING_CALLGRIND_PHASE: setup, vote, page or votes")
 	}
 }

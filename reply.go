@@ -1,6 +1,7 @@
 package voting
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
@@ -10,7 +11,10 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// Every script replies {status, ...}. These are the statuses, as
+// Every script replies {status, ...}, but vote.lua, whose vote done is one
+// string (parseVote). The reads of a page and of votes put their rows in
+// one string after the status (parsePage, parseVotes), so that the client
+// reads one value, not one per field. These are the statuses, as
 // lua/lib.lua names them; decode splits them from the rest, and statusErr
 // turns them into the package's errors. Every reply is decoded here.
 const (
@@ -125,7 +129,7 @@ func parseArticle(row []interface{}, a *Article) error {
 		}
 		b[i] = f
 	}
-	if err := parseRecord(b[1], a); err != nil {
+	if err := parseRecord(string(b[1]), a); err != nil {
 		return fmt.Errorf("article %q: %w", b[0], err)
 	}
 	a.ID = string(b[0])
@@ -137,12 +141,73 @@ func parseArticle(row []interface{}, a *Article) error {
 // lengths of the poster's name and of the title.
 const recordHeader = 7
 
+// parsePage parses page.lua's reply, {page}: the page's rows as one
+// string, each the article's member (lib.lua member: one byte of the id's
+// length, plus 96, then the id), the length of its record in decimal, a
+// space and the record. Each article's strings (id, title, link, poster)
+// are cut from one string of its own row, so that an article kept does
+// not keep its page: one allocation an article, and one for the list.
+func parsePage(rest []interface{}) ([]Article, error) {
+	if len(rest) != 1 {
+		return nil, fmt.Errorf("page reply of %d fields, want 2", len(rest)+1)
+	}
+	page, ok := rest[0].([]byte)
+	if !ok {
+		return nil, fmt.Errorf("page reply: unexpected %T", rest[0])
+	}
+	n := 0
+	for off := 0; off < len(page); n++ {
+		_, next, err := pageRow(page, off)
+		if err != nil {
+			return nil, err
+		}
+		off = next
+	}
+	list := make([]Article, n)
+	off := 0
+	for i := range list {
+		rec, next, _ := pageRow(page, off)
+		row := string(page[off:next])
+		id := row[1 : 1+row[0]-memberBase]
+		if err := parseRecord(row[rec:], &list[i]); err != nil {
+			return nil, fmt.Errorf("article %q: %w", id, err)
+		}
+		list[i].ID = id
+		off = next
+	}
+	return list, nil
+}
+
+// memberBase is what lib.lua member adds to an id's length in the byte
+// before it.
+const memberBase = 96
+
+// pageRow finds the row of page that starts at off: it returns where its
+// record starts, counted from off, and where the next row starts.
+func pageRow(page []byte, off int) (rec, next int, _ error) {
+	row := page[off:]
+	if len(row) == 0 || row[0] <= memberBase {
+		return 0, 0, errors.New("page reply: malformed row")
+	}
+	id := 1 + int(row[0]-memberBase)
+	size := bytes.IndexByte(row[min(id, len(row)):], ' ')
+	if size < 1 {
+		return 0, 0, errors.New("page reply: malformed row")
+	}
+	n, err := strconv.Atoi(string(row[id : id+size]))
+	rec = id + size + 1
+	if err != nil || n < 0 || n > len(row)-rec {
+		return 0, 0, errors.New("page reply: malformed row")
+	}
+	return rec, off + rec + n, nil
+}
+
 // parseRecord parses an article's record, as lua/lib.lua RECORD defines
 // it, into a's title, link, poster, post time, counts and score. The
-// three strings share one allocation.
-func parseRecord(rec []byte, a *Article) error {
+// three strings are cut from rec.
+func parseRecord(rec string, a *Article) error {
 	var f [recordHeader]string
-	rest := string(rec)
+	rest := rec
 	for i := range f {
 		sep := byte(' ')
 		if i == recordHeader-1 {
@@ -182,12 +247,18 @@ func parseRecord(rec []byte, a *Article) error {
 	return nil
 }
 
-// parseVote parses one vote's reply: {status} or, for statusOK,
-// {status, previous, score, up, down}; for statusRateLimited, {status,
-// ms}, whose error (parseRetry) it returns. It reads the fields one by one
-// rather than with redis.Scan, whose pointer arguments would cost an
-// allocation each on the hottest path.
+// parseVote parses one vote's reply: vote.lua's for a vote done, one
+// string '<previous> <score> <up> <down>' (parseVoteDone), or {status};
+// vote_batch.lua's for a vote done, {status, previous, score, up, down};
+// for statusRateLimited, {status, ms}, whose error (parseRetry) it
+// returns. It reads the fields one by one rather than with redis.Scan,
+// whose pointer arguments would cost an allocation each on the hottest
+// path.
 func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ error) {
+	if b, ok := reply.([]byte); ok && err == nil {
+		r, err := parseVoteDone(b)
+		return statusOK, r, err
+	}
 	status, rest, err := decode(reply, err)
 	if err == nil && status == statusRateLimited {
 		return status, r, parseRetry(rest)
@@ -215,26 +286,66 @@ func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ erro
 	return statusOK, r, err
 }
 
-// parseVotes parses votes.lua's pairs of status and vote, one per id, into
-// the votes and each one's status.
+// parseVoteDone parses vote.lua's reply to a vote done: previous,
+// score, up and down, separated by one space, without an allocation.
+func parseVoteDone(b []byte) (r VoteResult, _ error) {
+	var f [4][]byte
+	for i := range f {
+		j := bytes.IndexByte(b, ' ')
+		if i == len(f)-1 {
+			j = len(b)
+		}
+		if j < 0 {
+			return r, fmt.Errorf("vote reply %q", b)
+		}
+		f[i], b = b[:j], b[min(j+1, len(b)):]
+	}
+	prev, err := strconv.ParseInt(string(f[0]), 10, 64)
+	if err == nil {
+		r.Score, err = strconv.ParseFloat(string(f[1]), 64)
+	}
+	if err == nil {
+		r.Upvotes, err = strconv.ParseInt(string(f[2]), 10, 64)
+	}
+	if err == nil {
+		r.Downvotes, err = strconv.ParseInt(string(f[3]), 10, 64)
+	}
+	r.Previous = VoteType(prev)
+	if err == nil && !r.Previous.Valid() {
+		err = fmt.Errorf("vote reply: previous vote %d", prev)
+	}
+	if err != nil {
+		return VoteResult{}, fmt.Errorf("vote reply: %w", err)
+	}
+	return r, nil
+}
+
+// parseVotes parses votes.lua's reply, {votes}: one byte per id, the
+// vote ('+', '-', '0') or what stands in its place ('n' not found, 'c' a
+// corrupt voter record), into the votes and each one's status.
 func parseVotes(rest []interface{}, n int) ([]VoteType, []int64, error) {
-	if len(rest) != 2*n {
-		return nil, nil, fmt.Errorf("%d reply fields for %d ids", len(rest), n)
+	if len(rest) != 1 {
+		return nil, nil, fmt.Errorf("votes reply of %d fields, want 2", len(rest)+1)
+	}
+	b, ok := rest[0].([]byte)
+	if !ok || len(b) != n {
+		return nil, nil, fmt.Errorf("votes reply %q for %d ids", rest[0], n)
 	}
 	votes := make([]VoteType, n)
 	status := make([]int64, n)
-	for i := range votes {
-		var err error
-		if status[i], err = redis.Int64(rest[2*i], nil); err != nil {
-			return nil, nil, err
-		}
-		v, err := redis.Int64(rest[2*i+1], nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		votes[i] = VoteType(v)
-		if !votes[i].Valid() {
-			return nil, nil, fmt.Errorf("vote %d in reply", v)
+	for i, c := range b {
+		switch c {
+		case '+':
+			votes[i] = Upvote
+		case '-':
+			votes[i] = Downvote
+		case '0':
+		case 'n':
+			status[i] = statusNotFound
+		case 'c':
+			status[i] = statusCorrupt
+		default:
+			return nil, nil, fmt.Errorf("vote %q in reply", c)
 		}
 	}
 	return votes, status, nil

@@ -12,8 +12,8 @@ import (
 
 // Every mutation and every read is one Lua script, so it is atomic and
 // costs one round trip. The sources live in lua/: each names its KEYS and
-// ARGV as locals at the top and says what it replies; every reply is
-// {status, ...} (reply.go). lua/lib/ holds the helpers they share, one
+// ARGV as locals at the top and says what it replies; every reply but a
+// vote done is {status, ...} (reply.go). lua/lib/ holds the helpers they share, one
 // concern a file (libFiles: the record, the group caches, the user
 // pages, the rules, the vote, the delete, the walks), read as one text,
 // libLua, in front of each script, which says so in its header: whole,
@@ -73,13 +73,13 @@ var (
 // library, and an EVALSHA script for servers without Functions
 // (functions.go).
 type script struct {
-	*redis.Script         // source
-	name          string  // for errors and tests
-	keyCount      int     // its own KEYS; the store declares the fence and the record after them (fenced)
-	source        string  // body after the helpers of lua/lib/ it uses, comment lines dropped
-	body          string  // the identity check, then src: what the library wraps
-	readOnly      bool    // writes nothing: flagged no-writes in the library
-	function      *string // its name in the library, set once the library is built
+	*redis.Script              // source
+	name          string       // for errors and tests
+	keyCount      int          // its own KEYS; the store declares the fence after them (fenced)
+	source        string       // body after the helpers of lua/lib/ it uses, comment lines dropped
+	body          string       // the identity check, then src: what the library wraps
+	readOnly      bool         // writes nothing: flagged no-writes in the library
+	function      *interface{} // its name in the library (a string), set once the library is built, boxed once
 }
 
 func newScript(name string, keyCount int, src string) script {
@@ -89,7 +89,7 @@ func newScript(name string, keyCount int, src string) script {
 	// Without comment lines: VoteBatch sends its script's source with
 	// EVAL (batch.go), whose body Redis hashes on every call.
 	source := compactLua(trimLib(libLuaParts, src) + src)
-	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], new(string)}
+	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], new(interface{})}
 	registry = append(registry, sc)
 	return sc
 }
@@ -223,9 +223,21 @@ func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
 // voteArgs is the hottest path: its key and prefixes were boxed once, in
 // votePrefixes.
 func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
-	args := make([]interface{}, 0, 5+len(s.votePrefixes))
-	args = append(args, s.votePrefixes[0], id, user, int(v), now)
+	args := withRoom(5 + len(s.votePrefixes) + len(s.rules.vote) + 1) // and appendVoteRules's
+	args = append(args, s.votePrefixes[0], id, user, voteArg(v), now)
 	return append(args, s.votePrefixes[1:]...)
+}
+
+// voteArg is a valid vote as a script's argument, boxed without an
+// allocation: a constant's box is static, an int's of -1 is not.
+func voteArg(v VoteType) interface{} {
+	switch v {
+	case Upvote:
+		return 1
+	case Downvote:
+		return -1
+	}
+	return 0
 }
 
 // voteBatchArgs lays out ballots, which are valid, for one vote_batch
@@ -239,7 +251,7 @@ func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) 
 	}
 	args = append(args, rules...)
 	for _, b := range ballots {
-		args = append(args, b.ID, b.User, int(b.Vote))
+		args = append(args, b.ID, b.User, voteArg(b.Vote))
 	}
 	return args
 }
@@ -252,8 +264,27 @@ func (s *Store) articlesArgs(ids []string) []interface{} {
 
 func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
 	name, desc := o.ordering()
-	k := s.keys
-	return []interface{}{k.orderingKey(name), k.article, start, stop, flag(desc)}
+	args := withRoom(5)
+	return append(args, s.orderingArgs[name], s.votePrefixes[1], start, stop, flagArg(desc))
+}
+
+// boxedOrderings returns the keys of k's orderings by name, boxed once
+// for the reads' arguments (pageArgs).
+func boxedOrderings(k keys) map[string]interface{} {
+	m := map[string]interface{}{}
+	for o := ScoreDesc; o <= Controversial; o++ {
+		name, _ := o.ordering()
+		m[name] = k.orderingKey(name)
+	}
+	return m
+}
+
+// flagArg is flag(b) boxed without an allocation.
+func flagArg(b bool) interface{} {
+	if b {
+		return "1"
+	}
+	return "0"
 }
 
 // topSinceArgs lays out top_since.lua's arguments; edge, when not nil,
@@ -290,9 +321,13 @@ func (s *Store) topSinceEdgeArgs(from, to int64, afterTime, afterMember, overVal
 		from, to, afterTime, afterMember, s.edge, overValue, overMember}
 }
 
-func (s *Store) votesArgs(user string, ids []string) []interface{} {
-	args := make([]interface{}, 0, 4+len(ids))
-	args = append(args, s.keys.orderingKey("score"), user, s.keys.article, s.keys.voted)
+// votesArgs lays out votes.lua's arguments; exists asks it to tell an
+// article that does not exist from one whose voting closed.
+func (s *Store) votesArgs(user string, ids []string, exists bool) []interface{} {
+	args := withRoom(5 + len(ids))
+	// The score key and the prefixes of articles and voter records, boxed
+	// once (votePrefixes).
+	args = append(args, s.votePrefixes[0], user, s.votePrefixes[1], s.votePrefixes[2], flagArg(exists))
 	return appendStrings(args, ids)
 }
 

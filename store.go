@@ -61,6 +61,9 @@ type Store struct {
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
+	// orderingArgs are the keys of the orderings by name, boxed once
+	// (scripts.go pageArgs).
+	orderingArgs map[string]interface{}
 	fence        interface{} // keys.fence of the store's identity, boxed once: every script declares it (functions.go)
 	shared       Identity    // the same, parsed
 	funcs        functions   // whether the server runs the library (functions.go)
@@ -108,6 +111,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	}
 	s.walk, s.step, s.edge = walkStep, buildStep, edgeStep
 	s.votePrefixes = s.keys.votePrefixes()
+	s.orderingArgs = boxedOrderings(s.keys)
 	s.rules = newRules(c.rules, s.keys)
 	s.waits = c.durability.commands()
 	s.userPages = c.userPages

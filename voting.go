@@ -124,7 +124,16 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 	if start < 0 {
 		return []Article{}, nil
 	}
-	return s.readRows(ctx, op, pageScript, s.pageArgs(order, start, stop))
+	reply, err := s.evalRoom(ctx, pageScript, s.pageArgs(order, start, stop), true)
+	rest, err := s.rest(op, "", reply, err)
+	if err != nil {
+		return nil, err
+	}
+	list, err := parsePage(rest)
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	return list, nil
 }
 
 // TopSince returns page (1-based) of the articles posted within the last d
@@ -310,7 +319,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 	}
 	t := s.now()
 	args := s.appendVoteRules(s.voteArgs(user, id, v, t.Unix()), t)
-	reply, err := s.eval(ctx, voteScript, args)
+	reply, err := s.evalRoom(ctx, voteScript, args, true)
 	late := unreplicated(&err)
 	status, r, err := parseVote(reply, err)
 	if err != nil {
@@ -347,7 +356,7 @@ func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
 	if !canonicalID(id) {
 		return NoVote, notFound(op, id)
 	}
-	votes, status, err := s.votesOf(ctx, op, user, []string{id})
+	votes, status, err := s.votesOf(ctx, op, user, []string{id}, true)
 	if err != nil {
 		return NoVote, err
 	}
@@ -372,9 +381,13 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 	if err := checkBatch(len(ids), "ids"); err != nil {
 		return nil, opErr(op, err)
 	}
+	if !slices.ContainsFunc(ids, func(id string) bool { return !canonicalID(id) }) && len(ids) > 0 {
+		votes, _, err := s.votesOf(ctx, op, user, ids, false)
+		return votes, err
+	}
 	votes := make([]VoteType, len(ids))
-	var asked []string // the ids that may exist
-	var at []int       // their indexes in ids
+	asked := make([]string, 0, len(ids)) // the ids that may exist
+	at := make([]int, 0, len(ids))       // their indexes in ids
 	for i, id := range ids {
 		if canonicalID(id) {
 			asked = append(asked, id)
@@ -384,7 +397,7 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 	if len(asked) == 0 {
 		return votes, nil
 	}
-	got, _, err := s.votesOf(ctx, op, user, asked)
+	got, _, err := s.votesOf(ctx, op, user, asked, false)
 	if err != nil {
 		return nil, err
 	}
@@ -394,8 +407,10 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 	return votes, nil
 }
 
-func (s *Store) votesOf(ctx context.Context, op, user string, ids []string) ([]VoteType, []int64, error) {
-	status, rest, err := decode(s.eval(ctx, votesScript, s.votesArgs(user, ids)))
+// votesOf reads user's votes on ids, and with exists tells the ids of
+// no article (statusNotFound) from those whose voting closed.
+func (s *Store) votesOf(ctx context.Context, op, user string, ids []string, exists bool) ([]VoteType, []int64, error) {
+	status, rest, err := decode(s.evalRoom(ctx, votesScript, s.votesArgs(user, ids, exists), true))
 	if err == nil && status != statusOK {
 		err = fmt.Errorf("reply status %d", status)
 	}

@@ -131,15 +131,74 @@ func TestRecord(t *testing.T) {
 // error, never a panic or a wrong article.
 func TestParseRecord(t *testing.T) {
 	var a Article
-	if err := parseRecord([]byte("0000000003 0000000001 -5 432.0 top,hot 1 2:pab:c"), &a); err != nil ||
+	if err := parseRecord("0000000003 0000000001 -5 432.0 top,hot 1 2:pab:c", &a); err != nil ||
 		a.Upvotes != 3 || a.Downvotes != 1 || a.Posted.Unix() != -5 || a.Poster != "p" || a.Title != "ab" || a.Link != ":c" {
 		t.Fatalf("parseRecord = %+v, %v", a, err)
 	}
 	for _, rec := range []string{"", "x", "1 0 5 432.0  1 1", "1 0 5 432.0  1 5:pt",
 		"1 0 5 432.0  -1 1:pt", "a 0 5 432.0  1 1:pt", "1 0 5.5 432.0  1 1:pt", "1 0 5 x  1 1:pt",
 		"1 0 5 432.0  99999999999999999999 1:pt", "1 0 5 432.0  9000000000000000000 9000000000000000000:pt"} {
-		if err := parseRecord([]byte(rec), &a); err == nil {
+		if err := parseRecord(rec, &a); err == nil {
 			t.Errorf("parseRecord(%q) = %+v, nil; want an error", rec, a)
+		}
+	}
+}
+
+// TestParsePage: page.lua's rows, and replies that are not rows (a
+// length past the end, a row cut short), which are errors, never a panic.
+func TestParsePage(t *testing.T) {
+	rec := "0000000003 0000000001 -5 432.0 top,hot 1 2:pab:c"
+	page := "a7" + strconv.Itoa(len(rec)) + " " + rec + "b12" + strconv.Itoa(len(rec)) + " " + rec
+	list, err := parsePage([]interface{}{[]byte(page)})
+	if err != nil || len(list) != 2 || list[0].ID != "7" || list[1].ID != "12" ||
+		list[1].Title != "ab" || list[1].Link != ":c" || list[1].Poster != "p" || list[1].Upvotes != 3 {
+		t.Fatalf("parsePage = %+v, %v", list, err)
+	}
+	if list, err := parsePage([]interface{}{[]byte{}}); err != nil || len(list) != 0 {
+		t.Fatalf("parsePage of no rows = %+v, %v", list, err)
+	}
+	for _, bad := range []string{"a", "a7", "a7 ", "a75", "a75 abc", "7 5 abcde", "`5 abcde", "a7-1 x", "a7x abc",
+		"a7" + strconv.Itoa(len(rec)) + " " + rec + "8", "a75 12345", "a799999999999999999999 x", "z1"} {
+		if list, err := parsePage([]interface{}{[]byte(bad)}); err == nil {
+			t.Errorf("parsePage(%q) = %+v, nil; want an error", bad, list)
+		}
+	}
+	for _, rest := range [][]interface{}{nil, {"x"}, {[]byte{}, []byte{}}} {
+		if _, err := parsePage(rest); err == nil {
+			t.Errorf("parsePage(%v): no error", rest)
+		}
+	}
+}
+
+// FuzzParsePage: any reply parses into articles or fails, without a
+// panic, and a page that parses holds each article's record whole.
+func FuzzParsePage(f *testing.F) {
+	rec := "0000000003 0000000001 -5 432.0 top,hot 1 2:pab:c"
+	f.Add("a7" + strconv.Itoa(len(rec)) + " " + rec)
+	f.Add("a73 abc")
+	f.Fuzz(func(t *testing.T, page string) {
+		list, err := parsePage([]interface{}{[]byte(page)})
+		if err != nil {
+			return
+		}
+		for _, a := range list {
+			if !strings.Contains(page, a.ID) || !strings.Contains(page, a.Poster+a.Title+a.Link) {
+				t.Fatalf("article %+v is not in %q", a, page)
+			}
+		}
+	})
+}
+
+// TestParseVoteDone: vote.lua's reply to a vote done, and strings that
+// are not one, which are errors.
+func TestParseVoteDone(t *testing.T) {
+	r, err := parseVoteDone([]byte("-1 1900000432.5 12345 678"))
+	if err != nil || r != (VoteResult{Previous: Downvote, Score: 1900000432.5, Upvotes: 12345, Downvotes: 678}) {
+		t.Fatalf("parseVoteDone = %+v, %v", r, err)
+	}
+	for _, bad := range []string{"", "1", "1 2 3", "1 2 3 ", "2 1 1 1", "1 x 1 1", "1 1 1 1 1", "1 1  1"} {
+		if r, err := parseVoteDone([]byte(bad)); err == nil {
+			t.Errorf("parseVoteDone(%q) = %+v, nil; want an error", bad, r)
 		}
 	}
 }

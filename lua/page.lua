@@ -2,5 +2,37 @@
 local orderingKey = KEYS[1]
 local articlePrefix, start, stop, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- start, stop: ranks, inclusive; desc: '1' from the highest value down.
--- Reply: {OK, the page's rows}.
-return rows(articlePrefix, range(orderingKey, start, stop, desc), {OK})
+-- Reply: {OK, page}: page is the page's rows as one string, for each
+-- article that exists, in order, its member (member: the id after one
+-- byte of its length), the length of its record in decimal, a space and
+-- the record (RECORD): one value to read for the whole page (reply.go
+-- parsePage). Members whose article is gone are skipped.
+-- join concatenates the strings of list, at most 240 at a time: gopher-lua
+-- (miniredis) holds every piece of a table.concat on its registry, which
+-- overflows at a few thousand.
+local function join(list)
+  if #list <= 240 then
+    return table.concat(list)
+  end
+  local parts = {}
+  for i = 1, #list, 240 do
+    parts[#parts + 1] = table.concat(list, '', i, math.min(i + 239, #list))
+  end
+  return join(parts)
+end
+local members = range(orderingKey, start, stop, desc)
+if #members == 0 then
+  return {OK, ''}
+end
+local keys = {}
+for i, m in ipairs(members) do
+  keys[i] = articlePrefix .. idof(m)
+end
+local out, n, format = {}, 0, string.format
+for i, r in ipairs(redis.call('MGET', unpack(keys))) do
+  if r then
+    out[n + 1], out[n + 2], out[n + 3] = members[i], format('%d ', #r), r
+    n = n + 3
+  end
+end
+return {OK, join(out)}

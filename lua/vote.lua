@@ -12,8 +12,14 @@ local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- later grows the table, which costs a vote more than the field.
 local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7],
   upvoted = ARGV[8] ~= '' and ARGV[8] or nil, rules = readRules(ARGV, 9)}
--- Reply: {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED} |
--- {NOT_ALLOWED} | {RATE_LIMITED, ms}.
+-- Reply: '<previous> <score> <up> <down>' | {NOT_FOUND} | {CLOSED} |
+-- {NOT_ALLOWED} | {RATE_LIMITED, ms}: a vote done is the one reply that
+-- is not {status, ...}, but one string, which the client reads as one
+-- value (reply.go parseVote).
 -- The store's identity is checked by vote itself (lib/base.lua checkStore),
 -- where it knows the vote changes something.
-return vote(k, id, user, new, now, storeKey, storeIdentity)
+local r = vote(k, id, user, new, now, storeKey, storeIdentity)
+if r[1] ~= OK then
+  return r
+end
+return string.format('%d %s %d %d', r[2], r[3], r[4], r[5])

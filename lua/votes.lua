@@ -1,27 +1,42 @@
 -- votes.lua: reads one user's votes on several articles. Uses lib.lua.
 local scoreKey = KEYS[1] -- the store's slot, for routing
-local user, articlePrefix, votedPrefix = ARGV[1], ARGV[2], ARGV[3]
--- ARGV[4..]: the ids.
--- Reply: {OK, then per id: status, vote}: OK and 1 up, -1 down or 0 none;
--- NOT_FOUND and 0 when the article does not exist; CORRUPT and 0 when the
--- user's voter record holds anything but 1 or -1.
-local out = {OK}
-for i = 4, #ARGV do
-  local id = ARGV[i]
-  local st, v = OK, 0
-  if missing(articlePrefix .. id) then
-    st = NOT_FOUND
-  else
-    v = redis.call('HGET', votedPrefix .. id, user)
-    if v == '1' or v == '-1' then
-      v = tonumber(v)
-    elseif v then
-      st, v = CORRUPT, 0
-    else
-      v = 0
-    end
+local user, articlePrefix, votedPrefix, exists = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+-- exists: '1' to tell an article that does not exist from one whose
+-- voting closed (VoteOf), '0' not to (VotesOf, which reads both as no
+-- vote). ARGV[5..]: the ids.
+-- Reply: {OK, votes}: votes holds one byte per id: '+' up, '-' down, '0'
+-- none, 'n' (with exists '1') the article does not exist, 'c' the user's
+-- voter record holds anything but 1 or -1.
+-- One command per id: a voter record exists only while its article does
+-- and its voting is open, so a vote found says the article exists, and
+-- only an id without one needs the article looked up, when asked.
+-- join concatenates the strings of list, at most 240 at a time: gopher-lua
+-- (miniredis) holds every piece of a table.concat on its registry, which
+-- overflows at a few thousand.
+local function join(list)
+  if #list <= 240 then
+    return table.concat(list)
   end
-  out[#out + 1] = st
-  out[#out + 1] = v
+  local parts = {}
+  for i = 1, #list, 240 do
+    parts[#parts + 1] = table.concat(list, '', i, math.min(i + 239, #list))
+  end
+  return join(parts)
 end
-return out
+local out = {}
+for i = 5, #ARGV do
+  local v = redis.call('HGET', votedPrefix .. ARGV[i], user)
+  if v == '1' then
+    v = '+'
+  elseif v == '-1' then
+    v = '-'
+  elseif v then
+    v = 'c'
+  elseif exists == '1' and missing(articlePrefix .. ARGV[i]) then
+    v = 'n'
+  else
+    v = '0'
+  end
+  out[i - 4] = v
+end
+return {OK, join(out)}
