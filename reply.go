@@ -15,7 +15,7 @@ import (
 // string (parseVote). The reads of a page and of votes put their rows in
 // one string after the status (parsePage, parseVotes), so that the client
 // reads one value, not one per field. These are the statuses, as
-// lua/lib.lua names them; decode splits them from the rest, and statusErr
+// lua/lib/base.lua names them; decode splits them from the rest, and statusErr
 // turns them into the package's errors. Every reply is decoded here.
 const (
 	statusOK       = 0 // done; the rest of the reply follows
@@ -101,7 +101,7 @@ func statusErr(op string, status int64, id string) error {
 	return e
 }
 
-// rowFields is the width of one article row, as lib.lua's rows writes it:
+// rowFields is the width of one article row, as lib/record.lua's rows writes it:
 // id, record (parseRecord).
 const rowFields = 2
 
@@ -137,12 +137,12 @@ func parseArticle(row []interface{}, a *Article) error {
 }
 
 // recordHeader is the number of fields before an article record's
-// strings (lua/lib.lua RECORD): up, down, posted, weight, orders, and the
+// strings (lua/lib/record.lua RECORD): up, down, posted, weight, orders, and the
 // lengths of the poster's name and of the title.
 const recordHeader = 7
 
 // parsePage parses page.lua's reply, {page}: the page's rows as one
-// string, each the article's member (lib.lua member: one byte of the id's
+// string, each the article's member (lib/base.lua member: one byte of the id's
 // length, plus 96, then the id), the length of its record in decimal, a
 // space and the record. Each article's strings (id, title, link, poster)
 // are cut from one string of its own row, so that an article kept does
@@ -178,7 +178,7 @@ func parsePage(rest []interface{}) ([]Article, error) {
 	return list, nil
 }
 
-// memberBase is what lib.lua member adds to an id's length in the byte
+// memberBase is what lib/base.lua member adds to an id's length in the byte
 // before it.
 const memberBase = 96
 
@@ -202,7 +202,7 @@ func pageRow(page []byte, off int) (rec, next int, _ error) {
 	return rec, off + rec + n, nil
 }
 
-// parseRecord parses an article's record, as lua/lib.lua RECORD defines
+// parseRecord parses an article's record, as lua/lib/record.lua RECORD defines
 // it, into a's title, link, poster, post time, counts and score. The
 // three strings are cut from rec.
 func parseRecord(rec string, a *Article) error {
