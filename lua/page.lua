@@ -7,19 +7,6 @@ local articlePrefix, start, stop, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- byte of its length), the length of its record in decimal, a space and
 -- the record (RECORD): one value to read for the whole page (reply.go
 -- parsePage). Members whose article is gone are skipped.
--- join concatenates the strings of list, at most 240 at a time: gopher-lua
--- (miniredis) holds every piece of a table.concat on its registry, which
--- overflows at a few thousand.
-local function join(list)
-  if #list <= 240 then
-    return table.concat(list)
-  end
-  local parts = {}
-  for i = 1, #list, 240 do
-    parts[#parts + 1] = table.concat(list, '', i, math.min(i + 239, #list))
-  end
-  return join(parts)
-end
 local members = range(orderingKey, start, stop, desc)
 if #members == 0 then
   return {OK, ''}

@@ -10,19 +10,6 @@ local user, articlePrefix, votedPrefix, exists = ARGV[1], ARGV[2], ARGV[3], ARGV
 -- One command per id: a voter record exists only while its article does
 -- and its voting is open, so a vote found says the article exists, and
 -- only an id without one needs the article looked up, when asked.
--- join concatenates the strings of list, at most 240 at a time: gopher-lua
--- (miniredis) holds every piece of a table.concat on its registry, which
--- overflows at a few thousand.
-local function join(list)
-  if #list <= 240 then
-    return table.concat(list)
-  end
-  local parts = {}
-  for i = 1, #list, 240 do
-    parts[#parts + 1] = table.concat(list, '', i, math.min(i + 239, #list))
-  end
-  return join(parts)
-end
 local out = {}
 for i = 5, #ARGV do
   local v = redis.call('HGET', votedPrefix .. ARGV[i], user)

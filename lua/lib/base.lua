@@ -29,6 +29,20 @@ local BUCKETS = {600, 86400, 2592000} -- 10 minutes, a day, 30 days; each divide
 local function member(id) return string.char(96 + #id) .. id end
 local function idof(m) return string.sub(m, 2) end
 
+-- join concatenates the strings of list, at most 240 at a time: gopher-lua
+-- (miniredis) holds every piece of a table.concat on its registry, which
+-- overflows at a few thousand.
+local function join(list)
+  if #list <= 240 then
+    return table.concat(list)
+  end
+  local parts = {}
+  for i = 1, #list, 240 do
+    parts[#parts + 1] = table.concat(list, '', i, math.min(i + 239, #list))
+  end
+  return join(parts)
+end
+
 -- num formats a score for ZADD and for the reply without losing precision:
 -- with %.17g, or with %d for whole numbers (what a whole vote weight
 -- makes), which prints them the same and faster.
