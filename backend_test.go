@@ -798,12 +798,18 @@ func mainCPU(tb testing.TB, pool *redis.Pool) time.Duration {
 // and the microseconds it spent in them, from INFO commandstats.
 func scriptStats(tb testing.TB, pool *redis.Pool) (calls, usec int64) {
 	tb.Helper()
+	return commandUsage(tb, pool, []string{"evalsha", "eval", "evalsha_ro", "eval_ro", "fcall", "fcall_ro"})
+}
+
+// commandUsage returns the calls of the commands cmds (lowercase, as
+// INFO commandstats names them) and the microseconds the server spent
+// in them.
+func commandUsage(tb testing.TB, pool *redis.Pool, cmds []string) (calls, usec int64) {
+	tb.Helper()
 	for _, line := range info(tb, pool, "commandstats") {
 		name, stats, _ := strings.Cut(line, ":")
-		switch name {
-		case "cmdstat_evalsha", "cmdstat_eval", "cmdstat_evalsha_ro", "cmdstat_eval_ro",
-			"cmdstat_fcall", "cmdstat_fcall_ro":
-		default:
+		cmd, ok := strings.CutPrefix(name, "cmdstat_")
+		if !ok || !slices.Contains(cmds, cmd) {
 			continue
 		}
 		for _, field := range strings.Split(stats, ",") {

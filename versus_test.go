@@ -202,24 +202,7 @@ func styleStats(tb testing.TB, pool *redis.Pool, cmds []string) (calls, usec int
 	if cmds == nil {
 		return scriptStats(tb, pool)
 	}
-	for _, line := range info(tb, pool, "commandstats") {
-		name, stats, _ := strings.Cut(line, ":")
-		cmd, ok := strings.CutPrefix(name, "cmdstat_")
-		if !ok || !slices.Contains(cmds, cmd) {
-			continue
-		}
-		for _, field := range strings.Split(stats, ",") {
-			k, v, _ := strings.Cut(field, "=")
-			n, _ := strconv.ParseInt(v, 10, 64)
-			switch k {
-			case "calls":
-				calls += n
-			case "usec":
-				usec += n
-			}
-		}
-	}
-	return calls, usec
+	return commandUsage(tb, pool, cmds)
 }
 
 // barePostScript is the book's post_article as one script: the next id,
