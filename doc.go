@@ -241,9 +241,14 @@
 // call returns an error wrapping [ErrIncompatible] that names the
 // difference ("karma 1,-1 here, off in the store", "layout 2, this
 // library reads 3") and changes nothing. A store with data (an id at
-// {prefix}:seq) and no record was written by a build before layouts
-// were recorded, whose articles were hashes: every call but Drop gets
-// ErrIncompatible. Drop removes a store whatever its identity, the
+// {prefix}:seq) and no record was written by a version before layouts
+// were recorded: every call but Drop gets ErrIncompatible. Upgrading
+// from such a version whose articles are already records of layout 3
+// (strings, as this version writes them) is one step before the new
+// processes start: Reconfigure, from a store of the site's options
+// (votectl options with the service's flags), which adopts the data and
+// records its identity. Stores whose articles were hashes (the earliest
+// builds) are layouts 1 and 2, which this version does not read. Drop removes a store whatever its identity, the
 // record last. The check costs a vote that changes something about 4%
 // of its Redis time, one that changes nothing under 1% (instruction
 // counts: BENCHMARKS.md, "Method", and its git history).

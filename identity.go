@@ -135,8 +135,8 @@ func parseIncompatible(msg string) (error, bool) {
 func difference(recorded, here string) string {
 	h, _ := parseIdentity(here)
 	if recorded == "" {
-		return fmt.Sprintf("the store has data and no recorded layout (written before layout %d), this library reads %d",
-			LayoutVersion, h.Layout)
+		return fmt.Sprintf("the store has data and no recorded layout (written before layouts were recorded), this library reads %d: "+
+			"a store of layout %d gets its record from Reconfigure (votectl options)", h.Layout, LayoutVersion)
 	}
 	r, ok := parseIdentity(recorded)
 	if !ok {
