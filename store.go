@@ -173,6 +173,17 @@ func formatWeight(w float64) string {
 	return s
 }
 
+// boxedOrderings returns the keys of k's orderings by name, boxed once
+// for the reads' arguments (pageArgs).
+func boxedOrderings(k keys) map[string]interface{} {
+	m := map[string]interface{}{}
+	for o := ScoreDesc; o <= Controversial; o++ {
+		name, _ := o.ordering()
+		m[name] = k.orderingKey(name)
+	}
+	return m
+}
+
 // functions is a store's knowledge of whether its server runs the
 // library: off once a server refused Functions (no FCALL, or FUNCTION
 // LOAD or FCALL not allowed), from which point the store sends scripts.
