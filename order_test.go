@@ -175,6 +175,17 @@ func near(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-12*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
+// sameValue reports whether v, a value the store keeps in o's ordering,
+// is Order.Value's, want: to the bit in the orders Value promises it,
+// near it in the others.
+func sameValue(o Order, v, want float64) bool {
+	switch o {
+	case ScoreDesc, ScoreAsc, TimeDesc, TimeAsc, Top:
+		return v == want
+	}
+	return near(v, want)
+}
+
 // idNum returns an article id as a number.
 func idNum(t testing.TB, id string) int64 {
 	t.Helper()
@@ -237,6 +248,8 @@ func checkStored(t testing.TB, b *backend, s *Store, list []Article, weight floa
 				t.Errorf("article %s: %s: %v", a.ID, name, err)
 			case has[o] && !near(v, orderValue(o, a, weight)):
 				t.Errorf("article %s (up %d down %d): %s value %v, want %v", a.ID, a.Upvotes, a.Downvotes, name, v, orderValue(o, a, weight))
+			case has[o] && !sameValue(o, v, o.Value(a.Posted, weight, a.Upvotes, a.Downvotes)):
+				t.Errorf("article %s (up %d down %d): %s value %v, %v.Value %v", a.ID, a.Upvotes, a.Downvotes, name, v, o, o.Value(a.Posted, weight, a.Upvotes, a.Downvotes))
 			}
 		}
 		for _, size := range []int64{600, 86400, 2592000} {
