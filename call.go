@@ -10,14 +10,14 @@ import (
 // public method runs through the store's hooks where it has some
 // (observe, below; the types are hook.go's), checks its input
 // (validate.go) and lays out its script's arguments (scripts.go,
-// keys.go), then calls eval, call or readRows, which run the script on
-// one pooled connection (conn.go), as a function of the store's library
-// or as a script (functions.go), with the store's waits after it where it
-// has them (functions.go execWait, durable.go), and decode its reply
-// (reply.go) into a result or the operation's error (errors.go). Nothing
-// here calls back up into the operations but observe, which runs the
-// method's body it is given. VoteBatch alone pipelines its scripts on one
-// connection of its own (batch.go).
+// keys.go), then calls eval, call, read or readRows, which run the
+// script on one pooled connection (conn.go), as a function of the
+// store's library or as a script (functions.go), with the store's waits
+// after it where it has them (functions.go execWait, durable.go), and
+// decode its reply (reply.go) into a result or the operation's error
+// (errors.go). Nothing here calls back up into the operations but
+// observe, which runs the method's body it is given. VoteBatch alone
+// pipelines its scripts on one connection of its own (batch.go).
 
 // eval runs one script on one pooled connection, bound to the store's
 // slot: the one way the store talks to Redis, but for VoteBatch, which
@@ -75,11 +75,20 @@ func (s *Store) rest(op, id string, reply interface{}, err error) ([]interface{}
 
 // readRows runs a read script whose reply is {OK, rows...}.
 func (s *Store) readRows(ctx context.Context, op string, sc script, args []interface{}) ([]Article, error) {
-	rest, err := s.call(ctx, op, sc, "", args)
+	return s.read(ctx, op, sc, args, false, parseArticles)
+}
+
+// read runs a read script whose reply is {OK, ...} and returns the rest
+// as parse reads it. With room, the caller gives args, laid out withRoom,
+// up (evalRoom).
+func (s *Store) read(ctx context.Context, op string, sc script, args []interface{}, room bool,
+	parse func(rest []interface{}) ([]Article, error)) ([]Article, error) {
+	reply, err := s.evalRoom(ctx, sc, args, room)
+	rest, err := s.rest(op, "", reply, err)
 	if err != nil {
 		return nil, err
 	}
-	list, err := parseArticles(rest)
+	list, err := parse(rest)
 	if err != nil {
 		return nil, opErr(op, err)
 	}

@@ -61,11 +61,8 @@ func newLibrary(scripts []script) functionLibrary {
 	body.WriteString(libLua)
 	for _, sc := range scripts {
 		flags := "{}"
-		switch {
-		case sc.readOnly:
-			flags = "{'no-writes'}"
-		case allowOOMScripts[sc.name]:
-			flags = "{'allow-oom'}"
+		if f := sc.flag(); f != "" {
+			flags = "{'" + f + "'}"
 		}
 		// The marker stands for the library's name, which is the hash of
 		// all of this.
@@ -77,6 +74,20 @@ func newLibrary(scripts []script) functionLibrary {
 	sum := sha1.Sum([]byte(body.String()))
 	name := "voting_" + hex.EncodeToString(sum[:8])
 	return functionLibrary{name: name, source: "#!lua name=" + name + "\n" + strings.ReplaceAll(body.String(), "\x00", name)}
+}
+
+// flag returns the flag of sc's function in the library, "" for none:
+// no-writes for a script that writes nothing, which FCALL_RO runs and so
+// a replica may; allow-oom for one that only removes or renews a TTL
+// (allowOOMScripts), which a full Redis runs as it runs it as a script.
+func (sc script) flag() string {
+	switch {
+	case sc.readOnly:
+		return "no-writes"
+	case allowOOMScripts[sc.name]:
+		return "allow-oom"
+	}
+	return ""
 }
 
 // fenced appends to dst sc's keys, the store's fence key, then sc's

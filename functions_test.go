@@ -248,13 +248,7 @@ func TestLibrary(t *testing.T) {
 		t.Errorf("the library has %d functions, the store %d scripts", len(flags), len(allScripts))
 	}
 	for _, sc := range allScripts {
-		want := ""
-		switch {
-		case sc.readOnly:
-			want = "no-writes"
-		case allowOOMScripts[sc.name]:
-			want = "allow-oom"
-		}
+		want := sc.flag()
 		if got, ok := flags[sc.name]; !ok || got != want {
 			t.Errorf("function %s: present %v, flags %q; want %q", sc.name, ok, got, want)
 		}

@@ -124,16 +124,7 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 	if start < 0 {
 		return []Article{}, nil
 	}
-	reply, err := s.evalRoom(ctx, pageScript, s.pageArgs(order, start, stop), true)
-	rest, err := s.rest(op, "", reply, err)
-	if err != nil {
-		return nil, err
-	}
-	list, err := parsePage(rest)
-	if err != nil {
-		return nil, opErr(op, err)
-	}
-	return list, nil
+	return s.read(ctx, op, pageScript, s.pageArgs(order, start, stop), true, parsePage)
 }
 
 // TopSince returns page (1-based) of the articles posted within the last d
