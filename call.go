@@ -73,6 +73,24 @@ func (s *Store) rest(op, id string, reply interface{}, err error) ([]interface{}
 	return rest, replicationErr(op, late)
 }
 
+// evalScan runs a script whose reply is {OK, values...} and scans the
+// values into dst (scan): a step of a call whose work grows with the
+// data, or a count. It returns op's error; or, where the script wrote and
+// its wait fell short, the wait's error as late, which the caller
+// returns (replicationErr) once it stops.
+func (s *Store) evalScan(ctx context.Context, op string, sc script, args []interface{}, dst ...interface{}) (late, err error) {
+	reply, err := s.eval(ctx, sc, args)
+	late = unreplicated(&err)
+	status, rest, err := decode(reply, err)
+	if err == nil {
+		err = scan(status, rest, dst...)
+	}
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	return late, nil
+}
+
 // readRows runs a read script whose reply is {OK, rows...}.
 func (s *Store) readRows(ctx context.Context, op string, sc script, args []interface{}) ([]Article, error) {
 	return s.read(ctx, op, sc, args, false, parseArticles)

@@ -271,13 +271,9 @@ func (s *Store) Count(ctx context.Context) (int64, error) {
 }
 
 func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) {
-	status, rest, err := decode(s.eval(ctx, countScript, []interface{}{key, kind}))
 	var n int64
-	if err == nil {
-		err = scan(status, rest, &n)
-	}
-	if err != nil {
-		return 0, opErr(op, err)
+	if _, err := s.evalScan(ctx, op, countScript, []interface{}{key, kind}, &n); err != nil {
+		return 0, err
 	}
 	return n, nil
 }
