@@ -192,13 +192,28 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool,
 	return reply, contextError(ctx, err)
 }
 
-// runScript runs sc as a script: EVALSHA_RO on a connection of the read
-// pool (runRO), EVALSHA on the primary (run). keysAndArgs is fenced.
+// runScript runs sc on c as a script, as redigo's Script.Do does: EVALSHA,
+// and EVAL after NOSCRIPT. On a connection of the read pool (replica) it
+// sends their forms that a replica runs, EVALSHA_RO and EVAL_RO (Redis
+// 7.0 or later): a server without them gets errNeedsRedis7. keysAndArgs
+// is fenced.
 func runScript(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
+	evalsha, eval := "EVALSHA", "EVAL"
 	if replica {
-		return runRO(ctx, c, sc, keysAndArgs)
+		evalsha, eval = "EVALSHA_RO", "EVAL_RO"
 	}
-	return run(ctx, c, sc.Script, keysAndArgs)
+	args := make([]interface{}, 0, 2+len(keysAndArgs))
+	args = append(args, sc.Hash(), sc.declared())
+	args = append(args, keysAndArgs...)
+	reply, err := do(ctx, c, evalsha, args)
+	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {
+		args[0] = sc.source
+		reply, err = do(ctx, c, eval, args)
+	}
+	if e, ok := err.(redis.Error); ok && replica && strings.HasPrefix(string(e), "ERR unknown command") {
+		return nil, fmt.Errorf("%w: %v", errNeedsRedis7, e)
+	}
+	return reply, err
 }
 
 // A store with waits (WithWaitReplicas, WithWaitAOF; durable.go) runs
@@ -392,25 +407,6 @@ func init() {
 	for _, sc := range registry {
 		*sc.function = functionName(scriptLib.name, sc.name)
 	}
-}
-
-// runRO runs a script that writes nothing on c as EVALSHA_RO, and as
-// EVAL_RO after NOSCRIPT, as run does with EVALSHA and EVAL: the forms of
-// a script that a replica runs (Redis 7.0 or later), for a store with a
-// read pool. A server without them gets errNeedsRedis7.
-func runRO(ctx context.Context, c redis.Conn, sc script, keysAndArgs []interface{}) (interface{}, error) {
-	args := make([]interface{}, 0, 2+len(keysAndArgs))
-	args = append(args, sc.Hash(), sc.declared())
-	args = append(args, keysAndArgs...)
-	reply, err := do(ctx, c, "EVALSHA_RO", args)
-	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {
-		args[0] = sc.source
-		reply, err = do(ctx, c, "EVAL_RO", args)
-	}
-	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "ERR unknown command") {
-		return nil, fmt.Errorf("%w: %v", errNeedsRedis7, e)
-	}
-	return reply, err
 }
 
 // errNeedsRedis7 is the error of a read pool whose server has no
