@@ -54,14 +54,7 @@ func TestFunctionFlush(t *testing.T) {
 		}
 		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
 		sent, missing := countCommands(s)
-		flush := func() {
-			t.Helper()
-			c := b.pool.Get() // on a cluster, the store's node
-			defer c.Close()
-			if _, err := c.Do("FUNCTION", "FLUSH"); err != nil {
-				t.Error(err)
-			}
-		}
+		flush := flusher(t, b, "FUNCTION")
 
 		eachMethod(t, s, func(m method, id string) {
 			flush()
