@@ -34,7 +34,7 @@ type config struct {
 	hasReadPool bool       // WithReadPool was given, if with nil
 	rules       ruleConfig // karma and the rules (rules.go)
 
-	durability durabilityConfig // WithWaitReplicas, WithWaitAOF (durable.go sends the waits)
+	durability durabilityConfig // WithWaitReplicas, WithWaitAOF (the waits: durable.go)
 
 	hooks   []Hook // WithHook (hook.go, call.go)
 	nilHook bool   // WithHook was given nil
