@@ -32,21 +32,9 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 		return observe(ctx, s, Call{Op: "VoteBatch", Count: len(ballots)}, func(ctx context.Context) ([]BallotResult, error) { return s.VoteBatch(ctx, ballots) })
 	}
 	const op = "vote batch"
-	if err := checkBatch(len(ballots), "ballots"); err != nil {
+	results, valid, at, err := sortBallots(ballots)
+	if err != nil {
 		return nil, opErr(op, err)
-	}
-	results := make([]BallotResult, len(ballots))
-	valid := make([]Ballot, 0, len(ballots))
-	var at []int // the index in ballots of each of valid
-	for i, b := range ballots {
-		if err := checkBallot(b.User, b.ID, b.Vote); err != nil {
-			results[i].Err = opErr("vote", err)
-		} else if !canonicalID(b.ID) {
-			results[i].Err = notFound("vote", b.ID)
-		} else {
-			valid = append(valid, b)
-			at = append(at, i)
-		}
 	}
 	if len(valid) == 0 {
 		return results, nil
@@ -80,6 +68,29 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 		late = nil
 	}
 	return results, replicationErr(op, late)
+}
+
+// sortBallots checks a batch's ballots before any is sent: the number of
+// them (checkBatch), or else each one as Vote checks it. It returns the
+// batch's results, with the error of each ballot refused, and the valid
+// ballots with the index in ballots of each (at).
+func sortBallots(ballots []Ballot) (results []BallotResult, valid []Ballot, at []int, err error) {
+	if err := checkBatch(len(ballots), "ballots"); err != nil {
+		return nil, nil, nil, err
+	}
+	results = make([]BallotResult, len(ballots))
+	valid = make([]Ballot, 0, len(ballots))
+	for i, b := range ballots {
+		if err := checkBallot(b.User, b.ID, b.Vote); err != nil {
+			results[i].Err = opErr("vote", err)
+		} else if !canonicalID(b.ID) {
+			results[i].Err = notFound("vote", b.ID)
+		} else {
+			valid = append(valid, b)
+			at = append(at, i)
+		}
+	}
+	return results, valid, at, nil
 }
 
 // pipeline sends the ballots as vote_batch scripts of batchStep ballots

@@ -1,16 +1,23 @@
 package voting
 
-import "context"
+import (
+	"context"
+
+	"github.com/gomodule/redigo/redis"
+)
 
 // The path every call of the store takes, below its operations: a
-// public method checks its input (validate.go) and lays out its script's
-// arguments (scripts.go, keys.go), then calls eval, call or readRows,
-// which run the script on one pooled connection (conn.go), as a function
-// of the store's library or as a script (functions.go), with the store's
-// waits after it where it has them (durable.go), and decode its reply
-// (reply.go) into a result or the operation's error (errors.go). Nothing
-// here calls back up into the operations. VoteBatch alone pipelines its
-// scripts on one connection of its own (batch.go).
+// public method runs through the store's hooks where it has some
+// (observe, below; the types are hook.go's), checks its input
+// (validate.go) and lays out its script's arguments (scripts.go,
+// keys.go), then calls eval, call, read or readRows, which run the
+// script on one pooled connection (conn.go), as a function of the
+// store's library or as a script (functions.go), with the store's waits
+// after it where it has them (functions.go execWait, durable.go), and
+// decode its reply (reply.go) into a result or the operation's error
+// (errors.go). Nothing here calls back up into the operations but
+// observe, which runs the method's body it is given. VoteBatch alone
+// pipelines its scripts on one connection of its own (batch.go).
 
 // eval runs one script on one pooled connection, bound to the store's
 // slot: the one way the store talks to Redis, but for VoteBatch, which
@@ -66,15 +73,157 @@ func (s *Store) rest(op, id string, reply interface{}, err error) ([]interface{}
 	return rest, replicationErr(op, late)
 }
 
+// evalScan runs a script whose reply is {OK, values...} and scans the
+// values into dst (scan): a step of a call whose work grows with the
+// data, or a count. It returns op's error; or, where the script wrote and
+// its wait fell short, the wait's error as late, which the caller
+// returns (replicationErr) once it stops.
+func (s *Store) evalScan(ctx context.Context, op string, sc script, args []interface{}, dst ...interface{}) (late, err error) {
+	reply, err := s.eval(ctx, sc, args)
+	late = unreplicated(&err)
+	status, rest, err := decode(reply, err)
+	if err == nil {
+		err = scan(status, rest, dst...)
+	}
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	return late, nil
+}
+
 // readRows runs a read script whose reply is {OK, rows...}.
 func (s *Store) readRows(ctx context.Context, op string, sc script, args []interface{}) ([]Article, error) {
-	rest, err := s.call(ctx, op, sc, "", args)
+	return s.read(ctx, op, sc, args, false, parseArticles)
+}
+
+// read runs a read script whose reply is {OK, ...} and returns the rest
+// as parse reads it. With room, the caller gives args, laid out withRoom,
+// up (evalRoom).
+func (s *Store) read(ctx context.Context, op string, sc script, args []interface{}, room bool,
+	parse func(rest []interface{}) ([]Article, error)) ([]Article, error) {
+	reply, err := s.evalRoom(ctx, sc, args, room)
+	rest, err := s.rest(op, "", reply, err)
 	if err != nil {
 		return nil, err
 	}
-	list, err := parseArticles(rest)
+	list, err := parse(rest)
 	if err != nil {
 		return nil, opErr(op, err)
 	}
 	return list, nil
+}
+
+// Hooks (WithHook, hook.go): a method of a store with hooks runs its body
+// through observe, and each connection it takes counts its round trips
+// into the call (counted).
+
+// hooked reports whether the call that has ctx is to run through the
+// store's hooks: the store has some, and the call is not already inside
+// them, which a method's body is when observe runs it again (with the
+// call's state in ctx).
+func (s *Store) hooked(ctx context.Context) bool {
+	if s.hooks == nil {
+		return false
+	}
+	st, _ := ctx.Value(callKey{}).(*callState)
+	return st == nil || st.store != s
+}
+
+// callKey is the context key of a call's state, which the context of a
+// call running inside the hooks carries.
+type callKey struct{}
+
+// callState is the state of one call running inside the store's hooks.
+type callState struct {
+	store *Store
+	call  Call
+}
+
+// observe runs a call of the method call.Op, whose body run is, through
+// the store's hooks, and returns its results. A method with hooks calls
+// it with a run that calls the method again, under the context observe
+// gives run, which carries the call's state: the method then runs its
+// body (hooked is false), counting its round trips (counted).
+func observe[T any](ctx context.Context, s *Store, call Call, run func(ctx context.Context) (T, error)) (T, error) {
+	st := &callState{store: s, call: call}
+	var result T
+	// next(i) runs hook i, whose next is next(i+1); past the last, the
+	// call.
+	var next func(i int) func(ctx context.Context) error
+	next = func(i int) func(ctx context.Context) error {
+		if i == len(s.hooks) {
+			return func(ctx context.Context) error {
+				var err error
+				result, err = run(context.WithValue(ctx, callKey{}, st))
+				return err
+			}
+		}
+		return func(ctx context.Context) error { return s.hooks[i].Call(ctx, &st.call, next(i+1)) }
+	}
+	err := next(0)(ctx)
+	return result, err
+}
+
+// observeErr is observe for a method whose only result is an error.
+func observeErr(ctx context.Context, s *Store, call Call, run func(ctx context.Context) error) error {
+	_, err := observe(ctx, s, call, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, run(ctx)
+	})
+	return err
+}
+
+// counted returns c, counting its round trips into the call ctx
+// carries, where the call runs inside the store's hooks; c itself
+// otherwise. The store calls it on each connection it takes from a
+// pool.
+func (s *Store) counted(ctx context.Context, c redis.Conn) redis.Conn {
+	if s.hooks == nil {
+		return c
+	}
+	st, _ := ctx.Value(callKey{}).(*callState)
+	if st == nil {
+		return c
+	}
+	cc := countConn{Conn: c, trips: &st.call.RoundTrips}
+	if withCtx, ok := c.(redis.ConnWithContext); ok {
+		return &countConnContext{countConn: cc, withCtx: withCtx}
+	}
+	return &cc
+}
+
+// countConn is a connection that counts its round trips: each Do, and
+// each Flush of a pipeline, as the store sends them.
+type countConn struct {
+	redis.Conn
+	trips *int
+}
+
+func (c *countConn) Do(cmd string, args ...interface{}) (interface{}, error) {
+	if cmd != "" { // "" only flushes and reads what is pending
+		*c.trips++
+	}
+	return c.Conn.Do(cmd, args...)
+}
+
+func (c *countConn) Flush() error {
+	*c.trips++
+	return c.Conn.Flush()
+}
+
+// countConnContext is a countConn whose connection supports contexts,
+// which it keeps supporting, so the store takes the same path through it.
+type countConnContext struct {
+	countConn
+	withCtx redis.ConnWithContext
+}
+
+func (c *countConnContext) DoContext(ctx context.Context, cmd string, args ...interface{}) (interface{}, error) {
+	if cmd != "" {
+		*c.trips++
+	}
+	return c.withCtx.DoContext(ctx, cmd, args...)
+}
+
+func (c *countConnContext) ReceiveContext(ctx context.Context) (interface{}, error) {
+	return c.withCtx.ReceiveContext(ctx)
 }

@@ -70,28 +70,16 @@ func getConn(ctx context.Context, pool Pool, key string) (redis.Conn, error) {
 	return c, nil
 }
 
-// run runs a script on c under ctx.
-func run(ctx context.Context, c redis.Conn, sc *redis.Script, keysAndArgs []interface{}) (interface{}, error) {
-	if _, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
-		reply, err := sc.DoContext(ctx, c, keysAndArgs...)
-		return reply, contextError(ctx, err)
-	}
-	// A context that can never be done (context.Background) needs no
-	// watching, which costs redigo a goroutine per call. A connection
-	// without context support still honours a context that is already done.
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return sc.Do(c, keysAndArgs...)
-}
-
 // do sends one command on c under ctx, which redigo watches only where
-// it can be done, as run does.
+// it can be done.
 func do(ctx context.Context, c redis.Conn, cmd string, args []interface{}) (interface{}, error) {
 	if cc, ok := c.(redis.ConnWithContext); ok && ctx.Done() != nil {
 		reply, err := cc.DoContext(ctx, cmd, args...)
 		return reply, contextError(ctx, err)
 	}
+	// A context that can never be done (context.Background) needs no
+	// watching, which costs redigo a goroutine per call. A connection
+	// without context support still honours a context that is already done.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

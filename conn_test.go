@@ -757,14 +757,7 @@ func TestScriptFlush(t *testing.T) {
 			}
 			return v, err
 		}})
-		flush := func() {
-			t.Helper()
-			c := b.pool.Get() // on a cluster, the store's node
-			defer c.Close()
-			if _, err := c.Do("SCRIPT", "FLUSH"); err != nil {
-				t.Error(err)
-			}
-		}
+		flush := flusher(t, b, "SCRIPT")
 
 		eachMethod(t, s, func(m method, id string) {
 			flush()
@@ -783,6 +776,20 @@ func TestScriptFlush(t *testing.T) {
 			t.Fatal("no NOSCRIPT during the load: the flushes were not felt")
 		}
 	})
+}
+
+// flusher returns a function that sends cmd FLUSH (SCRIPT or FUNCTION)
+// to b's server; on a cluster, to the node of the store newStore made
+// last.
+func flusher(t *testing.T, b *backend, cmd string) func() {
+	return func() {
+		t.Helper()
+		c := b.pool.Get()
+		defer c.Close()
+		if _, err := c.Do(cmd, "FLUSH"); err != nil {
+			t.Error(err)
+		}
+	}
 }
 
 // flushUnderLoad runs flush (what) 50 times while four workers post and

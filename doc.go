@@ -49,7 +49,8 @@
 // [WithOrders] adds Reddit's [Top], [Hot], [Best] and [Controversial]
 // (descending only), which every vote keeps exact, and [Store.TopSince],
 // the top articles of the last hour, day, week or year. A store without
-// them keeps no extra keys and does no extra work per vote.
+// them keeps no extra keys and does no extra work per vote. [Order.Value]
+// works out an article's value in an order, as the store keeps it.
 //
 // # Groups
 //

@@ -20,23 +20,33 @@ import (
 func TestRefusals(t *testing.T) {
 	mr := miniredis.RunT(t)
 	b := newBackend(t, "miniredis", mr.Addr(), mr)
-	for _, tc := range []struct {
-		reply error
-		want  error
-	}{
-		{redis.Error("TRYAGAIN Multiple keys request during rehashing of slot"), ErrTryAgain},
-		{redis.Error("ASK 3999 127.0.0.1:6381"), ErrTryAgain},
-		{redis.Error("MOVED 3999 127.0.0.1:6381"), ErrTryAgain},
-		{redis.Error("CLUSTERDOWN The cluster is down"), ErrTryAgain},
-		{redis.Error("LOADING Redis is loading the dataset in memory"), ErrTryAgain},
-		{redis.Error("MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."), ErrTryAgain},
-		{errors.New("redisc: too many attempts"), ErrTryAgain},
-		{redis.Error("OOM command not allowed when used memory > 'maxmemory'."), ErrOutOfMemory},
-		{redis.Error("OOM command not allowed when used memory > 'maxmemory'. script: 4a2b, on @user_script:9."), ErrOutOfMemory},
-		{redis.Error("ERR something else"), nil},
-		{redis.Error("WRONGTYPE Operation against a key holding the wrong kind of value"), nil},
-		{redis.Error("READONLY You can't write against a read only replica."), nil},
+	type refusal struct{ reply, want error }
+	var refusals []refusal
+	for want, replies := range map[error][]error{
+		ErrTryAgain: {
+			redis.Error("TRYAGAIN Multiple keys request during rehashing of slot"),
+			redis.Error("ASK 3999 127.0.0.1:6381"),
+			redis.Error("MOVED 3999 127.0.0.1:6381"),
+			redis.Error("CLUSTERDOWN The cluster is down"),
+			redis.Error("LOADING Redis is loading the dataset in memory"),
+			redis.Error("MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'."),
+			errors.New("redisc: too many attempts"),
+		},
+		ErrOutOfMemory: {
+			redis.Error("OOM command not allowed when used memory > 'maxmemory'."),
+			redis.Error("OOM command not allowed when used memory > 'maxmemory'. script: 4a2b, on @user_script:9."),
+		},
+		nil: { // wrapping neither
+			redis.Error("ERR something else"),
+			redis.Error("WRONGTYPE Operation against a key holding the wrong kind of value"),
+			redis.Error("READONLY You can't write against a read only replica."),
+		},
 	} {
+		for _, reply := range replies {
+			refusals = append(refusals, refusal{reply, want})
+		}
+	}
+	for _, tc := range refusals {
 		s, _ := newStore(t, b)
 		a, err := s.Post(ctx, "alice", "t", "")
 		if err != nil {

@@ -44,8 +44,8 @@ import (
 // bound to the store's slot (getConn), so the library reaches the node
 // that holds the store's keys.
 
-// library is the store's scripts as one Functions library.
-type library struct {
+// functionLibrary is the store's scripts as one Functions library.
+type functionLibrary struct {
 	name   string // voting_<hash of the content>
 	source string // what FUNCTION LOAD takes
 }
@@ -56,16 +56,13 @@ func functionName(lib, name string) string { return lib + "_" + name }
 
 // newLibrary returns the library of scripts, whose sources are bodies
 // (without the helpers of lua/lib/).
-func newLibrary(scripts []script) library {
+func newLibrary(scripts []script) functionLibrary {
 	var body strings.Builder
 	body.WriteString(libLua)
 	for _, sc := range scripts {
 		flags := "{}"
-		switch {
-		case sc.readOnly:
-			flags = "{'no-writes'}"
-		case allowOOMScripts[sc.name]:
-			flags = "{'allow-oom'}"
+		if f := sc.flag(); f != "" {
+			flags = "{'" + f + "'}"
 		}
 		// The marker stands for the library's name, which is the hash of
 		// all of this.
@@ -76,7 +73,21 @@ func newLibrary(scripts []script) library {
 	}
 	sum := sha1.Sum([]byte(body.String()))
 	name := "voting_" + hex.EncodeToString(sum[:8])
-	return library{name: name, source: "#!lua name=" + name + "\n" + strings.ReplaceAll(body.String(), "\x00", name)}
+	return functionLibrary{name: name, source: "#!lua name=" + name + "\n" + strings.ReplaceAll(body.String(), "\x00", name)}
+}
+
+// flag returns the flag of sc's function in the library, "" for none:
+// no-writes for a script that writes nothing, which FCALL_RO runs and so
+// a replica may; allow-oom for one that only removes or renews a TTL
+// (allowOOMScripts), which a full Redis runs as it runs it as a script.
+func (sc script) flag() string {
+	switch {
+	case sc.readOnly:
+		return "no-writes"
+	case allowOOMScripts[sc.name]:
+		return "allow-oom"
+	}
+	return ""
 }
 
 // fenced appends to dst sc's keys, the store's fence key, then sc's
@@ -98,15 +109,6 @@ func (s *Store) fenced(dst []interface{}, sc script, keysAndArgs []interface{}) 
 	dst = append(dst, s.fence)
 	return append(dst, keysAndArgs[sc.keyCount:]...)
 }
-
-// callRoom is how many more arguments a call of a function has than its
-// script's keys and arguments: the function's name, the number of keys
-// and the fence.
-const callRoom = 3
-
-// withRoom returns a slice for n keys and arguments of a script, with
-// room for callArgs to lay out the call in it.
-func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
 
 // callArgs returns the arguments of an FCALL of sc with keysAndArgs:
 // its function, its number of keys, then keysAndArgs fenced. With room,
@@ -190,13 +192,186 @@ func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool,
 	return reply, contextError(ctx, err)
 }
 
-// runScript runs sc as a script: EVALSHA_RO on a connection of the read
-// pool (runRO), EVALSHA on the primary (run). keysAndArgs is fenced.
+// runScript runs sc on c as a script, as redigo's Script.Do does: EVALSHA,
+// and EVAL after NOSCRIPT. On a connection of the read pool (replica) it
+// sends their forms that a replica runs, EVALSHA_RO and EVAL_RO (Redis
+// 7.0 or later): a server without them gets errNeedsRedis7. keysAndArgs
+// is fenced.
 func runScript(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}) (interface{}, error) {
+	evalsha, eval := "EVALSHA", "EVAL"
 	if replica {
-		return runRO(ctx, c, sc, keysAndArgs)
+		evalsha, eval = "EVALSHA_RO", "EVAL_RO"
 	}
-	return run(ctx, c, sc.Script, keysAndArgs)
+	args := make([]interface{}, 0, 2+len(keysAndArgs))
+	args = append(args, sc.Hash(), sc.declared())
+	args = append(args, keysAndArgs...)
+	reply, err := do(ctx, c, evalsha, args)
+	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {
+		args[0] = sc.source
+		reply, err = do(ctx, c, eval, args)
+	}
+	if e, ok := err.(redis.Error); ok && replica && strings.HasPrefix(string(e), "ERR unknown command") {
+		return nil, fmt.Errorf("%w: %v", errNeedsRedis7, e)
+	}
+	return reply, err
+}
+
+// A store with waits (WithWaitReplicas, WithWaitAOF; durable.go) runs
+// the scripts that write as exec does, with its waits pipelined after
+// them on the same connection, in the same round trip (execWait).
+
+// waitAfter names the scripts a store with waits waits after: all but
+// those that write nothing, and those whose only writes are caches that
+// a failover may lose at no cost (a group's cached pages and their TTL,
+// and the dropping of gone articles from users' pages).
+var waitAfter = map[string]bool{}
+
+func init() {
+	for _, sc := range registry {
+		switch sc.name {
+		case "group_page", "group_renew", "user_page":
+		default:
+			waitAfter[sc.name] = !readOnlyScripts[sc.name]
+		}
+	}
+}
+
+// execWait runs sc on c as exec does, with the store's waits pipelined
+// after it in the same round trip: FCALL, FUNCTION LOAD and FCALL where
+// the library is missing, EVALSHA, or EVAL after NOSCRIPT. A script
+// refused before it ran (no function, NOSCRIPT, Functions refused) is
+// sent again the next way, with the waits again. It returns the
+// script's reply and, when the script succeeded and a wait fell short, a
+// *waitError.
+func (s *Store) execWait(ctx context.Context, c redis.Conn, sc script, keysAndArgs []interface{}) (interface{}, error) {
+	args := s.callArgs(sc, keysAndArgs, false)
+	if !s.funcs.off.Load() {
+		reply, err := s.roundTrip(ctx, c, false, "FCALL", args)
+		if isNoFunction(err) {
+			reply, err = s.roundTrip(ctx, c, true, "FCALL", args)
+		}
+		switch {
+		case isRefusal(err):
+			s.funcs.off.Store(true)
+		case !isNoFunction(err):
+			return reply, err
+		}
+	}
+	args[0] = sc.Hash()
+	reply, err := s.roundTrip(ctx, c, false, "EVALSHA", args)
+	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {
+		args[0] = sc.source
+		reply, err = s.roundTrip(ctx, c, false, "EVAL", args)
+	}
+	return reply, err
+}
+
+// roundTrip sends on c, in one round trip, FUNCTION LOAD of the library
+// where load is set, cmd with args, and the store's waits, and reads
+// every reply. It returns cmd's reply and error; the load's error where
+// it failed other than as a Redis error (turning the store to scripts
+// where it was refused); or, where cmd succeeded and a wait fell short,
+// cmd's reply and the first such wait's *waitError.
+func (s *Store) roundTrip(ctx context.Context, c redis.Conn, load bool, cmd string, args []interface{}) (interface{}, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var sendErr error
+	if load {
+		sendErr = c.Send("FUNCTION", "LOAD", scriptLib.source)
+	} else {
+		sendErr = c.Send(cmd, args...)
+	}
+	if sendErr != nil {
+		// A connection that cannot pipeline (redisc's RetryConn refuses
+		// Send, having sent nothing) sends each command in a round trip
+		// of its own; a broken one fails the first as it failed Send.
+		return s.oneByOne(ctx, c, load, cmd, args)
+	}
+	if load {
+		if err := c.Send(cmd, args...); err != nil {
+			return nil, contextError(ctx, err)
+		}
+	}
+	if err := s.sendWaits(c); err != nil {
+		return nil, contextError(ctx, err)
+	}
+	if err := c.Flush(); err != nil {
+		return nil, contextError(ctx, err)
+	}
+	var loadErr error
+	if load {
+		_, loadErr = receive(ctx, c)
+	}
+	reply, err := receive(ctx, c)
+	waitErr := s.receiveWaits(ctx, c)
+	switch {
+	case loadErr != nil && !isRedisError(loadErr):
+		return nil, contextError(ctx, loadErr)
+	case isRefusal(loadErr):
+		s.funcs.off.Store(true)
+	}
+	if err != nil {
+		return nil, contextError(ctx, err)
+	}
+	return reply, waitErr
+}
+
+// oneByOne is roundTrip on a connection that cannot pipeline: each
+// command a round trip.
+func (s *Store) oneByOne(ctx context.Context, c redis.Conn, load bool, cmd string, args []interface{}) (interface{}, error) {
+	if load {
+		_, loadErr := do(ctx, c, "FUNCTION", []interface{}{"LOAD", scriptLib.source})
+		switch {
+		case loadErr != nil && !isRedisError(loadErr):
+			return nil, loadErr
+		case isRefusal(loadErr):
+			s.funcs.off.Store(true)
+		}
+	}
+	reply, err := do(ctx, c, cmd, args)
+	if err != nil {
+		return nil, err
+	}
+	return reply, s.doWaits(ctx, c)
+}
+
+// receiveWaits reads the replies of the store's waits, sent after a
+// script or a pipeline on c, and returns the first that fell short as a
+// *waitError, or nil.
+func (s *Store) receiveWaits(ctx context.Context, c redis.Conn) error {
+	var first error
+	for i := range s.waits {
+		reply, err := receive(ctx, c)
+		if err := s.waits[i].check(reply, contextError(ctx, err)); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// doWaits sends the store's waits on c one round trip each, on a
+// connection that cannot pipeline (redisc's RetryConn), and checks them
+// as receiveWaits does.
+func (s *Store) doWaits(ctx context.Context, c redis.Conn) error {
+	var first error
+	for i := range s.waits {
+		reply, err := do(ctx, c, s.waits[i].name, s.waits[i].args)
+		if err := s.waits[i].check(reply, err); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// sendWaits sends the store's waits on c, after a pipeline.
+func (s *Store) sendWaits(c redis.Conn) error {
+	for i := range s.waits {
+		if err := c.Send(s.waits[i].name, s.waits[i].args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // isNoFunction reports whether err says the function called is not on
@@ -225,32 +400,13 @@ func isRefusal(err error) bool {
 }
 
 // scriptLib is the library of the scripts of registry.
-var scriptLib library
+var scriptLib functionLibrary
 
 func init() {
 	scriptLib = newLibrary(registry)
 	for _, sc := range registry {
 		*sc.function = functionName(scriptLib.name, sc.name)
 	}
-}
-
-// runRO runs a script that writes nothing on c as EVALSHA_RO, and as
-// EVAL_RO after NOSCRIPT, as run does with EVALSHA and EVAL: the forms of
-// a script that a replica runs (Redis 7.0 or later), for a store with a
-// read pool. A server without them gets errNeedsRedis7.
-func runRO(ctx context.Context, c redis.Conn, sc script, keysAndArgs []interface{}) (interface{}, error) {
-	args := make([]interface{}, 0, 2+len(keysAndArgs))
-	args = append(args, sc.Hash(), sc.declared())
-	args = append(args, keysAndArgs...)
-	reply, err := do(ctx, c, "EVALSHA_RO", args)
-	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {
-		args[0] = sc.source
-		reply, err = do(ctx, c, "EVAL_RO", args)
-	}
-	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "ERR unknown command") {
-		return nil, fmt.Errorf("%w: %v", errNeedsRedis7, e)
-	}
-	return reply, err
 }
 
 // errNeedsRedis7 is the error of a read pool whose server has no

@@ -54,14 +54,7 @@ func TestFunctionFlush(t *testing.T) {
 		}
 		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
 		sent, missing := countCommands(s)
-		flush := func() {
-			t.Helper()
-			c := b.pool.Get() // on a cluster, the store's node
-			defer c.Close()
-			if _, err := c.Do("FUNCTION", "FLUSH"); err != nil {
-				t.Error(err)
-			}
-		}
+		flush := flusher(t, b, "FUNCTION")
 
 		eachMethod(t, s, func(m method, id string) {
 			flush()
@@ -248,13 +241,7 @@ func TestLibrary(t *testing.T) {
 		t.Errorf("the library has %d functions, the store %d scripts", len(flags), len(allScripts))
 	}
 	for _, sc := range allScripts {
-		want := ""
-		switch {
-		case sc.readOnly:
-			want = "no-writes"
-		case allowOOMScripts[sc.name]:
-			want = "allow-oom"
-		}
+		want := sc.flag()
 		if got, ok := flags[sc.name]; !ok || got != want {
 			t.Errorf("function %s: present %v, flags %q; want %q", sc.name, ok, got, want)
 		}

@@ -1,10 +1,6 @@
 package voting
 
-import (
-	"context"
-
-	"github.com/gomodule/redigo/redis"
-)
+import "context"
 
 // Hooks see every call of a store (WithHook), as grpc-go's interceptors
 // and go-redis's hooks see theirs: each public method of Store runs its
@@ -12,7 +8,10 @@ import (
 // per call. The nested module github.com/votekit/voting/votingotel turns
 // them into OpenTelemetry spans and metrics; the store itself depends on
 // nothing. A store without hooks takes none of these paths: each method
-// tests one pointer.
+// tests one pointer. Here are the hooks' types; WithHook is with the other
+// options (options.go), and running a call through the hooks (observe) and
+// counting its round trips (counted) is on the path of every call
+// (call.go).
 
 // Hook observes, and may wrap, each call of a store's public methods
 // ([WithHook]). Call runs the call by calling next, with ctx or a context
@@ -67,131 +66,4 @@ type Call struct {
 	// refused before it reached Redis (bad input, a done context) takes
 	// none.
 	RoundTrips int
-}
-
-// WithHook adds h to the store's hooks, which see every call of the
-// store's public methods (see [Hook]). Hooks compose in the order given,
-// over one or several WithHook options: the first given is the
-// outermost, whose next runs the second, and so on, the last's next
-// running the call. Default none: a store without hooks does no work
-// and allocates nothing for them. A nil Hook is rejected.
-func WithHook(h Hook) Option {
-	return func(c *config) {
-		if h == nil {
-			c.nilHook = true
-			return
-		}
-		c.hooks = append(c.hooks, h)
-	}
-}
-
-// hooked reports whether the call that has ctx is to run through the
-// store's hooks: the store has some, and the call is not already inside
-// them, which a method's body is when observe runs it again (with the
-// call's state in ctx).
-func (s *Store) hooked(ctx context.Context) bool {
-	if s.hooks == nil {
-		return false
-	}
-	st, _ := ctx.Value(callKey{}).(*callState)
-	return st == nil || st.store != s
-}
-
-// callKey is the context key of a call's state, which the context of a
-// call running inside the hooks carries.
-type callKey struct{}
-
-// callState is the state of one call running inside the store's hooks.
-type callState struct {
-	store *Store
-	call  Call
-}
-
-// observe runs a call of the method call.Op, whose body run is, through
-// the store's hooks, and returns its results. A method with hooks calls
-// it with a run that calls the method again, under the context observe
-// gives run, which carries the call's state: the method then runs its
-// body (hooked is false), counting its round trips (counted).
-func observe[T any](ctx context.Context, s *Store, call Call, run func(ctx context.Context) (T, error)) (T, error) {
-	st := &callState{store: s, call: call}
-	var result T
-	// next(i) runs hook i, whose next is next(i+1); past the last, the
-	// call.
-	var next func(i int) func(ctx context.Context) error
-	next = func(i int) func(ctx context.Context) error {
-		if i == len(s.hooks) {
-			return func(ctx context.Context) error {
-				var err error
-				result, err = run(context.WithValue(ctx, callKey{}, st))
-				return err
-			}
-		}
-		return func(ctx context.Context) error { return s.hooks[i].Call(ctx, &st.call, next(i+1)) }
-	}
-	err := next(0)(ctx)
-	return result, err
-}
-
-// observeErr is observe for a method whose only result is an error.
-func observeErr(ctx context.Context, s *Store, call Call, run func(ctx context.Context) error) error {
-	_, err := observe(ctx, s, call, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, run(ctx)
-	})
-	return err
-}
-
-// counted returns c, counting its round trips into the call ctx
-// carries, where the call runs inside the store's hooks; c itself
-// otherwise. The store calls it on each connection it takes from a
-// pool.
-func (s *Store) counted(ctx context.Context, c redis.Conn) redis.Conn {
-	if s.hooks == nil {
-		return c
-	}
-	st, _ := ctx.Value(callKey{}).(*callState)
-	if st == nil {
-		return c
-	}
-	cc := countConn{Conn: c, trips: &st.call.RoundTrips}
-	if withCtx, ok := c.(redis.ConnWithContext); ok {
-		return &countConnContext{countConn: cc, withCtx: withCtx}
-	}
-	return &cc
-}
-
-// countConn is a connection that counts its round trips: each Do, and
-// each Flush of a pipeline, as the store sends them.
-type countConn struct {
-	redis.Conn
-	trips *int
-}
-
-func (c *countConn) Do(cmd string, args ...interface{}) (interface{}, error) {
-	if cmd != "" { // "" only flushes and reads what is pending
-		*c.trips++
-	}
-	return c.Conn.Do(cmd, args...)
-}
-
-func (c *countConn) Flush() error {
-	*c.trips++
-	return c.Conn.Flush()
-}
-
-// countConnContext is a countConn whose connection supports contexts,
-// which it keeps supporting, so the store takes the same path through it.
-type countConnContext struct {
-	countConn
-	withCtx redis.ConnWithContext
-}
-
-func (c *countConnContext) DoContext(ctx context.Context, cmd string, args ...interface{}) (interface{}, error) {
-	if cmd != "" {
-		*c.trips++
-	}
-	return c.withCtx.DoContext(ctx, cmd, args...)
-}
-
-func (c *countConnContext) ReceiveContext(ctx context.Context) (interface{}, error) {
-	return c.withCtx.ReceiveContext(ctx)
 }

@@ -29,15 +29,10 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	}
 	total := 0
 	for {
-		reply, err := s.eval(ctx, pruneScript, s.pruneArgs(last))
-		late := unreplicated(&err)
-		status, rest, err := decode(reply, err)
 		var deleted, more int64
-		if err == nil {
-			err = scan(status, rest, &deleted, &more)
-		}
+		late, err := s.evalScan(ctx, op, pruneScript, s.pruneArgs(last), &deleted, &more)
 		if err != nil {
-			return total, opErr(op, err)
+			return total, err
 		}
 		total += int(deleted)
 		if more == 0 || late != nil {
@@ -63,14 +58,9 @@ func (s *Store) Drop(ctx context.Context) error {
 	const op = "drop"
 	cursor := "0"
 	for {
-		reply, err := s.eval(ctx, dropScript, s.dropArgs(cursor))
-		late := unreplicated(&err)
-		status, rest, err := decode(reply, err)
-		if err == nil {
-			err = scan(status, rest, &cursor)
-		}
+		late, err := s.evalScan(ctx, op, dropScript, s.dropArgs(cursor), &cursor)
 		if err != nil {
-			return opErr(op, err)
+			return err
 		}
 		if cursor == "0" || late != nil {
 			return replicationErr(op, late)

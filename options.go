@@ -34,9 +34,9 @@ type config struct {
 	hasReadPool bool       // WithReadPool was given, if with nil
 	rules       ruleConfig // karma and the rules (rules.go)
 
-	durability durabilityConfig // WithWaitReplicas, WithWaitAOF (durable.go)
+	durability durabilityConfig // WithWaitReplicas, WithWaitAOF (the waits: durable.go)
 
-	hooks   []Hook // WithHook (hook.go)
+	hooks   []Hook // WithHook (hook.go, call.go)
 	nilHook bool   // WithHook was given nil
 }
 
@@ -287,6 +287,116 @@ func WithEditWindow(d time.Duration) Option {
 // replica). A cache read only on replicas so lives as long as it is read.
 func WithReadPool(pool Pool) Option {
 	return func(c *config) { c.readPool, c.hasReadPool = pool, true }
+}
+
+// WithHook adds h to the store's hooks, which see every call of the
+// store's public methods (see [Hook]). Hooks compose in the order given,
+// over one or several WithHook options: the first given is the
+// outermost, whose next runs the second, and so on, the last's next
+// running the call. Default none: a store without hooks does no work
+// and allocates nothing for them. A nil Hook is rejected.
+func WithHook(h Hook) Option {
+	return func(c *config) {
+		if h == nil {
+			c.nilHook = true
+			return
+		}
+		c.hooks = append(c.hooks, h)
+	}
+}
+
+// WithWaitReplicas makes every call that writes wait until n replicas
+// have acknowledged its writes, or until timeout: the store sends WAIT n
+// timeout on the call's own connection, pipelined after the call's
+// script, in the same round trip. A call that returns no error has its
+// writes on the primary and on n replicas or more.
+//
+// A call whose wait falls short (fewer than n replicas acknowledged in
+// time, the WAIT failed, or ctx ended while it waited) returns what it
+// returns without the option, together with an error wrapping
+// [ErrNotReplicated], which says how many acknowledged: Vote its
+// VoteResult, Post its Article, Edit the edited article, VoteBatch its
+// results, Prune its count. The write is applied on the primary and not
+// known to be on n replicas; a failover may lose it. A call that Redis
+// refused ([ErrNotFound], [ErrVotingClosed], ...) changed nothing and
+// returns its error alone.
+//
+// Post, Vote, Edit, Delete, AddToGroups and RemoveFromGroups wait after
+// their script; VoteBatch once, after its whole pipeline; Prune and Drop
+// after each step, and stop at the first step not replicated, returning
+// ErrNotReplicated (run them again to go on). Reads send no WAIT, nor do
+// GroupArticles, Submitted and Upvoted, whose only writes are the
+// group caches and the dropping of gone articles from users' pages: a
+// failover that loses those costs a rebuild, never a wrong page.
+//
+// A call that changes nothing, such as a repeated vote, waits only for
+// its connection's earlier writes (Redis keeps, per connection, the
+// offset of its last write): the state it reports may rest on another
+// call's write that the replicas lack. A retry of a call that got
+// ErrNotReplicated so does not confirm it.
+//
+// The timeout is counted in whole milliseconds. n below 1 and timeouts
+// under one millisecond (to WAIT, 0 is forever) are rejected. A context
+// deadline still bounds the call; a pool's read timeout under timeout
+// cuts the wait short with ErrNotReplicated. The WAIT goes in the
+// script's round trip where the connection pipelines (Send, Flush,
+// Receive), as redigo's, redisc's and the goredis adapter's do; on one
+// that does not, such as redisc's RetryConn, in a round trip of its own
+// on the same connection. Default off: no WAIT. See the package
+// documentation, "Durability", for what this promises on a failover.
+func WithWaitReplicas(n int, timeout time.Duration) Option {
+	return func(c *config) {
+		d := &c.durability
+		d.replicas, d.replicasTimeout, d.waitReplicas = n, timeout, true
+	}
+}
+
+// WithWaitAOF makes every call that writes wait until its writes are
+// fsynced to the append-only file of the primary (local 1) and of
+// replicas replicas, or until timeout: the store sends WAITAOF local
+// replicas timeout (Redis 7.2 or later) after each script that writes,
+// on the same calls, in the same round trip and with the same outcome as
+// [WithWaitReplicas]: a call whose wait falls short returns its result
+// and an error wrapping [ErrNotReplicated]. So does every write on a
+// server without WAITAOF (before 7.2), and with local 1 on a primary
+// without appendonly yes. With both options a call sends WAIT, then
+// WAITAOF.
+//
+// local must be 0 or 1, replicas 0 or more, not both 0, and the timeout
+// at least one millisecond (whole milliseconds); other values are
+// rejected. Default off: no WAITAOF.
+func WithWaitAOF(local, replicas int, timeout time.Duration) Option {
+	return func(c *config) {
+		d := &c.durability
+		d.aofLocal, d.aofReplicas, d.aofTimeout, d.waitAOF = local, replicas, timeout, true
+	}
+}
+
+// durabilityConfig holds WithWaitReplicas's and WithWaitAOF's values.
+type durabilityConfig struct {
+	waitReplicas, waitAOF bool
+	replicas              int
+	replicasTimeout       time.Duration
+	aofLocal, aofReplicas int
+	aofTimeout            time.Duration
+}
+
+func (c *durabilityConfig) validate() error {
+	switch {
+	case c.waitReplicas && c.replicas < 1:
+		return fmt.Errorf("%w: replicas to wait for %d is below 1", ErrInvalidArgument, c.replicas)
+	case c.waitReplicas && c.replicasTimeout < time.Millisecond:
+		return fmt.Errorf("%w: replica wait timeout %v is under one millisecond", ErrInvalidArgument, c.replicasTimeout)
+	case c.waitAOF && (c.aofLocal < 0 || c.aofLocal > 1):
+		return fmt.Errorf("%w: local AOF to wait for %d is not 0 or 1", ErrInvalidArgument, c.aofLocal)
+	case c.waitAOF && c.aofReplicas < 0:
+		return fmt.Errorf("%w: replica AOFs to wait for %d is below 0", ErrInvalidArgument, c.aofReplicas)
+	case c.waitAOF && c.aofLocal == 0 && c.aofReplicas == 0:
+		return fmt.Errorf("%w: WithWaitAOF waits for no AOF", ErrInvalidArgument)
+	case c.waitAOF && c.aofTimeout < time.Millisecond:
+		return fmt.Errorf("%w: AOF wait timeout %v is under one millisecond", ErrInvalidArgument, c.aofTimeout)
+	}
+	return nil
 }
 
 // ruleConfig holds the options of karma and the rules.

@@ -2,7 +2,9 @@ package voting
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"time"
 )
 
 // Order is the order of a page of articles. Every order breaks ties by id
@@ -93,6 +95,65 @@ func (o Order) ordering() (name string, desc bool) {
 		return "time", false
 	}
 	return o.String(), true
+}
+
+// articleScore is an article's score, posted + weight × (up − down), worked
+// out as lua/lib/record.lua's value works out the score ordering's value, in
+// the same float64 steps: the product is rounded on its own, never fused
+// into the sum, so the two are equal bit for bit.
+func articleScore(posted int64, weight float64, up, down int64) float64 {
+	return float64(posted) + float64(weight*float64(up-down))
+}
+
+// Value returns the value by which o ranks an article posted at posted
+// (whole seconds) with vote weight weight (the [WithVoteWeight] it was
+// posted with) and up upvotes and down downvotes: its score in ScoreDesc
+// and ScoreAsc, posted + weight × (up − down); its post time in Unix
+// seconds in TimeDesc and TimeAsc; the formulas above in the others. It
+// is the value the store keeps for the article in the order's sorted set
+// (doc.go, "Key layout"), as its scripts work it out (lua/lib/record.lua
+// value): equal bit for bit in the score, time and Top orders, and to
+// about 1e-12 in Hot, Best and Controversial, whose log10, sqrt and pow
+// Redis's Lua takes from its C library. An Order outside the constants
+// gets NaN.
+func (o Order) Value(posted time.Time, weight float64, up, down int64) float64 {
+	p := posted.Unix()
+	u, d := float64(up), float64(down)
+	s := u - d
+	switch o {
+	case ScoreDesc, ScoreAsc:
+		return articleScore(p, weight, up, down)
+	case TimeDesc, TimeAsc:
+		return float64(p)
+	case Top:
+		return s
+	case Hot:
+		sign := 0.0
+		if s > 0 {
+			sign = 1
+		} else if s < 0 {
+			sign = -1
+		}
+		return float64(sign*math.Log10(math.Max(math.Abs(s), 1))) + float64(p-1134028003)/45000
+	case Best:
+		n := u + d
+		if n == 0 {
+			return 0
+		}
+		z := 1.281551565545 // a variable: Lua's z*z is a float64 product, not an exact constant
+		q := u / n
+		return (q + z*z/(2*n) - float64(z*math.Sqrt((float64(q*(1-q))+z*z/(4*n))/n))) / (1 + z*z/n)
+	case Controversial:
+		if up <= 0 || down <= 0 {
+			return 0
+		}
+		b := d / u
+		if up < down {
+			b = u / d
+		}
+		return math.Pow(u+d, b)
+	}
+	return math.NaN()
 }
 
 // optional reports whether o is kept only where enabled ([WithOrders]).

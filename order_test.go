@@ -130,27 +130,14 @@ func TestWithOrdersInvalid(t *testing.T) {
 }
 
 // orderValue is an article's value in order o, computed in Go from its
-// returned counts and post time with the formulas of the issue; weight is
-// the vote weight it was posted with.
+// returned counts and post time; weight is the vote weight it was posted
+// with. Best and Controversial are worked out here in their textbook
+// forms, apart from Order.Value's steps, which follow lib/record.lua's;
+// the other orders' formulas are Value's own.
 func orderValue(o Order, a Article, weight float64) float64 {
 	up, down := float64(a.Upvotes), float64(a.Downvotes)
-	s, n := up-down, up+down
-	posted := float64(a.Posted.Unix())
+	n := up + down
 	switch o {
-	case ScoreDesc, ScoreAsc:
-		return posted + weight*s
-	case TimeDesc, TimeAsc:
-		return posted
-	case Top:
-		return s
-	case Hot:
-		sign := 0.0
-		if s > 0 {
-			sign = 1
-		} else if s < 0 {
-			sign = -1
-		}
-		return sign*math.Log10(math.Max(math.Abs(s), 1)) + (posted-1134028003)/45000
 	case Best:
 		// The Wilson score interval's lower bound, in its textbook form.
 		if n == 0 {
@@ -165,7 +152,10 @@ func orderValue(o Order, a Article, weight float64) float64 {
 		}
 		return math.Pow(n, math.Min(up, down)/math.Max(up, down))
 	}
-	panic(fmt.Sprintf("no formula for %v", o))
+	if !o.Valid() {
+		panic(fmt.Sprintf("no formula for %v", o))
+	}
+	return o.Value(a.Posted, weight, a.Upvotes, a.Downvotes)
 }
 
 // near reports whether two values agree to a relative 1e-12: Lua's
@@ -173,6 +163,17 @@ func orderValue(o Order, a Article, weight float64) float64 {
 // Go's in the last bits.
 func near(a, b float64) bool {
 	return math.Abs(a-b) <= 1e-12*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
+}
+
+// sameValue reports whether v, a value the store keeps in o's ordering,
+// is Order.Value's, want: to the bit in the orders Value promises it,
+// near it in the others.
+func sameValue(o Order, v, want float64) bool {
+	switch o {
+	case ScoreDesc, ScoreAsc, TimeDesc, TimeAsc, Top:
+		return v == want
+	}
+	return near(v, want)
 }
 
 // idNum returns an article id as a number.
@@ -237,6 +238,8 @@ func checkStored(t testing.TB, b *backend, s *Store, list []Article, weight floa
 				t.Errorf("article %s: %s: %v", a.ID, name, err)
 			case has[o] && !near(v, orderValue(o, a, weight)):
 				t.Errorf("article %s (up %d down %d): %s value %v, want %v", a.ID, a.Upvotes, a.Downvotes, name, v, orderValue(o, a, weight))
+			case has[o] && !sameValue(o, v, o.Value(a.Posted, weight, a.Upvotes, a.Downvotes)):
+				t.Errorf("article %s (up %d down %d): %s value %v, %v.Value %v", a.ID, a.Upvotes, a.Downvotes, name, v, o, o.Value(a.Posted, weight, a.Upvotes, a.Downvotes))
 			}
 		}
 		for _, size := range []int64{600, 86400, 2592000} {

@@ -88,30 +88,20 @@ func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
 		return observe(ctx, s, Call{Op: "Reconfigure"}, s.Reconfigure)
 	}
 	const op = "reconfigure"
-	reply, err := s.eval(ctx, reconfigureScript, s.reconfigureArgs("record"))
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
 	var before, backfill string
-	if err == nil {
-		err = scan(status, rest, &before, &backfill)
-	}
+	late, err := s.evalScan(ctx, op, reconfigureScript, s.reconfigureArgs("record"), &before, &backfill)
 	if err != nil {
-		return Identity{}, opErr(op, err)
+		return Identity{}, err
 	}
 	if late != nil {
 		return Identity{}, replicationErr(op, late)
 	}
 	was, _ := parseIdentity(before)
 	for backfill != "" {
-		reply, err := s.eval(ctx, reconfigureScript, s.reconfigureArgs("links"))
-		late := unreplicated(&err)
-		status, rest, err := decode(reply, err)
 		var done int64
-		if err == nil {
-			err = scan(status, rest, &done)
-		}
+		late, err := s.evalScan(ctx, op, reconfigureScript, s.reconfigureArgs("links"), &done)
 		if err != nil {
-			return was, opErr(op, err)
+			return was, err
 		}
 		if late != nil {
 			return was, replicationErr(op, late)

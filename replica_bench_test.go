@@ -49,13 +49,17 @@ func BenchmarkPagesReplicas(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			var usec0 int64
-			var cpu0 float64
-			for _, p := range servers {
-				_, u := scriptStats(b, p)
-				usec0 += u
-				cpu0 += serverCPU(b, p)
+			// usage sums the reading servers' script time (µs) and CPU
+			// (seconds).
+			usage := func() (usec int64, cpu float64) {
+				for _, p := range servers {
+					_, u := scriptStats(b, p)
+					usec += u
+					cpu += serverCPU(b, p)
+				}
+				return usec, cpu
 			}
+			usec0, cpu0 := usage()
 			var seed atomic.Int64
 			b.SetParallelism(8) // 8 × GOMAXPROCS callers: keep every server busy
 			b.ResetTimer()
@@ -72,13 +76,7 @@ func BenchmarkPagesReplicas(b *testing.B) {
 			})
 			elapsed, client := time.Since(start), processCPU()-client0
 			b.StopTimer()
-			var usec int64
-			var cpu float64
-			for _, p := range servers {
-				_, u := scriptStats(b, p)
-				usec += u
-				cpu += serverCPU(b, p)
-			}
+			usec, cpu := usage()
 			b.ReportMetric(float64(b.N)/elapsed.Seconds(), "pages/s")
 			b.ReportMetric(float64(usec-usec0)/float64(b.N), "redis-µs/op")
 			b.ReportMetric((cpu-cpu0)*1e6/float64(b.N), "redis-cpu-µs/op")

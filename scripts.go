@@ -120,6 +120,15 @@ func identityPrologue(name string) string {
 // and the store's record (fenced).
 func (sc script) declared() int { return sc.keyCount + 1 }
 
+// callRoom is how many more arguments a call of a function has than its
+// script's keys and arguments: the function's name, the number of keys
+// and the fence.
+const callRoom = 3
+
+// withRoom returns a slice for n keys and arguments of a script, with
+// room for callArgs to lay out the call in it.
+func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
+
 // libFiles are the files of lua/lib/, in the order they are read: each
 // uses only those before it, as its header says.
 var libFiles = []string{"base", "record", "cache", "pages", "rules", "vote", "delete", "walk"}
@@ -190,25 +199,6 @@ var allScripts = []script{
 	karmaScript, topUsersScript, editScript, reconfigureScript,
 }
 
-// Work per step of the calls whose work grows with the data: each step
-// is one script that stays well under 10 ms on redis-server.
-const (
-	buildStep = 500  // group members copied per step of a cache build (SSCAN COUNT)
-	pruneStep = 50   // articles deleted per step of Prune
-	pruneWork = 100  // group memberships of the articles deleted per step of Prune, but for its first
-	dropStep  = 500  // keys scanned per step of Drop (SCAN COUNT)
-	batchStep = 25   // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
-	edgeStep  = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
-)
-
-// walkStep bounds the work of one call of a cold group page's walk of
-// the store's ordering (group_page.lua): a member examined counts 1, one
-// copied into the cache 1 more. A call that served its page or walked
-// spends what is left, a tenth to a half of walkStep, on more of the
-// walk or of the build. About 2.5 ms at most on redis-server with a
-// million articles (BENCHMARKS.md, "How cost grows with the data").
-const walkStep = 3000
-
 func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
 	k := s.keys
 	args := []interface{}{k.seq, k.orderingKey("score"), k.orderingKey("time"),
@@ -266,17 +256,6 @@ func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
 	name, desc := o.ordering()
 	args := withRoom(5)
 	return append(args, s.orderingArgs[name], s.votePrefixes[1], start, stop, flagArg(desc))
-}
-
-// boxedOrderings returns the keys of k's orderings by name, boxed once
-// for the reads' arguments (pageArgs).
-func boxedOrderings(k keys) map[string]interface{} {
-	m := map[string]interface{}{}
-	for o := ScoreDesc; o <= Controversial; o++ {
-		name, _ := o.ordering()
-		m[name] = k.orderingKey(name)
-	}
-	return m
 }
 
 // flagArg is flag(b) boxed without an allocation.

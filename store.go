@@ -20,14 +20,6 @@ type Article struct {
 	Upvotes, Downvotes int64
 }
 
-// articleScore is an article's score, posted + weight × (up − down), worked
-// out as lua/lib/record.lua's value works out the score ordering's value, in
-// the same float64 steps: the product is rounded on its own, never fused
-// into the sum, so the two are equal bit for bit.
-func articleScore(posted int64, weight float64, up, down int64) float64 {
-	return float64(posted) + float64(weight*float64(up-down))
-}
-
 // VoteResult is the outcome of a vote: the vote it replaced and the
 // article's standing after it.
 type VoteResult struct {
@@ -171,6 +163,17 @@ func formatWeight(w float64) string {
 		s += ".0"
 	}
 	return s
+}
+
+// boxedOrderings returns the keys of k's orderings by name, boxed once
+// for the reads' arguments (pageArgs).
+func boxedOrderings(k keys) map[string]interface{} {
+	m := map[string]interface{}{}
+	for o := ScoreDesc; o <= Controversial; o++ {
+		name, _ := o.ordering()
+		m[name] = k.orderingKey(name)
+	}
+	return m
 }
 
 // functions is a store's knowledge of whether its server runs the

@@ -124,16 +124,7 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 	if start < 0 {
 		return []Article{}, nil
 	}
-	reply, err := s.evalRoom(ctx, pageScript, s.pageArgs(order, start, stop), true)
-	rest, err := s.rest(op, "", reply, err)
-	if err != nil {
-		return nil, err
-	}
-	list, err := parsePage(rest)
-	if err != nil {
-		return nil, opErr(op, err)
-	}
-	return list, nil
+	return s.read(ctx, op, pageScript, s.pageArgs(order, start, stop), true, parsePage)
 }
 
 // TopSince returns page (1-based) of the articles posted within the last d
@@ -280,13 +271,9 @@ func (s *Store) Count(ctx context.Context) (int64, error) {
 }
 
 func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) {
-	status, rest, err := decode(s.eval(ctx, countScript, []interface{}{key, kind}))
 	var n int64
-	if err == nil {
-		err = scan(status, rest, &n)
-	}
-	if err != nil {
-		return 0, opErr(op, err)
+	if _, err := s.evalScan(ctx, op, countScript, []interface{}{key, kind}, &n); err != nil {
+		return 0, err
 	}
 	return n, nil
 }

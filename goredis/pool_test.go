@@ -30,13 +30,6 @@ import (
 // (internal/redistest). The server and the cluster are the test binary's
 // shared ones (redistest.Shared, redistest.SharedCluster).
 
-// TestMain stops the shared servers, then fails the run if a goroutine is
-// left over: a call cut short by its context leaves one behind only until
-// Redis answers.
-func TestMain(m *testing.M) {
-	os.Exit(redistest.Main(m, func() error { return goleak.Find() }))
-}
-
 // counter is a go-redis hook that counts the round trips of the store's
 // scripts and functions (a command or a pipeline each), the NOSCRIPT
 // replies, and the MOVED and ASK redirects. On a cluster it hooks every
@@ -164,6 +157,13 @@ func (b *backend) suite() storetest.Backend {
 		Trips: b.h.trips.Load,
 		Real:  b.mr == nil,
 	}
+}
+
+// TestMain stops the shared servers, then fails the run if a goroutine is
+// left over: a call cut short by its context leaves one behind only until
+// Redis answers.
+func TestMain(m *testing.M) {
+	os.Exit(redistest.Main(m, func() error { return goleak.Find() }))
 }
 
 // TestNewPool runs the root's behavioural suite through the adapter on

@@ -21,40 +21,19 @@ if not groupsKey then
   return {NOT_FOUND}
 end
 local m = member(id)
-local seen = {}
-local current = redis.call('SMEMBERS', groupsKey)
-for _, g in ipairs(current) do
-  seen[g] = true
-end
-local new = {}
-for i = 9, #ARGV do
-  local g = ARGV[i]
-  if not seen[g] then
-    seen[g] = true
-    new[#new + 1] = g
-  end
-end
+local new, current = groupChange(groupsKey, ARGV, 9, true)
 if #new == 0 then
   return {OK}
 end
-if #current + #new > limit then
+if current + #new > limit then
   return {LIMIT}
 end
--- The caches that exist, each with its ordering, and the orderings they
--- need the article's value in.
-local caches, orderingOf, wanted = {}, {}, {}
-for _, g in ipairs(new) do
-  expect(k.group .. g, 'set')
-  eachCache(k.cache, g, ALL, function(cache, o)
-    if expect(cache, 'zset') then
-      local i = #caches + 1
-      caches[i], orderingOf[i], wanted[o] = cache, o, true
-    end
-  end)
-end
+-- The caches that exist, each with its ordering, and the article's value
+-- in each ordering they need, read once.
+local caches, orderingOf = groupCaches(k, new)
 local values = {}
-for _, o in ipairs(ALL) do
-  if wanted[o] then
+for _, o in ipairs(orderingOf) do
+  if values[o] == nil then
     values[o] = redis.call('ZSCORE', k.by .. o, m)
   end
 end

@@ -17,30 +17,11 @@ if not groupsKey then
   return {NOT_FOUND}
 end
 local m = member(id)
-local in_ = {}
-for _, g in ipairs(redis.call('SMEMBERS', groupsKey)) do
-  in_[g] = true
-end
-local gone = {}
-for i = 7, #ARGV do
-  local g = ARGV[i]
-  if in_[g] then
-    in_[g] = nil
-    gone[#gone + 1] = g
-  end
-end
+local gone = groupChange(groupsKey, ARGV, 7, false)
 if #gone == 0 then
   return {OK}
 end
-local caches = {}
-for _, g in ipairs(gone) do
-  expect(k.group .. g, 'set')
-  eachCache(k.cache, g, ALL, function(cache)
-    if expect(cache, 'zset') then
-      caches[#caches + 1] = cache
-    end
-  end)
-end
+local caches = groupCaches(k, gone)
 
 for _, g in ipairs(gone) do
   redis.call('SREM', k.group .. g, m)

@@ -55,12 +55,12 @@ func BenchmarkVote(b *testing.B) {
 		}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			ctx := context.Background()
 			opts := append([]voting.Option{voting.WithKeyPrefix("bench" + strconv.Itoa(i))}, c.opts()...)
 			s, err := voting.New(pool, opts...)
 			if err != nil {
 				b.Fatal(err)
 			}
-			ctx := context.Background()
 			a, err := s.Post(ctx, "poster", "a title", "")
 			if err != nil {
 				b.Fatal(err)

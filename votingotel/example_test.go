@@ -17,10 +17,12 @@ import (
 
 // A store whose calls are traced and measured. A service passes its
 // providers, or none for the global ones (otel.SetTracerProvider,
-// otel.SetMeterProvider); the example records the spans in memory.
+// otel.SetMeterProvider); the example records the spans in memory. The
+// store's spans are children of the span in the call's context: here a
+// request's.
 func Example() {
-	mr := miniredis.NewMiniRedis()
-	if err := mr.Start(); err != nil {
+	mr, err := miniredis.Run()
+	if err != nil {
 		log.Fatal(err)
 	}
 	defer mr.Close()
@@ -36,7 +38,7 @@ func Example() {
 		log.Fatal(err)
 	}
 
-	ctx := context.Background()
+	ctx, request := tp.Tracer("newsapi").Start(context.Background(), "request")
 	a, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
 	if err != nil {
 		log.Fatal(err)
@@ -49,17 +51,22 @@ func Example() {
 	}
 	_, err = store.Vote(ctx, "bob", "999", voting.Upvote)
 	fmt.Println(err)
+	request.End()
 	for _, s := range spans.Ended() {
 		line := s.Name() + " " + s.SpanKind().String()
 		if s.Status().Code == codes.Error {
 			line += " error.type=" + s.Status().Description
 		}
+		if s.Parent().IsValid() {
+			line += " (in the request)"
+		}
 		fmt.Println(line)
 	}
 	// Output:
 	// voting: vote: article not found: "999"
-	// voting.Post client
-	// voting.Vote client
-	// voting.Articles client
-	// voting.Vote client error.type=not_found
+	// voting.Post client (in the request)
+	// voting.Vote client (in the request)
+	// voting.Articles client (in the request)
+	// voting.Vote client error.type=not_found (in the request)
+	// request internal
 }

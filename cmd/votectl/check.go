@@ -47,14 +47,11 @@ func (c *checker) reputArticle(id string) {
 func cmdCheck(e *env, args []string) error {
 	var repair *bool
 	var karma, cost *[2]int64
-	if _, err := subFlags(e, "check", args, 0, func(fs *flag.FlagSet) {
+	inv, err := scanFlags(e, "check", args, func(fs *flag.FlagSet) {
 		repair = fs.Bool("repair", false, "")
 		fs.Func("karma", "", pairFlag(&karma))
 		fs.Func("vote-cost", "", pairFlag(&cost))
-	}); err != nil {
-		return err
-	}
-	inv, err := e.scanStore()
+	})
 	if err != nil {
 		return err
 	}
@@ -184,12 +181,7 @@ func (c *checker) orderings() error {
 
 func (c *checker) buckets() error {
 	seen := map[string]bool{} // key + member
-	for _, name := range c.inv.names(famTop) {
-		key := c.e.l.key(famTop, name)
-		z, err := c.e.zsetAll(key)
-		if err != nil {
-			return err
-		}
+	err := c.eachZset(famTop, func(_, key string, z map[string]float64) error {
 		for m, v := range z {
 			id, ok := idOf(m)
 			r, in := c.belongs(id, "top")
@@ -204,6 +196,10 @@ func (c *checker) buckets() error {
 				c.reputArticle(id)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, id := range sortedKeys(c.recs) {
 		r := c.recs[id]
@@ -442,16 +438,28 @@ func (c *checker) karma(per, cost *[2]int64) error {
 	return nil
 }
 
-// pages checks the users' pages against the records and the standing
-// votes of open articles. Entries of deleted articles are not problems
-// (a read drops them); a page at its cap of 1,000 may lack old entries.
-func (c *checker) pages() error {
-	for _, u := range c.inv.names(famSubmitted) {
-		key := c.e.l.key(famSubmitted, u)
+// eachZset calls fn with the name (after the family's prefix), the key
+// and the members with their scores of each sorted set of family fam,
+// and stops at its first error.
+func (c *checker) eachZset(fam string, fn func(name, key string, z map[string]float64) error) error {
+	for _, name := range c.inv.names(fam) {
+		key := c.e.l.key(fam, name)
 		z, err := c.e.zsetAll(key)
 		if err != nil {
 			return err
 		}
+		if err := fn(name, key, z); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pages checks the users' pages against the records and the standing
+// votes of open articles. Entries of deleted articles are not problems
+// (a read drops them); a page at its cap of 1,000 may lack old entries.
+func (c *checker) pages() error {
+	err := c.eachZset(famSubmitted, func(u, key string, z map[string]float64) error {
 		for m, v := range z {
 			id, _ := idOf(m)
 			if r, ok := c.recs[id]; ok && (r.Poster != u || v != float64(r.Posted)) {
@@ -459,6 +467,10 @@ func (c *checker) pages() error {
 				c.zrem[key] = append(c.zrem[key], m)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	pagesOn := len(c.inv.names(famSubmitted))+len(c.inv.names(famUpvoted)) > 0
 	if !pagesOn {
@@ -481,12 +493,7 @@ func (c *checker) pages() error {
 			c.zadd = append(c.zadd, cmd{"ZADD", []interface{}{key, r.Posted, member(id)}})
 		}
 	}
-	for _, u := range c.inv.names(famUpvoted) {
-		key := c.e.l.key(famUpvoted, u)
-		z, err := c.e.zsetAll(key)
-		if err != nil {
-			return err
-		}
+	err = c.eachZset(famUpvoted, func(u, key string, z map[string]float64) error {
 		for m := range z {
 			id, _ := idOf(m)
 			if !c.inv.has(famVoted, id) {
@@ -501,6 +508,10 @@ func (c *checker) pages() error {
 				c.zrem[key] = append(c.zrem[key], m)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, id := range c.inv.ids(famVoted) {
 		h, err := c.e.hashAll(c.e.l.key(famVoted, id))

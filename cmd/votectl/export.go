@@ -102,10 +102,7 @@ func (e *env) expireAt(key string) (int64, error) {
 }
 
 func cmdExport(e *env, args []string) error {
-	if _, err := subFlags(e, "export", args, 0, nil); err != nil {
-		return err
-	}
-	inv, err := e.scanStore()
+	inv, err := scanFlags(e, "export", args, nil)
 	if err != nil {
 		return err
 	}

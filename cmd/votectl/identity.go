@@ -118,14 +118,13 @@ func (f *sharedFlags) options() ([]voting.Option, error) {
 		}
 		opts = append(opts, voting.WithOrders(orders...))
 	}
-	if f.karma != nil {
-		opts = append(opts, voting.WithKarma(f.karma[0], f.karma[1]))
-	}
-	if f.cost != nil {
-		opts = append(opts, voting.WithVoteCost(f.cost[0], f.cost[1]))
-	}
-	if f.minKarma != nil {
-		opts = append(opts, voting.WithMinKarma(f.minKarma[0], f.minKarma[1]))
+	for _, p := range []struct {
+		v   *[2]int64
+		opt func(up, down int64) voting.Option
+	}{{f.karma, voting.WithKarma}, {f.cost, voting.WithVoteCost}, {f.minKarma, voting.WithMinKarma}} {
+		if p.v != nil {
+			opts = append(opts, p.opt(p.v[0], p.v[1]))
+		}
 	}
 	if f.voteLimit != "" {
 		n, d, ok := strings.Cut(f.voteLimit, "/")

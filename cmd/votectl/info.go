@@ -53,10 +53,7 @@ func onOff(b bool) string {
 const memorySample = 200
 
 func cmdInfo(e *env, args []string) error {
-	if _, err := subFlags(e, "info", args, 0, nil); err != nil {
-		return err
-	}
-	inv, err := e.scanStore()
+	inv, err := scanFlags(e, "info", args, nil)
 	if err != nil {
 		return err
 	}

@@ -4,9 +4,10 @@ package main
 // the package's API: the key families, the article record, the voter
 // record's "" field, the orderings' members and values, and the writes
 // that put an article and its indexes in place. It follows the package
-// documentation ("Key layout", doc.go) and lua/lib/record.lua (RECORD,
-// VOTE_META, value, eachIndex); when the layout changes, this file
-// changes with it, and nothing else in votectl names a key.
+// documentation ("Key layout", doc.go), lua/lib/record.lua (RECORD,
+// VOTE_META, eachIndex) and the orderings' values of voting.Order.Value;
+// when the layout changes, this file changes with it, and nothing else
+// in votectl names a key.
 
 import (
 	"errors"
@@ -15,8 +16,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting"
 )
 
 // layout names the keys of the store under one prefix.
@@ -215,45 +219,16 @@ func formatWeight(w float64) string {
 	return s
 }
 
-// value is the article's value in an ordering (lib/record.lua value, order.go).
-// score, time and top are exact; hot, best and controversial may differ
-// from the server's Lua in the last bits, so check compares them with
-// sameValue.
+// value is the article's value in an ordering, as the store keeps it
+// (voting.Order.Value): score, time and top to the bit; hot, best and
+// controversial may differ from the server's Lua in the last bits, so
+// check compares them with sameValue. An unknown ordering gets NaN.
 func (r record) value(ordering string) float64 {
-	up, down := float64(r.Up), float64(r.Down)
-	s := up - down
-	switch ordering {
-	case "score":
-		return float64(r.Posted) + float64(r.weightValue()*s)
-	case "top":
-		return s
-	case "hot":
-		sign := 0.0
-		if s > 0 {
-			sign = 1
-		} else if s < 0 {
-			sign = -1
-		}
-		return sign*math.Log10(math.Max(math.Abs(s), 1)) + float64(r.Posted-1134028003)/45000
-	case "best":
-		n := up + down
-		if n == 0 {
-			return 0
-		}
-		z := 1.281551565545
-		p := up / n
-		return (p + z*z/(2*n) - z*math.Sqrt((p*(1-p)+z*z/(4*n))/n)) / (1 + z*z/n)
-	case "controversial":
-		if up <= 0 || down <= 0 {
-			return 0
-		}
-		b := down / up
-		if up < down {
-			b = up / down
-		}
-		return math.Pow(up+down, b)
+	o, err := voting.ParseOrder(ordering)
+	if err != nil {
+		return math.NaN()
 	}
-	return float64(r.Posted)
+	return o.Value(time.Unix(r.Posted, 0), r.weightValue(), r.Up, r.Down)
 }
 
 func sameValue(ordering string, a, b float64) bool {
@@ -304,8 +279,8 @@ func splitCache(name string) (ordering, group string, ok bool) {
 
 // putScript writes one article and everything derived from it in one
 // call: its record (or, with an empty record argument, only its counts,
-// for a repair), its orderings and TopSince buckets with values worked
-// out by lib/record.lua's formulas on the server, its groups (both ways) and,
+// for a repair), its orderings and TopSince buckets with the values
+// putArgs works out (voting.Order.Value), its groups (both ways) and,
 // while voting is open, its voter record's "" field and expiry. Voters
 // are written before it (putVoters); the fields it writes are those
 // lua/lib writes, so the store's own scripts take the article as theirs.
@@ -313,7 +288,8 @@ func splitCache(name string) (ordering, group string, ok bool) {
 // KEYS[1]: the score ordering (the store's slot). ARGV: tag, id, up,
 // down, posted, weight, orders, record (” to keep it), closes (”
 // for voting closed, or to keep the voter record's as it is), expire-at
-// ms, groups (newline-joined, or "\n-" to leave them).
+// ms, groups (newline-joined, or "\n-" to leave them), then the values
+// in the orderings score, top, hot, best and controversial.
 // Reply: 1, or 0 when the record is missing (a repair of a deleted one).
 var putScript = redis.NewScript(1, `
 local tag, id = ARGV[1], ARGV[2]
@@ -329,42 +305,17 @@ elseif redis.call('EXISTS', articleKey) == 0 then
 else
   redis.call('SETRANGE', articleKey, 0, counts)
 end
-local function num(x)
-  if x == math.floor(x) and x > -1e15 and x < 1e15 then return string.format('%d', x) end
-  return string.format('%.17g', x)
-end
-local function value(o, p, w)
-  local s = up - down
-  if o == 'score' then return p + w * s
-  elseif o == 'top' then return s
-  elseif o == 'hot' then
-    local sign = 0
-    if s > 0 then sign = 1 elseif s < 0 then sign = -1 end
-    return sign * math.log10(math.max(math.abs(s), 1)) + (p - 1134028003) / 45000
-  elseif o == 'best' then
-    local n = up + down
-    if n == 0 then return 0 end
-    local z = 1.281551565545
-    local q = up / n
-    return (q + z * z / (2 * n) - z * math.sqrt((q * (1 - q) + z * z / (4 * n)) / n)) / (1 + z * z / n)
-  elseif o == 'controversial' then
-    if up <= 0 or down <= 0 then return 0 end
-    local b = down / up
-    if up < down then b = up / down end
-    return (up + down) ^ b
-  end
-  return p
-end
+local value = {score = ARGV[12], top = ARGV[13], hot = ARGV[14], best = ARGV[15], controversial = ARGV[16]}
 local function has(o) return string.find(',' .. orders .. ',', ',' .. o .. ',', 1, true) ~= nil end
-local p, w = tonumber(posted), tonumber(weight)
-redis.call('ZADD', tag .. 'by:score', num(value('score', p, w)), m)
+local p = tonumber(posted)
+redis.call('ZADD', tag .. 'by:score', value.score, m)
 redis.call('ZADD', tag .. 'by:time', posted, m)
 for _, o in ipairs({'top', 'hot', 'best', 'controversial'}) do
-  if has(o) then redis.call('ZADD', tag .. 'by:' .. o, num(value(o, p, w)), m) end
+  if has(o) then redis.call('ZADD', tag .. 'by:' .. o, value[o], m) end
 end
 if has('top') then
   for _, size in ipairs({600, 86400, 2592000}) do
-    redis.call('ZADD', tag .. 'top:' .. size .. ':' .. math.floor(p / size), num(value('top', p, w)), m)
+    redis.call('ZADD', tag .. 'top:' .. size .. ':' .. math.floor(p / size), value.top, m)
   end
 end
 if groups ~= '\n-' then
@@ -401,5 +352,6 @@ func (l layout) putArgs(id string, r record, writeRecord bool, closes, expireAtM
 	if keepGroups {
 		g = "\n-"
 	}
-	return []interface{}{l.ordering("score"), l.tag, id, r.Up, r.Down, r.Posted, r.Weight, r.Orders, rec, cl, expireAtMs, g}
+	return []interface{}{l.ordering("score"), l.tag, id, r.Up, r.Down, r.Posted, r.Weight, r.Orders, rec, cl, expireAtMs, g,
+		r.value("score"), r.value("top"), r.value("hot"), r.value("best"), r.value("controversial")}
 }

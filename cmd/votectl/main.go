@@ -169,6 +169,15 @@ func subFlags(e *env, name string, args []string, n int, define func(fs *flag.Fl
 	return fs, nil
 }
 
+// scanFlags parses the flags of a command that reads the whole store and
+// takes no argument (subFlags), then scans the store (scanStore).
+func scanFlags(e *env, name string, args []string, define func(fs *flag.FlagSet)) (*inventory, error) {
+	if _, err := subFlags(e, name, args, 0, define); err != nil {
+		return nil, err
+	}
+	return e.scanStore()
+}
+
 // redact hides the password of a redis:// URL in a message.
 func redact(msg, addr string) string {
 	if i, j := strings.Index(addr, "://"), strings.LastIndex(addr, "@"); i >= 0 && j > i {

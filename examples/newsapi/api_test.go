@@ -849,14 +849,22 @@ func TestEditArticle(t *testing.T) {
 	ta.fails(http.StatusForbidden, "not allowed", "PATCH", "/articles/"+a, `{"user":"alice","title":"late"}`)
 }
 
-// -vote-limit and -post-interval answer 429 with Retry-After; -min-karma 403.
-func TestRateLimits(t *testing.T) {
+// newLimitedAPI returns an API with -karma 1,-1, -min-karma 0,10,
+// -vote-limit 1/1h and -post-interval 90s, and the id of an article that
+// bob has upvoted, his one vote of the hour.
+func newLimitedAPI(t *testing.T) (*testAPI, string) {
 	ta := newTestAPI(t, config{rules: ruleFlags{
 		karma: &[2]int64{1, -1}, minKarma: &[2]int64{0, 10},
 		voteLimit: 1, votePer: time.Hour, postInterval: 90 * time.Second,
 	}})
 	a := ta.post("A")
 	ta.must(http.StatusOK, "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"up"}`)
+	return ta, a
+}
+
+// -vote-limit and -post-interval answer 429 with Retry-After; -min-karma 403.
+func TestRateLimits(t *testing.T) {
+	ta, a := newLimitedAPI(t)
 	retry := func(want int, wantRetry, method, target, body string) {
 		t.Helper()
 		rec := httptest.NewRecorder()

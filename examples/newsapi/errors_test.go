@@ -97,12 +97,7 @@ func TestClassify(t *testing.T) {
 // A 429 has retry_after, in the body as in the Retry-After header, and
 // so has a ballot over the limit; a 403 says why.
 func TestRefusalBodies(t *testing.T) {
-	ta := newTestAPI(t, config{rules: ruleFlags{
-		karma: &[2]int64{1, -1}, minKarma: &[2]int64{0, 10},
-		voteLimit: 1, votePer: time.Hour, postInterval: 90 * time.Second,
-	}})
-	a := ta.post("A")
-	ta.must(http.StatusOK, "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"up"}`)
+	ta, a := newLimitedAPI(t)
 	v := ta.failsWith(http.StatusTooManyRequests, codeRateLimited, "rate limited: try again in 3600 seconds", "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"none"}`)
 	if v["retry_after"] != 3600.0 {
 		t.Errorf("429 without retry_after 3600: %v", v)

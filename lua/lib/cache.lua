@@ -2,7 +2,7 @@
 -- group, the marker of a cache being built and its frontiers, and a
 -- vote's move of a member in a cache (group_page.lua says how a cache is
 -- built; walk.lua walks it).
--- Needs: nothing of the files before it.
+-- Needs: base.lua (expect, ALL).
 
 -- eachCache calls fn(cacheKey, ordering) for the cached page of group g in
 -- each of the orderings, whether it exists or not.
@@ -10,6 +10,24 @@ local function eachCache(cachePrefix, g, orderings, fn)
   for _, o in ipairs(orderings) do
     fn(cachePrefix .. o .. ':' .. g, o)
   end
+end
+
+-- groupCaches returns the cached pages of groups that exist (built or
+-- being built), in every ordering, and the ordering of each, after
+-- checking each group's set and each of its caches (expect): a group
+-- change calls it before its first write.
+local function groupCaches(k, groups)
+  local caches, orderingOf = {}, {}
+  for _, g in ipairs(groups) do
+    expect(k.group .. g, 'set')
+    eachCache(k.cache, g, ALL, function(cache, o)
+      if expect(cache, 'zset') then
+        local i = #caches + 1
+        caches[i], orderingOf[i] = cache, o
+      end
+    end)
+  end
+  return caches, orderingOf
 end
 
 -- The marker of a group cache being built and its frontiers

@@ -186,6 +186,27 @@ local function groupKeys(k, id)
   return groupsKey, votedKey, meta
 end
 
+-- groupChange returns the groups named by names[first..] that the
+-- article whose set of groups is groupsKey joins (join true: those it is
+-- not in) or leaves (join false: those it is in), each once, a repeated
+-- name counting once, and how many groups it is in before the change.
+local function groupChange(groupsKey, names, first, join)
+  local in_ = {}
+  local current = redis.call('SMEMBERS', groupsKey)
+  for _, g in ipairs(current) do
+    in_[g] = true
+  end
+  local changed = {}
+  for i = first, #names do
+    local g = names[i]
+    if (in_[g] == true) ~= join then
+      in_[g] = join
+      changed[#changed + 1] = g
+    end
+  end
+  return changed, #current
+end
+
 -- countGroups keeps how many groups the article is in in its voter
 -- record's '' field, which lets a vote skip reading its groups when there
 -- are none; once voting closed there is none to keep. Its callers check

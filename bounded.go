@@ -1,0 +1,20 @@
+package voting
+
+// Work per step of the calls whose work grows with the data: each step
+// is one script that stays well under 10 ms on redis-server.
+const (
+	buildStep = 500  // group members copied per step of a cache build (SSCAN COUNT)
+	pruneStep = 50   // articles deleted per step of Prune
+	pruneWork = 100  // group memberships of the articles deleted per step of Prune, but for its first
+	dropStep  = 500  // keys scanned per step of Drop (SCAN COUNT)
+	batchStep = 25   // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
+	edgeStep  = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
+)
+
+// walkStep bounds the work of one call of a cold group page's walk of
+// the store's ordering (group_page.lua): a member examined counts 1, one
+// copied into the cache 1 more. A call that served its page or walked
+// spends what is left, a tenth to a half of walkStep, on more of the
+// walk or of the build. About 2.5 ms at most on redis-server with a
+// million articles (BENCHMARKS.md, "How cost grows with the data").
+const walkStep = 3000
