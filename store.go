@@ -50,23 +50,23 @@ type VoteResult struct {
 // takes one round trip more (see the package documentation, "Scripts
 // and Functions").
 type Store struct {
-	pool        Pool
-	keys        keys
-	weight      string // the vote weight, formatted for the scripts
-	window      int64  // the vote window in seconds
-	cacheTTL    int64  // the group cache TTL in milliseconds; 0 for none
-	pageSize    int
-	now         func() time.Time
-	orders      string         // the optional orders enabled, comma-separated, for post.lua
-	enabled     map[Order]bool // the optional orders enabled
+	pool     Pool
+	keys     keys
+	weight   string // the vote weight, formatted for the scripts
+	window   int64  // the vote window in seconds
+	cacheTTL int64  // the group cache TTL in milliseconds; 0 for none
+	pageSize int
+	now      func() time.Time
+	orders   string         // the optional orders enabled, comma-separated, for post.lua
+	enabled  map[Order]bool // the optional orders enabled
 	// commentOrders are the orders of comments kept besides Best and Top
 	// (Hot, Controversial, ScoreDesc, where WithOrders has them);
 	// commentOrderings the names of their orderings, comma-separated,
 	// for comment.lua.
 	commentOrders    map[Order]bool
 	commentOrderings string
-	uniqueLinks bool
-	userPages   bool // WithUserPages
+	uniqueLinks      bool
+	userPages        bool // WithUserPages
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
