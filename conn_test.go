@@ -98,7 +98,10 @@ var methods = []method{
 		_, err := s.VoteComment(ctx, "carol", lastComment(s), Upvote)
 		return err
 	}},
-	{"Thread", 1, true, func(ctx context.Context, s *Store, id string) error { _, err := s.Thread(ctx, id, Best, 10); return err }},
+	{"Thread", 1, true, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.Thread(ctx, id, Best, 10)
+		return err
+	}},
 	{"Replies", 1, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Replies(ctx, lastComment(s), TimeDesc, 10)
 		return err
