@@ -84,11 +84,14 @@ if seq and not string.match(seq, '^%d+$') then
   return error('voting: comment id counter ' .. cseqKey .. ' holds ' .. seq .. ', not an id', 0)
 end
 
-local cid = tostring(redis.call('INCR', cseqKey))
+-- The next id must be free: a counter behind the comments (restored,
+-- evicted) must never make Comment overwrite one.
+local cid = num((tonumber(seq) or 0) + 1)
 local key = k.comment .. cid
 if redis.call('EXISTS', key) == 1 then
   return error('voting: comment id counter ' .. cseqKey .. ' is behind the comments: set it to the highest id', 0)
 end
+redis.call('INCR', cseqKey)
 local c = {a = aid, p = parent ~= '' and parent or nil, t = now, c = num(tonumber(now) + window),
   u = '1', d = '0', r = '0', h = tostring(depth), n = poster, b = body}
 local fields = {'a', c.a, 't', c.t, 'c', c.c, 'u', '1', 'd', '0', 'r', '0', 'h', c.h, 'n', poster, 'b', body}

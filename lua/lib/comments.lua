@@ -207,12 +207,24 @@ local function purgeComments(k, aid, budget)
   for _, x in ipairs(plan) do
     removed[x.id] = true
   end
+  -- The orderings of the parents that stay, which lose members, checked
+  -- before the first write; the top level's go whole when done.
+  local function stays(c)
+    return not (c.p and removed[c.p]) and not (done and not c.p)
+  end
+  for _, x in ipairs(plan) do
+    if stays(x.c) then
+      for _, o in ipairs(corderings(x.c.o)) do
+        expect(k.kids .. o .. ':' .. parentName(x.c), 'zset')
+      end
+    end
+  end
   for _, x in ipairs(plan) do
     local c = x.c
     if c.x ~= '1' then
       live = live + 1
     end
-    if not (c.p and removed[c.p]) then
+    if stays(c) then
       -- Its parent stays (this step): its newest child is the next.
       local container = c.p and k.comment .. c.p or threadKey
       if c.nx then
