@@ -49,9 +49,9 @@ func TestRefusals(t *testing.T) {
 			return nil, tc.reply
 		}})
 		calls := map[string]func() error{
-			"vote": func() error { _, err := s.Vote(ctx, "bob", a.ID, Upvote); return err },
-			"post": func() error { _, err := s.Post(ctx, "bob", "t", ""); return err },
-			"page": func() error { _, err := s.Articles(ctx, ScoreDesc, 1); return err },
+			"vote":    func() error { _, err := s.Vote(ctx, "bob", a.ID, Upvote); return err },
+			"post":    func() error { _, err := s.Post(ctx, "bob", "t", ""); return err },
+			"page":    func() error { _, err := s.Articles(ctx, ScoreDesc, 1); return err },
 			"comment": func() error { _, err := s.Comment(ctx, a.ID, "", "bob", "c"); return err },
 			"thread":  func() error { _, err := s.Thread(ctx, a.ID, Best, 10); return err },
 			"batch": func() error {
