@@ -103,8 +103,8 @@ func newScript(name string, keyCount int, src string) script {
 func identityPrologue(name string) string {
 	mode := "w"
 	switch {
-	case name == "drop", name == "reconfigure", name == "vote":
-		mode = "n" // vote checks where it knows it writes (lib/vote.lua vote)
+	case name == "drop", name == "reconfigure", name == "vote", name == "comment_vote":
+		mode = "n" // a vote checks where it knows it writes (lib/vote.lua vote, comment_vote.lua)
 	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page", name == "user_comments":
 		mode = "r"
 	}

@@ -39,9 +39,13 @@ end
 
 -- corderings returns the orderings of a comment's parent that hold it:
 -- best and top always, then those of its o field.
+local BEST_TOP = {'best', 'top'} -- never written to
 local function corderings(o)
+  if not o or o == '' then
+    return BEST_TOP
+  end
   local list = {'best', 'top'}
-  if o and o ~= '' then
+  do
     for name in string.gmatch(o, '[^,]+') do
       list[#list + 1] = name
     end
