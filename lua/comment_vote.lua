@@ -14,13 +14,15 @@ local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRule
 -- implied: no field until they change it ('-1', or '0' for their own
 -- vote cancelled), and none again when they upvote once more. Others
 -- have a field while their vote stands.
-local c = redis.call('HMGET', key, 'a', 'p', 'c', 'n', 'u', 'd', 't', 'o', 'w')
-local aid, parent, closes, poster = c[1], c[2], c[3], c[4]
+-- The record's first fields (lib/comments.lua CFIELDS).
+local v = redis.call('HMGET', key, 'u', 'd', 'm', 'n')
 -- A store of another layout is incompatible, not closed or not found.
-if not aid then
+if not v[3] then
   checkStore(storeKey, storeIdentity, 'w')
   return {NOT_FOUND}
 end
+local c = parseMeta({m = v[3]}, key)
+local aid, parent, closes, poster = c.a, c.p, c.c, v[4]
 if notBefore(now, closes) then
   checkStore(storeKey, storeIdentity, 'w')
   return {CLOSED}
@@ -40,7 +42,7 @@ if r[2] then
 elseif user == poster then
   prev = 1
 end
-local up, down = tonumber(c[5]), tonumber(c[6])
+local up, down = tonumber(v[1]), tonumber(v[2])
 if new == prev then
   return string.format('%d %d %d %d', prev, up - down, up, down)
 end
@@ -53,9 +55,8 @@ if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
 -- at another fails it after the first is put back (as lib/vote.lua
 -- does). A store with rules writes their keys first (karmaRules, which
 -- checks them), so it checks the orderings before.
-local rec = {a = aid, t = c[7], w = c[9]}
 local pname = parent or ('a' .. aid)
-local ords = corderings(c[8])
+local ords = corderings(c.o)
 -- The store's identity (checkStore), deferred to here, where the vote
 -- writes, as lib/vote.lua vote defers it.
 checkStore(storeKey, storeIdentity, 'w')
@@ -69,13 +70,13 @@ if k.rules then
   end
 end
 local m = member(cid)
-local up0, down0 = tonumber(c[5]), tonumber(c[6])
+local up0, down0 = tonumber(v[1]), tonumber(v[2])
 for i, o in ipairs(ords) do
   local key = k.kids .. o .. ':' .. pname
-  local z = redis.pcall('ZADD', key, num(cvalue(o, rec, up, down)), m)
+  local z = redis.pcall('ZADD', key, num(cvalue(o, c, up, down)), m)
   if type(z) ~= 'number' then
     for j = 1, i - 1 do
-      redis.call('ZADD', k.kids .. ords[j] .. ':' .. pname, num(cvalue(ords[j], rec, up0, down0)), m)
+      redis.call('ZADD', k.kids .. ords[j] .. ':' .. pname, num(cvalue(ords[j], c, up0, down0)), m)
     end
     expect(key, 'zset')
     return error(z.err, 0)
