@@ -83,7 +83,7 @@ func families(k keys, key string) []string {
 		o, parent, _ := strings.Cut(rest, ":")
 		if slices.Contains([]string{"best", "top", "hot", "controversial", "score"}, o) &&
 			(canonicalID(parent) || (strings.HasPrefix(parent, "a") && canonicalID(parent[1:]))) {
-			list = append(list, "kids")
+			list = append(list, "kids:"+o)
 		}
 	}
 	if key == k.record {
