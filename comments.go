@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 )
 
 // Comment threads (issue 29): comments on an article and replies to
@@ -13,24 +12,6 @@ import (
 // in one round trip (lua/comment*.lua, lua/thread.lua, with the helpers of
 // lua/lib/comments.lua); the layout is doc.go's ("Key layout",
 // "Comments").
-
-// Comment is a comment as the store holds it.
-type Comment struct {
-	ID, Article, Parent string // Parent "" for a reply to the article itself
-	Poster, Body        string
-	Posted              time.Time
-	Upvotes, Downvotes  int64
-	Replies             int64 // its live descendants, all levels
-	Deleted             bool  // deleted but kept for its replies: Poster and Body are ""
-}
-
-// ThreadComment is a comment of a Thread or a Replies, with its place in
-// the tree.
-type ThreadComment struct {
-	Comment
-	Depth int   // 0 for a reply to the article
-	More  int64 // its descendants not in this reply ("load more")
-}
 
 // Comment posts a reply by poster to the article articleID, or, with
 // parentID not "", to its comment parentID, and records the poster's own
