@@ -33,16 +33,39 @@ else
   pname, container = id, rootKey
 end
 local time = ordering == 'time'
+-- DEPTHS are the depths as the rows write them.
+local DEPTHS = {}
+for d = 0, maxDepth do
+  DEPTHS[d] = tostring(d)
+end
 
--- better reports whether stream a's head comes before b's.
+-- better reports whether stream a's head comes before b's: by value
+-- (0 for all in time order), then by id, which compares as a number (n)
+-- where it has at most 15 digits, exact as a Lua number, and as a
+-- string else.
 local function better(a, b)
-  if time or a.value == b.value then
-    if desc then
-      return idLess(b.head, a.head)
-    end
-    return idLess(a.head, b.head)
+  local av, bv = a.value, b.value
+  if av ~= bv then
+    return av > bv
   end
-  return a.value > b.value
+  local an, bn = a.n, b.n
+  if an and bn then
+    if desc then return an > bn end
+    return an < bn
+  end
+  if desc then
+    return idLess(b.head, a.head)
+  end
+  return idLess(a.head, b.head)
+end
+
+-- setHead sets a stream's head, its id as a number where exact, and its
+-- value.
+local function setHead(s, head, value)
+  s.head, s.value, s.n = head, value, nil
+  if #head <= 15 then
+    s.n = tonumber(head)
+  end
 end
 
 -- refill reads the next members of a zset stream into its buffer.
@@ -59,8 +82,11 @@ end
 -- false at its end.
 local function advance(s, next)
   if time then
-    s.head = next
-    return s.head ~= nil
+    if not next then
+      return false
+    end
+    setHead(s, next, 0)
+    return true
   end
   if s.at > #s.buf then
     if s.done then
@@ -71,7 +97,7 @@ local function advance(s, next)
       return false
     end
   end
-  s.head, s.value = idof(s.buf[s.at]), tonumber(s.buf[s.at + 1])
+  setHead(s, idof(s.buf[s.at]), tonumber(s.buf[s.at + 1]))
   s.at = s.at + 2
   return true
 end
@@ -109,19 +135,21 @@ end
 -- open joins the stream of the children of a parent (its name in the
 -- orderings' keys, its record's first and last child) at depth.
 local function open(name, first, last, depth)
-  local s = {depth = depth, dstr = tostring(depth)}
+  -- Made whole in one constructor: a field added later grows the table,
+  -- which costs more than the field. false stands for none.
+  local s = {depth = depth, dstr = DEPTHS[depth], head = false, value = 0, n = false,
+    key = false, off = 0, batch = 0, buf = NONE, at = 1, done = false}
   if time then
-    s.head = last
-    if desc then s.head = first end
-    if not s.head then
+    local head = last
+    if desc then head = first end
+    if not advance(s, head) then
       return
     end
   else
-    -- The root's stream reads 10 members first, a comment's 2: most
+    -- The root's stream reads 10 members first, a comment's 1: most
     -- comments show few of their replies.
-    local first = 2
-    if depth == 0 then first = 10 end
-    s.key, s.off, s.batch, s.buf, s.at = k.kids .. ordering .. ':' .. name, 0, first, {}, 1
+    s.key, s.batch = k.kids .. ordering .. ':' .. name, 1
+    if depth == 0 then s.batch = 10 end
     if not advance(s) then
       return
     end
