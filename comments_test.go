@@ -674,3 +674,51 @@ func countDeleted(list []Comment) int {
 	}
 	return n
 }
+
+// TestArticleCommentsInEveryRead: every read of articles carries their
+// live comment counts.
+func TestArticleCommentsInEveryRead(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		a := mustPost(t, s, "alice", "t")
+		other := mustPost(t, s, "alice", "none")
+		if err := s.AddToGroups(ctx, a.ID, "g"); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 3; i++ {
+			if _, err := s.Comment(ctx, a.ID, "", "bob", "c"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		counts := func(list []Article) map[string]int64 {
+			m := map[string]int64{}
+			for _, x := range list {
+				m[x.ID] = x.Comments
+			}
+			return m
+		}
+		reads := map[string]func() ([]Article, error){
+			"Articles":      func() ([]Article, error) { return s.Articles(ctx, ScoreDesc, 1) },
+			"Articles Top":  func() ([]Article, error) { return s.Articles(ctx, Top, 1) },
+			"ArticlesByID":  func() ([]Article, error) { return s.ArticlesByID(ctx, []string{a.ID, other.ID}) },
+			"GroupArticles": func() ([]Article, error) { return s.GroupArticles(ctx, "g", TimeDesc, 1) },
+			"TopSince":      func() ([]Article, error) { return s.TopSince(ctx, time.Hour, 1) },
+			"Submitted":     func() ([]Article, error) { return s.Submitted(ctx, "alice", 1) },
+			"Upvoted":       func() ([]Article, error) { return s.Upvoted(ctx, "alice", 1) },
+			"Article": func() ([]Article, error) {
+				x, err := s.Article(ctx, a.ID)
+				return []Article{x}, err
+			},
+		}
+		for name, read := range reads {
+			list, err := read()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got := counts(list)
+			if got[a.ID] != 3 || got[other.ID] != 0 {
+				t.Errorf("%s: comments %v, want 3 on %s", name, got, a.ID)
+			}
+		}
+	})
+}
