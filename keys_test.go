@@ -331,3 +331,15 @@ func TestPattern(t *testing.T) {
 		}
 	})
 }
+
+// TestCommentCountsKey: lib/record.lua commentCounts finds the counts'
+// hash as the article records' prefix's sibling, "{prefix}:comments"
+// where they are "{prefix}:article:", without an argument on every read.
+func TestCommentCountsKey(t *testing.T) {
+	for _, p := range []string{"voting", "a:b", "x"} {
+		k := newKeys(p)
+		if got := strings.TrimSuffix(k.article, "article:") + "comments"; got != k.comments {
+			t.Errorf("prefix %q: commentCounts would read %q, the counts are at %q", p, got, k.comments)
+		}
+	}
+}
