@@ -21,8 +21,14 @@ if not v[3] then
   checkStore(storeKey, storeIdentity, 'w')
   return {NOT_FOUND}
 end
-local c = parseMeta({m = v[3]}, key)
-local aid, parent, closes, poster = c.a, c.p, c.c, v[4]
+-- What never changes (lib/comments.lua META), in locals: a table would
+-- cost the vote more.
+local aid, parent, posted, closes, _, orders, weight = string.match(v[3], META)
+if not aid then
+  return error('voting: key ' .. key .. ' holds no comment', 0)
+end
+if parent == '0' then parent = nil end
+local poster = v[4]
 if notBefore(now, closes) then
   checkStore(storeKey, storeIdentity, 'w')
   return {CLOSED}
@@ -56,7 +62,8 @@ if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
 -- does). A store with rules writes their keys first (karmaRules, which
 -- checks them), so it checks the orderings before.
 local pname = parent or ('a' .. aid)
-local ords = corderings(c.o)
+local ords = corderings(orders)
+local pn, wn = tonumber(posted), tonumber(weight) or 0
 -- The store's identity (checkStore), deferred to here, where the vote
 -- writes, as lib/vote.lua vote defers it.
 checkStore(storeKey, storeIdentity, 'w')
@@ -73,10 +80,10 @@ local m = member(cid)
 local up0, down0 = tonumber(v[1]), tonumber(v[2])
 for i, o in ipairs(ords) do
   local key = k.kids .. o .. ':' .. pname
-  local z = redis.pcall('ZADD', key, num(cvalue(o, c, up, down)), m)
+  local z = redis.pcall('ZADD', key, num(value(o, pn, wn, up, down)), m)
   if type(z) ~= 'number' then
     for j = 1, i - 1 do
-      redis.call('ZADD', k.kids .. ords[j] .. ':' .. pname, num(cvalue(ords[j], c, up0, down0)), m)
+      redis.call('ZADD', k.kids .. ords[j] .. ':' .. pname, num(value(ords[j], pn, wn, up0, down0)), m)
     end
     expect(key, 'zset')
     return error(z.err, 0)
