@@ -176,7 +176,7 @@ func (s *Store) thread(ctx context.Context, op, kind, id string, order Order, li
 	if err != nil {
 		return nil, opErr(op, err)
 	}
-	return displayOrder(list, id), nil
+	return displayOrder(list), nil
 }
 
 // CommentsByID returns the comments with the given ids, in the order of
@@ -363,11 +363,13 @@ func invalidErr(op string, rest []interface{}) error {
 	return &opError{op: op, err: ErrInvalidArgument, detail: detail}
 }
 
-// displayOrder orders list, the comments of a Thread or Replies under
-// root in the order the script took them, for display: each comment
-// followed by its replies, siblings in the order taken; and counts each
-// comment's More, its live descendants left out.
-func displayOrder(list []ThreadComment, root string) []ThreadComment {
+// displayOrder orders list, the comments of a Thread or Replies in the
+// order the script took them (Depth 0 for the root's children), for
+// display: each comment followed by its replies, siblings in the order
+// taken; and counts each comment's More, its live descendants left out.
+// A reply is taken after its parent, so every comment's parent but the
+// root is in list, and siblings are taken best first.
+func displayOrder(list []ThreadComment) []ThreadComment {
 	children := map[string][]int{}
 	for i, c := range list {
 		p := c.Parent
@@ -377,8 +379,9 @@ func displayOrder(list []ThreadComment, root string) []ThreadComment {
 		children[p] = append(children[p], i)
 	}
 	out := make([]ThreadComment, 0, len(list))
-	// live returns the live descendants of list[i] in the reply, having
-	// appended it and them to out.
+	// walk appends list[i] and its replies in the reply to out, and
+	// returns how many of those replies are live. It recurses at most
+	// MaxThreadDepth deep.
 	var walk func(i int) int64
 	walk = func(i int) int64 {
 		at := len(out)
@@ -396,6 +399,5 @@ func displayOrder(list []ThreadComment, root string) []ThreadComment {
 	for _, i := range children[""] {
 		walk(i)
 	}
-	_ = root
 	return out
 }
