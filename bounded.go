@@ -9,6 +9,7 @@ const (
 	dropStep  = 500  // keys scanned per step of Drop (SCAN COUNT)
 	batchStep = 25   // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
 	edgeStep  = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
+	purgeStep = 200  // comments removed per step of Delete or Prune of an article with comments
 )
 
 // walkStep bounds the work of one call of a cold group page's walk of

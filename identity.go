@@ -20,8 +20,16 @@ import (
 // LayoutVersion is the version of the key layout this package reads and
 // writes (doc.go, "Key layout"). Versions 1 and 2, which kept articles as
 // hashes, were never recorded: a store with data and no record reads as
-// another layout.
-const LayoutVersion = 3
+// another layout. Version 4 adds the families of comments to version 3:
+// a library of layout 3 would leave an article's comments behind when it
+// deletes the article. A store of layout 3 becomes one of layout 4 by
+// [Store.Reconfigure], which moves nothing (doc.go, "The store's
+// identity").
+const LayoutVersion = 4
+
+// migratesFrom is the layout Reconfigure migrates to LayoutVersion by
+// recording it.
+const migratesFrom = 3
 
 // Identity is a store's key layout version and the options that every
 // process writing to it must share, as a store records it in Redis.
@@ -92,6 +100,7 @@ func (c *config) identity(orders []string) Identity {
 	add(r.hasInterval, "postinterval", r.postInterval.Milliseconds())
 	add(r.hasRepost, "repostafter", r.repostAfter.Milliseconds())
 	add(r.hasEdit, "editwindow", r.editWindow.Milliseconds())
+	add(r.hasCommentInterval, "commentinterval", r.commentInterval.Milliseconds())
 	add(c.userPages, "userpages")
 	add(c.uniqueLinks, "uniquelinks")
 	return id
@@ -142,6 +151,10 @@ func difference(recorded, here string) string {
 	if !ok {
 		return fmt.Sprintf("the store records %q, not an identity", recorded)
 	}
+	if r.Layout == migratesFrom && h.Layout == LayoutVersion {
+		return fmt.Sprintf("layout %d, this library reads %d: Reconfigure (votectl options) migrates the store, "+
+			"after which libraries of layout %d refuse it", r.Layout, h.Layout, r.Layout)
+	}
 	if r.Layout != h.Layout {
 		return fmt.Sprintf("layout %d, this library reads %d", r.Layout, h.Layout)
 	}
@@ -187,10 +200,11 @@ func difference(recorded, here string) string {
 // StoreOptions returns the shared options of a store whose identity is
 // id, as options of New: an operator's tool opens a recorded store with
 // them ([Store.Recorded]), so that its calls are the store's own. An
-// identity of another layout, or an option it does not know, gets an
-// error wrapping [ErrIncompatible].
+// identity of layout 3 gets its options too, for the Reconfigure that
+// migrates it. An identity of another layout, or an option it does not
+// know, gets an error wrapping [ErrIncompatible].
 func (id Identity) StoreOptions() ([]Option, error) {
-	if id.Layout != LayoutVersion {
+	if id.Layout != LayoutVersion && id.Layout != migratesFrom {
 		return nil, fmt.Errorf("%w: layout %d, this library reads %d", ErrIncompatible, id.Layout, LayoutVersion)
 	}
 	var opts []Option
@@ -204,7 +218,7 @@ func (id Identity) StoreOptions() ([]Option, error) {
 		}
 		ms := func(i int) time.Duration { return time.Duration(v[i]) * time.Millisecond }
 		want := map[string]int{"karma": 2, "cost": 2, "minkarma": 2, "votelimit": 2,
-			"postinterval": 1, "repostafter": 1, "editwindow": 1}[name]
+			"postinterval": 1, "repostafter": 1, "editwindow": 1, "commentinterval": 1}[name]
 		if len(v) != want && name != "orders" {
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}
@@ -233,6 +247,8 @@ func (id Identity) StoreOptions() ([]Option, error) {
 			opts = append(opts, WithRepostAfter(ms(0)))
 		case "editwindow":
 			opts = append(opts, WithEditWindow(ms(0)))
+		case "commentinterval":
+			opts = append(opts, WithCommentInterval(ms(0)))
 		case "userpages":
 			opts = append(opts, WithUserPages())
 		case "uniquelinks":

@@ -112,7 +112,9 @@ func WithClock(now func() time.Time) Option {
 // WithOrders enables the orders Top, Hot, Best and Controversial for the
 // articles the store posts: Post indexes them in each, every vote keeps
 // them exact, and Articles, GroupArticles (and, with Top, TopSince)
-// accept them. Each article keeps the orders it was posted with. The
+// accept them. Hot, Controversial and ScoreDesc enable those orders of
+// comments too (Thread, Replies), which always have Best, Top, TimeDesc
+// and TimeAsc. Each article keeps the orders it was posted with. The
 // orders are shared options: stores of one prefix must enable the same
 // ones (doc.go, "The store's identity"), or get [ErrIncompatible]. Without it a store keeps
 // no extra keys and does no extra work per vote. ScoreDesc, ScoreAsc,
@@ -236,6 +238,15 @@ func WithVoteLimit(n int, per time.Duration) Option {
 // off.
 func WithPostInterval(d time.Duration) Option {
 	return func(c *config) { c.rules.postInterval, c.rules.hasInterval = d, true }
+}
+
+// WithCommentInterval makes Comment refuse, with [ErrRateLimited], a
+// user's comment within d of their last, on the store's clock, to the
+// millisecond, as [WithPostInterval] does for posts. d must be at least
+// one millisecond. It is a shared option, recorded in the store's
+// identity. Default off.
+func WithCommentInterval(d time.Duration) Option {
+	return func(c *config) { c.rules.commentInterval, c.rules.hasCommentInterval = d, true }
 }
 
 // WithRepostAfter makes Post refuse a non-empty link that a live article
@@ -410,6 +421,8 @@ type ruleConfig struct {
 	postInterval, repostAfter        time.Duration
 	editWindow                       time.Duration
 	hasInterval, hasRepost, hasEdit  bool
+	commentInterval                  time.Duration
+	hasCommentInterval               bool
 }
 
 func (c *ruleConfig) validate() error {
@@ -434,6 +447,8 @@ func (c *ruleConfig) validate() error {
 		return fmt.Errorf("%w: vote limit span %v is under one millisecond", ErrInvalidArgument, c.per)
 	case c.hasInterval && c.postInterval < time.Millisecond:
 		return fmt.Errorf("%w: post interval %v is under one millisecond", ErrInvalidArgument, c.postInterval)
+	case c.hasCommentInterval && c.commentInterval < time.Millisecond:
+		return fmt.Errorf("%w: comment interval %v is under one millisecond", ErrInvalidArgument, c.commentInterval)
 	case c.hasRepost && c.repostAfter < time.Second:
 		return fmt.Errorf("%w: repost span %v is under one second", ErrInvalidArgument, c.repostAfter)
 	case c.hasEdit && c.editWindow < time.Second:

@@ -28,6 +28,8 @@ const (
 	// The rules' (rules.go).
 	statusNotAllowed  = 7 // a rule forbids the call
 	statusRateLimited = 8 // a rate limit refuses the call; the ms to wait follow
+	// The comments' (comments.go).
+	statusInvalid = 9 // the input does not fit the data (a parent of another article, too deep); the reason follows
 )
 
 // errBuilding is the error of statusBuilding: a step of a group cache's
@@ -84,6 +86,7 @@ var statusErrs = map[int64]error{
 	statusCorrupt:     errCorrupt,
 	statusNotAllowed:  ErrNotAllowed,
 	statusRateLimited: ErrRateLimited,
+	statusInvalid:     ErrInvalidArgument,
 }
 
 // statusErr returns the error of op for a status other than statusOK
@@ -102,8 +105,8 @@ func statusErr(op string, status int64, id string) error {
 }
 
 // rowFields is the width of one article row, as lib/record.lua's rows writes it:
-// id, record (parseRecord).
-const rowFields = 2
+// id, record (parseRecord), live comment count.
+const rowFields = 3
 
 // parseArticles turns article rows into Articles: the one parser behind
 // every read of articles.
@@ -132,7 +135,11 @@ func parseArticle(row []interface{}, a *Article) error {
 	if err := parseRecord(string(b[1]), a); err != nil {
 		return fmt.Errorf("article %q: %w", b[0], err)
 	}
-	a.ID = string(b[0])
+	n, err := strconv.ParseInt(string(b[2]), 10, 64)
+	if err != nil {
+		return fmt.Errorf("article %q: comment count: %w", b[0], err)
+	}
+	a.ID, a.Comments = string(b[0]), n
 	return nil
 }
 
@@ -143,8 +150,9 @@ const recordHeader = 7
 
 // parsePage parses page.lua's reply, {page}: the page's rows as one
 // string, each the article's member (lib/base.lua member: one byte of the id's
-// length, plus 96, then the id), the length of its record in decimal, a
-// space and the record. Each article's strings (id, title, link, poster)
+// length, plus 96, then the id), the length of its record in decimal,
+// '+' and the article's live comment count where it has any, a space
+// and the record. Each article's strings (id, title, link, poster)
 // are cut from one string of its own row, so that an article kept does
 // not keep its page: one allocation an article, and one for the list.
 func parsePage(rest []interface{}) ([]Article, error) {
@@ -173,9 +181,21 @@ func parsePage(rest []interface{}) ([]Article, error) {
 			return nil, fmt.Errorf("article %q: %w", id, err)
 		}
 		list[i].ID = id
+		list[i].Comments = rowComments(row[:rec])
 		off = next
 	}
 	return list, nil
+}
+
+// rowComments returns the comment count in a page row's head (pageRow
+// checked it): what follows '+', or 0 where there is none.
+func rowComments(head string) int64 {
+	_, count, ok := strings.Cut(head[:len(head)-1], "+")
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.ParseInt(count, 10, 64)
+	return n
 }
 
 // memberBase is what lib/base.lua member adds to an id's length in the byte
@@ -194,8 +214,16 @@ func pageRow(page []byte, off int) (rec, next int, _ error) {
 	if size < 1 {
 		return 0, 0, errors.New("page reply: malformed row")
 	}
-	n, err := strconv.Atoi(string(row[id : id+size]))
+	head := row[id : id+size]
 	rec = id + size + 1
+	if plus := bytes.IndexByte(head, '+'); plus >= 0 {
+		count, err := strconv.ParseInt(string(head[plus+1:]), 10, 64)
+		if err != nil || count < 0 {
+			return 0, 0, errors.New("page reply: malformed row")
+		}
+		head = head[:plus]
+	}
+	n, err := strconv.Atoi(string(head))
 	if err != nil || n < 0 || n > len(row)-rec {
 		return 0, 0, errors.New("page reply: malformed row")
 	}
@@ -207,17 +235,9 @@ func pageRow(page []byte, off int) (rec, next int, _ error) {
 // three strings are cut from rec.
 func parseRecord(rec string, a *Article) error {
 	var f [recordHeader]string
-	rest := rec
-	for i := range f {
-		sep := byte(' ')
-		if i == recordHeader-1 {
-			sep = ':'
-		}
-		j := strings.IndexByte(rest, sep)
-		if j < 0 {
-			return errors.New("malformed record")
-		}
-		f[i], rest = rest[:j], rest[j+1:]
+	rest, ok := cutFields(rec, f[:])
+	if !ok {
+		return errors.New("malformed record")
 	}
 	var n [5]int64 // up, down, posted, and the two lengths
 	for i, at := range [...]int{0, 1, 2, 5, 6} {
@@ -245,6 +265,24 @@ func parseRecord(rec string, a *Article) error {
 		Downvotes: n[1],
 	}
 	return nil
+}
+
+// cutFields cuts len(f) fields off the front of s into f, each ended by
+// a space but the last, ended by a colon (the header of a record or of
+// a comment row), and returns the rest; ok is false where s has fewer.
+func cutFields(s string, f []string) (rest string, ok bool) {
+	for i := range f {
+		sep := byte(' ')
+		if i == len(f)-1 {
+			sep = ':'
+		}
+		j := strings.IndexByte(s, sep)
+		if j < 0 {
+			return "", false
+		}
+		f[i], s = s[:j], s[j+1:]
+	}
+	return s, true
 }
 
 // parseVote parses one vote's reply: vote.lua's for a vote done, one
@@ -381,4 +419,72 @@ func parseRetry(rest []interface{}) error {
 		return fmt.Errorf("rate limited reply: %w", err)
 	}
 	return &retryError{after: time.Duration(max(ms, 1)) * time.Millisecond}
+}
+
+// commentHeader is the number of fields before a comment row's strings
+// (lua/lib/comments.lua commentHead): id, up, down, replies, deleted,
+// depth, the seven fields of the record's m (article, parent, "0" for
+// none, posted, close, depth, orderings, weight), and the length of the
+// poster's name, which the body follows.
+const commentHeader = 14
+
+// parseComments parses rows of comments, {row...}, each one string
+// (lua/lib/comments.lua commentRow).
+func parseComments(rows []interface{}) ([]ThreadComment, error) {
+	list := make([]ThreadComment, len(rows))
+	for i, v := range rows {
+		b, ok := v.([]byte)
+		if !ok {
+			return nil, fmt.Errorf("comment row %d: unexpected %T", i, v)
+		}
+		if err := parseCommentRow(string(b), &list[i]); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+// parseOneComment parses a reply of one comment row.
+func parseOneComment(rest []interface{}) (ThreadComment, error) {
+	list, err := parseComments(rest)
+	if err != nil {
+		return ThreadComment{}, err
+	}
+	if len(list) != 1 {
+		return ThreadComment{}, fmt.Errorf("reply of %d comments, want 1", len(list))
+	}
+	return list[0], nil
+}
+
+// parseCommentRow parses one comment row into c; its strings are cut
+// from row.
+func parseCommentRow(row string, c *ThreadComment) error {
+	var f [commentHeader]string
+	rest, ok := cutFields(row, f[:])
+	if !ok {
+		return fmt.Errorf("malformed comment row %q", row)
+	}
+	var n [6]int64 // up, down, replies, deleted, depth, posted
+	for i, at := range [...]int{1, 2, 3, 4, 5, 8} {
+		v, err := strconv.ParseInt(f[at], 10, 64)
+		if err != nil {
+			return fmt.Errorf("comment %q field %d: %w", f[0], at+1, err)
+		}
+		n[i] = v
+	}
+	size, err := strconv.Atoi(f[commentHeader-1])
+	if err != nil || size < 0 || size > len(rest) {
+		return fmt.Errorf("malformed comment row %q: lengths past its end", row)
+	}
+	parent := f[7]
+	if parent == "0" {
+		parent = ""
+	}
+	*c = ThreadComment{Comment: Comment{
+		ID: f[0], Article: f[6], Parent: parent,
+		Poster: rest[:size], Body: rest[size:],
+		Posted:  time.Unix(n[5], 0).UTC(),
+		Upvotes: n[0], Downvotes: n[1], Replies: n[2], Deleted: n[3] == 1,
+	}, Depth: int(n[4])}
+	return nil
 }

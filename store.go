@@ -18,6 +18,27 @@ type Article struct {
 	// weight the article was posted with.
 	Score              float64
 	Upvotes, Downvotes int64
+	// Comments is the article's live comments, all levels (deleted ones
+	// left out), kept by Comment and DeleteComment.
+	Comments int64
+}
+
+// Comment is a comment as the store holds it.
+type Comment struct {
+	ID, Article, Parent string // Parent "" for a reply to the article itself
+	Poster, Body        string
+	Posted              time.Time
+	Upvotes, Downvotes  int64
+	Replies             int64 // its live descendants, all levels
+	Deleted             bool  // deleted but kept for its replies: Poster and Body are ""
+}
+
+// ThreadComment is a comment of a Thread or a Replies, with its place in
+// the tree.
+type ThreadComment struct {
+	Comment
+	Depth int   // 0 for a reply to the article
+	More  int64 // its descendants not in this reply ("load more")
 }
 
 // VoteResult is the outcome of a vote: the vote it replaced and the
@@ -34,22 +55,28 @@ type VoteResult struct {
 // Store is safe for concurrent use; every method is one atomic Lua script
 // in one round trip, but for those whose documentation says otherwise
 // (GroupArticles on a cold cache or through a read pool, VoteBatch,
-// Prune, Drop), and but for the first call that finds the store's
+// Delete of an article with comments, Prune, Drop), and but for the first call that finds the store's
 // Functions library missing on a server, or Functions refused, which
 // takes one round trip more (see the package documentation, "Scripts
 // and Functions").
 type Store struct {
-	pool        Pool
-	keys        keys
-	weight      string // the vote weight, formatted for the scripts
-	window      int64  // the vote window in seconds
-	cacheTTL    int64  // the group cache TTL in milliseconds; 0 for none
-	pageSize    int
-	now         func() time.Time
-	orders      string         // the optional orders enabled, comma-separated, for post.lua
-	enabled     map[Order]bool // the optional orders enabled
-	uniqueLinks bool
-	userPages   bool // WithUserPages
+	pool     Pool
+	keys     keys
+	weight   string // the vote weight, formatted for the scripts
+	window   int64  // the vote window in seconds
+	cacheTTL int64  // the group cache TTL in milliseconds; 0 for none
+	pageSize int
+	now      func() time.Time
+	orders   string         // the optional orders enabled, comma-separated, for post.lua
+	enabled  map[Order]bool // the optional orders enabled
+	// commentOrders are the orders of comments kept besides Best and Top
+	// (Hot, Controversial, ScoreDesc, where WithOrders has them);
+	// commentOrderings the names of their orderings, comma-separated,
+	// for comment.lua.
+	commentOrders    map[Order]bool
+	commentOrderings string
+	uniqueLinks      bool
+	userPages        bool // WithUserPages
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
@@ -129,6 +156,22 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		}
 	}
 	s.orders = strings.Join(names, ",")
+	s.commentOrders = map[Order]bool{}
+	var corders []string
+	for _, o := range []Order{Hot, Controversial, ScoreDesc} {
+		for _, e := range c.orders {
+			if e == o && !s.commentOrders[o] {
+				s.commentOrders[o] = true
+				name, _ := o.ordering()
+				corders = append(corders, name)
+			}
+		}
+	}
+	s.commentOrderings = strings.Join(corders, ",")
+	if s.commentOrders[ScoreDesc] {
+		// Kept for comments only, but shared all the same.
+		names = append([]string{ScoreDesc.String()}, names...)
+	}
 	s.shared = c.identity(names)
 	s.fence = s.keys.fence(s.shared.String())
 	return s, nil
@@ -188,8 +231,9 @@ type storeRules struct {
 	// vote holds vote.lua's rule arguments after the time (lib/rules.lua
 	// readRules), boxed once; nil when the store has no vote rule.
 	vote []interface{}
-	// Post's and Edit's, in milliseconds; 0 for a rule that is off.
-	interval, repost, edit int64
+	// Post's, Edit's and Comment's, in milliseconds; 0 for a rule that
+	// is off.
+	interval, repost, edit, commentInterval int64
 }
 
 // ruleTTL is how long, on Redis's clock, a key that a rule of span d
@@ -241,6 +285,9 @@ func newRules(c ruleConfig, k keys) storeRules {
 	}
 	if c.hasEdit {
 		r.edit = c.editWindow.Milliseconds()
+	}
+	if c.hasCommentInterval {
+		r.commentInterval = c.commentInterval.Milliseconds()
 	}
 	return r
 }

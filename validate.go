@@ -16,9 +16,9 @@ const (
 	MaxTitleLen = 1024
 	// MaxLinkLen is the longest article link, in bytes.
 	MaxLinkLen = 4096
-	// MaxBatch is the most ids one VotesOf or ArticlesByID call, ballots
-	// one VoteBatch call, or groups one AddToGroups or RemoveFromGroups
-	// call may name.
+	// MaxBatch is the most ids one VotesOf, ArticlesByID, CommentsByID or
+	// CommentVotesOf call, ballots one VoteBatch call, or groups one
+	// AddToGroups or RemoveFromGroups call may name.
 	MaxBatch = 1000
 	// MaxArticleGroups is the most groups one article may be in. A vote
 	// updates the article's place in the cached pages of each of its
@@ -54,6 +54,20 @@ func canonicalID(id string) bool {
 		}
 	}
 	return len(id) < len(maxID) || id <= maxID
+}
+
+// canonicalIDs returns the ids of list that are canonical (canonicalID),
+// in their order, and the index in list of each: the ids a batch read
+// asks Redis about.
+func canonicalIDs(list []string) (ids []string, at []int) {
+	ids, at = make([]string, 0, len(list)), make([]int, 0, len(list))
+	for i, id := range list {
+		if canonicalID(id) {
+			ids = append(ids, id)
+			at = append(at, i)
+		}
+	}
+	return ids, at
 }
 
 // checkPrefix validates a key prefix: non-empty, at most [MaxPrefixLen]
@@ -173,3 +187,29 @@ const (
 	// the store keeps the times of each user's last that many votes.
 	MaxVoteLimit = 100_000
 )
+
+// Limits of comments (comments.go).
+const (
+	// MaxCommentLen is the longest comment body, in bytes.
+	MaxCommentLen = 10000
+	// MaxThread is the most comments one Thread or Replies returns.
+	MaxThread = 500
+	// MaxThreadDepth is how many levels of comments one Thread or Replies
+	// shows; deeper replies are counted in More.
+	MaxThreadDepth = 10
+	// MaxCommentDepth is how deep a comment may be: a reply to the
+	// article has depth 0, and a comment of depth MaxCommentDepth-1 takes
+	// no reply (ErrInvalidArgument). It bounds the work of a Comment and
+	// a DeleteComment, which walk a comment's ancestors.
+	MaxCommentDepth = 1000
+)
+
+// checkComment checks the poster (named who) and body of a Comment or
+// an EditComment: a body not blank, valid UTF-8 of at most
+// MaxCommentLen bytes, kept byte for byte.
+func checkComment(who, user, body string) error {
+	if err := checkName(who, user); err != nil {
+		return err
+	}
+	return checkText("body", body, MaxCommentLen, true)
+}

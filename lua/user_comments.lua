@@ -1,0 +1,23 @@
+-- user_comments.lua: reads one page of a user's comments (WithUserPages),
+-- newest first, ties by id, highest first. Uses lua/lib.
+local listKey = KEYS[1]
+local prefix, start, count, bodies = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+-- start: how many live entries to skip; count: the page size.
+-- Reply: {OK, row...} (lib/comments.lua commentRow).
+--
+-- Entries whose comment is gone (removed, or its article deleted) or
+-- deleted are skipped and removed (lib/pages.lua pageWalk), which reads
+-- each comment's record.
+local page = pageWalk(listKey, start, count, function(ms)
+  local values = {}
+  for i, m in ipairs(ms) do
+    local c = readComment(prefix .. idof(m))
+    values[i] = c and c.x ~= '1' and c
+  end
+  return values
+end)
+local list = {}
+for i, e in ipairs(page) do
+  list[i] = {idof(e[1]), e[2], e[2].h}
+end
+return commentRows({body = bodies}, list, {OK})
