@@ -164,7 +164,7 @@ func TestPostAndGet(t *testing.T) {
 		t.Fatalf("POST /articles: %d, Location %q: %s", rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
 	want := `{"id":"1","title":"Redis in Action","link":"https://example.com/1","poster":"alice",` +
-		`"posted":"2024-01-01T12:00:00Z","score":1704110832,"upvotes":1,"downvotes":0}` + "\n"
+		`"posted":"2024-01-01T12:00:00Z","score":1704110832,"upvotes":1,"downvotes":0,"comments":0}` + "\n"
 	if rec.Body.String() != want {
 		t.Errorf("POST /articles:\n got %s\nwant %s", rec.Body, want)
 	}
