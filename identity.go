@@ -21,7 +21,7 @@ import (
 // writes (doc.go, "Key layout"). Versions 1 and 2, which kept articles as
 // hashes, were never recorded: a store with data and no record reads as
 // another layout.
-const LayoutVersion = 3
+const LayoutVersion = 4
 
 // Identity is a store's key layout version and the options that every
 // process writing to it must share, as a store records it in Redis.
@@ -92,6 +92,7 @@ func (c *config) identity(orders []string) Identity {
 	add(r.hasInterval, "postinterval", r.postInterval.Milliseconds())
 	add(r.hasRepost, "repostafter", r.repostAfter.Milliseconds())
 	add(r.hasEdit, "editwindow", r.editWindow.Milliseconds())
+	add(r.hasCommentInterval, "commentinterval", r.commentInterval.Milliseconds())
 	add(c.userPages, "userpages")
 	add(c.uniqueLinks, "uniquelinks")
 	return id
@@ -204,7 +205,7 @@ func (id Identity) StoreOptions() ([]Option, error) {
 		}
 		ms := func(i int) time.Duration { return time.Duration(v[i]) * time.Millisecond }
 		want := map[string]int{"karma": 2, "cost": 2, "minkarma": 2, "votelimit": 2,
-			"postinterval": 1, "repostafter": 1, "editwindow": 1}[name]
+			"postinterval": 1, "repostafter": 1, "editwindow": 1, "commentinterval": 1}[name]
 		if len(v) != want && name != "orders" {
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}
@@ -233,6 +234,8 @@ func (id Identity) StoreOptions() ([]Option, error) {
 			opts = append(opts, WithRepostAfter(ms(0)))
 		case "editwindow":
 			opts = append(opts, WithEditWindow(ms(0)))
+		case "commentinterval":
+			opts = append(opts, WithCommentInterval(ms(0)))
 		case "userpages":
 			opts = append(opts, WithUserPages())
 		case "uniquelinks":

@@ -29,6 +29,12 @@ type keys struct {
 	submitted, upvoted string
 	// Karma and the rules (karma.go, rules.go).
 	karma, voteLog, lastPost string
+	// Comments (comments.go): the comment id counter, the per-article
+	// live counts (one hash, aid -> count), and the families to which a
+	// comment id, an article id, "<ordering>:<parent>" or a user's name is
+	// appended.
+	cseq, comments                                        string
+	comment, thread, kids, cvoted, commented, lastComment string
 }
 
 func newKeys(prefix string) keys {
@@ -51,6 +57,15 @@ func newKeys(prefix string) keys {
 		karma:     tag + "karma",
 		voteLog:   tag + "votelog:",
 		lastPost:  tag + "lastpost:",
+
+		cseq:        tag + "cseq",
+		comments:    tag + "comments",
+		comment:     tag + "comment:",
+		thread:      tag + "thread:",
+		kids:        tag + "kids:",
+		cvoted:      tag + "cvoted:",
+		commented:   tag + "commented:",
+		lastComment: tag + "lastcomment:",
 	}
 }
 
@@ -117,3 +132,15 @@ func (k keys) pattern() string {
 
 // lastPostKey returns the key of a poster's last post time (WithPostInterval).
 func (k keys) lastPostKey(poster string) string { return k.lastPost + poster }
+
+// commentKey returns a comment's record; threadKey an article's top
+// level of comments.
+func (k keys) commentKey(id string) string { return k.comment + id }
+func (k keys) threadKey(id string) string  { return k.thread + id }
+
+// commentedKey returns a user's comments page (WithUserPages).
+func (k keys) commentedKey(user string) string { return k.commented + user }
+
+// lastCommentKey returns the key of a user's last comment time
+// (WithCommentInterval).
+func (k keys) lastCommentKey(user string) string { return k.lastComment + user }

@@ -238,6 +238,15 @@ func WithPostInterval(d time.Duration) Option {
 	return func(c *config) { c.rules.postInterval, c.rules.hasInterval = d, true }
 }
 
+// WithCommentInterval makes Comment refuse, with [ErrRateLimited], a
+// user's comment within d of their last, on the store's clock, to the
+// millisecond, as [WithPostInterval] does for posts. d must be at least
+// one millisecond. It is a shared option, recorded in the store's
+// identity. Default off.
+func WithCommentInterval(d time.Duration) Option {
+	return func(c *config) { c.rules.commentInterval, c.rules.hasCommentInterval = d, true }
+}
+
 // WithRepostAfter makes Post refuse a non-empty link that a live article
 // posted within the last d (after its Posted time, whole seconds, on the
 // store's clock) has: it returns that article and an error wrapping
@@ -300,6 +309,8 @@ type ruleConfig struct {
 	postInterval, repostAfter        time.Duration
 	editWindow                       time.Duration
 	hasInterval, hasRepost, hasEdit  bool
+	commentInterval                  time.Duration
+	hasCommentInterval               bool
 }
 
 func (c *ruleConfig) validate() error {
@@ -324,6 +335,8 @@ func (c *ruleConfig) validate() error {
 		return fmt.Errorf("%w: vote limit span %v is under one millisecond", ErrInvalidArgument, c.per)
 	case c.hasInterval && c.postInterval < time.Millisecond:
 		return fmt.Errorf("%w: post interval %v is under one millisecond", ErrInvalidArgument, c.postInterval)
+	case c.hasCommentInterval && c.commentInterval < time.Millisecond:
+		return fmt.Errorf("%w: comment interval %v is under one millisecond", ErrInvalidArgument, c.commentInterval)
 	case c.hasRepost && c.repostAfter < time.Second:
 		return fmt.Errorf("%w: repost span %v is under one second", ErrInvalidArgument, c.repostAfter)
 	case c.hasEdit && c.editWindow < time.Second:

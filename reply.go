@@ -28,6 +28,8 @@ const (
 	// The rules' (rules.go).
 	statusNotAllowed  = 7 // a rule forbids the call
 	statusRateLimited = 8 // a rate limit refuses the call; the ms to wait follow
+	// The comments' (comments.go).
+	statusInvalid = 9 // the input does not fit the data (a parent of another article, too deep); the reason follows
 )
 
 // errBuilding is the error of statusBuilding: a step of a group cache's
@@ -84,6 +86,7 @@ var statusErrs = map[int64]error{
 	statusCorrupt:     errCorrupt,
 	statusNotAllowed:  ErrNotAllowed,
 	statusRateLimited: ErrRateLimited,
+	statusInvalid:     ErrInvalidArgument,
 }
 
 // statusErr returns the error of op for a status other than statusOK
@@ -381,4 +384,78 @@ func parseRetry(rest []interface{}) error {
 		return fmt.Errorf("rate limited reply: %w", err)
 	}
 	return &retryError{after: time.Duration(max(ms, 1)) * time.Millisecond}
+}
+
+// commentHeader is the number of fields before a comment row's strings
+// (lua/lib/comments.lua commentRow): id, article, parent ("0" for none),
+// posted, up, down, replies, deleted, depth, and the length of the
+// poster's name, which the body follows.
+const commentHeader = 10
+
+// parseComments parses rows of comments, {row...}, each one string
+// (lua/lib/comments.lua commentRow).
+func parseComments(rows []interface{}) ([]ThreadComment, error) {
+	list := make([]ThreadComment, len(rows))
+	for i, v := range rows {
+		b, ok := v.([]byte)
+		if !ok {
+			return nil, fmt.Errorf("comment row %d: unexpected %T", i, v)
+		}
+		if err := parseCommentRow(string(b), &list[i]); err != nil {
+			return nil, err
+		}
+	}
+	return list, nil
+}
+
+// parseOneComment parses a reply of one comment row.
+func parseOneComment(rest []interface{}) (ThreadComment, error) {
+	list, err := parseComments(rest)
+	if err != nil {
+		return ThreadComment{}, err
+	}
+	if len(list) != 1 {
+		return ThreadComment{}, fmt.Errorf("reply of %d comments, want 1", len(list))
+	}
+	return list[0], nil
+}
+
+// parseCommentRow parses one comment row into c; its strings are cut
+// from row.
+func parseCommentRow(row string, c *ThreadComment) error {
+	var f [commentHeader]string
+	rest := row
+	for i := range f {
+		sep := byte(' ')
+		if i == commentHeader-1 {
+			sep = ':'
+		}
+		j := strings.IndexByte(rest, sep)
+		if j < 0 {
+			return fmt.Errorf("malformed comment row %q", row)
+		}
+		f[i], rest = rest[:j], rest[j+1:]
+	}
+	var n [7]int64 // posted, up, down, replies, deleted, depth, #poster
+	for i := range n {
+		v, err := strconv.ParseInt(f[3+i], 10, 64)
+		if err != nil {
+			return fmt.Errorf("comment %q field %d: %w", f[0], 4+i, err)
+		}
+		n[i] = v
+	}
+	if n[6] < 0 || n[6] > int64(len(rest)) {
+		return fmt.Errorf("malformed comment row %q: lengths past its end", row)
+	}
+	parent := f[2]
+	if parent == "0" {
+		parent = ""
+	}
+	*c = ThreadComment{Comment: Comment{
+		ID: f[0], Article: f[1], Parent: parent,
+		Poster: rest[:n[6]], Body: rest[n[6]:],
+		Posted:  time.Unix(n[0], 0).UTC(),
+		Upvotes: n[1], Downvotes: n[2], Replies: n[3], Deleted: n[4] == 1,
+	}, Depth: int(n[5])}
+	return nil
 }

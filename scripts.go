@@ -105,7 +105,7 @@ func identityPrologue(name string) string {
 	switch {
 	case name == "drop", name == "reconfigure", name == "vote":
 		mode = "n" // vote checks where it knows it writes (lib/vote.lua vote)
-	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page":
+	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page", name == "user_comments":
 		mode = "r"
 	}
 	check := ""
@@ -122,7 +122,7 @@ func (sc script) declared() int { return sc.keyCount + 1 }
 
 // libFiles are the files of lua/lib/, in the order they are read: each
 // uses only those before it, as its header says.
-var libFiles = []string{"base", "record", "cache", "pages", "rules", "vote", "delete", "walk"}
+var libFiles = []string{"base", "record", "cache", "pages", "rules", "vote", "comments", "delete", "walk"}
 
 // libLua is the helpers of lua/lib/, its files one after the other in
 // the order of libFiles.
@@ -188,7 +188,38 @@ var allScripts = []script{
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
 	karmaScript, topUsersScript, editScript, reconfigureScript,
+	commentScript, commentVoteScript, threadScript, commentsScript, commentVotesScript,
+	commentEditScript, commentDeleteScript, userCommentsScript,
 }
+
+// The scripts of comments (comments.go).
+var (
+	//go:embed lua/comment.lua
+	commentLua string
+	//go:embed lua/comment_vote.lua
+	commentVoteLua string
+	//go:embed lua/thread.lua
+	threadLua string
+	//go:embed lua/comments.lua
+	commentsLua string
+	//go:embed lua/comment_votes.lua
+	commentVotesLua string
+	//go:embed lua/comment_edit.lua
+	commentEditLua string
+	//go:embed lua/comment_delete.lua
+	commentDeleteLua string
+	//go:embed lua/user_comments.lua
+	userCommentsLua string
+
+	commentScript       = newScript("comment", 2, commentLua)
+	commentVoteScript   = newScript("comment_vote", 1, commentVoteLua)
+	threadScript        = newScript("thread", 1, threadLua)
+	commentsScript      = newScript("comments", 1, commentsLua)
+	commentVotesScript  = newScript("comment_votes", 1, commentVotesLua)
+	commentEditScript   = newScript("comment_edit", 1, commentEditLua)
+	commentDeleteScript = newScript("comment_delete", 2, commentDeleteLua)
+	userCommentsScript  = newScript("user_comments", 1, userCommentsLua)
+)
 
 // Work per step of the calls whose work grows with the data: each step
 // is one script that stays well under 10 ms on redis-server.
@@ -444,6 +475,7 @@ var registry []script
 var readOnlyScripts = map[string]bool{
 	"articles": true, "page": true, "top_since": true, "top_since_edge": true, "votes": true, "count": true, "groups": true,
 	"group_read": true, "karma": true, "top_users": true,
+	"thread": true, "comments": true, "comment_votes": true,
 }
 
 // allowOOMScripts are the scripts that only remove (Delete, Prune, Drop,
@@ -459,6 +491,7 @@ var readOnlyScripts = map[string]bool{
 var allowOOMScripts = map[string]bool{
 	"delete": true, "prune": true, "drop": true, "group_remove": true,
 	"user_page": true, "group_page": true, "group_renew": true,
+	"comment_delete": true, "user_comments": true,
 }
 
 // libPart is one top-level statement of lua/lib/ (a helper or a constant)
@@ -596,4 +629,68 @@ func (s *Store) editArgs(id, user, title, link string, t time.Time) []interface{
 	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(), s.rules.edit,
 		flag(s.uniqueLinks), repost, ruleTTL(time.Duration(s.rules.repost) * time.Millisecond),
 		k.article, k.link}
+}
+
+// commentArgs lays out comment.lua's arguments: the comment, the store's
+// window, weight and comment orderings, the key prefixes, and the
+// comment interval (WithCommentInterval) at the time t.
+func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []interface{} {
+	k := s.keys
+	commented, last, interval, ttl := "", "", interface{}(""), interface{}("")
+	if s.userPages {
+		commented = k.commented
+	}
+	if s.rules.commentInterval > 0 {
+		last, interval = k.lastCommentKey(poster), s.rules.commentInterval
+		ttl = ruleTTL(time.Duration(s.rules.commentInterval) * time.Millisecond)
+	}
+	return []interface{}{k.cseq, k.comments,
+		aid, parent, poster, body, t.Unix(), s.window, s.weight, s.commentOrderings, MaxCommentDepth,
+		k.article, k.voted, k.comment, k.thread, k.kids, k.cvoted, commented,
+		t.UnixMilli(), last, interval, ttl}
+}
+
+// commentVoteArgs lays out comment_vote.lua's arguments before the vote
+// rules (appendVoteRules).
+func (s *Store) commentVoteArgs(user, id string, v VoteType, now int64) []interface{} {
+	k := s.keys
+	args := make([]interface{}, 0, 8+1+len(s.rules.vote))
+	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids)
+}
+
+// threadArgs lays out thread.lua's arguments: the root, an article
+// (kind "a") or a comment ("c"), and the ordering of order.
+func (s *Store) threadArgs(kind, id string, order Order, limit int) []interface{} {
+	k := s.keys
+	root := k.articleKey(id)
+	if kind == "c" {
+		root = k.commentKey(id)
+	}
+	name, desc := order.ordering()
+	return []interface{}{root, kind, id, name, flag(desc), limit, MaxThreadDepth, k.comment, k.kids, k.thread}
+}
+
+func (s *Store) commentsArgs(ids []string) []interface{} {
+	args := make([]interface{}, 0, 2+len(ids))
+	return appendStrings(append(args, s.keys.cseq, s.keys.comment), ids)
+}
+
+func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
+	args := make([]interface{}, 0, 4+len(ids))
+	return appendStrings(append(args, s.keys.cseq, user, s.keys.comment, s.keys.cvoted), ids)
+}
+
+func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{} {
+	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.rules.edit, s.keys.comment}
+}
+
+// commentDeleteArgs: the commented pages' prefix is passed whether or not
+// the store keeps pages, as lifecycleKeys passes the submitted pages'.
+func (s *Store) commentDeleteArgs(id string) []interface{} {
+	k := s.keys
+	return []interface{}{k.commentKey(id), k.comments, id, k.comment, k.thread, k.kids, k.commented}
+}
+
+func (s *Store) userCommentsArgs(user string, start int) []interface{} {
+	return []interface{}{s.keys.commentedKey(user), s.keys.comment, start, s.pageSize}
 }

@@ -18,6 +18,9 @@ type Article struct {
 	// weight the article was posted with.
 	Score              float64
 	Upvotes, Downvotes int64
+	// Comments is the article's live comments, all levels (deleted ones
+	// left out), kept by Comment and DeleteComment.
+	Comments int64
 }
 
 // articleScore is an article's score, posted + weight × (up − down), worked
@@ -47,17 +50,23 @@ type VoteResult struct {
 // takes one round trip more (see the package documentation, "Scripts
 // and Functions").
 type Store struct {
-	pool        Pool
-	keys        keys
-	weight      string // the vote weight, formatted for the scripts
-	window      int64  // the vote window in seconds
-	cacheTTL    int64  // the group cache TTL in milliseconds; 0 for none
-	pageSize    int
-	now         func() time.Time
-	orders      string         // the optional orders enabled, comma-separated, for post.lua
-	enabled     map[Order]bool // the optional orders enabled
-	uniqueLinks bool
-	userPages   bool // WithUserPages
+	pool     Pool
+	keys     keys
+	weight   string // the vote weight, formatted for the scripts
+	window   int64  // the vote window in seconds
+	cacheTTL int64  // the group cache TTL in milliseconds; 0 for none
+	pageSize int
+	now      func() time.Time
+	orders   string         // the optional orders enabled, comma-separated, for post.lua
+	enabled  map[Order]bool // the optional orders enabled
+	// commentOrders are the orders of comments kept besides Best and Top
+	// (Hot, Controversial, ScoreDesc, where WithOrders has them);
+	// commentOrderings the names of their orderings, comma-separated,
+	// for comment.lua.
+	commentOrders    map[Order]bool
+	commentOrderings string
+	uniqueLinks      bool
+	userPages        bool // WithUserPages
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
@@ -137,6 +146,22 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		}
 	}
 	s.orders = strings.Join(names, ",")
+	s.commentOrders = map[Order]bool{}
+	var corders []string
+	for _, o := range []Order{Hot, Controversial, ScoreDesc} {
+		for _, e := range c.orders {
+			if e == o && !s.commentOrders[o] {
+				s.commentOrders[o] = true
+				name, _ := o.ordering()
+				corders = append(corders, name)
+			}
+		}
+	}
+	s.commentOrderings = strings.Join(corders, ",")
+	if s.commentOrders[ScoreDesc] {
+		// Kept for comments only, but shared all the same.
+		names = append([]string{ScoreDesc.String()}, names...)
+	}
 	s.shared = c.identity(names)
 	s.fence = s.keys.fence(s.shared.String())
 	return s, nil
@@ -185,8 +210,9 @@ type storeRules struct {
 	// vote holds vote.lua's rule arguments after the time (lib/rules.lua
 	// readRules), boxed once; nil when the store has no vote rule.
 	vote []interface{}
-	// Post's and Edit's, in milliseconds; 0 for a rule that is off.
-	interval, repost, edit int64
+	// Post's, Edit's and Comment's, in milliseconds; 0 for a rule that
+	// is off.
+	interval, repost, edit, commentInterval int64
 }
 
 // ruleTTL is how long, on Redis's clock, a key that a rule of span d
@@ -238,6 +264,9 @@ func newRules(c ruleConfig, k keys) storeRules {
 	}
 	if c.hasEdit {
 		r.edit = c.editWindow.Milliseconds()
+	}
+	if c.hasCommentInterval {
+		r.commentInterval = c.commentInterval.Milliseconds()
 	}
 	return r
 }

@@ -173,3 +173,29 @@ const (
 	// the store keeps the times of each user's last that many votes.
 	MaxVoteLimit = 100_000
 )
+
+// Limits of comments (comments.go).
+const (
+	// MaxCommentLen is the longest comment body, in bytes.
+	MaxCommentLen = 10000
+	// MaxThread is the most comments one Thread or Replies returns.
+	MaxThread = 500
+	// MaxThreadDepth is how many levels of comments one Thread or Replies
+	// shows; deeper replies are counted in More.
+	MaxThreadDepth = 10
+	// MaxCommentDepth is how deep a comment may be: a reply to the
+	// article has depth 0, and a comment of depth MaxCommentDepth-1 takes
+	// no reply (ErrInvalidArgument). It bounds the work of a Comment and
+	// a DeleteComment, which walk a comment's ancestors.
+	MaxCommentDepth = 1000
+)
+
+// checkComment checks the poster (named who) and body of a Comment or
+// an EditComment: a body not blank, valid UTF-8 of at most
+// MaxCommentLen bytes, kept byte for byte.
+func checkComment(who, user, body string) error {
+	if err := checkName(who, user); err != nil {
+		return err
+	}
+	return checkText("body", body, MaxCommentLen, true)
+}

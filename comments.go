@@ -1,0 +1,441 @@
+package voting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Comment threads (issue 29): comments on an article and replies to
+// them, voted with the same engine as articles. Each call is one script
+// in one round trip (lua/comment*.lua, lua/thread.lua, with the helpers of
+// lua/lib/comments.lua); the layout is doc.go's ("Key layout",
+// "Comments").
+
+// Comment is a comment as the store holds it.
+type Comment struct {
+	ID, Article, Parent string // Parent "" for a reply to the article itself
+	Poster, Body        string
+	Posted              time.Time
+	Upvotes, Downvotes  int64
+	Replies             int64 // its live descendants, all levels
+	Deleted             bool  // deleted but kept for its replies: Poster and Body are ""
+}
+
+// ThreadComment is a comment of a Thread or a Replies, with its place in
+// the tree.
+type ThreadComment struct {
+	Comment
+	Depth int   // 0 for a reply to the article
+	More  int64 // its descendants not in this reply ("load more")
+}
+
+// Comment posts a reply by poster to the article articleID, or, with
+// parentID not "", to its comment parentID, and records the poster's own
+// upvote, as Post does: the comment starts with one upvote. Ids come
+// from a counter of their own ("1", "2", ...); a refused or failed
+// Comment takes none. The body must not be blank, is kept byte for
+// byte and may be up to [MaxCommentLen] bytes; the poster is checked as
+// Post's. Commenting is open while the article's voting is ([ErrVotingClosed]
+// after). An unknown article or parent gets [ErrNotFound]; a parent of
+// another article, or one at depth [MaxCommentDepth]-1, gets
+// [ErrInvalidArgument]. A deleted parent may be replied to. With
+// [WithCommentInterval], a comment too soon after the poster's last gets
+// [ErrRateLimited] ([RetryAfter]). A refused Comment changes nothing.
+func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body string) (Comment, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Comment"}, func(ctx context.Context) (Comment, error) {
+			return s.Comment(ctx, articleID, parentID, poster, body)
+		})
+	}
+	const op = "comment"
+	if err := checkComment("poster", poster, body); err != nil {
+		return Comment{}, opErr(op, err)
+	}
+	if !canonicalID(articleID) {
+		return Comment{}, notFound(op, articleID)
+	}
+	if parentID != "" && !canonicalID(parentID) {
+		return Comment{}, commentNotFound(op, parentID)
+	}
+	t := s.now()
+	reply, err := s.eval(ctx, commentScript, s.commentArgs(articleID, parentID, poster, body, t))
+	late := unreplicated(&err)
+	status, rest, err := decode(reply, err)
+	if err != nil {
+		return Comment{}, opErr(op, err)
+	}
+	switch status {
+	case statusOK:
+		c, err := parseOneComment(rest)
+		if err != nil {
+			return Comment{}, opErr(op, err)
+		}
+		return c.Comment, replicationErr(op, late)
+	case statusRateLimited:
+		return Comment{}, opErr(op, parseRetry(rest))
+	case statusNotFound:
+		if len(rest) == 1 {
+			return Comment{}, commentNotFound(op, parentID)
+		}
+		return Comment{}, notFound(op, articleID)
+	case statusInvalid:
+		return Comment{}, invalidErr(op, rest)
+	}
+	return Comment{}, statusErr(op, status, articleID)
+}
+
+// VoteComment records user's vote v on the comment, exactly as Vote
+// does on an article: [Upvote], [Downvote], or [NoVote] to cancel; it
+// replaces the user's previous vote, which the result reports, and
+// voting the same way again changes nothing. Voting is open for the
+// store's vote window after the comment was posted ([ErrVotingClosed]
+// after, or once the article's comment voter records expired). The
+// poster's own upvote is recorded with the comment. [WithKarma],
+// [WithVoteCost] and [WithMinKarma] apply as to article votes, moving
+// the comment poster's karma, and [WithVoteLimit] counts comment votes
+// with article votes. VoteResult.Score is the comment's points, Upvotes
+// − Downvotes, as Reddit shows a comment's score. A malformed or unknown
+// comment id gets [ErrNotFound]. A refused vote changes nothing.
+func (s *Store) VoteComment(ctx context.Context, user, commentID string, v VoteType) (VoteResult, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "VoteComment"}, func(ctx context.Context) (VoteResult, error) {
+			return s.VoteComment(ctx, user, commentID, v)
+		})
+	}
+	const op = "vote comment"
+	if err := checkBallot(user, commentID, v); err != nil {
+		return VoteResult{}, opErr(op, err)
+	}
+	if !canonicalID(commentID) {
+		return VoteResult{}, commentNotFound(op, commentID)
+	}
+	t := s.now()
+	args := s.appendVoteRules(s.commentVoteArgs(user, commentID, v, t.Unix()), t)
+	reply, err := s.eval(ctx, commentVoteScript, args)
+	late := unreplicated(&err)
+	status, r, err := parseVote(reply, err)
+	if err != nil {
+		return VoteResult{}, opErr(op, err)
+	}
+	switch status {
+	case statusOK:
+		return r, replicationErr(op, late)
+	case statusNotFound:
+		return VoteResult{}, commentNotFound(op, commentID)
+	}
+	return VoteResult{}, statusErr(op, status, commentID)
+}
+
+// Thread returns the article's comments as a tree, flattened in display
+// order: each comment is followed by its replies, siblings in order.
+// order is Best, Top, TimeDesc (newest first) or TimeAsc (oldest
+// first), or Hot, Controversial or ScoreDesc where the store's
+// [WithOrders] has them; equal values are ordered by id, newest first
+// (oldest first in TimeAsc). Time order is the order in which Redis
+// received the comments, which is that of their ids. The tree is filled
+// best-first, as Reddit's CommentOrderer does, up to limit comments (1
+// to [MaxThread]) and [MaxThreadDepth] levels: the best of the replies
+// of the comments taken so far is taken next. More counts the live
+// descendants of each comment that the reply leaves out. Deleted
+// comments kept for their replies are in it (Deleted set), and never
+// counted. An unknown article gets [ErrNotFound]; a limit out of range
+// or an order not kept, [ErrInvalidArgument]. Its work is bounded by
+// limit, not by the size of the thread.
+func (s *Store) Thread(ctx context.Context, articleID string, order Order, limit int) ([]ThreadComment, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Thread", Order: order, HasOrder: true},
+			func(ctx context.Context) ([]ThreadComment, error) { return s.Thread(ctx, articleID, order, limit) })
+	}
+	const op = "thread"
+	if err := s.checkThread(order, limit); err != nil {
+		return nil, opErr(op, err)
+	}
+	if !canonicalID(articleID) {
+		return nil, notFound(op, articleID)
+	}
+	return s.thread(ctx, op, "a", articleID, order, limit)
+}
+
+// Replies returns the subtree under the comment commentID, as Thread
+// returns an article's: the comment itself is not in it, its direct
+// replies have Depth 0, and MaxThreadDepth levels are counted from them.
+// A malformed or unknown comment id gets [ErrNotFound].
+func (s *Store) Replies(ctx context.Context, commentID string, order Order, limit int) ([]ThreadComment, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "Replies", Order: order, HasOrder: true},
+			func(ctx context.Context) ([]ThreadComment, error) { return s.Replies(ctx, commentID, order, limit) })
+	}
+	const op = "replies"
+	if err := s.checkThread(order, limit); err != nil {
+		return nil, opErr(op, err)
+	}
+	if !canonicalID(commentID) {
+		return nil, commentNotFound(op, commentID)
+	}
+	return s.thread(ctx, op, "c", commentID, order, limit)
+}
+
+// checkThread validates the order and limit of a Thread or Replies.
+func (s *Store) checkThread(order Order, limit int) error {
+	switch {
+	case limit < 1 || limit > MaxThread:
+		return fmt.Errorf("%w: limit %d is not in [1, %d]", ErrInvalidArgument, limit, MaxThread)
+	case order == ScoreAsc, !order.Valid():
+		return fmt.Errorf("%w: order %v is not a comment order", ErrInvalidArgument, order)
+	case (order == Hot || order == Controversial || order == ScoreDesc) && !s.commentOrders[order]:
+		return fmt.Errorf("%w: order %v is not enabled for comments (WithOrders)", ErrInvalidArgument, order)
+	}
+	return nil
+}
+
+func (s *Store) thread(ctx context.Context, op, kind, id string, order Order, limit int) ([]ThreadComment, error) {
+	rest, err := s.call(ctx, op, threadScript, id, s.threadArgs(kind, id, order, limit))
+	if err != nil {
+		if kind == "c" && errors.Is(err, ErrNotFound) {
+			return nil, commentNotFound(op, id)
+		}
+		return nil, err
+	}
+	list, err := parseComments(rest)
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	return displayOrder(list, id), nil
+}
+
+// CommentsByID returns the comments with the given ids, in the order of
+// ids, in one round trip, skipping ids that name no comment (never
+// posted, removed, or malformed). At most [MaxBatch] ids.
+func (s *Store) CommentsByID(ctx context.Context, ids []string) ([]Comment, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "CommentsByID", Count: len(ids)}, func(ctx context.Context) ([]Comment, error) { return s.CommentsByID(ctx, ids) })
+	}
+	const op = "comments by id"
+	if err := checkBatch(len(ids), "ids"); err != nil {
+		return nil, opErr(op, err)
+	}
+	valid := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if canonicalID(id) {
+			valid = append(valid, id)
+		}
+	}
+	if len(valid) == 0 {
+		return []Comment{}, nil
+	}
+	rest, err := s.call(ctx, op, commentsScript, "", s.commentsArgs(valid))
+	if err != nil {
+		return nil, err
+	}
+	return plainComments(op, rest)
+}
+
+// CommentVotesOf returns user's vote on each of the comments ids, in one
+// round trip: votes[i] is the vote on ids[i], [NoVote] where there is
+// none, the comment's voting closed and its voter records expired, or
+// no such comment exists (a malformed id included). A comment's poster
+// reads Upvote, their own vote recorded with the comment, until they
+// change it. At most [MaxBatch] ids.
+func (s *Store) CommentVotesOf(ctx context.Context, user string, ids []string) ([]VoteType, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "CommentVotesOf", Count: len(ids)}, func(ctx context.Context) ([]VoteType, error) { return s.CommentVotesOf(ctx, user, ids) })
+	}
+	const op = "comment votes of"
+	if err := checkName("user", user); err != nil {
+		return nil, opErr(op, err)
+	}
+	if err := checkBatch(len(ids), "ids"); err != nil {
+		return nil, opErr(op, err)
+	}
+	votes := make([]VoteType, len(ids))
+	asked := make([]string, 0, len(ids))
+	at := make([]int, 0, len(ids))
+	for i, id := range ids {
+		if canonicalID(id) {
+			asked = append(asked, id)
+			at = append(at, i)
+		}
+	}
+	if len(asked) == 0 {
+		return votes, nil
+	}
+	rest, err := s.call(ctx, op, commentVotesScript, "", s.commentVotesArgs(user, asked))
+	if err != nil {
+		return nil, err
+	}
+	got, _, err := parseVotes(rest, len(asked))
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	for j, i := range at {
+		votes[i] = got[j]
+	}
+	return votes, nil
+}
+
+// EditComment changes the body of the comment, for its poster until the
+// edit window ([WithEditWindow]) after its Posted time, on the store's
+// clock, in one round trip, and returns the comment as edited. Anyone
+// else, a call after the window, or a store without WithEditWindow gets
+// [ErrNotAllowed]; an unknown or deleted comment gets [ErrNotFound]. The
+// body is checked as Comment checks it. A refused EditComment changes
+// nothing.
+func (s *Store) EditComment(ctx context.Context, commentID, user, body string) (Comment, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "EditComment"}, func(ctx context.Context) (Comment, error) { return s.EditComment(ctx, commentID, user, body) })
+	}
+	const op = "edit comment"
+	if err := checkComment("user", user, body); err != nil {
+		return Comment{}, opErr(op, err)
+	}
+	if !canonicalID(commentID) {
+		return Comment{}, commentNotFound(op, commentID)
+	}
+	reply, err := s.eval(ctx, commentEditScript, s.commentEditArgs(commentID, user, body, s.now()))
+	late := unreplicated(&err)
+	status, rest, err := decode(reply, err)
+	if err != nil {
+		return Comment{}, opErr(op, err)
+	}
+	switch status {
+	case statusOK:
+		c, err := parseOneComment(rest)
+		if err != nil {
+			return Comment{}, opErr(op, err)
+		}
+		return c.Comment, replicationErr(op, late)
+	case statusNotFound:
+		return Comment{}, commentNotFound(op, commentID)
+	case statusNotAllowed:
+		detail := fmt.Sprintf("comment %q is not %q's to edit, or its edit window has passed", commentID, user)
+		if s.rules.edit == 0 {
+			detail = "editing is off (WithEditWindow)"
+		}
+		return Comment{}, &opError{op: op, err: ErrNotAllowed, detail: detail}
+	}
+	return Comment{}, statusErr(op, status, commentID)
+}
+
+// DeleteComment deletes the comment, in one round trip. A comment
+// without replies is removed whole, and so, then, is each deleted
+// ancestor left without replies. One with replies stays in its place as
+// Deleted, its Poster and Body emptied, its votes and the karma they
+// moved kept, and its replies untouched. The live counts (its ancestors'
+// Replies, the article's Comments) drop by one where the comment was
+// live. Deleting a deleted comment again changes nothing; an unknown one
+// gets [ErrNotFound].
+func (s *Store) DeleteComment(ctx context.Context, commentID string) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "DeleteComment"}, func(ctx context.Context) error { return s.DeleteComment(ctx, commentID) })
+	}
+	const op = "delete comment"
+	if !canonicalID(commentID) {
+		return commentNotFound(op, commentID)
+	}
+	_, err := s.call(ctx, op, commentDeleteScript, commentID, s.commentDeleteArgs(commentID))
+	if errors.Is(err, ErrNotFound) {
+		return commentNotFound(op, commentID)
+	}
+	return err
+}
+
+// UserComments returns page (1-based) of user's comments, newest first
+// (by post time, ties by id, highest first), in one round trip: the
+// latest [MaxUserPageEntries] comments the user made with
+// [WithUserPages], never a deleted or removed one; every page but the
+// last is full, and a page past the end is empty. A store without
+// WithUserPages, a bad user name or a page below 1 gets
+// [ErrInvalidArgument]. A read drops from the list the entries of
+// removed comments it walks past, so it may write.
+func (s *Store) UserComments(ctx context.Context, user string, page int) ([]Comment, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "UserComments", Page: page, HasPage: true}, func(ctx context.Context) ([]Comment, error) { return s.UserComments(ctx, user, page) })
+	}
+	const op = "user comments"
+	switch {
+	case !s.userPages:
+		return nil, opErr(op, fmt.Errorf("%w: user pages are not enabled (WithUserPages)", ErrInvalidArgument))
+	case page < 1:
+		return nil, opErr(op, fmt.Errorf("%w: page %d is below 1", ErrInvalidArgument, page))
+	}
+	if err := checkName("user", user); err != nil {
+		return nil, opErr(op, err)
+	}
+	if page-1 >= (MaxUserPageEntries+s.pageSize-1)/s.pageSize {
+		return []Comment{}, nil
+	}
+	rest, err := s.call(ctx, op, userCommentsScript, "", s.userCommentsArgs(user, (page-1)*s.pageSize))
+	if err != nil {
+		return nil, err
+	}
+	return plainComments(op, rest)
+}
+
+// plainComments parses rows of comments into Comments.
+func plainComments(op string, rest []interface{}) ([]Comment, error) {
+	list, err := parseComments(rest)
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	out := make([]Comment, len(list))
+	for i, c := range list {
+		out[i] = c.Comment
+	}
+	return out, nil
+}
+
+// commentNotFound is the error of op for a comment that does not exist.
+func commentNotFound(op, id string) error {
+	return &opError{op: op, err: ErrNotFound, detail: "comment " + strconv.Quote(id)}
+}
+
+// invalidErr is the error of a statusInvalid reply, {reason}.
+func invalidErr(op string, rest []interface{}) error {
+	detail := ""
+	if len(rest) == 1 {
+		if b, ok := rest[0].([]byte); ok {
+			detail = string(b)
+		}
+	}
+	return &opError{op: op, err: ErrInvalidArgument, detail: detail}
+}
+
+// displayOrder orders list, the comments of a Thread or Replies under
+// root in the order the script took them, for display: each comment
+// followed by its replies, siblings in the order taken; and counts each
+// comment's More, its live descendants left out.
+func displayOrder(list []ThreadComment, root string) []ThreadComment {
+	children := map[string][]int{}
+	for i, c := range list {
+		p := c.Parent
+		if c.Depth == 0 {
+			p = ""
+		}
+		children[p] = append(children[p], i)
+	}
+	out := make([]ThreadComment, 0, len(list))
+	// live returns the live descendants of list[i] in the reply, having
+	// appended it and them to out.
+	var walk func(i int) int64
+	walk = func(i int) int64 {
+		at := len(out)
+		out = append(out, list[i])
+		var shown int64
+		for _, j := range children[list[i].ID] {
+			shown += walk(j)
+			if !list[j].Deleted {
+				shown++
+			}
+		}
+		out[at].More = max(out[at].Replies-shown, 0)
+		return shown
+	}
+	for _, i := range children[""] {
+		walk(i)
+	}
+	_ = root
+	return out
+}

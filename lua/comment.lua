@@ -1,0 +1,2 @@
+-- comment.lua: placeholder. Uses lua/lib.
+return {NOT_FOUND}

@@ -1,0 +1,2 @@
+-- comment_edit.lua: placeholder. Uses lua/lib.
+return {NOT_FOUND}

@@ -1,0 +1,2 @@
+-- comment_votes.lua: placeholder. Uses lua/lib.
+return {NOT_FOUND}

@@ -1,0 +1,2 @@
+-- comments.lua: placeholder. Uses lua/lib.
+return {NOT_FOUND}

@@ -1,0 +1,3 @@
+-- comments.lua: comments (comments.go).
+-- Needs: base.lua.
+local INVALID = 9

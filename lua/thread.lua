@@ -1,0 +1,2 @@
+-- thread.lua: placeholder. Uses lua/lib.
+return {NOT_FOUND}

@@ -1,0 +1,2 @@
+-- user_comments.lua: placeholder. Uses lua/lib.
+return {NOT_FOUND}
