@@ -105,8 +105,8 @@ func statusErr(op string, status int64, id string) error {
 }
 
 // rowFields is the width of one article row, as lib/record.lua's rows writes it:
-// id, record (parseRecord).
-const rowFields = 2
+// id, record (parseRecord), live comment count.
+const rowFields = 3
 
 // parseArticles turns article rows into Articles: the one parser behind
 // every read of articles.
@@ -135,7 +135,11 @@ func parseArticle(row []interface{}, a *Article) error {
 	if err := parseRecord(string(b[1]), a); err != nil {
 		return fmt.Errorf("article %q: %w", b[0], err)
 	}
-	a.ID = string(b[0])
+	n, err := strconv.ParseInt(string(b[2]), 10, 64)
+	if err != nil {
+		return fmt.Errorf("article %q: comment count: %w", b[0], err)
+	}
+	a.ID, a.Comments = string(b[0]), n
 	return nil
 }
 
@@ -146,8 +150,9 @@ const recordHeader = 7
 
 // parsePage parses page.lua's reply, {page}: the page's rows as one
 // string, each the article's member (lib/base.lua member: one byte of the id's
-// length, plus 96, then the id), the length of its record in decimal, a
-// space and the record. Each article's strings (id, title, link, poster)
+// length, plus 96, then the id), the length of its record in decimal,
+// '+' and the article's live comment count where it has any, a space
+// and the record. Each article's strings (id, title, link, poster)
 // are cut from one string of its own row, so that an article kept does
 // not keep its page: one allocation an article, and one for the list.
 func parsePage(rest []interface{}) ([]Article, error) {
@@ -176,9 +181,21 @@ func parsePage(rest []interface{}) ([]Article, error) {
 			return nil, fmt.Errorf("article %q: %w", id, err)
 		}
 		list[i].ID = id
+		list[i].Comments = rowComments(row[:rec])
 		off = next
 	}
 	return list, nil
+}
+
+// rowComments returns the comment count in a page row's head (pageRow
+// checked it): what follows '+', or 0 where there is none.
+func rowComments(head string) int64 {
+	_, count, ok := strings.Cut(head[:len(head)-1], "+")
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.ParseInt(count, 10, 64)
+	return n
 }
 
 // memberBase is what lib/base.lua member adds to an id's length in the byte
@@ -197,8 +214,16 @@ func pageRow(page []byte, off int) (rec, next int, _ error) {
 	if size < 1 {
 		return 0, 0, errors.New("page reply: malformed row")
 	}
-	n, err := strconv.Atoi(string(row[id : id+size]))
+	head := row[id : id+size]
 	rec = id + size + 1
+	if plus := bytes.IndexByte(head, '+'); plus >= 0 {
+		count, err := strconv.ParseInt(string(head[plus+1:]), 10, 64)
+		if err != nil || count < 0 {
+			return 0, 0, errors.New("page reply: malformed row")
+		}
+		head = head[:plus]
+	}
+	n, err := strconv.Atoi(string(head))
 	if err != nil || n < 0 || n > len(row)-rec {
 		return 0, 0, errors.New("page reply: malformed row")
 	}

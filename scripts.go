@@ -230,6 +230,7 @@ const (
 	dropStep  = 500  // keys scanned per step of Drop (SCAN COUNT)
 	batchStep = 25   // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
 	edgeStep  = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
+	purgeStep = 200  // comments removed per step of Delete or Prune of an article with comments
 )
 
 // walkStep bounds the work of one call of a cold group page's walk of
@@ -394,13 +395,14 @@ func (s *Store) groupPageArgs(group string, o Order, start, stop int64) []interf
 		k.article, start, stop, flag(desc), s.cacheTTL, s.step, s.walk}
 }
 
-// lifecycleKeys are the key prefixes delete.lua and prune.lua take. The
+// lifecycleKeys are the key prefixes delete.lua and prune.lua take,
+// then the comments a step of theirs removes (purgeStep). The
 // submitted pages' is passed whether or not the store keeps pages: a
 // delete unlists the article however it was posted.
 func (s *Store) lifecycleKeys() []interface{} {
 	k := s.keys
 	return []interface{}{k.article, k.voted, k.groupsOf, k.group, k.by, k.cache, k.topBucket, k.link,
-		k.submitted}
+		k.submitted, k.comment, k.thread, k.kids, k.cvoted, k.comments, purgeStep}
 }
 
 func (s *Store) deleteArgs(id string) []interface{} {

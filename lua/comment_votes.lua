@@ -1,2 +1,29 @@
--- comment_votes.lua: placeholder. Uses lua/lib.
-return {NOT_FOUND}
+-- comment_votes.lua: reads a user's votes on comments
+-- (Store.CommentVotesOf). Uses lua/lib.
+local cseqKey = KEYS[1] -- the store's slot, for routing
+local user, prefix, cvoted = ARGV[1], ARGV[2], ARGV[3]
+-- ARGV[4..]: the ids.
+-- Reply: {OK, votes}: one byte per id, as votes.lua's: '+', '-' or '0'
+-- (none, or no such comment, or its voting closed and its voter record
+-- gone), or 'c' for a voter record that holds no vote (written by hand),
+-- which reads as none. The poster's own upvote is implied
+-- (comment_vote.lua).
+local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0'}
+local out = {}
+for i = 4, #ARGV do
+  local cid = ARGV[i]
+  local c = redis.call('HMGET', prefix .. cid, 'a', 'n')
+  local v = '0'
+  if c[1] then
+    local r = redis.call('HMGET', cvoted .. c[1], '', cid .. ':' .. user)
+    if voterOpen(r[1], cid) then
+      if r[2] then
+        v = BYTES[r[2]] or 'c'
+      elseif c[2] == user then
+        v = '+'
+      end
+    end
+  end
+  out[#out + 1] = v
+end
+return {OK, join(out)}

@@ -8,7 +8,13 @@ local last, limit, budget = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local k = {article = ARGV[4], voted = ARGV[5], groups = ARGV[6], group = ARGV[7],
   by = ARGV[8], cache = ARGV[9], bucket = ARGV[10], link = ARGV[11]}
 k.submitted = ARGV[12] -- the prefix of submitted pages (WithUserPages)
+k.comment, k.thread, k.kids, k.cvoted, k.comments = ARGV[13], ARGV[14], ARGV[15], ARGV[16], ARGV[17]
+local commentStep = tonumber(ARGV[18])
 -- Reply: {OK, deleted, more}: more is 1 when articles may remain.
+-- An article with comments loses up to commentStep of them a step
+-- (lib/comments.lua purgeComments): the step that finds the first
+-- article with comments left removes them, and the article once none
+-- is left; a step stops before any later article with comments.
 local members = redis.call('ZRANGEBYSCORE', timeKey, '-inf', last, 'LIMIT', 0, limit)
 -- Every article of the step is checked (lib/delete.lua deleting) before the
 -- first is deleted. A check that fails past the first article ends the
@@ -28,6 +34,10 @@ local function check(id)
 end
 for _, m in ipairs(members) do
   local ok, d = true, nil
+  local commented = redis.call('EXISTS', k.thread .. idof(m)) == 1
+  if #todo > 0 and commented then
+    break
+  end
   if #todo == 0 then
     d = check(idof(m)) -- an error fails the step before any write
   else
@@ -37,6 +47,9 @@ for _, m in ipairs(members) do
     break
   end
   todo[#todo + 1] = {m = m, d = d or false}
+  if commented and d and not purgeComments(k, idof(m), commentStep) then
+    return {OK, 0, 1}
+  end
 end
 local deleted = 0
 for _, t in ipairs(todo) do

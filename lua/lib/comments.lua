@@ -1,3 +1,250 @@
--- comments.lua: comments (comments.go).
--- Needs: base.lua.
+-- comments.lua: a comment as the store keeps it (comments.go): its
+-- record, its place among its siblings and in its parent's orderings,
+-- the row a read replies, and the walk up its ancestors.
+-- Needs: base.lua (expect, member, num), record.lua (value, has).
+
+-- The status of a call whose input does not fit the data (a parent of
+-- another article, a comment too deep): the reason follows.
 local INVALID = 9
+
+-- A comment's record is a hash at k.comment .. cid:
+--   a article id · p parent cid (absent for a reply to the article) ·
+--   t posted (Unix s, the store's clock) · c the time its voting closes ·
+--   u, d vote counts · r live descendants, all levels · h depth (0 for a
+--   reply to the article) · n poster · b body (absent once deleted) ·
+--   x '1' once deleted · f, l newest and oldest child · nx next older
+--   sibling, pv previous newer sibling · o the optional orderings it is
+--   in besides best and top (comma-separated, absent for none) · w its
+--   vote weight (where it is in the score ordering).
+-- The poster is kept once deleted, for the votes that stay (the poster's
+-- implied own upvote, karma), but no read shows it.
+-- An article's top level is a hash at k.thread .. aid with f and l, as
+-- a comment's children are; the live counts of all articles are one
+-- hash, aid -> count (Article.Comments).
+local CFIELDS = {'a', 'p', 't', 'c', 'u', 'd', 'r', 'x', 'n', 'b', 'h', 'f', 'l', 'nx', 'pv', 'o', 'w'}
+
+-- readComment returns the comment at key as a table of CFIELDS (strings,
+-- nil where absent), or nil when there is none: one HMGET.
+local function readComment(key)
+  local v = redis.call('HMGET', key, unpack(CFIELDS))
+  if not v[1] then
+    return nil
+  end
+  local c = {}
+  for i, f in ipairs(CFIELDS) do
+    c[f] = v[i] or nil
+  end
+  return c
+end
+
+-- corderings returns the orderings of a comment's parent that hold it:
+-- best and top always, then those of its o field.
+local function corderings(o)
+  local list = {'best', 'top'}
+  if o and o ~= '' then
+    for name in string.gmatch(o, '[^,]+') do
+      list[#list + 1] = name
+    end
+  end
+  return list
+end
+
+-- parentName returns the name of a comment's parent in the kids
+-- orderings' keys: its cid, or "a" and the article id for the top level.
+local function parentName(c)
+  return c.p or ('a' .. c.a)
+end
+
+-- cvalue returns a comment's value in an ordering (lib/record.lua value,
+-- the formulas of order.go), from its counts as numbers.
+local function cvalue(ordering, c, up, down)
+  return value(ordering, tonumber(c.t), tonumber(c.w or 0), up, down)
+end
+
+-- idLess reports whether the id a is below b, both canonical decimals.
+local function idLess(a, b)
+  if #a ~= #b then
+    return #a < #b
+  end
+  return a < b
+end
+
+-- commentRow returns a comment's row, one string, which reply.go's
+-- parseCommentRow reads:
+--   <id> <article> <parent, 0 for none> <posted> <up> <down> <replies>
+--   <deleted 0|1> <depth> <#poster>:<poster><body>
+-- A deleted comment's poster and body are ''.
+local function commentRow(id, c, depth)
+  local poster, body, deleted = c.n or '', c.b or '', '0'
+  if c.x == '1' then
+    poster, body, deleted = '', '', '1'
+  end
+  return table.concat({id, c.a, c.p or '0', c.t, c.u, c.d, c.r or '0', deleted, depth}, ' ') ..
+    ' ' .. #poster .. ':' .. poster .. body
+end
+
+-- ancestors returns the cids above the comment whose parent is p (nil
+-- for a reply to the article), nearest first, checking each is a hash:
+-- at most MaxCommentDepth reads, before any write.
+local function ancestors(prefix, p)
+  local list = {}
+  while p do
+    list[#list + 1] = p
+    local key = prefix .. p
+    expect(key, 'hash')
+    p = redis.call('HGET', key, 'p') or nil
+    if #list > 1000 then
+      return error('voting: comment ' .. list[1] .. ' has more than 1000 ancestors', 0)
+    end
+  end
+  return list
+end
+
+-- addLive adds n to the live count of each ancestor in list and of the
+-- article aid.
+local function addLive(k, list, aid, n)
+  for _, cid in ipairs(list) do
+    redis.call('HINCRBY', k.comment .. cid, 'r', n)
+  end
+  local left = redis.call('HINCRBY', k.comments, aid, n)
+  if left <= 0 then
+    redis.call('HDEL', k.comments, aid)
+  end
+end
+
+-- voterOpen reports whether voting on comment cid, of an article whose
+-- comment voter record's '' field (the id of the comment that made the
+-- record, which expires on the server's clock) is marker, is open: a
+-- record made after the comment was posted (its first expired) keeps
+-- no vote of the comment, which is then closed.
+local function voterOpen(marker, cid)
+  return marker and not idLess(cid, marker)
+end
+
+-- unlinkComment removes comment id (its record c) from its parent's
+-- list of children and orderings, and deletes its record. Its caller
+-- checked the keys.
+local function unlinkComment(k, id, c)
+  local container = c.p and k.comment .. c.p or k.thread .. c.a
+  if c.pv then
+    if c.nx then
+      redis.call('HSET', k.comment .. c.pv, 'nx', c.nx)
+    else
+      redis.call('HDEL', k.comment .. c.pv, 'nx')
+    end
+  elseif c.nx then
+    redis.call('HSET', container, 'f', c.nx)
+  else
+    redis.call('HDEL', container, 'f')
+  end
+  if c.nx then
+    if c.pv then
+      redis.call('HSET', k.comment .. c.nx, 'pv', c.pv)
+    else
+      redis.call('HDEL', k.comment .. c.nx, 'pv')
+    end
+  elseif c.pv then
+    redis.call('HSET', container, 'l', c.pv)
+  else
+    redis.call('HDEL', container, 'l')
+  end
+  local m = member(id)
+  for _, o in ipairs(corderings(c.o)) do
+    redis.call('ZREM', k.kids .. o .. ':' .. parentName(c), m)
+  end
+  redis.call('DEL', k.comment .. id)
+end
+
+-- CORDERINGS are every ordering of comments.
+local CORDERINGS = {'best', 'top', 'hot', 'controversial', 'score'}
+
+-- purgeComments removes, in post order, up to budget of the comments of
+-- article aid (one step of Delete or Prune of an article with comments):
+-- from the article's newest top-level comment it goes down the newest
+-- children to a comment without any, removes it, then its next older
+-- sibling's subtree, then its parent, and so on. Each step starts again
+-- from the top, so comments posted between steps are found. It reads
+-- every record it removes before its first write. It returns whether
+-- the article has no comment left, and then removes the article's
+-- comment keys too: its top level, its orderings, its comment voter
+-- record and its live count. The descent to the first comment without
+-- children reads at most MaxCommentDepth records, past budget.
+local function purgeComments(k, aid, budget)
+  local threadKey = k.thread .. aid
+  expect(threadKey, 'hash')
+  expect(k.comments, 'hash')
+  local plan, done, cur = {}, false, redis.call('HGET', threadKey, 'f')
+  local function down(id)
+    local c = readComment(k.comment .. id)
+    while c and c.f do
+      id = c.f
+      c = readComment(k.comment .. id)
+    end
+    return id, c
+  end
+  if not cur then
+    done = true
+  else
+    local c
+    cur, c = down(cur)
+    while #plan < budget do
+      if not c then
+        return error('voting: comment ' .. cur .. ' of article ' .. aid .. ' is missing', 0)
+      end
+      plan[#plan + 1] = {id = cur, c = c}
+      if c.nx then
+        cur, c = down(c.nx)
+      elseif c.p then
+        cur = c.p
+        c = readComment(k.comment .. cur)
+      else
+        done = true
+        break
+      end
+    end
+  end
+  local removed, live = {}, 0
+  for _, x in ipairs(plan) do
+    removed[x.id] = true
+  end
+  for _, x in ipairs(plan) do
+    local c = x.c
+    if c.x ~= '1' then
+      live = live + 1
+    end
+    if not (c.p and removed[c.p]) then
+      -- Its parent stays (this step): its newest child is the next.
+      local container = c.p and k.comment .. c.p or threadKey
+      if c.nx then
+        redis.call('HSET', container, 'f', c.nx)
+        redis.call('HDEL', k.comment .. c.nx, 'pv')
+      else
+        redis.call('HDEL', container, 'f', 'l')
+      end
+      local m = member(x.id)
+      for _, o in ipairs(corderings(c.o)) do
+        redis.call('ZREM', k.kids .. o .. ':' .. parentName(c), m)
+      end
+    end
+    local keys = {k.comment .. x.id}
+    for _, o in ipairs(CORDERINGS) do
+      keys[#keys + 1] = k.kids .. o .. ':' .. x.id
+    end
+    redis.call('DEL', unpack(keys))
+  end
+  if live > 0 then
+    local left = redis.call('HINCRBY', k.comments, aid, -live)
+    if left <= 0 then
+      redis.call('HDEL', k.comments, aid)
+    end
+  end
+  if done then
+    local keys = {threadKey, k.cvoted .. aid}
+    for _, o in ipairs(CORDERINGS) do
+      keys[#keys + 1] = k.kids .. o .. ':a' .. aid
+    end
+    redis.call('UNLINK', unpack(keys))
+    redis.call('HDEL', k.comments, aid)
+  end
+  return done
+end

@@ -43,7 +43,10 @@ local function deleteNow(k, d)
   if d.link and redis.call('GET', d.link) == id then
     redis.call('DEL', d.link)
   end
-  redis.call('UNLINK', k.article .. id, k.voted .. id, k.groups .. id) -- a popular article's voter record is large
+  -- A popular article's voter records are large. Its comments are gone
+  -- (lib/comments.lua purgeComments), but for their voter record, which
+  -- outlives them.
+  redis.call('UNLINK', k.article .. id, k.voted .. id, k.groups .. id, k.cvoted .. id)
 end
 
 -- delete removes an article and every trace of it; it returns false when

@@ -127,12 +127,26 @@ local function expectIndexes(k, orders, posted)
   eachIndex(k, orders, posted, expectZset)
 end
 
--- Rows: a read of articles replies, for each article that exists, two
--- fields: its id and its record (RECORD), from which reply.go takes the
+-- Rows: a read of articles replies, for each article that exists, three
+-- fields: its id, its record (RECORD) and its live comments, from which reply.go takes the
 -- article and works out its score by the formula that made it (value).
 -- Members whose article is gone are skipped.
 
--- rows appends to out the rows of members, in their order: one MGET.
+-- commentCounts returns the live comment counts of the articles of
+-- keys (their records' keys, at articlePrefix): one HMGET of the
+-- counts' hash, whose key is the record prefix's sibling in the same
+-- hash tag (keys.go comments, which a test keeps so), false for none.
+local function commentCounts(articlePrefix, keys)
+  local ids = {}
+  for i, key in ipairs(keys) do
+    ids[i] = string.sub(key, #articlePrefix + 1)
+  end
+  return redis.call('HMGET', string.sub(articlePrefix, 1, -9) .. 'comments', unpack(ids))
+end
+
+-- rows appends to out the rows of members, in their order: one MGET, and
+-- one HMGET of their comment counts. A row is three fields: the id, the
+-- record and the live comment count.
 local function rows(articlePrefix, members, out)
   if #members == 0 then
     return out
@@ -141,11 +155,12 @@ local function rows(articlePrefix, members, out)
   for i, m in ipairs(members) do
     keys[i] = articlePrefix .. idof(m)
   end
+  local counts = commentCounts(articlePrefix, keys)
   local n = #out
   for i, r in ipairs(redis.call('MGET', unpack(keys))) do
     if r then
-      out[n + 1], out[n + 2] = idof(members[i]), r
-      n = n + 2
+      out[n + 1], out[n + 2], out[n + 3] = idof(members[i]), r, counts[i] or '0'
+      n = n + 3
     end
   end
   return out

@@ -33,24 +33,27 @@ local function worth(v, up, down)
 end
 
 -- karmaRules decides the rules of one vote that changes something (prev
--- to new) and, when they let it pass, moves karma and logs the vote; it
--- returns {NOT_ALLOWED} or {RATE_LIMITED, ms to wait} for a vote refused,
--- having changed nothing. vote() calls it after its own checks, just
--- before its first write. Karma is kept negated in one zset (ZRANGE lists
+-- to new) on an item (an article or a comment) by poster and, when they
+-- let it pass, moves karma and logs the vote; it returns {NOT_ALLOWED}
+-- or {RATE_LIMITED, ms to wait} for a vote refused, having changed
+-- nothing. vote() and comment_vote.lua call it after their own checks,
+-- just before their first write; vote() reads the poster only where the
+-- store keeps karma (posterOf), which alone needs it. Karma is kept negated in one zset (ZRANGE lists
 -- the highest first, ties by name). A poster's vote on their own article
 -- moves no karma, costs nothing and needs no least karma. A user's vote
 -- log holds the times (ms) of their last limit votes: a vote passes when
 -- the oldest of them is at least per old, so no span of per holds more
 -- than limit votes, whichever clock trimmed the log.
-local function karmaRules(k, articleKey, user, prev, new)
+local function karmaRules(k, poster, user, prev, new)
   local r = k.rules
-  local poster, logKey
+  local logKey
   if r.karma then
     expect(r.karma, 'zset')
-    poster = record(articleKey).poster
     if poster == user then
       poster = nil
     end
+  else
+    poster = nil
   end
   if poster and new ~= 0 then
     local least = r.minDown

@@ -1,6 +1,6 @@
 -- vote.lua: the vote itself, which vote.lua and vote_batch.lua apply.
 -- Needs: base.lua (the statuses, member, num, expect, checkStore),
--- record.lua (COUNTS, VOTE_META, badValue, missing, value, eachIndex,
+-- record.lua (COUNTS, VOTE_META, record, badValue, missing, value, eachIndex,
 -- expectIndexes), cache.lua (eachCache, cacheVote), pages.lua (votePage,
 -- pageVote), rules.lua (karmaRules).
 
@@ -121,7 +121,7 @@ local function vote(k, id, user, vs, now, store, want)
   end
   local page = k.upvoted and votePage(k, user, prev, new) -- WithUserPages only
   if k.rules then -- karma and the vote rules, for a store that has them
-    local refused = karmaRules(k, articleKey, user, prev, new)
+    local refused = karmaRules(k, k.rules.karma and record(articleKey).poster, user, prev, new)
     if refused then
       return refused
     end
