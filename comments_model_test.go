@@ -140,7 +140,7 @@ func luaBest(up, down float64) float64 {
 	if n == 0 {
 		return 0
 	}
-	const z = 1.281551565545
+	z := 1.281551565545 // a variable: Go would fold z*z exactly, Lua rounds it
 	p := up / n
 	return (p + z*z/(2*n) - z*math.Sqrt((p*(1-p)+z*z/(4*n))/n)) / (1 + z*z/n)
 }
@@ -426,7 +426,7 @@ func TestThreadModel(t *testing.T) {
 			forEachBackend(t, func(t *testing.T, b *backend) {
 				opts := append([]Option{WithEditWindow(DefaultVoteWindow)}, tc.opts...)
 				s, clock := newStore(t, b, opts...)
-				runThreadModel(t, s, clock.Add, 29, 400, tc.orders)
+				runThreadModel(t, s, clock.Add, 29, 600, tc.orders)
 			})
 		})
 	}
@@ -452,8 +452,8 @@ func runThreadModel(t *testing.T, s *Store, advance func(time.Duration), seed in
 			return nil
 		}
 		slices.SortFunc(list, func(a, b *mComment) int { return int(a.id - b.id) })
-		if rng.Intn(3) == 0 {
-			return list[len(list)-1-rng.Intn(min(3, len(list)))]
+		if rng.Intn(2) == 0 {
+			return list[len(list)-1-rng.Intn(min(2, len(list)))]
 		}
 		return list[rng.Intn(len(list))]
 	}
@@ -560,6 +560,17 @@ func runThreadModel(t *testing.T, s *Store, advance func(time.Duration), seed in
 				t.Fatalf("after call %d", i)
 			}
 		}
+	}
+	var placeholders, deepest int
+	for _, c := range m.byID {
+		deepest = max(deepest, c.depth)
+		if c.deleted {
+			placeholders++
+		}
+	}
+	t.Logf("%d comments posted, %d left, %d of them placeholders; the deepest at depth %d", m.next, len(m.byID), placeholders, deepest)
+	if deepest < MaxThreadDepth || placeholders == 0 {
+		t.Errorf("the random calls made no thread deeper than MaxThreadDepth (%d) or no placeholder (%d): the check saw too little", deepest, placeholders)
 	}
 	// Replies of a removed comment, and Thread and Replies of unknown or
 	// malformed ids.

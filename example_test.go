@@ -1323,7 +1323,7 @@ func ExampleStore_Identity() {
 	defer done()
 	fmt.Println(store.Identity())
 	// Output:
-	// 3 karma=1,-1 userpages
+	// 4 karma=1,-1 userpages
 }
 
 // Recorded reads what the store's first write recorded.
@@ -1338,7 +1338,7 @@ func ExampleStore_Recorded() {
 	fmt.Println("after it:", found, id, err)
 	// Output:
 	// before the first post: false
-	// after it: true 3 orders=top <nil>
+	// after it: true 4 orders=top <nil>
 }
 
 // A process started with other shared options than the store records
@@ -1364,7 +1364,7 @@ func ExampleStore_Reconfigure() {
 	fmt.Println("old options:", errors.Is(err, voting.ErrIncompatible))
 	// Output:
 	// true voting: vote: incompatible store: karma 1,-1 here, off in the store
-	// was "3", now "3 karma=1,-1", <nil>
+	// was "4", now "4 karma=1,-1", <nil>
 	// new options: <nil>
 	// old options: true
 }
@@ -1385,7 +1385,7 @@ func ExampleIdentity_String() {
 	id := voting.Identity{Layout: voting.LayoutVersion, Options: []string{"orders=top,hot", "karma=1,-1"}}
 	fmt.Println(id.String())
 	// Output:
-	// 3 orders=top,hot karma=1,-1
+	// 4 orders=top,hot karma=1,-1
 }
 
 // An operator's tool opens a recorded store with its own options.
@@ -1405,7 +1405,7 @@ func ExampleIdentity_StoreOptions() {
 	tool, _ = voting.New(pool, opts...)
 	fmt.Println(tool.Identity(), tool.Identity().String() == site.Identity().String())
 	// Output:
-	// 3 karma=1,-1 uniquelinks true
+	// 4 karma=1,-1 uniquelinks true
 }
 
 // comments posts, on article, a comment by each "poster: body" of list
