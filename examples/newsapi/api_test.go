@@ -646,7 +646,7 @@ func TestErrors(t *testing.T) {
 		{413, "request body too large: the limit is 65536 bytes", "POST", "/articles", huge},
 		// The mux's own answers, as JSON.
 		{404, "not found", "GET", "/nowhere", ""},
-		{404, "not found", "GET", "/articles/1/comments", ""},
+		{404, "not found", "GET", "/articles/1/likes", ""},
 		{405, "method not allowed", "PUT", "/articles/1", ""},
 		{405, "method not allowed", "POST", "/groups/redis", ""},
 	} {
