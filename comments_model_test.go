@@ -19,17 +19,17 @@ import (
 
 // mComment is a comment of the model.
 type mComment struct {
-	id             int64
-	article        string
-	parent         *mComment // nil for a reply to the article
-	poster, body   string
-	posted         int64 // Unix seconds, the store's clock
-	up, down       int64
-	deleted        bool
-	kids           []*mComment // its replies, oldest first
-	votes          map[string]VoteType
-	depth          int // 0 for a reply to the article
-	removed        bool
+	id           int64
+	article      string
+	parent       *mComment // nil for a reply to the article
+	poster, body string
+	posted       int64 // Unix seconds, the store's clock
+	up, down     int64
+	deleted      bool
+	kids         []*mComment // its replies, oldest first
+	votes        map[string]VoteType
+	depth        int // 0 for a reply to the article
+	removed      bool
 }
 
 func (c *mComment) ID() string { return strconv.FormatInt(c.id, 10) }
