@@ -5,7 +5,6 @@ import (
 	"math/rand"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -335,42 +334,16 @@ func BenchmarkCommentRedisTime(b *testing.B) {
 		}
 		pairs = append(pairs, pair{c.name, f, ids})
 	}
-	run := func(name string, f *benchFixture, call func(w, i int) error) {
-		b.Run(name, func(b *testing.B) {
-			m := meter(b, f.pool, 10*time.Millisecond)
-			var wg sync.WaitGroup
-			for w := 0; w < workers; w++ {
-				wg.Add(1)
-				go func(w int) {
-					defer wg.Done()
-					for i := w; i < b.N; i += workers {
-						if err := call(w, i); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}(w)
-			}
-			wg.Wait()
-			b.StopTimer()
-			_, calls, usec := m.used(b)
-			if calls < int64(b.N) {
-				b.Fatalf("%d script calls for %d ops", calls, b.N)
-			}
-			b.ReportMetric(float64(usec)/float64(calls), "redis-µs/call")
-			b.ReportMetric(float64(len(slowLog(b, f.pool))), "slow-cmds")
-		})
-	}
 	ctx := context.Background()
 	for r := 0; r < rounds; r++ {
 		for _, p := range pairs {
 			s := p.f.store
-			run(p.name+"vote", p.f, func(w, i int) error {
+			redisTimeRun(b, p.name+"vote", p.f, workers, func(w, i int) error {
 				r := uint32(i*2654435761 + w)
 				_, err := s.Vote(ctx, users[r%nUsers], strconv.Itoa(int(r/7%nArticles)+1), votes[r/3%3])
 				return err
 			})
-			run(p.name+"vote-comment", p.f, func(w, i int) error {
+			redisTimeRun(b, p.name+"vote-comment", p.f, workers, func(w, i int) error {
 				r := uint32(i*2654435761 + w)
 				_, err := s.VoteComment(ctx, users[r%nUsers], p.comments[r/7%nArticles], votes[r/3%3])
 				return err

@@ -2,11 +2,8 @@ package voting
 
 import (
 	"errors"
-	"fmt"
 	"math/rand"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -101,28 +98,15 @@ func TestCommentKarmaInvariant(t *testing.T) {
 			comments = append(comments, c.ID)
 			poster["c"+c.ID] = c.Poster
 		}
-		var wg sync.WaitGroup
-		for g := 0; g < 12; g++ {
-			wg.Add(1)
-			go func(g int) {
-				defer wg.Done()
-				rng := rand.New(rand.NewSource(int64(g)))
-				for i := 0; i < 60; i++ {
-					u, v := users[rng.Intn(len(users))], VoteType(rng.Intn(3)-1)
-					var err error
-					if rng.Intn(3) == 0 {
-						_, err = s.Vote(ctx, u, articles[rng.Intn(len(articles))], v)
-					} else {
-						_, err = s.VoteComment(ctx, u, comments[rng.Intn(len(comments))], v)
-					}
-					if err != nil {
-						t.Error(err)
-						return
-					}
-				}
-			}(g)
-		}
-		wg.Wait()
+		raceOps(t, 12, 60, func(_ int, rng *rand.Rand) error {
+			u, v := users[rng.Intn(len(users))], VoteType(rng.Intn(3)-1)
+			if rng.Intn(3) == 0 {
+				_, err := s.Vote(ctx, u, articles[rng.Intn(len(articles))], v)
+				return err
+			}
+			_, err := s.VoteComment(ctx, u, comments[rng.Intn(len(comments))], v)
+			return err
+		})
 		check := func() {
 			t.Helper()
 			want := map[string]int64{}
@@ -190,20 +174,7 @@ func cvotedKey(t testing.TB, b *backend, s *Store, article string) string {
 // The stores' clocks do not move.
 func expireCommentVotes(t testing.TB, b *backend, s *Store, article string) {
 	t.Helper()
-	key := cvotedKey(t, b, s, article)
-	ttl := b.ttl(t, key)
-	if ttl == -1 {
-		t.Fatalf("comment voter records of %s have no TTL", article)
-	}
-	if ttl > time.Minute {
-		t.Fatalf("comment voter records of %s: TTL %v, longer than the test's window", article, ttl)
-	}
-	if ttl > 0 {
-		b.elapse(ttl + 20*time.Millisecond)
-	}
-	if ttl := b.ttl(t, key); ttl != -2 {
-		t.Fatalf("comment voter records of %s: TTL %v past their end, want them gone", article, ttl)
-	}
+	expireKey(t, b, cvotedKey(t, b, s, article), "comment voter records of "+article)
 }
 
 // wantCommentClosed asserts that every vote of every user on the comment
@@ -312,60 +283,12 @@ func TestConcurrentCommentVotesAtClose(t *testing.T) {
 		s, _ := newStore(t, b, WithVoteWindow(time.Second))
 		a := mustPost(t, s, "poster", "t")
 		c := mustComment(t, s, a.ID, "", "poster", "c")
-		const workers, usersEach = 6, 3
-		user := func(w, u int) string { return fmt.Sprintf("u%d.%d", w, u) }
-		last := make([][]VoteType, workers)
-		var accepted atomic.Int64
-		var wg sync.WaitGroup
-		errs := make(chan error, workers)
-		for w := range last {
-			last[w] = make([]VoteType, usersEach)
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				rng := rand.New(rand.NewSource(int64(w)))
-				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-					u, v := rng.Intn(usersEach), VoteType(rng.Intn(3)-1)
-					_, err := s.VoteComment(ctx, user(w, u), c.ID, v)
-					if errors.Is(err, ErrVotingClosed) {
-						return
-					}
-					if err != nil {
-						errs <- err
-						return
-					}
-					last[w][u] = v
-					accepted.Add(1)
-				}
-				errs <- errors.New("comment voting did not close")
-			}(w)
-		}
-		if b.mr != nil {
-			for deadline := time.Now().Add(5 * time.Second); accepted.Load() < 300 && time.Now().Before(deadline); {
-				time.Sleep(time.Millisecond)
-			}
-			b.mr.FastForward(time.Second)
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
-		up, down := int64(1), int64(0) // the poster's upvote
-		var users []string
-		for w := range last {
-			for u, v := range last[w] {
-				users = append(users, user(w, u))
-				switch v {
-				case Upvote:
-					up++
-				case Downvote:
-					down++
-				}
-			}
-		}
+		users, up, down, accepted := raceToClose(t, b, func(user string, v VoteType) error {
+			_, err := s.VoteComment(ctx, user, c.ID, v)
+			return err
+		})
 		if got := commentByID(t, s, c.ID); got.Upvotes != up || got.Downvotes != down {
-			t.Fatalf("after %d accepted votes: comment %+v, want %d up, %d down", accepted.Load(), got, up, down)
+			t.Fatalf("after %d accepted votes: comment %+v, want %d up, %d down", accepted, got, up, down)
 		}
 		wantCommentClosed(t, s, c.ID, users...)
 	})

@@ -40,37 +40,7 @@ func BenchmarkRedisTime(b *testing.B) {
 		users[i] = benchUser(i)
 	}
 	votes := []VoteType{Upvote, Downvote, NoVote}
-	run := func(name string, f *benchFixture, call func(w, i int) error) {
-		b.Run(name, func(b *testing.B) {
-			m := meter(b, f.pool, 10*time.Millisecond)
-			cpu := mainCPU(b, f.pool)
-			var wg sync.WaitGroup
-			for w := 0; w < workers; w++ {
-				wg.Add(1)
-				go func(w int) {
-					defer wg.Done()
-					for i := w; i < b.N; i += workers {
-						if err := call(w, i); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}(w)
-			}
-			wg.Wait()
-			b.StopTimer()
-			cpu = mainCPU(b, f.pool) - cpu
-			_, calls, usec := m.used(b)
-			if calls < int64(b.N) {
-				b.Fatalf("%d script calls for %d ops", calls, b.N)
-			}
-			b.ReportMetric(float64(usec)/float64(calls), "redis-µs/call")
-			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "main-cpu-µs/op")
-			// On a loaded machine a command is sometimes descheduled
-			// for tens of ms; such a run's figures are to be dropped.
-			b.ReportMetric(float64(len(slowLog(b, f.pool))), "slow-cmds")
-		})
-	}
+	run := func(name string, f *benchFixture, call func(w, i int) error) { redisTimeRun(b, name, f, workers, call) }
 	ctx := context.Background()
 	voteOn := func(s *Store) func(w, i int) error {
 		return func(w, i int) error {
@@ -100,6 +70,43 @@ func BenchmarkRedisTime(b *testing.B) {
 		run("page-bare", bare.benchFixture, func(w, i int) error { return bare.barePage() })
 		run("page-scripts", page, pageOf(pageScripts))
 	}
+}
+
+// redisTimeRun runs call(w, i) b.N times as a sub-benchmark of b called
+// name, from workers goroutines (w from 0; each takes every workers-th
+// i), and reports the Redis time per script call (redis-µs/call), the
+// CPU time of the server's main thread per op (main-cpu-µs/op) and the
+// commands SLOWLOG caught at 10 ms or more (slow-cmds).
+func redisTimeRun(b *testing.B, name string, f *benchFixture, workers int, call func(w, i int) error) {
+	b.Run(name, func(b *testing.B) {
+		m := meter(b, f.pool, 10*time.Millisecond)
+		cpu := mainCPU(b, f.pool)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for i := w; i < b.N; i += workers {
+					if err := call(w, i); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+		b.StopTimer()
+		cpu = mainCPU(b, f.pool) - cpu
+		_, calls, usec := m.used(b)
+		if calls < int64(b.N) {
+			b.Fatalf("%d script calls for %d ops", calls, b.N)
+		}
+		b.ReportMetric(float64(usec)/float64(calls), "redis-µs/call")
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "main-cpu-µs/op")
+		// On a loaded machine a command is sometimes descheduled
+		// for tens of ms; such a run's figures are to be dropped.
+		b.ReportMetric(float64(len(slowLog(b, f.pool))), "slow-cmds")
+	})
 }
 
 // The book's logic ("Redis in Action" 1.3) as one bare script each, on

@@ -314,6 +314,14 @@ func (a *api) deleteArticle(w http.ResponseWriter, r *http.Request) error {
 // PUT /articles/{id}/vote {"user": "bob", "vote": "up"}; "down", or
 // "none" to cancel.
 func (a *api) vote(w http.ResponseWriter, r *http.Request) error {
+	return a.castVote(w, r, a.store.Vote)
+}
+
+// castVote serves a vote request on the item {id} of the path, an
+// article or a comment: it decodes {"user": ..., "vote": ...}, casts the
+// vote with cast, and replies with its outcome.
+func (a *api) castVote(w http.ResponseWriter, r *http.Request,
+	cast func(ctx context.Context, user, id string, v voting.VoteType) (voting.VoteResult, error)) error {
 	var req struct {
 		User string           `json:"user"`
 		Vote *voting.VoteType `json:"vote"`
@@ -324,7 +332,7 @@ func (a *api) vote(w http.ResponseWriter, r *http.Request) error {
 	if req.Vote == nil {
 		return errNoVote
 	}
-	res, err := a.store.Vote(r.Context(), req.User, r.PathValue("id"), *req.Vote)
+	res, err := cast(r.Context(), req.User, r.PathValue("id"), *req.Vote)
 	if err != nil {
 		return a.voteError(err, *req.Vote)
 	}

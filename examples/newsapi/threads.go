@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -100,32 +101,33 @@ func (a *api) postComment(w http.ResponseWriter, r *http.Request) error {
 // GET /articles/{id}/comments?order=best&limit=200: the article's
 // thread, filled best-first up to limit comments.
 func (a *api) listComments(w http.ResponseWriter, r *http.Request) error {
-	order, name, limit, err := threadQuery(r)
-	if err != nil {
-		return err
-	}
-	id := r.PathValue("id")
-	list, err := a.store.Thread(r.Context(), id, order, limit)
-	if err != nil {
-		return err
-	}
-	a.reply(w, http.StatusOK, thread{Article: id, Order: name, Limit: limit, Comments: toThread(list)})
-	return nil
+	return a.readThread(w, r, a.store.Thread, func(t *thread, id string) { t.Article = id })
 }
 
 // GET /comments/{id}/replies?order=best&limit=200: the replies under a
 // comment, as a thread: its direct replies have depth 0.
 func (a *api) listReplies(w http.ResponseWriter, r *http.Request) error {
+	return a.readThread(w, r, a.store.Replies, func(t *thread, id string) { t.Comment = id })
+}
+
+// readThread serves a thread request on the item {id} of the path: it
+// reads the query (threadQuery), the thread with read, and replies with
+// it, its root named by root.
+func (a *api) readThread(w http.ResponseWriter, r *http.Request,
+	read func(ctx context.Context, id string, o voting.Order, limit int) ([]voting.ThreadComment, error),
+	root func(t *thread, id string)) error {
 	order, name, limit, err := threadQuery(r)
 	if err != nil {
 		return err
 	}
 	id := r.PathValue("id")
-	list, err := a.store.Replies(r.Context(), id, order, limit)
+	list, err := read(r.Context(), id, order, limit)
 	if err != nil {
 		return err
 	}
-	a.reply(w, http.StatusOK, thread{Comment: id, Order: name, Limit: limit, Comments: toThread(list)})
+	t := thread{Order: name, Limit: limit, Comments: toThread(list)}
+	root(&t, id)
+	a.reply(w, http.StatusOK, t)
 	return nil
 }
 
@@ -159,22 +161,7 @@ func threadQuery(r *http.Request) (voting.Order, string, int, error) {
 // "none" to cancel. The reply's score is the comment's points, upvotes
 // minus downvotes.
 func (a *api) voteComment(w http.ResponseWriter, r *http.Request) error {
-	var req struct {
-		User string           `json:"user"`
-		Vote *voting.VoteType `json:"vote"`
-	}
-	if err := decode(w, r, &req); err != nil {
-		return err
-	}
-	if req.Vote == nil {
-		return errNoVote
-	}
-	res, err := a.store.VoteComment(r.Context(), req.User, r.PathValue("id"), *req.Vote)
-	if err != nil {
-		return a.voteError(err, *req.Vote)
-	}
-	a.reply(w, http.StatusOK, toVoteReply(res))
-	return nil
+	return a.castVote(w, r, a.store.VoteComment)
 }
 
 // PATCH /comments/{id} {"user": "bob", "body": "..."}: the poster
