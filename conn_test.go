@@ -87,6 +87,45 @@ var methods = []method{
 		}
 		return err
 	}},
+	{"Comment", 1, true, func(ctx context.Context, s *Store, id string) error {
+		c, err := s.Comment(ctx, id, "", "bob", "a comment")
+		if err == nil {
+			lastComments.Store(s, c.ID)
+		}
+		return err
+	}},
+	{"VoteComment", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.VoteComment(ctx, "carol", lastComment(s), Upvote)
+		return err
+	}},
+	{"Thread", 1, true, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.Thread(ctx, id, Best, 10)
+		return err
+	}},
+	{"Replies", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.Replies(ctx, lastComment(s), TimeDesc, 10)
+		return err
+	}},
+	{"CommentsByID", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.CommentsByID(ctx, []string{lastComment(s), "x"})
+		return err
+	}},
+	{"CommentVotesOf", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.CommentVotesOf(ctx, "carol", []string{lastComment(s), "x"})
+		return err
+	}},
+	{"EditComment", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.EditComment(ctx, lastComment(s), "bob", "edited")
+		if errors.Is(err, ErrNotAllowed) {
+			return nil // no edit window, as Edit's
+		}
+		return err
+	}},
+	{"UserComments", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.UserComments(ctx, "bob", 1)
+		return err
+	}},
+	{"DeleteComment", 1, false, func(ctx context.Context, s *Store, id string) error { return s.DeleteComment(ctx, lastComment(s)) }},
 	{"Delete", 1, true, func(ctx context.Context, s *Store, id string) error { return s.Delete(ctx, id) }},
 	{"Prune", 1, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Prune(ctx, epoch.Add(-time.Hour))
@@ -102,6 +141,19 @@ var methods = []method{
 		_, err := s.Upvoted(ctx, "bob", 1)
 		return err
 	}},
+}
+
+// lastComments holds, for each store, the comment its method Comment made
+// last, on which the other comment methods are called.
+var lastComments sync.Map
+
+// lastComment is the comment of s that the comment methods call on:
+// the one Comment made last, or "1".
+func lastComment(s *Store) string {
+	if id, ok := lastComments.Load(s); ok {
+		return id.(string)
+	}
+	return "1"
 }
 
 // TestMethodsCoverStore keeps methods in step with Store's method set.

@@ -90,6 +90,80 @@
 // A store without the option keeps no pages and does no extra work per
 // vote or post.
 //
+// # Comments
+//
+// Every article takes comments: [Store.Comment] posts a reply to the
+// article or to one of its comments, [Store.VoteComment] votes on one
+// as Vote votes on an article, [Store.Thread] reads an article's
+// comments as a tree and [Store.Replies] the tree under one comment,
+// filled best-first as Reddit's CommentOrderer does and cut at a count
+// ([MaxThread]) and a depth ([MaxThreadDepth]), with "load more"
+// counts ([ThreadComment].More) for what they leave out.
+// [Store.CommentsByID], [Store.CommentVotesOf], [Store.EditComment],
+// [Store.DeleteComment] and [Store.UserComments] ([WithUserPages]) do
+// for comments what their article twins do. [Article].Comments counts
+// an article's live comments, in every read of articles. A store whose
+// articles get no comments does no extra work per vote or post.
+//
+// Comment ids come from a counter of their own ("1", "2", ...), which a
+// refused Comment does not move. Siblings are ordered by Best (Reddit's
+// confidence sort), Top (points, Upvotes − Downvotes), TimeDesc and
+// TimeAsc always, and by Hot, Controversial and ScoreDesc where
+// [WithOrders] names them, each by its formula (order.go; a comment's
+// score has the store's vote weight), ties by id. Time order is the
+// order in which Redis received the comments, which is that of their
+// ids, not that of their Posted times: stores whose clocks disagree may
+// date a comment before an earlier one, and a thread still shows them
+// as they came.
+//
+// As Post does for an article, Comment records the poster's own upvote:
+// a comment starts with one. It is implied by the comment's record, not
+// kept as a voter's entry, so that it costs no memory; the poster's
+// first change of it (a downvote, a cancel) makes the entry, and
+// upvoting again removes it. A comment's voting is open for the store's
+// vote window after it was posted, on the store's clock, and while the
+// article's comment voter record exists: a hash of the votes on all the
+// article's comments, which each Comment keeps for a vote window after
+// it on the server's clock, and which then expires with all of them, as
+// an article's voter record does. The record names the comment that
+// made it: a record made again after one expired (by a Comment on an
+// article still open on a store's clock) reopens no older comment's
+// voting, so no vote counts twice. Karma ([WithKarma], [WithVoteCost],
+// [WithMinKarma]) and the vote limit ([WithVoteLimit]) apply to comment
+// votes as to article votes, in the same script; [WithCommentInterval]
+// spaces a user's comments; [WithEditWindow] lets a poster edit their
+// comment for a while.
+//
+// A comment may be [MaxCommentDepth] levels deep, which bounds the work
+// of a Comment and of a DeleteComment: each walks up the comment's
+// ancestors to keep their live counts ([Comment].Replies).
+// DeleteComment removes a comment without replies whole, then each
+// deleted ancestor left without replies; one with replies stays in
+// place as Deleted, its poster and body gone from every read, its votes
+// and their karma kept.
+//
+// A comment's record is a hash of its counts (u, d), what never changes
+// (m: its article, parent, post time, close, depth, optional orderings
+// and weight), its poster (n, kept once deleted for the votes that
+// stay, never shown), its live descendants (r), x once deleted, its
+// newest and oldest replies (f, l) and its next older and previous
+// newer siblings (nx, pv): each parent's replies are a linked list in
+// the order they came, which time order follows, so no time ordering is
+// kept. The body is a string of its own, so that no body turns the
+// record from a listpack into a full hash table (Redis keeps a hash
+// compact while each value is at most 64 bytes). A comment costs about
+// 300 bytes with the default orders, its body aside (BENCHMARKS.md).
+//
+// [Store.Delete] and [Store.Prune] remove an article's comments first,
+// 200 a round trip, in post order (a comment after its replies), one
+// short script each, and the article in the last step: Delete of an
+// article with n comments takes 1 + n/200 round trips, each a few
+// milliseconds at most. Comments posted meanwhile go too. Until the last
+// step the article and its remaining comments read as before (their
+// counts may run ahead of what is left); an error leaves the rest, and
+// Delete called again goes on. Drop removes comments with every other
+// key.
+//
 // # Karma and rules
 //
 // [WithKarma] keeps each user's karma, which every vote on their articles
@@ -194,6 +268,26 @@
 //	                                          span and a minute after the last
 //	{voting}:lastpost:<user>          string  the time in ms of the user's last post
 //	                                          (WithPostInterval); expires as votelog does
+//	{voting}:cseq                     string  the last issued comment id
+//	{voting}:comment:<cid>            hash    the comment's record (below)
+//	{voting}:cbody:<cid>              string  the comment's body, byte for byte (gone
+//	                                          once deleted)
+//	{voting}:thread:<id>              hash    the article's top level: f and l, its
+//	                                          newest and oldest comment
+//	{voting}:kids:<ordering>:<parent> zset    member -> value: the replies to a comment
+//	                                          (parent, its cid) or to the article ("a"
+//	                                          and its id), for best and top, and hot,
+//	                                          controversial and score where kept
+//	{voting}:comments                 hash    article id -> its live comments
+//	{voting}:cvoted:<id>              hash    "<cid>:<user>" -> 1, -1 or 0 (a poster's
+//	                                          own vote cancelled), and "" -> the cid of
+//	                                          the comment that made it: the votes on the
+//	                                          article's comments; expires a vote window
+//	                                          after its latest comment
+//	{voting}:commented:<user>         zset    member -> post time, the user's latest
+//	                                          1,000 comments (WithUserPages)
+//	{voting}:lastcomment:<user>       string  the time in ms of the user's last comment
+//	                                          (WithCommentInterval); expires as votelog does
 //
 // A member is an article id prefixed by its number of digits as a letter
 // ("a7", "b42", "c100"), so that members of equal value sort by id as
@@ -219,11 +313,12 @@
 //
 // # The store's identity
 //
-// The key layout of this package is version [LayoutVersion] (3). Each
+// The key layout of this package is version [LayoutVersion] (4). Each
 // store records, at {prefix}:store, its layout and the options that
-// every process writing to it must share ([Identity]): WithOrders,
-// WithKarma, WithVoteCost, WithMinKarma, WithVoteLimit,
-// WithPostInterval, WithRepostAfter, WithEditWindow, WithUserPages and
+// every process writing to it must share ([Identity]): WithOrders
+// (ScoreDesc among them, for comments), WithKarma, WithVoteCost,
+// WithMinKarma, WithVoteLimit, WithPostInterval, WithRepostAfter,
+// WithEditWindow, WithCommentInterval, WithUserPages and
 // WithUniqueLinks. Each decides what a write keeps (an ordering, karma,
 // a page, a link's claim) or refuses, so two processes that differ
 // build data that neither describes. The vote weight and window are not
@@ -240,7 +335,7 @@
 // where they are equal, and a read where the layouts are; otherwise the
 // call returns an error wrapping [ErrIncompatible] that names the
 // difference ("karma 1,-1 here, off in the store", "layout 2, this
-// library reads 3") and changes nothing. A store with data (an id at
+// library reads 4") and changes nothing. A store with data (an id at
 // {prefix}:seq) and no record was written by a version before layouts
 // were recorded: every call but Drop gets ErrIncompatible. Upgrading
 // from such a version whose articles are already records of layout 3
@@ -248,8 +343,21 @@
 // processes start: Reconfigure, from a store of the site's options
 // (votectl options with the service's flags), which adopts the data and
 // records its identity. Stores whose articles were hashes (the earliest
-// builds) are layouts 1 and 2, which this version does not read. Drop removes a store whatever its identity, the
-// record last. The check costs a vote that changes something about 4%
+// builds) are layouts 1 and 2, which this version does not read. Drop
+// removes a store whatever its identity, the record last.
+//
+// Layout 4 adds the families of comments to layout 3, the previous
+// release's. A library of layout 3 knows nothing of comments: it would
+// delete an article and leave its comments behind, so the two may not
+// write one store together. A store recorded as layout 3 gets
+// ErrIncompatible from this version (saying to run Reconfigure), and
+// [Store.Reconfigure] migrates it by recording layout 4: nothing else
+// moves, as a store of layout 3 has no comments. From then on the
+// processes of layout 3 get ErrIncompatible, on reads too. The rolling
+// deploy of the upgrade is so a short stop: deploy the new processes
+// (they refuse calls until the migration), run Reconfigure once (votectl
+// options, or a one-off program), and stop the old ones, which refuse
+// every call from then on. The check costs a vote that changes something about 4%
 // of its Redis time, one that changes nothing under 1% (instruction
 // counts: BENCHMARKS.md, "Method", and its git history).
 //
@@ -292,7 +400,8 @@
 //
 // To go back, run Reconfigure from a store with the old options. A new
 // layout (a later version of this package) is a migration, not a
-// Reconfigure: a store of another layout refuses every call of this one.
+// Reconfigure: a store of another layout refuses every call of this
+// one, but for the migration of layout 3 above.
 // [Store.Check] reports the record against the store's own, with the
 // server's settings below.
 //
@@ -395,8 +504,8 @@
 // Reads outnumber votes on most sites. [WithReadPool] sends the reads to
 // a second pool, meant to reach replicas of the primary: Article,
 // ArticlesByID, Articles, TopSince, Count, GroupCount, Groups, VoteOf,
-// VotesOf, Karma, TopUsers, and GroupArticles once its group's cache is
-// built. They run there as FCALL_RO of the store's library, which a
+// VotesOf, Karma, TopUsers, Thread, Replies, CommentsByID,
+// CommentVotesOf, and GroupArticles once its group's cache is built. They run there as FCALL_RO of the store's library, which a
 // replica has from its primary, or, where it has not (yet), as read-only
 // scripts (EVALSHA_RO, falling back to EVAL_RO): forms a replica runs,
 // which need Redis 7.0 or later on the read pool's servers; an older
@@ -482,15 +591,20 @@
 // No command the store sends runs long, whatever the size of the data:
 // work that grows with the data is done in bounded steps, one round trip
 // each: a cold group page ([Store.GroupArticles]), [Store.Prune] and
-// [Store.Drop], and [Store.TopSince] when the 10-minute bucket its period
+// [Store.Drop], [Store.Delete] of an article with more than 200 comments
+// (1 + n/200 round trips for n comments: "Comments"), and
+// [Store.TopSince] when the 10-minute bucket its period
 // starts in holds more than 2,000 articles of the period and its page is
 // not among the bucket's first 2,000 by net votes (2 + n/2,000 round
 // trips for n such articles; one otherwise). [Store.AddToGroups] and
 // [Store.RemoveFromGroups] do work in proportion to the groups the
 // article joins or leaves, at most [MaxArticleGroups], however many
 // names they are given. [Store.VoteBatch] sends its ballots as a pipeline
-// of short scripts in one round trip. Every other call is one script in
-// one round trip.
+// of short scripts in one round trip. [Store.Thread] and
+// [Store.Replies] do work in proportion to their limit, at most
+// [MaxThread] comments, however large the thread; [Store.Comment] and
+// [Store.DeleteComment] in proportion to the comment's depth, at most
+// [MaxCommentDepth]. Every other call is one script in one round trip.
 //
 // A missing library is loaded again by the call that finds it missing,
 // and scripts sent with EVALSHA fall back to EVAL when the server does
@@ -559,6 +673,7 @@
 //	WithPostInterval       off         >= 1 ms
 //	WithRepostAfter        off         >= 1 s
 //	WithEditWindow         off         >= 1 s
+//	WithCommentInterval    off         >= 1 ms
 //	WithWaitReplicas       off         n >= 1, timeout >= 1 ms
 //	WithWaitAOF            off         local 0 or 1, replicas >= 0, not both 0; timeout >= 1 ms
 package voting

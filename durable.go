@@ -218,13 +218,13 @@ func replicationErr(op string, err error) error {
 // waitAfter names the scripts a store with waits waits after: all but
 // those that write nothing, and those whose only writes are caches that
 // a failover may lose at no cost (a group's cached pages and their TTL,
-// and the dropping of gone articles from users' pages).
+// and the dropping of gone articles and comments from users' pages).
 var waitAfter = map[string]bool{}
 
 func init() {
 	for _, sc := range registry {
 		switch sc.name {
-		case "group_page", "group_renew", "user_page":
+		case "group_page", "group_renew", "user_page", "user_comments":
 		default:
 			waitAfter[sc.name] = !readOnlyScripts[sc.name]
 		}

@@ -27,7 +27,7 @@ import (
 var writingMethods = map[string]bool{
 	"Post": true, "Vote": true, "VoteBatch": true, "AddToGroups": true,
 	"RemoveFromGroups": true, "Edit": true, "Delete": true, "Prune": true, "Drop": true,
-	"Reconfigure": true,
+	"Reconfigure": true, "Comment": true, "VoteComment": true, "EditComment": true, "DeleteComment": true,
 }
 
 func TestWaitOptionsValidate(t *testing.T) {
@@ -88,7 +88,7 @@ func TestWaitOptionsValidate(t *testing.T) {
 // TestWaitAfter keeps waitAfter in step with the scripts: every script
 // that writes is waited after, but for the caches.
 func TestWaitAfter(t *testing.T) {
-	caches := map[string]bool{"group_page": true, "group_renew": true, "user_page": true}
+	caches := map[string]bool{"group_page": true, "group_renew": true, "user_page": true, "user_comments": true}
 	for _, sc := range registry {
 		if want := !sc.readOnly && !caches[sc.name]; waitAfter[sc.name] != want {
 			t.Errorf("script %s: waited after %v, want %v", sc.name, waitAfter[sc.name], want)

@@ -11,9 +11,11 @@ import (
 // wrapped with the operation and the article ("voting: vote: article not
 // found: \"9\"").
 var (
-	// ErrNotFound means the article does not exist: it was never posted,
-	// was deleted or pruned, or the id is not one the store issues
-	// ("abc", "01", "").
+	// ErrNotFound means the article (or, from the comment calls, the
+	// comment) does not exist: it was never posted, was deleted or
+	// pruned, or the id is not one the store issues ("abc", "01", "").
+	// Its text names the article ("article not found: \"9\"") or the
+	// comment ("article not found: comment \"9\"").
 	ErrNotFound = errors.New("voting: article not found")
 	// ErrVotingClosed means the article's voting window has ended.
 	ErrVotingClosed = errors.New("voting: voting closed")
@@ -38,11 +40,13 @@ var (
 	// lose the write.
 	ErrNotReplicated = errors.New("voting: not replicated")
 	// ErrNotAllowed means a rule of the store forbids the call: a vote
-	// from a user with less karma than [WithMinKarma] asks, or an Edit by
-	// anyone but the poster or after the edit window ([WithEditWindow]).
+	// from a user with less karma than [WithMinKarma] asks, or an Edit or
+	// EditComment by anyone but the poster or after the edit window
+	// ([WithEditWindow]).
 	ErrNotAllowed = errors.New("voting: not allowed")
 	// ErrRateLimited means the user has reached a rate limit of the store
-	// ([WithVoteLimit], [WithPostInterval]); [RetryAfter] tells how long
+	// ([WithVoteLimit], [WithPostInterval], [WithCommentInterval]);
+	// [RetryAfter] tells how long
 	// until the call would pass.
 	ErrRateLimited = errors.New("voting: rate limited")
 	// ErrTryAgain means Redis refused the call before running any of it,

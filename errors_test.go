@@ -49,9 +49,11 @@ func TestRefusals(t *testing.T) {
 			return nil, tc.reply
 		}})
 		calls := map[string]func() error{
-			"vote": func() error { _, err := s.Vote(ctx, "bob", a.ID, Upvote); return err },
-			"post": func() error { _, err := s.Post(ctx, "bob", "t", ""); return err },
-			"page": func() error { _, err := s.Articles(ctx, ScoreDesc, 1); return err },
+			"vote":    func() error { _, err := s.Vote(ctx, "bob", a.ID, Upvote); return err },
+			"post":    func() error { _, err := s.Post(ctx, "bob", "t", ""); return err },
+			"page":    func() error { _, err := s.Articles(ctx, ScoreDesc, 1); return err },
+			"comment": func() error { _, err := s.Comment(ctx, a.ID, "", "bob", "c"); return err },
+			"thread":  func() error { _, err := s.Thread(ctx, a.ID, Best, 10); return err },
 			"batch": func() error {
 				_, err := s.VoteBatch(ctx, []Ballot{{User: "bob", ID: a.ID, Vote: Upvote}})
 				return err
@@ -144,7 +146,8 @@ func TestForeignValueAtEveryKey(t *testing.T) {
 	srv := redistest.Shared(t)
 	b := newBackend(t, "redis", srv.Addr, nil)
 	opts := []Option{WithOrders(Top, Hot, Best, Controversial), WithUserPages(), WithKarma(1, -1),
-		WithUniqueLinks(), WithVoteLimit(100, time.Hour), WithPostInterval(time.Second), WithEditWindow(time.Hour)}
+		WithUniqueLinks(), WithVoteLimit(100, time.Hour), WithPostInterval(time.Second), WithEditWindow(time.Hour),
+		WithCommentInterval(time.Second)}
 	// fixture returns a store and its articles: a and c in groups with
 	// warm caches, votes of bob and carol.
 	fixture := func() (*Store, []Article) {
@@ -172,6 +175,16 @@ func TestForeignValueAtEveryKey(t *testing.T) {
 		mustVote(t, s, "bob", list[0].ID, Upvote)
 		mustVote(t, s, "carol", list[0].ID, Downvote)
 		mustVote(t, s, "bob", list[2].ID, Upvote)
+		// Comments on the first article: "1" by bob, "2" by carol replying
+		// to it, "3" by dave; erin's upvote on "3".
+		for _, c := range []struct{ parent, poster string }{{"", "bob"}, {"1", "carol"}, {"", "dave"}} {
+			if _, err := s.Comment(ctx, list[0].ID, c.parent, c.poster, "a comment"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := s.VoteComment(ctx, "erin", "3", Upvote); err != nil {
+			t.Fatal(err)
+		}
 		return s, list
 	}
 	ops := []struct {
@@ -199,6 +212,13 @@ func TestForeignValueAtEveryKey(t *testing.T) {
 			_, err := s.Edit(ctx, a[0].ID, "alice", "edited", "https://example.com/edited")
 			return err
 		}},
+		{"comment", func(s *Store, a []Article) error { _, err := s.Comment(ctx, a[0].ID, "2", "frank", "new"); return err }},
+		{"comment vote", func(s *Store, a []Article) error { _, err := s.VoteComment(ctx, "frank", "2", Upvote); return err }},
+		{"comment own switch", func(s *Store, a []Article) error { _, err := s.VoteComment(ctx, "bob", "1", Downvote); return err }},
+		{"comment cancel", func(s *Store, a []Article) error { _, err := s.VoteComment(ctx, "erin", "3", NoVote); return err }},
+		{"edit comment", func(s *Store, a []Article) error { _, err := s.EditComment(ctx, "2", "carol", "edited"); return err }},
+		{"delete comment", func(s *Store, a []Article) error { return s.DeleteComment(ctx, "2") }},
+		{"delete comment kept", func(s *Store, a []Article) error { return s.DeleteComment(ctx, "1") }},
 		{"delete", func(s *Store, a []Article) error { return s.Delete(ctx, a[0].ID) }},
 		// One article, one step: Prune is whole step by step (prune.lua).
 		{"prune", func(s *Store, a []Article) error { _, err := s.Prune(ctx, a[0].Posted.Add(time.Second)); return err }},

@@ -46,19 +46,21 @@ type Call struct {
 	// Op is the method's name: "Vote", "GroupArticles", "VoteBatch", ...
 	Op string
 	// Order is the order the call was asked for, where HasOrder is set:
-	// Articles and GroupArticles.
+	// Articles, GroupArticles, Thread and Replies.
 	Order    Order
 	HasOrder bool
 	// Page is the page the call was asked for, as given (even a page
 	// below 1, which the call refuses), where HasPage is set: Articles,
-	// GroupArticles, TopSince, TopUsers, Submitted and Upvoted.
+	// GroupArticles, TopSince, TopUsers, Submitted, Upvoted and
+	// UserComments.
 	Page    int
 	HasPage bool
 	// Group is the group of GroupArticles and GroupCount; "" otherwise.
 	Group string
 	// Count is the number of items the call was given: ids for
-	// ArticlesByID and VotesOf, ballots for VoteBatch, groups for
-	// AddToGroups and RemoveFromGroups; 0 for the other calls.
+	// ArticlesByID, VotesOf, CommentsByID and CommentVotesOf, ballots
+	// for VoteBatch, groups for AddToGroups and RemoveFromGroups; 0 for
+	// the other calls.
 	Count int
 	// RoundTrips is how many round trips to Redis the call has made:
 	// each command sent on its own, and each pipeline sent at once

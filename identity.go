@@ -20,8 +20,16 @@ import (
 // LayoutVersion is the version of the key layout this package reads and
 // writes (doc.go, "Key layout"). Versions 1 and 2, which kept articles as
 // hashes, were never recorded: a store with data and no record reads as
-// another layout.
+// another layout. Version 4 adds the families of comments to version 3:
+// a library of layout 3 would leave an article's comments behind when it
+// deletes the article. A store of layout 3 becomes one of layout 4 by
+// [Store.Reconfigure], which moves nothing (doc.go, "The store's
+// identity").
 const LayoutVersion = 4
+
+// migratesFrom is the layout Reconfigure migrates to LayoutVersion by
+// recording it.
+const migratesFrom = 3
 
 // Identity is a store's key layout version and the options that every
 // process writing to it must share, as a store records it in Redis.
@@ -143,6 +151,10 @@ func difference(recorded, here string) string {
 	if !ok {
 		return fmt.Sprintf("the store records %q, not an identity", recorded)
 	}
+	if r.Layout == migratesFrom && h.Layout == LayoutVersion {
+		return fmt.Sprintf("layout %d, this library reads %d: Reconfigure (votectl options) migrates the store, "+
+			"after which libraries of layout %d refuse it", r.Layout, h.Layout, r.Layout)
+	}
 	if r.Layout != h.Layout {
 		return fmt.Sprintf("layout %d, this library reads %d", r.Layout, h.Layout)
 	}
@@ -188,10 +200,11 @@ func difference(recorded, here string) string {
 // StoreOptions returns the shared options of a store whose identity is
 // id, as options of New: an operator's tool opens a recorded store with
 // them ([Store.Recorded]), so that its calls are the store's own. An
-// identity of another layout, or an option it does not know, gets an
-// error wrapping [ErrIncompatible].
+// identity of layout 3 gets its options too, for the Reconfigure that
+// migrates it. An identity of another layout, or an option it does not
+// know, gets an error wrapping [ErrIncompatible].
 func (id Identity) StoreOptions() ([]Option, error) {
-	if id.Layout != LayoutVersion {
+	if id.Layout != LayoutVersion && id.Layout != migratesFrom {
 		return nil, fmt.Errorf("%w: layout %d, this library reads %d", ErrIncompatible, id.Layout, LayoutVersion)
 	}
 	var opts []Option

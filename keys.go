@@ -33,8 +33,8 @@ type keys struct {
 	// live counts (one hash, aid -> count), and the families to which a
 	// comment id, an article id, "<ordering>:<parent>" or a user's name is
 	// appended.
-	cseq, comments                                        string
-	comment, thread, kids, cvoted, commented, lastComment string
+	cseq, comments                                              string
+	comment, body, thread, kids, cvoted, commented, lastComment string
 }
 
 func newKeys(prefix string) keys {
@@ -61,6 +61,7 @@ func newKeys(prefix string) keys {
 		cseq:        tag + "cseq",
 		comments:    tag + "comments",
 		comment:     tag + "comment:",
+		body:        tag + "cbody:",
 		thread:      tag + "thread:",
 		kids:        tag + "kids:",
 		cvoted:      tag + "cvoted:",

@@ -68,6 +68,24 @@ func families(k keys, key string) []string {
 	if key == k.karma {
 		list = append(list, "karma")
 	}
+	for _, f := range []struct{ family, key string }{{"cseq", k.cseq}, {"comments", k.comments}} {
+		if key == f.key {
+			list = append(list, f.family)
+		}
+	}
+	for _, f := range []struct{ family, part string }{{"comment", k.comment}, {"cbody", k.body}, {"cvoted", k.cvoted},
+		{"thread", k.thread}} {
+		if rest, ok := strings.CutPrefix(key, f.part); ok && canonicalID(rest) {
+			list = append(list, f.family)
+		}
+	}
+	if rest, ok := strings.CutPrefix(key, k.kids); ok {
+		o, parent, _ := strings.Cut(rest, ":")
+		if slices.Contains([]string{"best", "top", "hot", "controversial", "score"}, o) &&
+			(canonicalID(parent) || (strings.HasPrefix(parent, "a") && canonicalID(parent[1:]))) {
+			list = append(list, "kids:"+o)
+		}
+	}
 	if key == k.record {
 		list = append(list, "store")
 	}
@@ -75,7 +93,7 @@ func families(k keys, key string) []string {
 		list = append(list, "backfill")
 	}
 	for _, f := range []struct{ family, part string }{{"submitted", k.submitted}, {"upvoted", k.upvoted},
-		{"votelog", k.voteLog}, {"lastpost", k.lastPost}} {
+		{"votelog", k.voteLog}, {"lastpost", k.lastPost}, {"commented", k.commented}, {"lastcomment", k.lastComment}} {
 		if rest, ok := strings.CutPrefix(key, f.part); ok && checkName("user", rest) == nil {
 			list = append(list, f.family)
 		}
@@ -178,6 +196,8 @@ func FuzzKeys(f *testing.F) {
 		add("top", k.topBucket+"600:3000000")
 		add("top", k.topBucket+"86400:-1")
 		add("karma", k.karma)
+		add("cseq", k.cseq)
+		add("comments", k.comments)
 		add("store", k.record)
 		add("backfill", k.backfill)
 
@@ -191,6 +211,7 @@ func FuzzKeys(f *testing.F) {
 		if nameErr == nil {
 			add("votelog", k.voteLog+name)
 			add("lastpost", k.lastPostKey(name))
+			add("lastcomment", k.lastCommentKey(name))
 			add("group", k.groupKey(name))
 			for _, o := range orderings() {
 				add("cache:"+o, k.cacheKey(name, o))
@@ -199,6 +220,7 @@ func FuzzKeys(f *testing.F) {
 		if nameErr == nil { // user names follow the rules of group names
 			add("submitted", k.submittedKey(name))
 			add("upvoted", k.upvotedKey(name))
+			add("commented", k.commentedKey(name))
 		}
 		if name != "" && checkText("link", name, MaxLinkLen, false) == nil {
 			add("link", k.link+name)
@@ -213,6 +235,14 @@ func FuzzKeys(f *testing.F) {
 			add("article", k.articleKey(id))
 			add("voted", k.votedKey(id))
 			add("groups", k.groupsOfKey(id))
+			add("comment", k.commentKey(id))
+			add("cbody", k.body+id)
+			add("cvoted", k.cvoted+id)
+			add("thread", k.threadKey(id))
+			for _, o := range []string{"best", "top", "hot", "controversial", "score"} {
+				add("kids:"+o, k.kids+o+":"+id)
+				add("kids:"+o, k.kids+o+":a"+id)
+			}
 		}
 	})
 }

@@ -112,7 +112,9 @@ func WithClock(now func() time.Time) Option {
 // WithOrders enables the orders Top, Hot, Best and Controversial for the
 // articles the store posts: Post indexes them in each, every vote keeps
 // them exact, and Articles, GroupArticles (and, with Top, TopSince)
-// accept them. Each article keeps the orders it was posted with. The
+// accept them. Hot, Controversial and ScoreDesc enable those orders of
+// comments too (Thread, Replies), which always have Best, Top, TimeDesc
+// and TimeAsc. Each article keeps the orders it was posted with. The
 // orders are shared options: stores of one prefix must enable the same
 // ones (doc.go, "The store's identity"), or get [ErrIncompatible]. Without it a store keeps
 // no extra keys and does no extra work per vote. ScoreDesc, ScoreAsc,

@@ -73,8 +73,11 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 // every write, and this store's options write: restart them with these
 // options (doc.go gives the rolling deploy).
 //
-// The recorded layout must be this package's ([LayoutVersion]), else it
-// returns an error wrapping ErrIncompatible and changes nothing. A store
+// The recorded layout must be this package's ([LayoutVersion]), or 3,
+// the previous one, which it migrates to 4 by recording the identity
+// (layout 4 adds the families of comments, of which a store of layout 3
+// has none: nothing else moves); else it returns an error wrapping
+// ErrIncompatible and changes nothing. A store
 // with data and no record (written before layouts were recorded) is
 // adopted where its newest article is a record of this layout.
 //

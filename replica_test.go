@@ -149,6 +149,12 @@ var readCalls = []struct {
 	{"Groups missing", func(s *Store, ids []string) (interface{}, error) { return s.Groups(ctx, "99") }},
 	{"Karma", func(s *Store, ids []string) (interface{}, error) { return s.Karma(ctx, "alice") }},
 	{"TopUsers", func(s *Store, ids []string) (interface{}, error) { return s.TopUsers(ctx, 1) }},
+	{"Thread", func(s *Store, ids []string) (interface{}, error) { return s.Thread(ctx, ids[1], Best, 10) }},
+	{"Replies", func(s *Store, ids []string) (interface{}, error) { return s.Replies(ctx, "1", TimeAsc, 10) }},
+	{"CommentsByID", func(s *Store, ids []string) (interface{}, error) { return s.CommentsByID(ctx, []string{"2", "x", "1"}) }},
+	{"CommentVotesOf", func(s *Store, ids []string) (interface{}, error) {
+		return s.CommentVotesOf(ctx, "bob", []string{"1", "2", "99"})
+	}},
 }
 
 // replicaFixture writes, through s, three articles with votes and groups,
@@ -166,6 +172,17 @@ func replicaFixture(t *testing.T, s *Store) []string {
 		t.Fatal(err)
 	}
 	if err := s.AddToGroups(ctx, ids[1], "go"); err != nil {
+		t.Fatal(err)
+	}
+	// Comments "1" and "2", a reply to it, on the second article.
+	c, err := s.Comment(ctx, ids[1], "", "carol", "a comment")
+	if err == nil {
+		_, err = s.Comment(ctx, ids[1], c.ID, "bob", "a reply")
+	}
+	if err == nil {
+		_, err = s.VoteComment(ctx, "bob", c.ID, Downvote)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return ids

@@ -103,8 +103,8 @@ func newScript(name string, keyCount int, src string) script {
 func identityPrologue(name string) string {
 	mode := "w"
 	switch {
-	case name == "drop", name == "reconfigure", name == "vote":
-		mode = "n" // vote checks where it knows it writes (lib/vote.lua vote)
+	case name == "drop", name == "reconfigure", name == "vote", name == "comment_vote":
+		mode = "n" // a vote checks where it knows it writes (lib/vote.lua vote, comment_vote.lua)
 	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page", name == "user_comments":
 		mode = "r"
 	}
@@ -402,7 +402,7 @@ func (s *Store) groupPageArgs(group string, o Order, start, stop int64) []interf
 func (s *Store) lifecycleKeys() []interface{} {
 	k := s.keys
 	return []interface{}{k.article, k.voted, k.groupsOf, k.group, k.by, k.cache, k.topBucket, k.link,
-		k.submitted, k.comment, k.thread, k.kids, k.cvoted, k.comments, purgeStep}
+		k.submitted, k.comment, k.thread, k.kids, k.cvoted, k.comments, k.body, purgeStep}
 }
 
 func (s *Store) deleteArgs(id string) []interface{} {
@@ -649,7 +649,7 @@ func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []int
 	return []interface{}{k.cseq, k.comments,
 		aid, parent, poster, body, t.Unix(), s.window, s.weight, s.commentOrderings, MaxCommentDepth,
 		k.article, k.voted, k.comment, k.thread, k.kids, k.cvoted, commented,
-		t.UnixMilli(), last, interval, ttl}
+		t.UnixMilli(), last, interval, ttl, k.body}
 }
 
 // commentVoteArgs lays out comment_vote.lua's arguments before the vote
@@ -669,12 +669,12 @@ func (s *Store) threadArgs(kind, id string, order Order, limit int) []interface{
 		root = k.commentKey(id)
 	}
 	name, desc := order.ordering()
-	return []interface{}{root, kind, id, name, flag(desc), limit, MaxThreadDepth, k.comment, k.kids, k.thread}
+	return []interface{}{root, kind, id, name, flag(desc), limit, MaxThreadDepth, k.comment, k.kids, k.thread, k.body}
 }
 
 func (s *Store) commentsArgs(ids []string) []interface{} {
-	args := make([]interface{}, 0, 2+len(ids))
-	return appendStrings(append(args, s.keys.cseq, s.keys.comment), ids)
+	args := make([]interface{}, 0, 3+len(ids))
+	return appendStrings(append(args, s.keys.cseq, s.keys.comment, s.keys.body), ids)
 }
 
 func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
@@ -683,16 +683,16 @@ func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
 }
 
 func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{} {
-	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.rules.edit, s.keys.comment}
+	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.rules.edit, s.keys.comment, s.keys.body}
 }
 
 // commentDeleteArgs: the commented pages' prefix is passed whether or not
 // the store keeps pages, as lifecycleKeys passes the submitted pages'.
 func (s *Store) commentDeleteArgs(id string) []interface{} {
 	k := s.keys
-	return []interface{}{k.commentKey(id), k.comments, id, k.comment, k.thread, k.kids, k.commented}
+	return []interface{}{k.commentKey(id), k.comments, id, k.comment, k.thread, k.kids, k.commented, k.body}
 }
 
 func (s *Store) userCommentsArgs(user string, start int) []interface{} {
-	return []interface{}{s.keys.commentedKey(user), s.keys.comment, start, s.pageSize}
+	return []interface{}{s.keys.commentedKey(user), s.keys.comment, start, s.pageSize, s.keys.body}
 }

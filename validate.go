@@ -16,9 +16,9 @@ const (
 	MaxTitleLen = 1024
 	// MaxLinkLen is the longest article link, in bytes.
 	MaxLinkLen = 4096
-	// MaxBatch is the most ids one VotesOf or ArticlesByID call, ballots
-	// one VoteBatch call, or groups one AddToGroups or RemoveFromGroups
-	// call may name.
+	// MaxBatch is the most ids one VotesOf, ArticlesByID, CommentsByID or
+	// CommentVotesOf call, ballots one VoteBatch call, or groups one
+	// AddToGroups or RemoveFromGroups call may name.
 	MaxBatch = 1000
 	// MaxArticleGroups is the most groups one article may be in. A vote
 	// updates the article's place in the cached pages of each of its

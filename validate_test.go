@@ -117,6 +117,59 @@ func hostileCases() []hostileCase {
 			return err
 		}},
 
+		{"Comment: key syntax and globs in the poster and body", nil, func(t *testing.T, s *Store) error {
+			const poster, body = "{other}:*", "{other}:comment:*?[ab]\\ \x00"
+			c, err := s.Comment(ctx, "1", "", poster, body)
+			if err != nil {
+				return err
+			}
+			list, err := s.CommentsByID(ctx, []string{c.ID})
+			if err == nil && (len(list) != 1 || list[0].Poster != poster || list[0].Body != body) {
+				t.Errorf("stored %+v, want the fields byte for byte", list)
+			}
+			return err
+		}},
+		{"Comment: 1 MiB body", bad, func(t *testing.T, s *Store) error { _, err := s.Comment(ctx, "1", "", "p", mib); return err }},
+		{"Comment: malformed parent", gone, func(t *testing.T, s *Store) error {
+			_, err := s.Comment(ctx, "1", strings.Repeat("9", 1<<20), "p", "b")
+			return err
+		}},
+		{"VoteComment: key syntax user", nil, func(t *testing.T, s *Store) error {
+			_, err := s.VoteComment(ctx, "{other}:*", "1", Downvote)
+			return err
+		}},
+		{"VoteComment: malformed id", gone, func(t *testing.T, s *Store) error {
+			_, err := s.VoteComment(ctx, "u", "1:u", Upvote)
+			return err
+		}},
+		{"Replies: malformed id", gone, func(t *testing.T, s *Store) error { _, err := s.Replies(ctx, "*", Best, 1); return err }},
+		{"Replies: limit MaxInt", bad, func(t *testing.T, s *Store) error { _, err := s.Replies(ctx, "1", Best, math.MaxInt); return err }},
+		{"CommentsByID: malformed ids", nil, func(t *testing.T, s *Store) error {
+			list, err := s.CommentsByID(ctx, append([]string{"1"}, malformedIDs...))
+			if err == nil && len(list) != 1 {
+				t.Errorf("CommentsByID = %+v, want comment 1", list)
+			}
+			return err
+		}},
+		{"CommentVotesOf: malformed ids", nil, func(t *testing.T, s *Store) error {
+			votes, err := s.CommentVotesOf(ctx, "{other}:*", append([]string{"1"}, malformedIDs...))
+			want := "[down" + strings.Repeat(" none", len(malformedIDs)) + "]"
+			if err == nil && fmt.Sprint(votes) != want {
+				t.Errorf("CommentVotesOf = %v, want %s", votes, want)
+			}
+			return err
+		}},
+		{"EditComment: 1 MiB body", bad, func(t *testing.T, s *Store) error { _, err := s.EditComment(ctx, "1", "p", mib); return err }},
+		{"EditComment: malformed id", gone, func(t *testing.T, s *Store) error { _, err := s.EditComment(ctx, "01", "p", "b"); return err }},
+		{"UserComments: key syntax user", nil, func(t *testing.T, s *Store) error {
+			list, err := s.UserComments(ctx, "{other}:*", 1)
+			if err == nil && len(list) != 1 {
+				t.Errorf("UserComments = %+v, want the one comment", list)
+			}
+			return err
+		}},
+		{"DeleteComment: malformed id", gone, func(t *testing.T, s *Store) error { return s.DeleteComment(ctx, "-1") }},
+
 		{"Articles: page 0", bad, func(t *testing.T, s *Store) error { _, err := s.Articles(ctx, ScoreDesc, 0); return err }},
 		{"Articles: page MinInt", bad, func(t *testing.T, s *Store) error { _, err := s.Articles(ctx, TimeAsc, math.MinInt); return err }},
 		{"Articles: page MaxInt", nil, emptyPage(func(s *Store) ([]Article, error) { return s.Articles(ctx, Hot, math.MaxInt) })},

@@ -5,7 +5,7 @@ local cseqKey, commentsKey = KEYS[1], KEYS[2]
 local aid, parent, poster, body = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, window, weight, orders, maxDepth = ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9])
 local k = {article = ARGV[10], voted = ARGV[11], comment = ARGV[12], thread = ARGV[13], kids = ARGV[14],
-  cvoted = ARGV[15], comments = commentsKey}
+  cvoted = ARGV[15], comments = commentsKey, body = ARGV[21]}
 local commented = ARGV[16] ~= '' and ARGV[16] .. poster or nil
 local nowMs, lastKey, interval, ttl = ARGV[17], ARGV[18], tonumber(ARGV[19]), ARGV[20]
 -- parent: '' for a reply to the article; now: the store's clock, Unix
@@ -14,7 +14,8 @@ local nowMs, lastKey, interval, ttl = ARGV[17], ARGV[18], tonumber(ARGV[19]), AR
 -- MaxCommentDepth; commented: the prefix of the users' comment pages
 -- (WithUserPages), or ''; lastKey, interval, ttl: the poster's
 -- last-comment key, the interval (ms) and the key's TTL (ms), or '' for
--- a store without WithCommentInterval.
+-- a store without WithCommentInterval; ARGV[21]: the prefix of the
+-- bodies.
 -- Reply: {OK, row} | {NOT_FOUND} (the article) | {NOT_FOUND, 'parent'} |
 -- {CLOSED} | {INVALID, reason} | {RATE_LIMITED, ms}.
 
@@ -39,14 +40,15 @@ local depth, up = 0, {}
 local parentKey = k.thread .. aid
 if parent ~= '' then
   parentKey = k.comment .. parent
-  local p = redis.call('HMGET', parentKey, 'a', 'h')
-  if not p[1] then
+  local m = redis.call('HGET', parentKey, 'm')
+  if not m then
     return {NOT_FOUND, 'parent'}
   end
-  if p[1] ~= aid then
+  local p = parseMeta({m = m}, parentKey)
+  if p.a ~= aid then
     return {INVALID, 'comment ' .. parent .. ' is not of article ' .. aid}
   end
-  depth = tonumber(p[2]) + 1
+  depth = tonumber(p.h) + 1
   if depth > maxDepth - 1 then
     return {INVALID, 'comment ' .. parent .. ' is at the deepest level, ' .. (maxDepth - 1)}
   end
@@ -84,25 +86,24 @@ if seq and not string.match(seq, '^%d+$') then
   return error('voting: comment id counter ' .. cseqKey .. ' holds ' .. seq .. ', not an id', 0)
 end
 
-local cid = tostring(redis.call('INCR', cseqKey))
+-- The next id must be free: a counter behind the comments (restored,
+-- evicted) must never make Comment overwrite one.
+local cid = num((tonumber(seq) or 0) + 1)
 local key = k.comment .. cid
-if redis.call('EXISTS', key) == 1 then
+if redis.call('EXISTS', key, k.body .. cid) > 0 then
   return error('voting: comment id counter ' .. cseqKey .. ' is behind the comments: set it to the highest id', 0)
 end
+redis.call('INCR', cseqKey)
 local c = {a = aid, p = parent ~= '' and parent or nil, t = now, c = num(tonumber(now) + window),
-  u = '1', d = '0', r = '0', h = tostring(depth), n = poster, b = body}
-local fields = {'a', c.a, 't', c.t, 'c', c.c, 'u', '1', 'd', '0', 'r', '0', 'h', c.h, 'n', poster, 'b', body}
-if c.p then
-  fields[#fields + 1], fields[#fields + 2] = 'p', c.p
-end
+  u = '1', d = '0', r = '0', h = tostring(depth), n = poster}
 if orders ~= '' then
   c.o = orders
-  fields[#fields + 1], fields[#fields + 2] = 'o', orders
   if has(orders, 'score') then
     c.w = weight
-    fields[#fields + 1], fields[#fields + 2] = 'w', weight
   end
 end
+-- The record's fields in the order lib/comments.lua CFIELDS says.
+local fields = {'u', '1', 'd', '0', 'm', commentMeta(c.a, c.p, c.t, c.c, c.h, c.o, c.w), 'n', poster, 'r', '0'}
 -- Linked as its parent's newest child.
 if newest then
   c.nx = newest
@@ -113,6 +114,7 @@ else
   redis.call('HSET', parentKey, 'f', cid, 'l', cid)
 end
 redis.call('HSET', key, unpack(fields))
+redis.call('SET', k.body .. cid, body)
 local m = member(cid)
 for _, o in ipairs(ords) do
   redis.call('ZADD', k.kids .. o .. ':' .. pname, num(cvalue(o, c, 1, 0)), m)
@@ -131,4 +133,4 @@ end
 if interval then
   redis.call('SET', lastKey, nowMs, 'PX', ttl)
 end
-return {OK, commentRow(cid, c, depth)}
+return {OK, commentRow(cid, c, depth, body)}

@@ -3,7 +3,7 @@
 -- without replies; one with replies stays as a placeholder. Uses lua/lib.
 local key, commentsKey = KEYS[1], KEYS[2]
 local cid = ARGV[1]
-local k = {comment = ARGV[2], thread = ARGV[3], kids = ARGV[4], comments = commentsKey}
+local k = {comment = ARGV[2], thread = ARGV[3], kids = ARGV[4], comments = commentsKey, body = ARGV[6]}
 local commented = ARGV[5] -- the prefix of the users' comment pages, kept or not
 -- Reply: {OK} | {NOT_FOUND}.
 local c = readComment(key)
@@ -21,8 +21,8 @@ expect(page, 'zset')
 local m = member(cid)
 if c.f then
   addLive(k, up, c.a, -1)
-  redis.call('HDEL', key, 'b')
   redis.call('HSET', key, 'x', '1')
+  redis.call('DEL', k.body .. cid)
   redis.call('ZREM', page, m)
   return {OK}
 end

@@ -2,6 +2,7 @@
 -- edit window (Store.EditComment, WithEditWindow). Uses lua/lib.
 local key = KEYS[1]
 local cid, user, body, now, window, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
+local bodyKey = ARGV[7] .. cid
 -- now: the store's clock in ms; window: the edit window in ms after the
 -- comment's post time, 0 for none.
 -- Reply: {OK, row} | {NOT_FOUND} (none, or deleted) | {NOT_ALLOWED}.
@@ -12,6 +13,6 @@ end
 if c.n ~= user or now >= tonumber(c.t) * 1000 + window then
   return {NOT_ALLOWED}
 end
-redis.call('HSET', key, 'b', body)
-c.b = body
-return {OK, commentRow(cid, c, c.h)}
+expect(bodyKey, 'string')
+redis.call('SET', bodyKey, body)
+return {OK, commentRow(cid, c, c.h, body)}

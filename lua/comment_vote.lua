@@ -14,17 +14,23 @@ local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRule
 -- implied: no field until they change it ('-1', or '0' for their own
 -- vote cancelled), and none again when they upvote once more. Others
 -- have a field while their vote stands.
-local c = redis.call('HMGET', key, 'a', 'p', 'c', 'n', 'u', 'd', 't', 'o', 'w')
-local aid, parent, closes, poster = c[1], c[2], c[3], c[4]
-if not aid then
+-- The record's first fields (lib/comments.lua CFIELDS).
+local v = redis.call('HMGET', key, 'u', 'd', 'm', 'n')
+-- A store of another layout is incompatible, not closed or not found.
+if not v[3] then
+  checkStore(storeKey, storeIdentity, 'w')
   return {NOT_FOUND}
 end
+local c = parseMeta({m = v[3]}, key)
+local aid, parent, closes, poster = c.a, c.p, c.c, v[4]
 if notBefore(now, closes) then
+  checkStore(storeKey, storeIdentity, 'w')
   return {CLOSED}
 end
 local votedKey, field = k.cvoted .. aid, cid .. ':' .. user
 local r = redis.call('HMGET', votedKey, '', field)
 if not voterOpen(r[1], cid) then
+  checkStore(storeKey, storeIdentity, 'w')
   return {CLOSED}
 end
 local new, prev = VOTES[vs], 0
@@ -36,33 +42,47 @@ if r[2] then
 elseif user == poster then
   prev = 1
 end
-local up, down = tonumber(c[5]), tonumber(c[6])
+local up, down = tonumber(v[1]), tonumber(v[2])
 if new == prev then
   return string.format('%d %d %d %d', prev, up - down, up, down)
 end
 if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
 if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
 
--- Every key written below is checked before the first write: the record
--- and the voter record were read above; the parent's orderings here; the
--- rules' keys by karmaRules, whose writes come first.
-local rec = {a = aid, t = c[7], w = c[9]}
+-- Every key written below is the record and the voter record, read
+-- above, or the parent's orderings, whose writes come first: a foreign
+-- value at the first fails the vote before it writes anything, and one
+-- at another fails it after the first is put back (as lib/vote.lua
+-- does). A store with rules writes their keys first (karmaRules, which
+-- checks them), so it checks the orderings before.
 local pname = parent or ('a' .. aid)
-local ords = corderings(c[8])
-for _, o in ipairs(ords) do
-  expect(k.kids .. o .. ':' .. pname, 'zset')
-end
+local ords = corderings(c.o)
+-- The store's identity (checkStore), deferred to here, where the vote
+-- writes, as lib/vote.lua vote defers it.
+checkStore(storeKey, storeIdentity, 'w')
 if k.rules then
+  for _, o in ipairs(ords) do
+    expect(k.kids .. o .. ':' .. pname, 'zset')
+  end
   local refused = karmaRules(k, poster, user, prev, new)
   if refused then
     return refused
   end
 end
-redis.call('HSET', key, 'u', up, 'd', down)
 local m = member(cid)
-for _, o in ipairs(ords) do
-  redis.call('ZADD', k.kids .. o .. ':' .. pname, num(cvalue(o, rec, up, down)), m)
+local up0, down0 = tonumber(v[1]), tonumber(v[2])
+for i, o in ipairs(ords) do
+  local key = k.kids .. o .. ':' .. pname
+  local z = redis.pcall('ZADD', key, num(cvalue(o, c, up, down)), m)
+  if type(z) ~= 'number' then
+    for j = 1, i - 1 do
+      redis.call('ZADD', k.kids .. ords[j] .. ':' .. pname, num(cvalue(ords[j], c, up0, down0)), m)
+    end
+    expect(key, 'zset')
+    return error(z.err, 0)
+  end
 end
+redis.call('HSET', key, 'u', up, 'd', down)
 if user == poster then
   if new == 1 then
     redis.call('HDEL', votedKey, field)

@@ -12,10 +12,11 @@ local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0'}
 local out = {}
 for i = 4, #ARGV do
   local cid = ARGV[i]
-  local c = redis.call('HMGET', prefix .. cid, 'a', 'n')
+  local c = redis.call('HMGET', prefix .. cid, 'm', 'n')
   local v = '0'
-  if c[1] then
-    local r = redis.call('HMGET', cvoted .. c[1], '', cid .. ':' .. user)
+  local aid = c[1] and string.match(c[1], '^%d+')
+  if aid then
+    local r = redis.call('HMGET', cvoted .. aid, '', cid .. ':' .. user)
     if voterOpen(r[1], cid) then
       if r[2] then
         v = BYTES[r[2]] or 'c'

@@ -3,7 +3,8 @@
 local seqKey, timeKey, backfillKey = KEYS[1], KEYS[2], KEYS[3]
 local phase, articlePrefix, linkPrefix, step = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 -- phase 'record' records this store's identity (storeIdentity) in place of
--- the recorded one, which must be of the same layout; a store with data
+-- the recorded one, which must be of the same layout, or of layout 3,
+-- which it so migrates to 4 (nothing else moves); a store with data
 -- and no record is adopted where its newest article is a record of this
 -- layout. Where the new identity has uniquelinks and the recorded one
 -- had not, it starts the backfill of the links: backfillKey, '0', and
@@ -33,7 +34,9 @@ if phase == 'record' then
         return error('voting: incompatible store:  | ' .. storeIdentity .. ' |', 0)
       end
     end
-  elseif string.match(got, '^%d+') ~= layout then
+  elseif string.match(got, '^%d+') ~= layout and not (string.match(got, '^3 ') or got == '3') then
+    -- Layout 3 migrates to 4 by this record alone: 4 adds the comments'
+    -- families, which a store of layout 3 has none of.
     return error('voting: incompatible store: ' .. got .. ' | ' .. storeIdentity .. ' |', 0)
   end
   local function unique(s) return s and string.find(' ' .. s .. ' ', ' uniquelinks ', 1, true) ~= nil end

@@ -4,7 +4,7 @@
 local rootKey = KEYS[1]
 local kind, id, ordering, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
 local limit, maxDepth = tonumber(ARGV[5]), tonumber(ARGV[6])
-local k = {comment = ARGV[7], kids = ARGV[8], thread = ARGV[9]}
+local k = {comment = ARGV[7], kids = ARGV[8], thread = ARGV[9], body = ARGV[10]}
 -- rootKey: the article's record (kind 'a') or the comment's (kind 'c'),
 -- whose children are read; ordering: best, top, hot, controversial,
 -- score or time (desc '1' newest first, '0' oldest first); limit: the
@@ -27,7 +27,7 @@ if kind == 'a' then
     return {NOT_FOUND}
   end
 else
-  if redis.call('HEXISTS', rootKey, 'a') == 0 then
+  if redis.call('HEXISTS', rootKey, 'm') == 0 then
     return {NOT_FOUND}
   end
   pname, container = id, rootKey
@@ -131,7 +131,7 @@ local ends = redis.call('HMGET', container, 'f', 'l')
 if ends[1] then
   open(pname, ends[1], ends[2], 0)
 end
-local out, taken = {OK}, 0
+local list, taken = {}, 0
 while taken < limit and #heap > 0 do
   local s = pop()
   local cid = s.head
@@ -143,10 +143,10 @@ while taken < limit and #heap > 0 do
   -- skipped.
   if rec then
     taken = taken + 1
-    out[#out + 1] = commentRow(cid, rec, s.depth)
+    list[#list + 1] = {cid, rec, s.depth}
     if rec.f and s.depth < maxDepth - 1 then
       open(cid, rec.f, rec.l, s.depth + 1)
     end
   end
 end
-return out
+return commentRows(k, list, {OK})

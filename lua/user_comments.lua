@@ -1,7 +1,7 @@
 -- user_comments.lua: reads one page of a user's comments (WithUserPages),
 -- newest first, ties by id, highest first. Uses lua/lib.
 local listKey = KEYS[1]
-local prefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local prefix, start, count, bodies = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 -- start: how many live entries to skip; count: the page size.
 -- Reply: {OK, row...} (lib/comments.lua commentRow).
 --
@@ -9,7 +9,7 @@ local prefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 -- deleted are skipped, and removed, as user_page.lua does; a list holds
 -- at most PAGE_CAP entries, which bounds the walk.
 local CHUNK = 100
-local out, live, gone, at = {OK}, 0, {}, 0
+local list, live, gone, at = {}, 0, {}, 0
 while live < start + count do
   local ms = redis.call('ZREVRANGE', listKey, at, at + CHUNK - 1)
   if #ms == 0 then
@@ -23,7 +23,7 @@ while live < start + count do
     else
       live = live + 1
       if live > start then
-        out[#out + 1] = commentRow(cid, c, c.h)
+        list[#list + 1] = {cid, c, c.h}
         if live == start + count then
           break
         end
@@ -38,4 +38,4 @@ end
 for i = 1, #gone, 100 do
   redis.call('ZREM', listKey, unpack(gone, i, math.min(i + 99, #gone)))
 end
-return out
+return commentRows({body = bodies}, list, {OK})

@@ -19,8 +19,9 @@
 // Attributes: db.system.name "redis"; voting.operation, the method's
 // name; voting.round_trips; voting.order ("score-desc", "hot", ...) and
 // voting.page where the call has them (Articles, GroupArticles,
-// TopSince, TopUsers, Submitted, Upvoted); voting.batch.size, the
-// ballots of VoteBatch and the ids of ArticlesByID and VotesOf. A call
+// TopSince, TopUsers, Submitted, Upvoted, Thread, Replies,
+// UserComments); voting.batch.size, the ballots of VoteBatch and the ids
+// of ArticlesByID, VotesOf, CommentsByID and CommentVotesOf. A call
 // that fails has status Error and error.type, [ErrorType]'s name of its
 // error.
 //
@@ -136,7 +137,7 @@ func (h *tracing) Call(ctx context.Context, call *voting.Call, next func(ctx con
 // isBatch reports whether the calls of operation op are batches, whose
 // voting.batch.size is their Call.Count.
 func isBatch(op string) bool {
-	return op == "VoteBatch" || op == "ArticlesByID" || op == "VotesOf"
+	return op == "VoteBatch" || op == "ArticlesByID" || op == "VotesOf" || op == "CommentsByID" || op == "CommentVotesOf"
 }
 
 // Metrics returns an option of voting.New that measures each call of the

@@ -19,7 +19,7 @@ import (
 // The export format, one JSON object a line, each with a "type", in this
 // order (README, "votectl"):
 //
-//	{"type":"options","format":1,"identity":"3 karma=1,-1 userpages","orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
+//	{"type":"options","format":1,"identity":"4 karma=1,-1 userpages","orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
 //	    the store's recorded identity (voting.Identity: its layout and
 //	    shared options), which import records in the target, and what
 //	    the store's data shows of its shared options (informative)
@@ -111,6 +111,11 @@ func cmdExport(e *env, args []string) error {
 	}
 	if len(inv.names(famOther)) > 0 && inv.has(famOther, importMarker) {
 		return usagef("the store holds an unfinished import (%s): finish it with import -resume first", e.l.marker())
+	}
+	for _, fam := range commentFamilies {
+		if len(inv.names(fam)) > 0 {
+			return fmt.Errorf("the store holds comments (%s keys): export does not carry comments yet", e.l.key(fam, "*"))
+		}
 	}
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	ids := inv.ids(famArticle)

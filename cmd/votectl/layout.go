@@ -47,11 +47,26 @@ const (
 	famUpvoted   = "upvoted:"
 	famVoteLog   = "votelog:"
 	famLastPost  = "lastpost:"
-	famOther     = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
+	// The comments' (layout 4), which export does not carry yet.
+	famCSeq        = "cseq"
+	famComments    = "comments"
+	famComment     = "comment:"
+	famCBody       = "cbody:"
+	famThread      = "thread:"
+	famKids        = "kids:"
+	famCVoted      = "cvoted:"
+	famCommented   = "commented:"
+	famLastComment = "lastcomment:"
+	famOther       = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
 )
 
+// commentFamilies are the families of comments.
+var commentFamilies = []string{famCSeq, famComments, famComment, famCBody, famThread, famKids, famCVoted, famCommented,
+	famLastComment}
+
 var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
-	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost, famOther}
+	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
+	famCSeq, famComments, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
 
 // importMarker is the key votectl's import writes first and deletes last
 // (export.go): while it exists, the store holds an unfinished import.
@@ -65,11 +80,12 @@ func (l layout) family(key string) (fam, name string, ok bool) {
 		return "", "", false
 	}
 	switch rest {
-	case famSeq, famKarma, famStore, famBackfill:
+	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments:
 		return rest, "", true
 	}
 	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,
-		famLink, famSubmitted, famUpvoted, famVoteLog, famLastPost} {
+		famLink, famSubmitted, famUpvoted, famVoteLog, famLastPost,
+		famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment} {
 		if n, ok := strings.CutPrefix(rest, f); ok {
 			return f, n, true
 		}

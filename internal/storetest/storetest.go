@@ -52,6 +52,9 @@ type store struct {
 	clock *testclock.Clock
 	key   string // a key in the store's slot
 	b     Backend
+	// comment is the id of the comment the method Comment made last
+	// ("1" before), which the other comment methods call on.
+	comment string
 }
 
 // newStore returns a store on b under a prefix of its own, on a test
@@ -324,12 +327,56 @@ var methods = []struct {
 		_, err := s.Edit(ctx, id, "alice", "edited "+id, "https://example.com/edited/"+id)
 		return err
 	}},
+	{"Comment", func(ctx context.Context, s *store, id string) error {
+		c, err := s.Comment(ctx, id, "", "bob", "a comment on "+id)
+		if err == nil {
+			s.comment = c.ID
+		}
+		return err
+	}},
+	{"VoteComment", func(ctx context.Context, s *store, id string) error {
+		_, err := s.VoteComment(ctx, "carol", s.commentID(), voting.Upvote)
+		return err
+	}},
+	{"Thread", func(ctx context.Context, s *store, id string) error {
+		_, err := s.Thread(ctx, id, voting.Best, 10)
+		return err
+	}},
+	{"Replies", func(ctx context.Context, s *store, id string) error {
+		_, err := s.Replies(ctx, s.commentID(), voting.TimeDesc, 10)
+		return err
+	}},
+	{"CommentsByID", func(ctx context.Context, s *store, id string) error {
+		_, err := s.CommentsByID(ctx, []string{s.commentID(), "x"})
+		return err
+	}},
+	{"CommentVotesOf", func(ctx context.Context, s *store, id string) error {
+		_, err := s.CommentVotesOf(ctx, "carol", []string{s.commentID(), "x"})
+		return err
+	}},
+	{"EditComment", func(ctx context.Context, s *store, id string) error {
+		_, err := s.EditComment(ctx, s.commentID(), "bob", "edited")
+		return err
+	}},
+	{"UserComments", func(ctx context.Context, s *store, id string) error {
+		_, err := s.UserComments(ctx, "bob", 1)
+		return err
+	}},
+	{"DeleteComment", func(ctx context.Context, s *store, id string) error { return s.DeleteComment(ctx, s.commentID()) }},
 	{"Reconfigure", func(ctx context.Context, s *store, id string) error { _, err := s.Reconfigure(ctx); return err }},
 	{"Delete", func(ctx context.Context, s *store, id string) error { return s.Delete(ctx, id) }},
 	{"Prune", func(ctx context.Context, s *store, id string) error {
 		_, err := s.Prune(ctx, epoch.Add(-time.Hour))
 		return err
 	}},
+}
+
+// commentID is the comment the comment methods call on.
+func (s *store) commentID() string {
+	if s.comment == "" {
+		return "1"
+	}
+	return s.comment
 }
 
 // MethodNames returns the names of the methods the suite calls, every

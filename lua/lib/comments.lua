@@ -7,41 +7,85 @@
 -- another article, a comment too deep): the reason follows.
 local INVALID = 9
 
--- A comment's record is a hash at k.comment .. cid:
---   a article id · p parent cid (absent for a reply to the article) ·
---   t posted (Unix s, the store's clock) · c the time its voting closes ·
---   u, d vote counts · r live descendants, all levels · h depth (0 for a
---   reply to the article) · n poster · b body (absent once deleted) ·
---   x '1' once deleted · f, l newest and oldest child · nx next older
---   sibling, pv previous newer sibling · o the optional orderings it is
---   in besides best and top (comma-separated, absent for none) · w its
---   vote weight (where it is in the score ordering).
--- The poster is kept once deleted, for the votes that stay (the poster's
--- implied own upvote, karma), but no read shows it.
+-- A comment's record is a hash at k.comment .. cid, its fields in the
+-- order Comment writes them, so that a vote, which reads and writes the
+-- first four, finds them at the front of a small hash (a listpack, which
+-- Redis searches from the front):
+--   u, d vote counts · m what never changes (META) · n poster ·
+--   r live descendants, all levels · x '1' once deleted · f, l newest and
+--   oldest child · nx next older sibling, pv previous newer sibling.
+-- The body is a string of its own at k.body .. cid (absent once
+-- deleted), so that no body makes the record a full hash table (Redis
+-- keeps a hash as a listpack while each value is at most 64 bytes).
+-- The poster is kept once deleted, for the votes that stay (the
+-- poster's implied own upvote, karma), but no read shows it.
 -- An article's top level is a hash at k.thread .. aid with f and l, as
 -- a comment's children are; the live counts of all articles are one
 -- hash, aid -> count (Article.Comments).
-local CFIELDS = {'a', 'p', 't', 'c', 'u', 'd', 'r', 'x', 'n', 'b', 'h', 'f', 'l', 'nx', 'pv', 'o', 'w'}
+--
+-- META is m: the article id, the parent's cid ('0' for a reply to the
+-- article), the post time (Unix s, the store's clock), the time its
+-- voting closes, its depth (0 for a reply to the article), the optional
+-- orderings it is in besides best and top (comma-separated, '' for
+-- none) and its vote weight ('' unless it is in the score ordering).
+local META = '^(%d+) (%d+) (%S+) (%S+) (%d+) (%S*) (%S*)$'
+local CFIELDS = {'u', 'd', 'm', 'n', 'r', 'x', 'f', 'l', 'nx', 'pv'}
 
--- readComment returns the comment at key as a table of CFIELDS (strings,
--- nil where absent), or nil when there is none: one HMGET.
+-- commentMeta returns m of these fields.
+local function commentMeta(a, p, t, c, h, o, w)
+  return table.concat({a, p or '0', t, c, h, o or '', w or ''}, ' ')
+end
+
+-- parseMeta sets c's a, p (nil for none), t, c, h, o and w (nil for
+-- none) from its m.
+local function parseMeta(c, key)
+  local a, p, t, closes, h, o, w = string.match(c.m or '', META)
+  if not a then
+    return error('voting: key ' .. key .. ' holds no comment', 0)
+  end
+  c.a, c.t, c.c, c.h = a, t, closes, h
+  if p ~= '0' then c.p = p end
+  if o ~= '' then c.o = o end
+  if w ~= '' then c.w = w end
+  return c
+end
+
+-- readComment returns the comment at key as a table of CFIELDS and its
+-- META's (strings, nil where absent), or nil when there is none: one
+-- HMGET.
 local function readComment(key)
   local v = redis.call('HMGET', key, unpack(CFIELDS))
-  if not v[1] then
+  if not v[3] then
     return nil
   end
   local c = {}
   for i, f in ipairs(CFIELDS) do
     c[f] = v[i] or nil
   end
-  return c
+  return parseMeta(c, key)
+end
+
+-- parentOf returns the parent's cid of the comment at key (nil for a
+-- reply to the article), checking the key is a hash.
+local function parentOf(key)
+  expect(key, 'hash')
+  local m = redis.call('HGET', key, 'm')
+  local p = m and string.match(m, '^%d+ (%d+)')
+  if p == '0' then
+    return nil
+  end
+  return p
 end
 
 -- corderings returns the orderings of a comment's parent that hold it:
 -- best and top always, then those of its o field.
+local BEST_TOP = {'best', 'top'} -- never written to
 local function corderings(o)
+  if not o or o == '' then
+    return BEST_TOP
+  end
   local list = {'best', 'top'}
-  if o and o ~= '' then
+  do
     for name in string.gmatch(o, '[^,]+') do
       list[#list + 1] = name
     end
@@ -74,13 +118,30 @@ end
 --   <id> <article> <parent, 0 for none> <posted> <up> <down> <replies>
 --   <deleted 0|1> <depth> <#poster>:<poster><body>
 -- A deleted comment's poster and body are ''.
-local function commentRow(id, c, depth)
-  local poster, body, deleted = c.n or '', c.b or '', '0'
+local function commentRow(id, c, depth, body)
+  local poster, deleted = c.n or '', '0'
   if c.x == '1' then
     poster, body, deleted = '', '', '1'
   end
   return table.concat({id, c.a, c.p or '0', c.t, c.u, c.d, c.r or '0', deleted, depth}, ' ') ..
-    ' ' .. #poster .. ':' .. poster .. body
+    ' ' .. #poster .. ':' .. poster .. (body or '')
+end
+
+-- commentRows appends to out the rows of list, {id, c, depth} each, with
+-- their bodies, read with one MGET at k.body.
+local function commentRows(k, list, out)
+  if #list == 0 then
+    return out
+  end
+  local keys = {}
+  for i, e in ipairs(list) do
+    keys[i] = k.body .. e[1]
+  end
+  local bodies = redis.call('MGET', unpack(keys))
+  for i, e in ipairs(list) do
+    out[#out + 1] = commentRow(e[1], e[2], e[3], bodies[i] or '')
+  end
+  return out
 end
 
 -- ancestors returns the cids above the comment whose parent is p (nil
@@ -90,9 +151,7 @@ local function ancestors(prefix, p)
   local list = {}
   while p do
     list[#list + 1] = p
-    local key = prefix .. p
-    expect(key, 'hash')
-    p = redis.call('HGET', key, 'p') or nil
+    p = parentOf(prefix .. p)
     if #list > 1000 then
       return error('voting: comment ' .. list[1] .. ' has more than 1000 ancestors', 0)
     end
@@ -152,7 +211,7 @@ local function unlinkComment(k, id, c)
   for _, o in ipairs(corderings(c.o)) do
     redis.call('ZREM', k.kids .. o .. ':' .. parentName(c), m)
   end
-  redis.call('DEL', k.comment .. id)
+  redis.call('DEL', k.comment .. id, k.body .. id)
 end
 
 -- CORDERINGS are every ordering of comments.
@@ -207,12 +266,24 @@ local function purgeComments(k, aid, budget)
   for _, x in ipairs(plan) do
     removed[x.id] = true
   end
+  -- The orderings of the parents that stay, which lose members, checked
+  -- before the first write; the top level's go whole when done.
+  local function stays(c)
+    return not (c.p and removed[c.p]) and not (done and not c.p)
+  end
+  for _, x in ipairs(plan) do
+    if stays(x.c) then
+      for _, o in ipairs(corderings(x.c.o)) do
+        expect(k.kids .. o .. ':' .. parentName(x.c), 'zset')
+      end
+    end
+  end
   for _, x in ipairs(plan) do
     local c = x.c
     if c.x ~= '1' then
       live = live + 1
     end
-    if not (c.p and removed[c.p]) then
+    if stays(c) then
       -- Its parent stays (this step): its newest child is the next.
       local container = c.p and k.comment .. c.p or threadKey
       if c.nx then
@@ -226,7 +297,7 @@ local function purgeComments(k, aid, budget)
         redis.call('ZREM', k.kids .. o .. ':' .. parentName(c), m)
       end
     end
-    local keys = {k.comment .. x.id}
+    local keys = {k.comment .. x.id, k.body .. x.id}
     for _, o in ipairs(CORDERINGS) do
       keys[#keys + 1] = k.kids .. o .. ':' .. x.id
     end

@@ -136,12 +136,19 @@ end
 -- keys (their records' keys, at articlePrefix): one HMGET of the
 -- counts' hash, whose key is the record prefix's sibling in the same
 -- hash tag (keys.go comments, which a test keeps so), false for none.
+-- A foreign value there reads as no counts: the scripts that write
+-- before they read rows (a group page's build, an edit) must not fail
+-- after their writes, and the calls that keep the counts refuse it.
 local function commentCounts(articlePrefix, keys)
   local ids = {}
   for i, key in ipairs(keys) do
     ids[i] = string.sub(key, #articlePrefix + 1)
   end
-  return redis.call('HMGET', string.sub(articlePrefix, 1, -9) .. 'comments', unpack(ids))
+  local counts = redis.pcall('HMGET', string.sub(articlePrefix, 1, -9) .. 'comments', unpack(ids))
+  if counts.err then
+    return {}
+  end
+  return counts
 end
 
 -- rows appends to out the rows of members, in their order: one MGET, and
