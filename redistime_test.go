@@ -211,7 +211,9 @@ func scriptsOnly(b *testing.B, f *benchFixture) *Store {
 // TestCallgrindVote is a driver, not a test: with VOTING_CALLGRIND_ADDR
 // set to a redis-server run under valgrind --tool=callgrind, it posts
 // 1,000 articles (phase "setup") or casts 3,000 votes on them (phase
-// "vote", the same random users and votes each run), reads 1,000 pages
+// "vote", the same random users and votes each run), posts a comment on
+// each (phase "comments") or casts the same 3,000 votes on the comments
+// (phase "comment-vote"), reads 1,000 pages
 // of 25 (phase "page") or 1,000 users' votes on a page's 25 ids (phase
 // "votes", VotesOf) under the prefix VOTING_CALLGRIND_PREFIX, so that
 // callgrind_control -z before a phase and -d after count the server's
@@ -247,6 +249,25 @@ func TestCallgrindVote(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	case "comments":
+		// A comment on each article, comment i on article i.
+		for i := 1; i <= 1000; i++ {
+			if _, err := s.Comment(ctx, strconv.Itoa(i), "", "poster"+strconv.Itoa(i%50), "comment "+strconv.Itoa(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	case "comment-vote":
+		// The votes of phase "vote", on the comments.
+		rng := rand.New(rand.NewSource(1))
+		for i := 0; i < 3000; i++ {
+			v := Upvote
+			if rng.Intn(4) == 0 {
+				v = Downvote
+			}
+			if _, err := s.VoteComment(ctx, "user"+strconv.Itoa(rng.Intn(2000)), strconv.Itoa(1+rng.Intn(1000)), v); err != nil {
+				t.Fatal(err)
+			}
+		}
 	case "page":
 		// Pages 1 to 40 of the score ordering, 1,000 calls.
 		for i := 0; i < 1000; i++ {
@@ -268,6 +289,6 @@ func TestCallgrindVote(t *testing.T) {
 			}
 		}
 	default:
-		t.Fatal("VOTING_CALLGRIND_PHASE: setup, vote, page or votes")
+		t.Fatal("VOTING_CALLGRIND_PHASE: setup, vote, page, votes, comments or comment-vote")
 	}
 }
