@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 )
 
 // Comment threads (issue 29): comments on an article and replies to
@@ -13,24 +12,6 @@ import (
 // in one round trip (lua/comment*.lua, lua/thread.lua, with the helpers of
 // lua/lib/comments.lua); the layout is doc.go's ("Key layout",
 // "Comments").
-
-// Comment is a comment as the store holds it.
-type Comment struct {
-	ID, Article, Parent string // Parent "" for a reply to the article itself
-	Poster, Body        string
-	Posted              time.Time
-	Upvotes, Downvotes  int64
-	Replies             int64 // its live descendants, all levels
-	Deleted             bool  // deleted but kept for its replies: Poster and Body are ""
-}
-
-// ThreadComment is a comment of a Thread or a Replies, with its place in
-// the tree.
-type ThreadComment struct {
-	Comment
-	Depth int   // 0 for a reply to the article
-	More  int64 // its descendants not in this reply ("load more")
-}
 
 // Comment posts a reply by poster to the article articleID, or, with
 // parentID not "", to its comment parentID, and records the poster's own
@@ -61,19 +42,11 @@ func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body s
 		return Comment{}, commentNotFound(op, parentID)
 	}
 	t := s.now()
-	reply, err := s.eval(ctx, commentScript, s.commentArgs(articleID, parentID, poster, body, t))
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
-	if err != nil {
-		return Comment{}, opErr(op, err)
+	c, status, rest, err := s.writeComment(ctx, op, commentScript, s.commentArgs(articleID, parentID, poster, body, t))
+	if err != nil || status == statusOK {
+		return c, err
 	}
 	switch status {
-	case statusOK:
-		c, err := parseOneComment(rest)
-		if err != nil {
-			return Comment{}, opErr(op, err)
-		}
-		return c.Comment, replicationErr(op, late)
 	case statusRateLimited:
 		return Comment{}, opErr(op, parseRetry(rest))
 	case statusNotFound:
@@ -217,12 +190,7 @@ func (s *Store) CommentsByID(ctx context.Context, ids []string) ([]Comment, erro
 	if err := checkBatch(len(ids), "ids"); err != nil {
 		return nil, opErr(op, err)
 	}
-	valid := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if canonicalID(id) {
-			valid = append(valid, id)
-		}
-	}
+	valid, _ := canonicalIDs(ids)
 	if len(valid) == 0 {
 		return []Comment{}, nil
 	}
@@ -250,17 +218,9 @@ func (s *Store) CommentVotesOf(ctx context.Context, user string, ids []string) (
 	if err := checkBatch(len(ids), "ids"); err != nil {
 		return nil, opErr(op, err)
 	}
-	votes := make([]VoteType, len(ids))
-	asked := make([]string, 0, len(ids))
-	at := make([]int, 0, len(ids))
-	for i, id := range ids {
-		if canonicalID(id) {
-			asked = append(asked, id)
-			at = append(at, i)
-		}
-	}
+	asked, at := canonicalIDs(ids)
 	if len(asked) == 0 {
-		return votes, nil
+		return make([]VoteType, len(ids)), nil
 	}
 	rest, err := s.call(ctx, op, commentVotesScript, "", s.commentVotesArgs(user, asked))
 	if err != nil {
@@ -270,10 +230,7 @@ func (s *Store) CommentVotesOf(ctx context.Context, user string, ids []string) (
 	if err != nil {
 		return nil, opErr(op, err)
 	}
-	for j, i := range at {
-		votes[i] = got[j]
-	}
-	return votes, nil
+	return spreadVotes(len(ids), at, got), nil
 }
 
 // EditComment changes the body of the comment, for its poster until the
@@ -294,27 +251,15 @@ func (s *Store) EditComment(ctx context.Context, commentID, user, body string) (
 	if !canonicalID(commentID) {
 		return Comment{}, commentNotFound(op, commentID)
 	}
-	reply, err := s.eval(ctx, commentEditScript, s.commentEditArgs(commentID, user, body, s.now()))
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
-	if err != nil {
-		return Comment{}, opErr(op, err)
+	c, status, _, err := s.writeComment(ctx, op, commentEditScript, s.commentEditArgs(commentID, user, body, s.now()))
+	if err != nil || status == statusOK {
+		return c, err
 	}
 	switch status {
-	case statusOK:
-		c, err := parseOneComment(rest)
-		if err != nil {
-			return Comment{}, opErr(op, err)
-		}
-		return c.Comment, replicationErr(op, late)
 	case statusNotFound:
 		return Comment{}, commentNotFound(op, commentID)
 	case statusNotAllowed:
-		detail := fmt.Sprintf("comment %q is not %q's to edit, or its edit window has passed", commentID, user)
-		if s.rules.edit == 0 {
-			detail = "editing is off (WithEditWindow)"
-		}
-		return Comment{}, &opError{op: op, err: ErrNotAllowed, detail: detail}
+		return Comment{}, s.editRefused(op, "comment", commentID, user)
 	}
 	return Comment{}, statusErr(op, status, commentID)
 }
@@ -355,23 +300,38 @@ func (s *Store) UserComments(ctx context.Context, user string, page int) ([]Comm
 		return observe(ctx, s, Call{Op: "UserComments", Page: page, HasPage: true}, func(ctx context.Context) ([]Comment, error) { return s.UserComments(ctx, user, page) })
 	}
 	const op = "user comments"
-	switch {
-	case !s.userPages:
-		return nil, opErr(op, fmt.Errorf("%w: user pages are not enabled (WithUserPages)", ErrInvalidArgument))
-	case page < 1:
-		return nil, opErr(op, fmt.Errorf("%w: page %d is below 1", ErrInvalidArgument, page))
+	start, err := s.userPageStart(op, user, page)
+	if err != nil {
+		return nil, err
 	}
-	if err := checkName("user", user); err != nil {
-		return nil, opErr(op, err)
-	}
-	if page-1 >= (MaxUserPageEntries+s.pageSize-1)/s.pageSize {
+	if start < 0 {
 		return []Comment{}, nil
 	}
-	rest, err := s.call(ctx, op, userCommentsScript, "", s.userCommentsArgs(user, (page-1)*s.pageSize))
+	rest, err := s.call(ctx, op, userCommentsScript, "", s.userCommentsArgs(user, start))
 	if err != nil {
 		return nil, err
 	}
 	return plainComments(op, rest)
+}
+
+// writeComment runs sc, a script that writes a comment and replies
+// {OK, row} or a refusal: it returns the comment written, with status
+// statusOK, or the refusal's status and the rest of its reply.
+func (s *Store) writeComment(ctx context.Context, op string, sc script, args []interface{}) (Comment, int64, []interface{}, error) {
+	reply, err := s.eval(ctx, sc, args)
+	late := unreplicated(&err)
+	status, rest, err := decode(reply, err)
+	if err != nil {
+		return Comment{}, 0, nil, opErr(op, err)
+	}
+	if status != statusOK {
+		return Comment{}, status, rest, nil
+	}
+	c, err := parseOneComment(rest)
+	if err != nil {
+		return Comment{}, 0, nil, opErr(op, err)
+	}
+	return c.Comment, statusOK, nil, replicationErr(op, late)
 }
 
 // plainComments parses rows of comments into Comments.

@@ -2,6 +2,8 @@ package voting
 
 import (
 	"errors"
+	"math/rand"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -562,4 +564,113 @@ func TestCommentDepth(t *testing.T) {
 			t.Fatalf("keys left after Delete: %v", keys)
 		}
 	})
+}
+
+// TestDeleteArticleWithComments: Delete and Prune of an article with
+// more comments than one step removes (a tree of them, with deleted
+// placeholders) take a round trip a step, and leave no key of the
+// article's comments; the other article's comments stay whole.
+func TestDeleteArticleWithComments(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		rec := &recorder{}
+		s, clock := newStore(t, b, WithHook(rec), WithOrders(Hot, Controversial, ScoreDesc))
+		old := mustPost(t, s, "alice", "old")
+		clock.Add(time.Hour)
+		doomed := mustPost(t, s, "alice", "doomed")
+		kept := mustPost(t, s, "alice", "kept")
+		rng := rand.New(rand.NewSource(1))
+		fill := func(aid string, n int) []string {
+			var ids []string
+			for i := 0; i < n; i++ {
+				parent := ""
+				if len(ids) > 0 && rng.Intn(4) > 0 {
+					parent = ids[rng.Intn(len(ids))]
+				}
+				c, err := s.Comment(ctx, aid, parent, "u"+strconv.Itoa(i), "c")
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, c.ID)
+			}
+			for _, id := range ids[:20] {
+				if err := s.DeleteComment(ctx, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return ids
+		}
+		n := 2*purgeStep + 50
+		fill(old.ID, n)
+		fill(doomed.ID, n)
+		keptIDs := fill(kept.ID, 30)
+		before := map[string]bool{}
+		for _, k := range b.storeKeys(t, s) {
+			before[k] = true
+		}
+		keptThread, err := s.Thread(ctx, kept.ID, Best, MaxThread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Delete(ctx, "999"); !errors.Is(err, ErrNotFound) { // the script loaded
+			t.Fatal(err)
+		}
+		rec.take()
+		if err := s.Delete(ctx, doomed.ID); err != nil {
+			t.Fatal(err)
+		}
+		calls, _ := rec.take()
+		if len(calls) != 1 || calls[0].RoundTrips != 3 {
+			t.Errorf("Delete of an article with %d comments: %+v, want 3 round trips", n, calls)
+		}
+		if _, err := s.Prune(ctx, epoch.Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []Article{old, doomed} {
+			if _, err := s.Article(ctx, a.ID); !errors.Is(err, ErrNotFound) {
+				t.Errorf("article %s: %v", a.ID, err)
+			}
+		}
+		for _, k := range b.storeKeys(t, s) {
+			if !before[k] {
+				t.Errorf("key %s made by Delete or Prune", k)
+			}
+			for _, a := range []string{old.ID, doomed.ID} {
+				for _, part := range []string{"thread:" + a, "cvoted:" + a, ":a" + a} {
+					if strings.HasSuffix(k, part) {
+						t.Errorf("key %s left", k)
+					}
+				}
+			}
+		}
+		got, err := s.Thread(ctx, kept.ID, Best, MaxThread)
+		if err != nil || !reflect.DeepEqual(got, keptThread) {
+			t.Errorf("the kept thread = %d comments, %v; was %d", len(got), err, len(keptThread))
+		}
+		list, err := s.CommentsByID(ctx, keptIDs)
+		if err != nil || len(list) < 10 {
+			t.Errorf("kept comments = %d, %v", len(list), err)
+		}
+		// Every comment left is the kept article's.
+		for _, k := range b.storeKeys(t, s) {
+			if rest, ok := strings.CutPrefix(k, s.keys.comment); ok {
+				if l, err := s.CommentsByID(ctx, []string{rest}); err != nil || len(l) != 1 || l[0].Article != kept.ID {
+					t.Errorf("comment %s left: %+v, %v", rest, l, err)
+				}
+			}
+		}
+		if a, err := s.Article(ctx, kept.ID); err != nil || a.Comments != int64(len(list)-countDeleted(list)) {
+			t.Errorf("kept article = %+v, %v", a, err)
+		}
+	})
+}
+
+// countDeleted counts the deleted comments of list.
+func countDeleted(list []Comment) int {
+	n := 0
+	for _, c := range list {
+		if c.Deleted {
+			n++
+		}
+	}
+	return n
 }

@@ -235,17 +235,9 @@ func pageRow(page []byte, off int) (rec, next int, _ error) {
 // three strings are cut from rec.
 func parseRecord(rec string, a *Article) error {
 	var f [recordHeader]string
-	rest := rec
-	for i := range f {
-		sep := byte(' ')
-		if i == recordHeader-1 {
-			sep = ':'
-		}
-		j := strings.IndexByte(rest, sep)
-		if j < 0 {
-			return errors.New("malformed record")
-		}
-		f[i], rest = rest[:j], rest[j+1:]
+	rest, ok := cutFields(rec, f[:])
+	if !ok {
+		return errors.New("malformed record")
 	}
 	var n [5]int64 // up, down, posted, and the two lengths
 	for i, at := range [...]int{0, 1, 2, 5, 6} {
@@ -273,6 +265,24 @@ func parseRecord(rec string, a *Article) error {
 		Downvotes: n[1],
 	}
 	return nil
+}
+
+// cutFields cuts len(f) fields off the front of s into f, each ended by
+// a space but the last, ended by a colon (the header of a record or of
+// a comment row), and returns the rest; ok is false where s has fewer.
+func cutFields(s string, f []string) (rest string, ok bool) {
+	for i := range f {
+		sep := byte(' ')
+		if i == len(f)-1 {
+			sep = ':'
+		}
+		j := strings.IndexByte(s, sep)
+		if j < 0 {
+			return "", false
+		}
+		f[i], s = s[:j], s[j+1:]
+	}
+	return s, true
 }
 
 // parseVote parses one vote's reply: vote.lua's for a vote done, one
@@ -449,17 +459,9 @@ func parseOneComment(rest []interface{}) (ThreadComment, error) {
 // from row.
 func parseCommentRow(row string, c *ThreadComment) error {
 	var f [commentHeader]string
-	rest := row
-	for i := range f {
-		sep := byte(' ')
-		if i == commentHeader-1 {
-			sep = ':'
-		}
-		j := strings.IndexByte(rest, sep)
-		if j < 0 {
-			return fmt.Errorf("malformed comment row %q", row)
-		}
-		f[i], rest = rest[:j], rest[j+1:]
+	rest, ok := cutFields(row, f[:])
+	if !ok {
+		return fmt.Errorf("malformed comment row %q", row)
 	}
 	var n [7]int64 // posted, up, down, replies, deleted, depth, #poster
 	for i := range n {

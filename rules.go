@@ -50,11 +50,17 @@ func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article
 		}
 		return list[0], replicationErr(op, late)
 	case statusNotAllowed:
-		detail := fmt.Sprintf("article %q is not %q's to edit, or its edit window has passed", id, user)
-		if s.rules.edit == 0 {
-			detail = "editing is off (WithEditWindow)"
-		}
-		return Article{}, &opError{op: op, err: ErrNotAllowed, detail: detail}
+		return Article{}, s.editRefused(op, "article", id, user)
 	}
 	return Article{}, statusErr(op, status, id)
+}
+
+// editRefused is the error of op, an edit by user of the article or
+// comment (what) id that the script refused.
+func (s *Store) editRefused(op, what, id, user string) error {
+	detail := fmt.Sprintf("%s %q is not %q's to edit, or its edit window has passed", what, id, user)
+	if s.rules.edit == 0 {
+		detail = "editing is off (WithEditWindow)"
+	}
+	return &opError{op: op, err: ErrNotAllowed, detail: detail}
 }

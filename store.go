@@ -23,6 +23,24 @@ type Article struct {
 	Comments int64
 }
 
+// Comment is a comment as the store holds it.
+type Comment struct {
+	ID, Article, Parent string // Parent "" for a reply to the article itself
+	Poster, Body        string
+	Posted              time.Time
+	Upvotes, Downvotes  int64
+	Replies             int64 // its live descendants, all levels
+	Deleted             bool  // deleted but kept for its replies: Poster and Body are ""
+}
+
+// ThreadComment is a comment of a Thread or a Replies, with its place in
+// the tree.
+type ThreadComment struct {
+	Comment
+	Depth int   // 0 for a reply to the article
+	More  int64 // its descendants not in this reply ("load more")
+}
+
 // articleScore is an article's score, posted + weight × (up − down), worked
 // out as lua/lib/record.lua's value works out the score ordering's value, in
 // the same float64 steps: the product is rounded on its own, never fused

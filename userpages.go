@@ -46,17 +46,31 @@ func (s *Store) Upvoted(ctx context.Context, user string, page int) ([]Article, 
 }
 
 func (s *Store) userPage(ctx context.Context, op, key, user string, page int) ([]Article, error) {
+	start, err := s.userPageStart(op, user, page)
+	if err != nil {
+		return nil, err
+	}
+	if start < 0 {
+		return []Article{}, nil
+	}
+	return s.readRows(ctx, op, userPageScript, s.userPageArgs(key, start))
+}
+
+// userPageStart checks a read of page of user's list of op, and returns
+// how many live entries the page skips: -1 for a page past the last
+// entry a list keeps, empty without a round trip.
+func (s *Store) userPageStart(op, user string, page int) (int, error) {
 	switch {
 	case !s.userPages:
-		return nil, opErr(op, fmt.Errorf("%w: user pages are not enabled (WithUserPages)", ErrInvalidArgument))
+		return 0, opErr(op, fmt.Errorf("%w: user pages are not enabled (WithUserPages)", ErrInvalidArgument))
 	case page < 1:
-		return nil, opErr(op, fmt.Errorf("%w: page %d is below 1", ErrInvalidArgument, page))
+		return 0, opErr(op, fmt.Errorf("%w: page %d is below 1", ErrInvalidArgument, page))
 	}
 	if err := checkName("user", user); err != nil {
-		return nil, opErr(op, err)
+		return 0, opErr(op, err)
 	}
 	if page-1 >= (MaxUserPageEntries+s.pageSize-1)/s.pageSize {
-		return []Article{}, nil // past the last entry a list keeps
+		return -1, nil
 	}
-	return s.readRows(ctx, op, userPageScript, s.userPageArgs(key, (page-1)*s.pageSize))
+	return (page - 1) * s.pageSize, nil
 }

@@ -56,6 +56,20 @@ func canonicalID(id string) bool {
 	return len(id) < len(maxID) || id <= maxID
 }
 
+// canonicalIDs returns the ids of list that are canonical (canonicalID),
+// in their order, and the index in list of each: the ids a batch read
+// asks Redis about.
+func canonicalIDs(list []string) (ids []string, at []int) {
+	ids, at = make([]string, 0, len(list)), make([]int, 0, len(list))
+	for i, id := range list {
+		if canonicalID(id) {
+			ids = append(ids, id)
+			at = append(at, i)
+		}
+	}
+	return ids, at
+}
+
 // checkPrefix validates a key prefix: non-empty, at most [MaxPrefixLen]
 // bytes of printable UTF-8 without braces, which would break the hash tag.
 func checkPrefix(p string) error {

@@ -92,12 +92,7 @@ func (s *Store) ArticlesByID(ctx context.Context, ids []string) ([]Article, erro
 	if err := checkBatch(len(ids), "ids"); err != nil {
 		return nil, opErr(op, err)
 	}
-	valid := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if canonicalID(id) {
-			valid = append(valid, id)
-		}
-	}
+	valid, _ := canonicalIDs(ids)
 	if len(valid) == 0 {
 		return []Article{}, nil
 	}
@@ -385,26 +380,24 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 		votes, _, err := s.votesOf(ctx, op, user, ids, false)
 		return votes, err
 	}
-	votes := make([]VoteType, len(ids))
-	asked := make([]string, 0, len(ids)) // the ids that may exist
-	at := make([]int, 0, len(ids))       // their indexes in ids
-	for i, id := range ids {
-		if canonicalID(id) {
-			asked = append(asked, id)
-			at = append(at, i)
-		}
-	}
+	asked, at := canonicalIDs(ids) // the ids that may exist, and their indexes in ids
 	if len(asked) == 0 {
-		return votes, nil
+		return make([]VoteType, len(ids)), nil
 	}
 	got, _, err := s.votesOf(ctx, op, user, asked, false)
 	if err != nil {
 		return nil, err
 	}
+	return spreadVotes(len(ids), at, got), nil
+}
+
+// spreadVotes returns n votes, got[j] at at[j], NoVote elsewhere.
+func spreadVotes(n int, at []int, got []VoteType) []VoteType {
+	votes := make([]VoteType, n)
 	for j, i := range at {
 		votes[i] = got[j]
 	}
-	return votes, nil
+	return votes
 }
 
 // votesOf reads user's votes on ids, and with exists tells the ids of

@@ -6,36 +6,18 @@ local prefix, start, count, bodies = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3
 -- Reply: {OK, row...} (lib/comments.lua commentRow).
 --
 -- Entries whose comment is gone (removed, or its article deleted) or
--- deleted are skipped, and removed, as user_page.lua does; a list holds
--- at most PAGE_CAP entries, which bounds the walk.
-local CHUNK = 100
-local list, live, gone, at = {}, 0, {}, 0
-while live < start + count do
-  local ms = redis.call('ZREVRANGE', listKey, at, at + CHUNK - 1)
-  if #ms == 0 then
-    break
+-- deleted are skipped and removed (lib/pages.lua pageWalk), which reads
+-- each comment's record.
+local page = pageWalk(listKey, start, count, function(ms)
+  local values = {}
+  for i, m in ipairs(ms) do
+    local c = readComment(prefix .. idof(m))
+    values[i] = c and c.x ~= '1' and c
   end
-  for _, m in ipairs(ms) do
-    local cid = idof(m)
-    local c = readComment(prefix .. cid)
-    if not c or c.x == '1' then
-      gone[#gone + 1] = m
-    else
-      live = live + 1
-      if live > start then
-        list[#list + 1] = {cid, c, c.h}
-        if live == start + count then
-          break
-        end
-      end
-    end
-  end
-  if #ms < CHUNK then
-    break
-  end
-  at = at + CHUNK
-end
-for i = 1, #gone, 100 do
-  redis.call('ZREM', listKey, unpack(gone, i, math.min(i + 99, #gone)))
+  return values
+end)
+local list = {}
+for i, e in ipairs(page) do
+  list[i] = {idof(e[1]), e[2], e[2].h}
 end
 return commentRows({body = bodies}, list, {OK})

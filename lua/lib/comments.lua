@@ -185,28 +185,21 @@ end
 -- checked the keys.
 local function unlinkComment(k, id, c)
   local container = c.p and k.comment .. c.p or k.thread .. c.a
-  if c.pv then
-    if c.nx then
-      redis.call('HSET', k.comment .. c.pv, 'nx', c.nx)
-    else
-      redis.call('HDEL', k.comment .. c.pv, 'nx')
+  -- link points the sibling from (the container where there is none)
+  -- at to through field (the container's end field where there is none).
+  local function link(from, to, field, endField)
+    local key = container
+    if from then
+      key, endField = k.comment .. from, field
     end
-  elseif c.nx then
-    redis.call('HSET', container, 'f', c.nx)
-  else
-    redis.call('HDEL', container, 'f')
-  end
-  if c.nx then
-    if c.pv then
-      redis.call('HSET', k.comment .. c.nx, 'pv', c.pv)
+    if to then
+      redis.call('HSET', key, endField, to)
     else
-      redis.call('HDEL', k.comment .. c.nx, 'pv')
+      redis.call('HDEL', key, endField)
     end
-  elseif c.pv then
-    redis.call('HSET', container, 'l', c.pv)
-  else
-    redis.call('HDEL', container, 'l')
   end
+  link(c.pv, c.nx, 'nx', 'f')
+  link(c.nx, c.pv, 'pv', 'l')
   local m = member(id)
   for _, o in ipairs(corderings(c.o)) do
     redis.call('ZREM', k.kids .. o .. ':' .. parentName(c), m)

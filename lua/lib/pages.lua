@@ -48,6 +48,48 @@ local function pageVote(key, m, new, now)
   end
 end
 
+-- pageWalk reads one page of a user's list at key (a page of their
+-- articles or of their comments), newest entry first: count live entries
+-- after start live ones. alive(ms) tells, for a chunk of the list's
+-- members, what each names: a value where it is live, false or nil where
+-- it is gone (deleted, pruned; a read cannot reach every list when they
+-- go). It returns the page, {member, value} each, having removed the
+-- gone entries it walked past, so each page but the last is full. The
+-- walk reads the list in chunks, down to the page's last entry; a list
+-- holds at most PAGE_CAP entries, which bounds it.
+local function pageWalk(key, start, count, alive)
+  local CHUNK = 100
+  local page, live, gone, at = {}, 0, {}, 0
+  while live < start + count do
+    local ms = redis.call('ZREVRANGE', key, at, at + CHUNK - 1)
+    if #ms == 0 then
+      break
+    end
+    local values = alive(ms)
+    for i, m in ipairs(ms) do
+      if not values[i] then
+        gone[#gone + 1] = m
+      else
+        live = live + 1
+        if live > start then
+          page[#page + 1] = {m, values[i]}
+          if live == start + count then
+            break
+          end
+        end
+      end
+    end
+    if #ms < CHUNK then
+      break
+    end
+    at = at + CHUNK
+  end
+  for i = 1, #gone, 100 do
+    redis.call('ZREM', key, unpack(gone, i, math.min(i + 99, #gone)))
+  end
+  return page
+end
+
 -- submittedPage returns the submitted page of an article's poster that
 -- a delete of it unlists it from, checked, or nil for none. Upvoted pages are
 -- not reached: the voters of an article may be too many to walk, or
