@@ -422,10 +422,11 @@ func parseRetry(rest []interface{}) error {
 }
 
 // commentHeader is the number of fields before a comment row's strings
-// (lua/lib/comments.lua commentRow): id, article, parent ("0" for none),
-// posted, up, down, replies, deleted, depth, and the length of the
+// (lua/lib/comments.lua commentHead): id, up, down, replies, deleted,
+// depth, the seven fields of the record's m (article, parent, "0" for
+// none, posted, close, depth, orderings, weight), and the length of the
 // poster's name, which the body follows.
-const commentHeader = 10
+const commentHeader = 14
 
 // parseComments parses rows of comments, {row...}, each one string
 // (lua/lib/comments.lua commentRow).
@@ -463,26 +464,27 @@ func parseCommentRow(row string, c *ThreadComment) error {
 	if !ok {
 		return fmt.Errorf("malformed comment row %q", row)
 	}
-	var n [7]int64 // posted, up, down, replies, deleted, depth, #poster
-	for i := range n {
-		v, err := strconv.ParseInt(f[3+i], 10, 64)
+	var n [6]int64 // up, down, replies, deleted, depth, posted
+	for i, at := range [...]int{1, 2, 3, 4, 5, 8} {
+		v, err := strconv.ParseInt(f[at], 10, 64)
 		if err != nil {
-			return fmt.Errorf("comment %q field %d: %w", f[0], 4+i, err)
+			return fmt.Errorf("comment %q field %d: %w", f[0], at+1, err)
 		}
 		n[i] = v
 	}
-	if n[6] < 0 || n[6] > int64(len(rest)) {
+	size, err := strconv.Atoi(f[commentHeader-1])
+	if err != nil || size < 0 || size > len(rest) {
 		return fmt.Errorf("malformed comment row %q: lengths past its end", row)
 	}
-	parent := f[2]
+	parent := f[7]
 	if parent == "0" {
 		parent = ""
 	}
 	*c = ThreadComment{Comment: Comment{
-		ID: f[0], Article: f[1], Parent: parent,
-		Poster: rest[:n[6]], Body: rest[n[6]:],
-		Posted:  time.Unix(n[0], 0).UTC(),
-		Upvotes: n[1], Downvotes: n[2], Replies: n[3], Deleted: n[4] == 1,
-	}, Depth: int(n[5])}
+		ID: f[0], Article: f[6], Parent: parent,
+		Poster: rest[:size], Body: rest[size:],
+		Posted:  time.Unix(n[5], 0).UTC(),
+		Upvotes: n[0], Downvotes: n[1], Replies: n[2], Deleted: n[3] == 1,
+	}, Depth: int(n[4])}
 	return nil
 }

@@ -103,7 +103,8 @@ if orders ~= '' then
   end
 end
 -- The record's fields in the order lib/comments.lua CFIELDS says.
-local fields = {'u', '1', 'd', '0', 'm', commentMeta(c.a, c.p, c.t, c.c, c.h, c.o, c.w), 'n', poster, 'r', '0'}
+c.m = commentMeta(c.a, c.p, c.t, c.c, c.h, c.o, c.w)
+local fields = {'u', '1', 'd', '0', 'm', c.m, 'n', poster, 'r', '0'}
 -- Linked as its parent's newest child.
 if newest then
   c.nx = newest

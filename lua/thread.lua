@@ -54,14 +54,12 @@ local function refill(s)
   s.buf, s.at, s.done = list, 1, #list < 2 * n
 end
 
--- advance sets a stream's head to its next child, given the record of
--- the head taken (time streams); it returns false at its end.
-local function advance(s, rec)
+-- advance sets a stream's head to its next child, given the next
+-- sibling of the head taken, in the order (time streams); it returns
+-- false at its end.
+local function advance(s, next)
   if time then
-    s.head = nil
-    if rec then
-      if desc then s.head = rec.nx else s.head = rec.pv end
-    end
+    s.head = next
     return s.head ~= nil
   end
   if s.at > #s.buf then
@@ -111,7 +109,7 @@ end
 -- open joins the stream of the children of a parent (its name in the
 -- orderings' keys, its record's first and last child) at depth.
 local function open(name, first, last, depth)
-  local s = {depth = depth}
+  local s = {depth = depth, dstr = tostring(depth)}
   if time then
     s.head = last
     if desc then s.head = first end
@@ -119,7 +117,11 @@ local function open(name, first, last, depth)
       return
     end
   else
-    s.key, s.off, s.batch, s.buf, s.at = k.kids .. ordering .. ':' .. name, 0, 5, {}, 1
+    -- The root's stream reads 10 members first, a comment's 2: most
+    -- comments show few of their replies.
+    local first = 2
+    if depth == 0 then first = 10 end
+    s.key, s.off, s.batch, s.buf, s.at = k.kids .. ordering .. ':' .. name, 0, first, {}, 1
     if not advance(s) then
       return
     end
@@ -131,22 +133,40 @@ local ends = redis.call('HMGET', container, 'f', 'l')
 if ends[1] then
   open(pname, ends[1], ends[2], 0)
 end
-local list, taken = {}, 0
-while taken < limit and #heap > 0 do
+-- The comments taken: the front of each row (lib/comments.lua
+-- commentHead), whether it is deleted, and the key of its body, which
+-- one MGET reads at the end.
+local heads, deleted, bodies = {}, {}, {}
+while #heads < limit and #heap > 0 do
   local s = pop()
   local cid = s.head
-  local rec = readComment(k.comment .. cid)
-  if advance(s, rec) then
-    push(s)
-  end
+  -- The record's fields as lib/comments.lua CFIELDS names them.
+  local v = redis.call('HMGET', k.comment .. cid, 'u', 'd', 'm', 'n', 'r', 'x', 'f', 'l', 'nx', 'pv')
   -- A member whose comment is gone (an article's purge under way) is
   -- skipped.
-  if rec then
-    taken = taken + 1
-    list[#list + 1] = {cid, rec, s.depth}
-    if rec.f and s.depth < maxDepth - 1 then
-      open(cid, rec.f, rec.l, s.depth + 1)
+  local sib = nil
+  if v[3] then
+    local n = #heads + 1
+    heads[n], deleted[n] = commentHead(cid, v[1], v[2], v[3], v[4] or nil, v[5] or nil, v[6] or nil, s.dstr)
+    bodies[n] = k.body .. cid
+    if v[7] and s.depth < maxDepth - 1 then
+      open(cid, v[7], v[8], s.depth + 1)
+    end
+    if desc then sib = v[9] else sib = v[10] end
+  end
+  if advance(s, sib or nil) then
+    push(s)
+  end
+end
+local out = {OK}
+if #heads > 0 then
+  local texts = redis.call('MGET', unpack(bodies))
+  for i, head in ipairs(heads) do
+    if deleted[i] then
+      out[i + 1] = head
+    else
+      out[i + 1] = head .. (texts[i] or '')
     end
   end
 end
-return commentRows(k, list, {OK})
+return out

@@ -113,18 +113,29 @@ local function idLess(a, b)
   return a < b
 end
 
--- commentRow returns a comment's row, one string, which reply.go's
--- parseCommentRow reads:
---   <id> <article> <parent, 0 for none> <posted> <up> <down> <replies>
---   <deleted 0|1> <depth> <#poster>:<poster><body>
--- A deleted comment's poster and body are ''.
-local function commentRow(id, c, depth, body)
-  local poster, deleted = c.n or '', '0'
-  if c.x == '1' then
-    poster, body, deleted = '', '', '1'
+-- commentHead returns the front of a comment's row, all but its body,
+-- from its record's fields u, d, m, n, r and x, and its depth in the
+-- reply; deleted reports whether it is deleted, whose body is ''. A row
+-- is one string, which reply.go's parseCommentRow reads:
+--   <id> <up> <down> <replies> <deleted 0|1> <depth> <m> <#poster>:<poster><body>
+-- with m as the record has it (META). A deleted comment's poster and
+-- body are ''.
+local function commentHead(id, u, d, m, n, r, x, depth)
+  local poster, deleted = n or '', '0'
+  if x == '1' then
+    poster, deleted = '', '1'
   end
-  return table.concat({id, c.a, c.p or '0', c.t, c.u, c.d, c.r or '0', deleted, depth}, ' ') ..
-    ' ' .. #poster .. ':' .. poster .. (body or '')
+  return table.concat({id, u, d, r or '0', deleted, depth, m, #poster}, ' ') .. ':' .. poster, deleted == '1'
+end
+
+-- commentRow returns the row of comment id (c, its record's table) at
+-- depth, with its body.
+local function commentRow(id, c, depth, body)
+  local head, deleted = commentHead(id, c.u, c.d, c.m, c.n, c.r, c.x, depth)
+  if deleted then
+    return head
+  end
+  return head .. (body or '')
 end
 
 -- commentRows appends to out the rows of list, {id, c, depth} each, with
