@@ -1323,7 +1323,7 @@ func ExampleStore_Identity() {
 	defer done()
 	fmt.Println(store.Identity())
 	// Output:
-	// 3 karma=1,-1 userpages
+	// 4 karma=1,-1 userpages
 }
 
 // Recorded reads what the store's first write recorded.
@@ -1338,7 +1338,7 @@ func ExampleStore_Recorded() {
 	fmt.Println("after it:", found, id, err)
 	// Output:
 	// before the first post: false
-	// after it: true 3 orders=top <nil>
+	// after it: true 4 orders=top <nil>
 }
 
 // A process started with other shared options than the store records
@@ -1364,7 +1364,7 @@ func ExampleStore_Reconfigure() {
 	fmt.Println("old options:", errors.Is(err, voting.ErrIncompatible))
 	// Output:
 	// true voting: vote: incompatible store: karma 1,-1 here, off in the store
-	// was "3", now "3 karma=1,-1", <nil>
+	// was "4", now "4 karma=1,-1", <nil>
 	// new options: <nil>
 	// old options: true
 }
@@ -1385,7 +1385,7 @@ func ExampleIdentity_String() {
 	id := voting.Identity{Layout: voting.LayoutVersion, Options: []string{"orders=top,hot", "karma=1,-1"}}
 	fmt.Println(id.String())
 	// Output:
-	// 3 orders=top,hot karma=1,-1
+	// 4 orders=top,hot karma=1,-1
 }
 
 // An operator's tool opens a recorded store with its own options.
@@ -1405,5 +1405,243 @@ func ExampleIdentity_StoreOptions() {
 	tool, _ = voting.New(pool, opts...)
 	fmt.Println(tool.Identity(), tool.Identity().String() == site.Identity().String())
 	// Output:
-	// 3 karma=1,-1 uniquelinks true
+	// 4 karma=1,-1 uniquelinks true
+}
+
+// comments posts, on article, a comment by each "poster: body" of list
+// in turn, each a reply to the comment of the parents index given (-1
+// for the article), and returns their ids.
+func comments(store *voting.Store, article string, parents []int, list ...string) []string {
+	var ids []string
+	for i, pb := range list {
+		poster, body, _ := strings.Cut(pb, ": ")
+		parent := ""
+		if parents[i] >= 0 {
+			parent = ids[parents[i]]
+		}
+		c, err := store.Comment(context.Background(), article, parent, poster, body)
+		if err != nil {
+			log.Fatal(err)
+		}
+		ids = append(ids, c.ID)
+	}
+	return ids
+}
+
+// voteComments casts user's vote v on each of ids.
+func voteComments(store *voting.Store, user string, v voting.VoteType, ids ...string) {
+	for _, id := range ids {
+		if _, err := store.VoteComment(context.Background(), user, id, v); err != nil {
+			log.Fatal(err)
+		}
+	}
+}
+
+// printThread prints a thread, each comment indented by its depth, with
+// a "load more" stub where replies were left out.
+func printThread(list []voting.ThreadComment) {
+	for _, c := range list {
+		who := c.Poster + ": " + c.Body
+		if c.Deleted {
+			who = "[deleted]"
+		}
+		fmt.Printf("%s+%d -%d %s", strings.Repeat("  ", c.Depth), c.Upvotes, c.Downvotes, who)
+		if c.More > 0 {
+			fmt.Printf(" [%d more]", c.More)
+		}
+		fmt.Println()
+	}
+}
+
+// A thread read best-first, as Reddit's: each comment followed by its
+// replies, siblings by the lower bound of their upvote ratio. With a
+// limit of 3, dave's reply waits behind a stub.
+func ExampleStore_Thread() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	ids := comments(store, a.ID, []int{-1, 0, -1, 2},
+		"bob: Great book", "carol: Agreed", "dave: Chapter 2 is wrong", "alice: Fixed in the 2nd edition")
+	voteComments(store, "carol", voting.Upvote, ids[0])
+	voteComments(store, "erin", voting.Upvote, ids[0])
+	voteComments(store, "erin", voting.Downvote, ids[2])
+
+	thread, err := store.Thread(ctx, a.ID, voting.Best, 3)
+	if err != nil {
+		log.Fatal(err)
+	}
+	printThread(thread)
+	// Output:
+	// +3 -0 bob: Great book
+	//   +1 -0 carol: Agreed
+	// +1 -1 dave: Chapter 2 is wrong [1 more]
+}
+
+// A comment on an article, and a reply to it: each comes with its
+// poster's own upvote.
+func ExampleStore_Comment() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+
+	c, err := store.Comment(ctx, a.ID, "", "bob", "Great book")
+	fmt.Printf("%s on %s by %s: %q +%d %v\n", c.ID, c.Article, c.Poster, c.Body, c.Upvotes, err)
+	r, err := store.Comment(ctx, a.ID, c.ID, "carol", "Agreed")
+	fmt.Printf("%s, a reply to %s, %v\n", r.ID, r.Parent, err)
+	_, err = store.Comment(ctx, a.ID, "", "dave", "   ")
+	fmt.Println(errors.Is(err, voting.ErrInvalidArgument))
+	// Output:
+	// 1 on 1 by bob: "Great book" +1 <nil>
+	// 2, a reply to 1, <nil>
+	// true
+}
+
+// A comment's score is its points, upvotes minus downvotes.
+func ExampleStore_VoteComment() {
+	store, done := exampleStore(nil)
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	c := comments(store, a.ID, []int{-1}, "bob: Great book")[0]
+
+	for _, v := range []voting.VoteType{voting.Downvote, voting.Upvote, voting.NoVote} {
+		r, err := store.VoteComment(context.Background(), "carol", c, v)
+		fmt.Println(r.Previous, r.Score, r.Upvotes, r.Downvotes, err)
+	}
+	// Output:
+	// none 0 1 1 <nil>
+	// down 2 2 0 <nil>
+	// up 1 1 0 <nil>
+}
+
+// The replies under one comment, as a thread of their own: its direct
+// replies have depth 0.
+func ExampleStore_Replies() {
+	store, done := exampleStore(nil)
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	ids := comments(store, a.ID, []int{-1, 0, 1, 0},
+		"bob: Great book", "carol: Agreed", "dave: Me too", "erin: Which edition?")
+
+	list, err := store.Replies(context.Background(), ids[0], voting.TimeAsc, 10)
+	if err != nil {
+		log.Fatal(err)
+	}
+	printThread(list)
+	// Output:
+	// +1 -0 carol: Agreed
+	//   +1 -0 dave: Me too
+	// +1 -0 erin: Which edition?
+}
+
+// A deleted comment with replies stays in its place, without poster or
+// body; one without replies goes, and takes along a deleted parent left
+// without replies.
+func ExampleStore_DeleteComment() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	ids := comments(store, a.ID, []int{-1, 0, -1}, "bob: Great book", "carol: Agreed", "dave: Meh")
+
+	if err := store.DeleteComment(ctx, ids[0]); err != nil {
+		log.Fatal(err)
+	}
+	thread, _ := store.Thread(ctx, a.ID, voting.TimeAsc, 10)
+	printThread(thread)
+	if err := store.DeleteComment(ctx, ids[1]); err != nil {
+		log.Fatal(err)
+	}
+	thread, _ = store.Thread(ctx, a.ID, voting.TimeAsc, 10)
+	printThread(thread)
+	a, _ = store.Article(ctx, a.ID)
+	fmt.Println(a.Comments, "comment left")
+	// Output:
+	// +1 -0 [deleted]
+	//   +1 -0 carol: Agreed
+	// +1 -0 dave: Meh
+	// +1 -0 dave: Meh
+	// 1 comment left
+}
+
+// The poster may edit a comment within the edit window.
+func ExampleStore_EditComment() {
+	store, done := exampleStore(nil, voting.WithEditWindow(15*time.Minute))
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	c := comments(store, a.ID, []int{-1}, "bob: Graet book")[0]
+
+	edited, err := store.EditComment(context.Background(), c, "bob", "Great book")
+	fmt.Println(edited.Body, err)
+	_, err = store.EditComment(context.Background(), c, "carol", "Mine now")
+	fmt.Println(errors.Is(err, voting.ErrNotAllowed))
+	// Output:
+	// Great book <nil>
+	// true
+}
+
+// Comments by id, skipping those that are gone, and a user's arrows on
+// them.
+func ExampleStore_CommentVotesOf() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	ids := comments(store, a.ID, []int{-1, -1}, "bob: Great book", "carol: Too long")
+	voteComments(store, "dave", voting.Downvote, ids[1])
+
+	ids = append(ids, "99")
+	list, err := store.CommentsByID(ctx, ids)
+	if err != nil {
+		log.Fatal(err)
+	}
+	arrows, err := store.CommentVotesOf(ctx, "dave", ids)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(list), arrows)
+	// Output:
+	// 2 [none down none]
+}
+
+// A user's latest comments, newest first.
+func ExampleStore_UserComments() {
+	now := posted
+	store, done := exampleStore(&now, voting.WithUserPages())
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	for _, body := range []string{"Great book", "Chapter 2 is wrong"} {
+		now = now.Add(time.Minute)
+		comments(store, a.ID, []int{-1}, "bob: "+body)
+	}
+
+	list, err := store.UserComments(context.Background(), "bob", 1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range list {
+		fmt.Println(c.ID, c.Body)
+	}
+	// Output:
+	// 2 Chapter 2 is wrong
+	// 1 Great book
+}
+
+// At most one comment every 30 seconds per user.
+func ExampleWithCommentInterval() {
+	now := posted
+	store, done := exampleStore(&now, voting.WithCommentInterval(30*time.Second))
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+
+	for _, wait := range []time.Duration{0, 10 * time.Second, 20 * time.Second} {
+		now = now.Add(wait)
+		_, err := store.Comment(context.Background(), a.ID, "", "bob", "First!")
+		fmt.Println(voting.RetryAfter(err), errors.Is(err, voting.ErrRateLimited))
+	}
+	// Output:
+	// 0s false
+	// 20s true
+	// 0s false
 }

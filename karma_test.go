@@ -184,31 +184,17 @@ func TestKarmaInvariant(t *testing.T) {
 			ids = append(ids, a.ID)
 			poster[a.ID] = a.Poster
 		}
-		var wg sync.WaitGroup
-		for g := 0; g < 12; g++ {
-			wg.Add(1)
-			go func(g int) {
-				defer wg.Done()
-				rng := rand.New(rand.NewSource(int64(g)))
-				for i := 0; i < 60; i++ {
-					u := users[rng.Intn(len(users))]
-					id := ids[rng.Intn(len(ids))]
-					v := VoteType(rng.Intn(3) - 1)
-					if g%3 == 0 {
-						if _, err := s.VoteBatch(ctx, []Ballot{{u, id, v}, {u, id, VoteType(rng.Intn(3) - 1)}}); err != nil {
-							t.Error(err)
-							return
-						}
-						continue
-					}
-					if _, err := s.Vote(ctx, u, id, v); err != nil {
-						t.Error(err)
-						return
-					}
-				}
-			}(g)
-		}
-		wg.Wait()
+		raceOps(t, 12, 60, func(g int, rng *rand.Rand) error {
+			u := users[rng.Intn(len(users))]
+			id := ids[rng.Intn(len(ids))]
+			v := VoteType(rng.Intn(3) - 1)
+			if g%3 == 0 {
+				_, err := s.VoteBatch(ctx, []Ballot{{u, id, v}, {u, id, VoteType(rng.Intn(3) - 1)}})
+				return err
+			}
+			_, err := s.Vote(ctx, u, id, v)
+			return err
+		})
 		check := func() {
 			t.Helper()
 			want := map[string]int64{}
@@ -243,6 +229,28 @@ func TestKarmaInvariant(t *testing.T) {
 		}
 		check()
 	})
+}
+
+// raceOps runs op n times from each of goroutines goroutines at once,
+// each with a random source of its own, seeded by its number g, and
+// fails t on the first error of each.
+func raceOps(t *testing.T, goroutines, n int, op func(g int, rng *rand.Rand) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for g := 0; g < goroutines; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(g)))
+			for i := 0; i < n; i++ {
+				if err := op(g, rng); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
 }
 
 func worthOf(v VoteType, up, down int64) int64 {

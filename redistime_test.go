@@ -40,37 +40,7 @@ func BenchmarkRedisTime(b *testing.B) {
 		users[i] = benchUser(i)
 	}
 	votes := []VoteType{Upvote, Downvote, NoVote}
-	run := func(name string, f *benchFixture, call func(w, i int) error) {
-		b.Run(name, func(b *testing.B) {
-			m := meter(b, f.pool, 10*time.Millisecond)
-			cpu := mainCPU(b, f.pool)
-			var wg sync.WaitGroup
-			for w := 0; w < workers; w++ {
-				wg.Add(1)
-				go func(w int) {
-					defer wg.Done()
-					for i := w; i < b.N; i += workers {
-						if err := call(w, i); err != nil {
-							b.Error(err)
-							return
-						}
-					}
-				}(w)
-			}
-			wg.Wait()
-			b.StopTimer()
-			cpu = mainCPU(b, f.pool) - cpu
-			_, calls, usec := m.used(b)
-			if calls < int64(b.N) {
-				b.Fatalf("%d script calls for %d ops", calls, b.N)
-			}
-			b.ReportMetric(float64(usec)/float64(calls), "redis-µs/call")
-			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "main-cpu-µs/op")
-			// On a loaded machine a command is sometimes descheduled
-			// for tens of ms; such a run's figures are to be dropped.
-			b.ReportMetric(float64(len(slowLog(b, f.pool))), "slow-cmds")
-		})
-	}
+	run := func(name string, f *benchFixture, call func(w, i int) error) { redisTimeRun(b, name, f, workers, call) }
 	ctx := context.Background()
 	voteOn := func(s *Store) func(w, i int) error {
 		return func(w, i int) error {
@@ -100,6 +70,43 @@ func BenchmarkRedisTime(b *testing.B) {
 		run("page-bare", bare.benchFixture, func(w, i int) error { return bare.barePage() })
 		run("page-scripts", page, pageOf(pageScripts))
 	}
+}
+
+// redisTimeRun runs call(w, i) b.N times as a sub-benchmark of b called
+// name, from workers goroutines (w from 0; each takes every workers-th
+// i), and reports the Redis time per script call (redis-µs/call), the
+// CPU time of the server's main thread per op (main-cpu-µs/op) and the
+// commands SLOWLOG caught at 10 ms or more (slow-cmds).
+func redisTimeRun(b *testing.B, name string, f *benchFixture, workers int, call func(w, i int) error) {
+	b.Run(name, func(b *testing.B) {
+		m := meter(b, f.pool, 10*time.Millisecond)
+		cpu := mainCPU(b, f.pool)
+		var wg sync.WaitGroup
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func(w int) {
+				defer wg.Done()
+				for i := w; i < b.N; i += workers {
+					if err := call(w, i); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}(w)
+		}
+		wg.Wait()
+		b.StopTimer()
+		cpu = mainCPU(b, f.pool) - cpu
+		_, calls, usec := m.used(b)
+		if calls < int64(b.N) {
+			b.Fatalf("%d script calls for %d ops", calls, b.N)
+		}
+		b.ReportMetric(float64(usec)/float64(calls), "redis-µs/call")
+		b.ReportMetric(float64(cpu.Microseconds())/float64(b.N), "main-cpu-µs/op")
+		// On a loaded machine a command is sometimes descheduled
+		// for tens of ms; such a run's figures are to be dropped.
+		b.ReportMetric(float64(len(slowLog(b, f.pool))), "slow-cmds")
+	})
 }
 
 // The book's logic ("Redis in Action" 1.3) as one bare script each, on
@@ -204,7 +211,9 @@ func scriptsOnly(b *testing.B, f *benchFixture) *Store {
 // TestCallgrindVote is a driver, not a test: with VOTING_CALLGRIND_ADDR
 // set to a redis-server run under valgrind --tool=callgrind, it posts
 // 1,000 articles (phase "setup") or casts 3,000 votes on them (phase
-// "vote", the same random users and votes each run), reads 1,000 pages
+// "vote", the same random users and votes each run), posts a comment on
+// each (phase "comments") or casts the same 3,000 votes on the comments
+// (phase "comment-vote"), reads 1,000 pages
 // of 25 (phase "page") or 1,000 users' votes on a page's 25 ids (phase
 // "votes", VotesOf) under the prefix VOTING_CALLGRIND_PREFIX, so that
 // callgrind_control -z before a phase and -d after count the server's
@@ -230,16 +239,17 @@ func TestCallgrindVote(t *testing.T) {
 			}
 		}
 	case "vote":
-		rng := rand.New(rand.NewSource(1))
-		for i := 0; i < 3000; i++ {
-			v := Upvote
-			if rng.Intn(4) == 0 {
-				v = Downvote
-			}
-			if _, err := s.Vote(ctx, "user"+strconv.Itoa(rng.Intn(2000)), strconv.Itoa(1+rng.Intn(1000)), v); err != nil {
+		callgrindVotes(t, s.Vote)
+	case "comments":
+		// A comment on each article, comment i on article i.
+		for i := 1; i <= 1000; i++ {
+			if _, err := s.Comment(ctx, strconv.Itoa(i), "", "poster"+strconv.Itoa(i%50), "comment "+strconv.Itoa(i)); err != nil {
 				t.Fatal(err)
 			}
 		}
+	case "comment-vote":
+		// The votes of phase "vote", on the comments.
+		callgrindVotes(t, s.VoteComment)
 	case "page":
 		// Pages 1 to 40 of the score ordering, 1,000 calls.
 		for i := 0; i < 1000; i++ {
@@ -261,6 +271,22 @@ func TestCallgrindVote(t *testing.T) {
 			}
 		}
 	default:
-		t.Fatal("VOTING_CALLGRIND_PHASE: setup, vote, page or votes")
+		t.Fatal("VOTING_CALLGRIND_PHASE: setup, vote, page, votes, comments or comment-vote")
+	}
+}
+
+// callgrindVotes casts TestCallgrindVote's 3,000 votes with vote, the
+// same random users and votes each run: up, one in four down, by users
+// of 2,000 on the ids 1 to 1,000.
+func callgrindVotes(t *testing.T, vote func(ctx context.Context, user, id string, v VoteType) (VoteResult, error)) {
+	rng := rand.New(rand.NewSource(1))
+	for i := 0; i < 3000; i++ {
+		v := Upvote
+		if rng.Intn(4) == 0 {
+			v = Downvote
+		}
+		if _, err := vote(ctx, "user"+strconv.Itoa(rng.Intn(2000)), strconv.Itoa(1+rng.Intn(1000)), v); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -513,16 +513,22 @@ func otherStore(t testing.TB, s *Store, start time.Time, opts ...Option) (*Store
 // do not move.
 func expireRecord(t testing.TB, b *backend, s *Store, id string) {
 	t.Helper()
-	key := s.keys.votedKey(id)
+	expireKey(t, b, s.keys.votedKey(id), "voter record of "+id)
+}
+
+// expireKey lets the server's clock pass the end of key, which what
+// names in messages, and fails t unless the key is gone then.
+func expireKey(t testing.TB, b *backend, key, what string) {
+	t.Helper()
 	ttl := b.ttl(t, key)
 	if ttl == -1 {
-		t.Fatalf("voter record of %s has no TTL", id)
+		t.Fatalf("%s has no TTL", what)
 	}
 	if ttl > 0 {
 		b.elapse(ttl + 20*time.Millisecond)
 	}
 	if ttl := b.ttl(t, key); ttl != -2 {
-		t.Fatalf("voter record of %s: TTL %v past its end, want it gone", id, ttl)
+		t.Fatalf("%s: TTL %v past its end, want it gone", what, ttl)
 	}
 }
 
@@ -1206,67 +1212,83 @@ func TestConcurrentVotesAtClose(t *testing.T) {
 	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteWindow(time.Second), WithVoteWeight(0.1))
 		a := mustPost(t, s, "poster", "t")
-		const workers, usersEach = 6, 3
-		user := func(w, u int) string { return fmt.Sprintf("u%d.%d", w, u) }
-		last := make([][]VoteType, workers) // each user's last accepted vote
-		var accepted atomic.Int64
-		var wg sync.WaitGroup
-		errs := make(chan error, workers)
-		for w := range last {
-			last[w] = make([]VoteType, usersEach)
-			wg.Add(1)
-			go func(w int) {
-				defer wg.Done()
-				rng := rand.New(rand.NewSource(int64(w)))
-				for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
-					u, v := rng.Intn(usersEach), VoteType(rng.Intn(3)-1)
-					_, err := s.Vote(ctx, user(w, u), a.ID, v)
-					if errors.Is(err, ErrVotingClosed) {
-						return
-					}
-					if err != nil {
-						errs <- err
-						return
-					}
-					last[w][u] = v
-					accepted.Add(1)
-				}
-				errs <- errors.New("voting did not close")
-			}(w)
-		}
-		if b.mr != nil {
-			for deadline := time.Now().Add(5 * time.Second); accepted.Load() < 300 && time.Now().Before(deadline); {
-				time.Sleep(time.Millisecond)
-			}
-			b.mr.FastForward(time.Second)
-		}
-		wg.Wait()
-		close(errs)
-		for err := range errs {
-			t.Fatal(err)
-		}
-		up, down := int64(1), int64(0) // the poster's upvote
-		var users []string
-		for w := range last {
-			for u, v := range last[w] {
-				users = append(users, user(w, u))
-				switch v {
-				case Upvote:
-					up++
-				case Downvote:
-					down++
-				}
-			}
-		}
+		users, up, down, accepted := raceToClose(t, b, func(user string, v VoteType) error {
+			_, err := s.Vote(ctx, user, a.ID, v)
+			return err
+		})
 		got, err := s.Article(ctx, a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got.Upvotes != up || got.Downvotes != down || got.Score != float64(epoch.Unix())+0.1*float64(up-down) {
-			t.Fatalf("after %d accepted votes: article %+v, want %d up, %d down", accepted.Load(), got, up, down)
+			t.Fatalf("after %d accepted votes: article %+v, want %d up, %d down", accepted, got, up, down)
 		}
 		wantClosed(t, s, a.ID, users...)
 	})
+}
+
+// raceToClose casts random votes through vote, by 3 users from each of
+// 6 goroutines, until vote returns ErrVotingClosed: the item's voter
+// record (1 s on the server's clock) expires while they vote; on
+// miniredis, whose clock stands still, it fast-forwards a second once
+// 300 votes are in. Each user votes from one goroutine, so its last
+// accepted vote is known: raceToClose returns the users, the upvotes
+// and downvotes their last accepted votes make with the poster's own
+// upvote, and the votes accepted.
+func raceToClose(t *testing.T, b *backend, vote func(user string, v VoteType) error) (users []string, up, down, accepted int64) {
+	t.Helper()
+	const workers, usersEach = 6, 3
+	user := func(w, u int) string { return fmt.Sprintf("u%d.%d", w, u) }
+	last := make([][]VoteType, workers) // each user's last accepted vote
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, workers)
+	for w := range last {
+		last[w] = make([]VoteType, usersEach)
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(w)))
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+				u, v := rng.Intn(usersEach), VoteType(rng.Intn(3)-1)
+				err := vote(user(w, u), v)
+				if errors.Is(err, ErrVotingClosed) {
+					return
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+				last[w][u] = v
+				n.Add(1)
+			}
+			errs <- errors.New("voting did not close")
+		}(w)
+	}
+	if b.mr != nil {
+		for deadline := time.Now().Add(5 * time.Second); n.Load() < 300 && time.Now().Before(deadline); {
+			time.Sleep(time.Millisecond)
+		}
+		b.mr.FastForward(time.Second)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	up = 1 // the poster's upvote
+	for w := range last {
+		for u, v := range last[w] {
+			users = append(users, user(w, u))
+			switch v {
+			case Upvote:
+				up++
+			case Downvote:
+				down++
+			}
+		}
+	}
+	return users, up, down, n.Load()
 }
 
 // The benchmarks of the store's basic calls. Their harness, which builds

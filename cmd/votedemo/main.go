@@ -6,8 +6,10 @@
 // Every simulated day it posts 1,000 articles over a handful of groups;
 // 50 of them are interesting and collect at least 200 upvotes over their
 // first 20 hours, the rest a few random up and down votes. At the end of
-// each day it prints the top of the front page and of one group, and at
-// the end the time every interesting article spent in the top 100. It
+// each day it prints the top of the front page and of one group, with the
+// first comments, best first, of the threads readers start on the top two
+// articles (voting.Store.Thread), and at the end the time every
+// interesting article spent in the top 100. It
 // exits with status 1 if any of them stayed less than 24 hours, and 2 on
 // a bad flag or a Redis error.
 //

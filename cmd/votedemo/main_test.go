@@ -45,6 +45,8 @@ func TestSimulateClaimHolds(t *testing.T) {
 		"Front page, by score (top 3 of 240)",
 		`Group "redis", by score (top 3 of `,
 		"rank  id  title",
+		"Comments on #",
+		", best first (",
 		"3/3 interesting articles of day 2 stayed in the top 6 for >= 24h; min ",
 		"\nPASS\n",
 	} {

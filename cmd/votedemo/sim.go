@@ -129,6 +129,7 @@ type sim struct {
 	posted     int
 	votes      int
 	started    time.Time // wall clock, for the progress report
+	threads    *threads  // the day's comment threads (threads.go)
 }
 
 // simulate runs the scenario against pool under prefix, printing the
@@ -146,6 +147,7 @@ func simulate(ctx context.Context, pool voting.Pool, prefix string, out io.Write
 		tracked: make(map[string]*tracked),
 		groups:  make(map[string]int),
 		started: time.Now(),
+		threads: newThreads(cfg.Seed),
 	}
 	s.now.Store(epoch.Unix())
 	store, err := voting.New(pool,
@@ -362,6 +364,7 @@ func (s *sim) printHeader() {
 	fmt.Fprintf(s.out, "Score = post time in Unix seconds + %g per net vote: %d votes are worth a day.\n",
 		voting.DefaultVoteWeight, interestingVotes)
 	fmt.Fprintf(s.out, "Seed %d. * marks an interesting article; age is the time since posting.\n", c.Seed)
+	fmt.Fprintf(s.out, "Each day readers comment on the top %d articles; their threads read best first.\n", threadArticles)
 }
 
 // printDay prints the tables at the end of day d (from 1): the front page
@@ -379,7 +382,7 @@ func (s *sim) printDay(ctx context.Context, d int, top []voting.Article) error {
 	s.printTable(top, now)
 	fmt.Fprintf(s.out, "Group %q, by score (top %d of %s)\n", s.cfg.Group, s.cfg.Show, commas(s.groups[s.cfg.Group]))
 	s.printTable(group, now)
-	return nil
+	return s.printThreads(ctx, top)
 }
 
 func (s *sim) printTable(list []voting.Article, now time.Time) {

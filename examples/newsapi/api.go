@@ -80,6 +80,12 @@ func (a *api) routes() http.Handler {
 	mux.Handle("GET /users/{name}", a.handle(a.getUser))
 	mux.Handle("GET /users", a.handle(a.listUsers))
 	mux.Handle("PATCH /articles/{id}", a.handle(a.editArticle))
+	mux.Handle("POST /articles/{id}/comments", a.handle(a.postComment))
+	mux.Handle("GET /articles/{id}/comments", a.handle(a.listComments))
+	mux.Handle("GET /comments/{id}/replies", a.handle(a.listReplies))
+	mux.Handle("PUT /comments/{id}/vote", a.handle(a.voteComment))
+	mux.Handle("PATCH /comments/{id}", a.handle(a.editComment))
+	mux.Handle("DELETE /comments/{id}", a.handle(a.deleteComment))
 	mux.Handle("GET /healthz", a.handle(a.healthz))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Path; p != cleanPath(p) {
@@ -164,12 +170,14 @@ type article struct {
 	Score     float64   `json:"score"`
 	Upvotes   int64     `json:"upvotes"`
 	Downvotes int64     `json:"downvotes"`
+	Comments  int64     `json:"comments"` // its live comments, all levels
 }
 
 func toArticle(a voting.Article) article {
 	return article{
 		ID: a.ID, Title: a.Title, Link: a.Link, Poster: a.Poster,
 		Posted: a.Posted.UTC(), Score: a.Score, Upvotes: a.Upvotes, Downvotes: a.Downvotes,
+		Comments: a.Comments,
 	}
 }
 
@@ -306,6 +314,14 @@ func (a *api) deleteArticle(w http.ResponseWriter, r *http.Request) error {
 // PUT /articles/{id}/vote {"user": "bob", "vote": "up"}; "down", or
 // "none" to cancel.
 func (a *api) vote(w http.ResponseWriter, r *http.Request) error {
+	return a.castVote(w, r, a.store.Vote)
+}
+
+// castVote serves a vote request on the item {id} of the path, an
+// article or a comment: it decodes {"user": ..., "vote": ...}, casts the
+// vote with cast, and replies with its outcome.
+func (a *api) castVote(w http.ResponseWriter, r *http.Request,
+	cast func(ctx context.Context, user, id string, v voting.VoteType) (voting.VoteResult, error)) error {
 	var req struct {
 		User string           `json:"user"`
 		Vote *voting.VoteType `json:"vote"`
@@ -316,7 +332,7 @@ func (a *api) vote(w http.ResponseWriter, r *http.Request) error {
 	if req.Vote == nil {
 		return errNoVote
 	}
-	res, err := a.store.Vote(r.Context(), req.User, r.PathValue("id"), *req.Vote)
+	res, err := cast(r.Context(), req.User, r.PathValue("id"), *req.Vote)
 	if err != nil {
 		return a.voteError(err, *req.Vote)
 	}
@@ -383,14 +399,17 @@ type user struct {
 	Name string `json:"user"`
 	// The user's karma: with -karma only.
 	Karma *int64 `json:"karma,omitempty"`
-	// The first page of the user's posts, newest first, and of the
-	// articles they upvoted, latest first: with -user-pages only.
+	// The first page of the user's posts, newest first, of the
+	// articles they upvoted, latest first, and of their comments,
+	// newest first: with -user-pages only.
 	Submitted *[]article `json:"submitted,omitempty"`
 	Upvoted   *[]article `json:"upvoted,omitempty"`
+	Comments  *[]comment `json:"comments,omitempty"`
 }
 
 // GET /users/{name}: the user, their karma with -karma, and, with
-// -user-pages, the first page of their submitted and upvoted articles.
+// -user-pages, the first page of their submitted and upvoted articles
+// and of their latest comments.
 func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
 	if !a.karma && !a.userPages {
 		return featureOff("user pages and karma are off", "-user-pages or -karma")
@@ -412,8 +431,12 @@ func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		sub, up := toArticles(submitted), toArticles(upvoted)
-		u.Submitted, u.Upvoted = &sub, &up
+		comments, err := a.store.UserComments(r.Context(), u.Name, 1)
+		if err != nil {
+			return err
+		}
+		sub, up, com := toArticles(submitted), toArticles(upvoted), toComments(comments)
+		u.Submitted, u.Upvoted, u.Comments = &sub, &up, &com
 	}
 	a.reply(w, http.StatusOK, u)
 	return nil

@@ -164,7 +164,7 @@ func TestPostAndGet(t *testing.T) {
 		t.Fatalf("POST /articles: %d, Location %q: %s", rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
 	want := `{"id":"1","title":"Redis in Action","link":"https://example.com/1","poster":"alice",` +
-		`"posted":"2024-01-01T12:00:00Z","score":1704110832,"upvotes":1,"downvotes":0}` + "\n"
+		`"posted":"2024-01-01T12:00:00Z","score":1704110832,"upvotes":1,"downvotes":0,"comments":0}` + "\n"
 	if rec.Body.String() != want {
 		t.Errorf("POST /articles:\n got %s\nwant %s", rec.Body, want)
 	}
@@ -646,7 +646,7 @@ func TestErrors(t *testing.T) {
 		{413, "request body too large: the limit is 65536 bytes", "POST", "/articles", huge},
 		// The mux's own answers, as JSON.
 		{404, "not found", "GET", "/nowhere", ""},
-		{404, "not found", "GET", "/articles/1/comments", ""},
+		{404, "not found", "GET", "/articles/1/likes", ""},
 		{405, "method not allowed", "PUT", "/articles/1", ""},
 		{405, "method not allowed", "POST", "/groups/redis", ""},
 	} {

@@ -14,6 +14,12 @@
 //	GET    /users/{name}                   with -karma or -user-pages; else 404 feature_off
 //	GET    /users?page=1                   users by karma: with -karma; else 404 feature_off
 //	PATCH  /articles/{id}                  {"user":"alice","title":"...","link":"..."}: with -edit-window; else 404 feature_off
+//	POST   /articles/{id}/comments         {"poster":"bob","body":"...","parent":"1"} -> 201; parent "" or absent: on the article
+//	GET    /articles/{id}/comments?order=best&limit=200   the thread, best-first; order: best, top, new, old, hot, controversial
+//	GET    /comments/{id}/replies?order=best&limit=200    the replies under a comment, as a thread
+//	PUT    /comments/{id}/vote             {"user":"carol","vote":"up"}; the score is upvotes minus downvotes
+//	PATCH  /comments/{id}                  {"user":"bob","body":"..."}: with -edit-window; else 404 feature_off
+//	DELETE /comments/{id}                  -> 204; one with replies stays as {"deleted": true} without poster or body
 //	GET    /metrics                        Prometheus text
 //
 // A page of /articles or /groups/{group} reads
@@ -32,6 +38,13 @@
 // ...} as PUT /articles/{id}/vote gives, or {"code": "not_found",
 // "error": "...", "status": 404} with the status and error body that
 // route would fail with ("retry_after" included).
+//
+// A thread reads {"article": "1", "order": "best", "limit": 200,
+// "comments": [...]} ("comment" for replies), the comments in display
+// order, each followed by its replies, each with its "depth" (0 at the
+// top) and "more", its live replies the thread left out (voting.MaxThread
+// comments at most, voting.MaxThreadDepth levels). GET /users/{name}
+// with -user-pages lists the user's latest comments too.
 //
 // Errors come as {"code": "not_found", "error": "article not found:
 // \"9\""}: a stable code a client may switch on, and a message for a

@@ -22,6 +22,7 @@ type ruleFlags struct {
 	voteLimit                 int           // -vote-limit N/DURATION
 	votePer                   time.Duration //
 	postInterval              time.Duration // -post-interval
+	commentInterval           time.Duration // -comment-interval
 	repostAfter               time.Duration // -repost-after
 	editWindow                time.Duration // -edit-window
 }
@@ -43,8 +44,9 @@ func (f *ruleFlags) register(fs *flag.FlagSet) {
 		return nil
 	})
 	fs.DurationVar(&f.postInterval, "post-interval", 0, "the least time between two posts of one user (e.g. 15m); sooner gets 429")
+	fs.DurationVar(&f.commentInterval, "comment-interval", 0, "the least time between two comments of one user (e.g. 30s); sooner gets 429")
 	fs.DurationVar(&f.repostAfter, "repost-after", 0, "a link may be posted again this long after (e.g. 48h); sooner gets 409 and the article")
-	fs.DurationVar(&f.editWindow, "edit-window", 0, "how long a poster may PATCH their article (e.g. 15m); later, or anyone else, gets 403")
+	fs.DurationVar(&f.editWindow, "edit-window", 0, "how long a poster may PATCH their article or comment (e.g. 15m); later, or anyone else, gets 403")
 }
 
 // pairFlag parses "UP,DOWN" into *p.
@@ -78,6 +80,9 @@ func (f ruleFlags) options() []voting.Option {
 	}
 	if f.postInterval != 0 {
 		opts = append(opts, voting.WithPostInterval(f.postInterval))
+	}
+	if f.commentInterval != 0 {
+		opts = append(opts, voting.WithCommentInterval(f.commentInterval))
 	}
 	if f.repostAfter != 0 {
 		opts = append(opts, voting.WithRepostAfter(f.repostAfter))

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/votekit/voting"
+)
+
+// The service's comment threads: a comment on an article or a reply to
+// a comment, its votes, edits and deletes, and the threads read
+// best-first (voting.Store.Thread, Replies).
+
+// defaultThreadLimit is the comments a thread or replies request reads
+// without limit: a screenful of Reddit's.
+const defaultThreadLimit = 200
+
+// comment is a Comment as the API shows it. A deleted comment kept for
+// its replies has "deleted": true and no poster or body.
+type comment struct {
+	ID        string    `json:"id"`
+	Article   string    `json:"article"`
+	Parent    string    `json:"parent,omitempty"`
+	Poster    string    `json:"poster,omitempty"`
+	Body      string    `json:"body,omitempty"`
+	Posted    time.Time `json:"posted"`
+	Upvotes   int64     `json:"upvotes"`
+	Downvotes int64     `json:"downvotes"`
+	Replies   int64     `json:"replies"`
+	Deleted   bool      `json:"deleted,omitempty"`
+}
+
+func toComment(c voting.Comment) comment {
+	return comment{
+		ID: c.ID, Article: c.Article, Parent: c.Parent, Poster: c.Poster, Body: c.Body,
+		Posted: c.Posted.UTC(), Upvotes: c.Upvotes, Downvotes: c.Downvotes, Replies: c.Replies, Deleted: c.Deleted,
+	}
+}
+
+func toComments(list []voting.Comment) []comment {
+	out := make([]comment, len(list)) // [] in JSON, not null
+	for i, c := range list {
+		out[i] = toComment(c)
+	}
+	return out
+}
+
+// threadComment is a comment of a thread: its depth (0 for a reply to
+// the article, or to the comment whose replies are read) and the live
+// replies under it the thread left out ("load more").
+type threadComment struct {
+	comment
+	Depth int   `json:"depth"`
+	More  int64 `json:"more"`
+}
+
+// thread is the reply of GET /articles/{id}/comments and GET
+// /comments/{id}/replies: the comments in display order, each followed
+// by its replies.
+type thread struct {
+	Article  string          `json:"article,omitempty"`
+	Comment  string          `json:"comment,omitempty"`
+	Order    string          `json:"order"`
+	Limit    int             `json:"limit"`
+	Comments []threadComment `json:"comments"`
+}
+
+func toThread(list []voting.ThreadComment) []threadComment {
+	out := make([]threadComment, len(list))
+	for i, c := range list {
+		out[i] = threadComment{toComment(c.Comment), c.Depth, c.More}
+	}
+	return out
+}
+
+// POST /articles/{id}/comments {"poster": "bob", "body": "...", "parent": "3"}:
+// a comment on the article, or with parent a reply to one of its
+// comments.
+func (a *api) postComment(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		Poster string `json:"poster"`
+		Body   string `json:"body"`
+		Parent string `json:"parent"`
+	}
+	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	c, err := a.store.Comment(r.Context(), r.PathValue("id"), req.Parent, req.Poster, req.Body)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/comments/"+c.ID)
+	a.reply(w, http.StatusCreated, toComment(c))
+	return nil
+}
+
+// GET /articles/{id}/comments?order=best&limit=200: the article's
+// thread, filled best-first up to limit comments.
+func (a *api) listComments(w http.ResponseWriter, r *http.Request) error {
+	return a.readThread(w, r, a.store.Thread, func(t *thread, id string) { t.Article = id })
+}
+
+// GET /comments/{id}/replies?order=best&limit=200: the replies under a
+// comment, as a thread: its direct replies have depth 0.
+func (a *api) listReplies(w http.ResponseWriter, r *http.Request) error {
+	return a.readThread(w, r, a.store.Replies, func(t *thread, id string) { t.Comment = id })
+}
+
+// readThread serves a thread request on the item {id} of the path: it
+// reads the query (threadQuery), the thread with read, and replies with
+// it, its root named by root.
+func (a *api) readThread(w http.ResponseWriter, r *http.Request,
+	read func(ctx context.Context, id string, o voting.Order, limit int) ([]voting.ThreadComment, error),
+	root func(t *thread, id string)) error {
+	order, name, limit, err := threadQuery(r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("id")
+	list, err := read(r.Context(), id, order, limit)
+	if err != nil {
+		return err
+	}
+	t := thread{Order: name, Limit: limit, Comments: toThread(list)}
+	root(&t, id)
+	a.reply(w, http.StatusOK, t)
+	return nil
+}
+
+// threadQuery reads the order (default best) and limit (default
+// defaultThreadLimit, at most voting.MaxThread) of a thread request. The
+// store refuses the orders comments do not have (score-asc, and score
+// where the service does not keep it).
+func threadQuery(r *http.Request) (voting.Order, string, int, error) {
+	q := r.URL.Query()
+	name := q.Get("order")
+	if name == "" {
+		name = "best"
+	}
+	order, err := voting.ParseOrder(name)
+	if err != nil {
+		return 0, "", 0, fmt.Errorf("%w: order %q is not best, top, new, old, hot or controversial", errBadRequest, name)
+	}
+	limit := defaultThreadLimit
+	if s := q.Get("limit"); s != "" {
+		if limit, err = strconv.Atoi(s); err != nil {
+			return 0, "", 0, fmt.Errorf("%w: limit %q is not a number", errBadRequest, s)
+		}
+		if limit < 1 || limit > voting.MaxThread {
+			return 0, "", 0, invalid("invalid argument: limit %d is not between 1 and %d", limit, voting.MaxThread)
+		}
+	}
+	return order, name, limit, nil
+}
+
+// PUT /comments/{id}/vote {"user": "bob", "vote": "up"}; "down", or
+// "none" to cancel. The reply's score is the comment's points, upvotes
+// minus downvotes.
+func (a *api) voteComment(w http.ResponseWriter, r *http.Request) error {
+	return a.castVote(w, r, a.store.VoteComment)
+}
+
+// PATCH /comments/{id} {"user": "bob", "body": "..."}: the poster
+// changes the body within the edit window.
+func (a *api) editComment(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		User string `json:"user"`
+		Body string `json:"body"`
+	}
+	if a.rules.editWindow == 0 {
+		return featureOff("editing is off", "-edit-window")
+	}
+	if err := decode(w, r, &req); err != nil {
+		return err
+	}
+	c, err := a.store.EditComment(r.Context(), r.PathValue("id"), req.User, req.Body)
+	if errors.Is(err, voting.ErrNotAllowed) {
+		return forbidden(err, "only its poster may edit a comment, within %v of posting it", a.rules.editWindow)
+	}
+	if err != nil {
+		return err
+	}
+	a.reply(w, http.StatusOK, toComment(c))
+	return nil
+}
+
+// DELETE /comments/{id}: a comment without replies goes; one with
+// replies stays in its place as deleted, without poster or body.
+func (a *api) deleteComment(w http.ResponseWriter, r *http.Request) error {
+	if err := a.store.DeleteComment(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
