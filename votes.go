@@ -153,3 +153,19 @@ func (s *Store) parseReadVotes(replies []interface{}, n int) ([]VoteType, error)
 // identity returns the store's identity as it records it: the part of
 // its fence after the record's key (keys.go fence).
 func (s *Store) identity() string { return s.fence.(string)[len(s.keys.record)+1:] }
+
+// votesReply reads votes.lua's reply about n ids.
+func votesReply(op string, reply interface{}, err error, n int) ([]VoteType, []int64, error) {
+	status, rest, err := decode(reply, err)
+	if err == nil && status != statusOK {
+		err = fmt.Errorf("reply status %d", status)
+	}
+	if err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	votes, each, err := parseVotes(rest, n)
+	if err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return votes, each, nil
+}

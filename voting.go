@@ -418,22 +418,6 @@ func (s *Store) votesOf(ctx context.Context, op, user string, ids []string, exis
 	return votesReply(op, reply, err, len(ids))
 }
 
-// votesReply reads votes.lua's reply about n ids.
-func votesReply(op string, reply interface{}, err error, n int) ([]VoteType, []int64, error) {
-	status, rest, err := decode(reply, err)
-	if err == nil && status != statusOK {
-		err = fmt.Errorf("reply status %d", status)
-	}
-	if err != nil {
-		return nil, nil, opErr(op, err)
-	}
-	votes, each, err := parseVotes(rest, n)
-	if err != nil {
-		return nil, nil, opErr(op, err)
-	}
-	return votes, each, nil
-}
-
 // Delete removes the article and every trace of it, in one atomic step:
 // its fields, its place in every ordering and cached group page, its
 // voter records, its group memberships, its link and its entry on its
