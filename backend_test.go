@@ -282,7 +282,9 @@ func (c *hookConn) Send(cmd string, args ...interface{}) error {
 			return err
 		}
 	}
-	c.sent, c.args = append(c.sent, cmd), append(c.args, args)
+	if c.h.after != nil { // the after hook reads them with the replies
+		c.sent, c.args = append(c.sent, cmd), append(c.args, args)
+	}
 	return c.Conn.Send(cmd, args...)
 }
 

@@ -749,7 +749,8 @@ func seed(t testing.TB, s *Store, l *ledger, n int) []string {
 
 // TestScriptFlush empties the server's script cache before each method
 // and while a load runs: EVALSHA gets NOSCRIPT and falls back to EVAL,
-// and every call succeeds. VoteBatch sends EVAL and never sees NOSCRIPT.
+// and every call succeeds. VoteBatch sends EVAL and never sees NOSCRIPT;
+// VotesOf runs no script (votes.go).
 // The store runs scripts, as on a server without Functions;
 // TestFunctionFlush flushes the library.
 func TestScriptFlush(t *testing.T) {
@@ -778,7 +779,7 @@ func TestScriptFlush(t *testing.T) {
 			if err := m.call(ctx, s, id); err != nil {
 				t.Fatalf("%s after SCRIPT FLUSH: %v", m.name, err)
 			}
-			if n := noscripts.Load() - before; (n == 0) != (m.name == "VoteBatch") {
+			if n := noscripts.Load() - before; (n == 0) != (m.name == "VoteBatch" || m.name == "VotesOf") {
 				t.Errorf("%s after SCRIPT FLUSH: %d NOSCRIPT replies", m.name, n)
 			}
 		})
