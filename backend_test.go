@@ -253,7 +253,13 @@ func (c *hookConn) DoContext(ctx context.Context, cmd string, args ...interface{
 // pending is Do(""): it reads the replies of the commands sent, each
 // through the after hook.
 func (c *hookConn) pending(ctx context.Context) (interface{}, error) {
-	v, err := redis.DoContext(c.Conn, ctx, "")
+	var v interface{}
+	var err error
+	if ctx.Done() == nil { // as DoContext does: no goroutine for a context that cannot end
+		v, err = c.Conn.Do("")
+	} else {
+		v, err = redis.DoContext(c.Conn, ctx, "")
+	}
 	replies, ok := v.([]interface{})
 	if err != nil || !ok {
 		c.sent, c.args = nil, nil

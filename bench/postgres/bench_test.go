@@ -447,6 +447,9 @@ func BenchmarkPageView(b *testing.B) {
 					})
 				}
 			}
+			if nsPerOp[0][0] == 0 || nsPerOp[0][1] == 0 {
+				continue // not run: -bench left a side out
+			}
 			ratios, cpuRatios := make([]float64, rounds), make([]float64, rounds)
 			for r := range nsPerOp {
 				ratios[r] = nsPerOp[r][1] / nsPerOp[r][0]
