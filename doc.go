@@ -405,7 +405,8 @@
 // replica has from its primary, or, where it has not (yet), as read-only
 // scripts (EVALSHA_RO, falling back to EVAL_RO): forms a replica runs,
 // which need Redis 7.0 or later on the read pool's servers; an older
-// server gets an error that says so. Writes, and the
+// server gets an error that says so. VotesOf reads there with plain
+// commands (see its documentation). Writes, and the
 // reads that guard them, stay on the primary. Without the option every
 // call runs on the primary. miniredis (v2.40) runs EVALSHA_RO and EVAL_RO
 // too, but does not replicate: tests on it pass the same server as both.
