@@ -12,11 +12,11 @@ import (
 // every call (its arguments made into Lua tables, the identity check's
 // GET through Lua), and each redis.call in it costs about what a plain
 // command costs; VotesOf's work is one HGET an id, so as a script
-// (votes.lua) it cost Redis two thirds of the page of 25 it decorates,
-// and as plain commands it costs a third (BENCHMARKS.md, "Client
-// allocations"). So it sends a pipeline on one connection, in one round
-// trip: the store's record, the type of its id counter, and one HGET an
-// id. What the script guarded stays guarded:
+// (votes.lua) it cost Redis 0.63 of the instructions of the page of 25
+// it decorates, and as plain commands it costs 0.36 (BENCHMARKS.md,
+// "Client allocations"). So it sends a pipeline on one connection, in
+// one round trip: the store's record, the type of its id counter, and
+// one HGET an id. What the script guarded stays guarded:
 //
 //   - the store's identity: readVotes refuses what lib/base.lua identity
 //     refuses a read (checkRead), from the record and the id counter's

@@ -371,7 +371,7 @@ func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
 // none, no such article exists, or the voter record holds something other
 // than a vote (written by hand). At most [MaxBatch] ids. It runs no
 // script: it reads the store's record and an HGET an id in one pipeline,
-// which costs Redis about half what a script would (votes.go), and it
+// which costs Redis about 60% of what a script would (votes.go), and it
 // refuses a store of another layout as the scripts do. Unlike them it is
 // not one atomic read: a vote cast while it runs may show on one article
 // and not yet on another.
