@@ -67,7 +67,7 @@ func (s *Store) readVotes(ctx context.Context, op, user string, ids []string) ([
 	}
 	replies, err := redis.Values(do(ctx, c, "", nil))
 	if err != nil {
-		return nil, opErr(op, err)
+		return nil, opErr(op, scriptError(err))
 	}
 	votes, err := s.parseReadVotes(replies, len(ids))
 	if err != nil {
