@@ -226,8 +226,8 @@ func (c *hookConn) Do(cmd string, args ...interface{}) (interface{}, error) {
 }
 
 func (c *hookConn) DoContext(ctx context.Context, cmd string, args ...interface{}) (interface{}, error) {
-	if cmd == "" { // the pool's flush on Close
-		return redis.DoContext(c.Conn, ctx, cmd, args...)
+	if cmd == "" { // every pending reply (a pipeline's), or the pool's flush on Close
+		return c.pending(ctx)
 	}
 	c.h.trips.Add(1)
 	if c.h.before != nil {
@@ -250,13 +250,47 @@ func (c *hookConn) DoContext(ctx context.Context, cmd string, args ...interface{
 	return v, err
 }
 
+// pending is Do(""): it reads the replies of the commands sent, each
+// through the after hook.
+func (c *hookConn) pending(ctx context.Context) (interface{}, error) {
+	var v interface{}
+	var err error
+	if ctx.Done() == nil { // as DoContext does: no goroutine for a context that cannot end
+		v, err = c.Conn.Do("")
+	} else {
+		v, err = redis.DoContext(c.Conn, ctx, "")
+	}
+	replies, ok := v.([]interface{})
+	if err != nil || !ok {
+		c.sent, c.args = nil, nil
+		return v, err
+	}
+	for i := range replies {
+		if i >= len(c.sent) || c.h.after == nil {
+			continue
+		}
+		var e error
+		if re, ok := replies[i].(redis.Error); ok {
+			replies[i], e = nil, re
+		}
+		replies[i], e = c.h.after(c.sent[i], c.args[i], replies[i], e)
+		if e != nil {
+			replies[i] = e
+		}
+	}
+	c.sent, c.args = nil, nil
+	return replies, nil
+}
+
 func (c *hookConn) Send(cmd string, args ...interface{}) error {
 	if c.h.before != nil {
 		if err := c.h.before(cmd, args); err != nil {
 			return err
 		}
 	}
-	c.sent, c.args = append(c.sent, cmd), append(c.args, args)
+	if c.h.after != nil { // the after hook reads them with the replies
+		c.sent, c.args = append(c.sent, cmd), append(c.args, args)
+	}
 	return c.Conn.Send(cmd, args...)
 }
 
@@ -723,12 +757,13 @@ func randomVotes(b *testing.B, ctx context.Context, f *benchFixture, s *Store, n
 }
 
 // measure starts counting f's round trips for b, the time Redis spends
-// running scripts and the CPU time of the Redis process, and empties the
+// running scripts (and the commands cmds, lowercase, as INFO
+// commandstats names them) and the CPU time of the Redis process, and empties the
 // server's SLOWLOG; the function it returns reports the three per op and
 // fails b for any command of 10 ms or more. Call it after setup, with the
 // timer reset.
-func measure(b *testing.B, f *benchFixture) (report func()) {
-	m := meter(b, f.pool, 10*time.Millisecond)
+func measure(b *testing.B, f *benchFixture, cmds ...string) (report func()) {
+	m := meter(b, f.pool, 10*time.Millisecond, cmds...)
 	start := f.hooks.trips.Load()
 	return func() {
 		b.StopTimer()
@@ -830,17 +865,30 @@ func commandUsage(tb testing.TB, pool *redis.Pool, cmds []string) (calls, usec i
 type serverMeter struct {
 	pool        *redis.Pool
 	cpu         float64 // serverCPU at the start
-	calls, usec int64   // scriptStats at the start
+	calls, usec int64   // stats at the start
+	cmds        []string
+}
+
+// stats returns the calls of scripts and of m's commands, and the
+// microseconds the server spent in them.
+func (m *serverMeter) stats(tb testing.TB) (calls, usec int64) {
+	tb.Helper()
+	calls, usec = scriptStats(tb, m.pool)
+	if len(m.cmds) > 0 {
+		c, u := commandUsage(tb, m.pool, m.cmds)
+		calls, usec = calls+c, usec+u
+	}
+	return calls, usec
 }
 
 // meter empties the server's SLOWLOG, which from then logs every command
 // of from or more (resetSlowLog), and starts measuring the server's CPU
 // and its scripts.
-func meter(tb testing.TB, pool *redis.Pool, from time.Duration) *serverMeter {
+func meter(tb testing.TB, pool *redis.Pool, from time.Duration, cmds ...string) *serverMeter {
 	tb.Helper()
 	resetSlowLog(tb, pool, from)
-	m := &serverMeter{pool: pool}
-	m.calls, m.usec = scriptStats(tb, pool)
+	m := &serverMeter{pool: pool, cmds: cmds}
+	m.calls, m.usec = m.stats(tb)
 	m.cpu = serverCPU(tb, pool) // last: the INFO commands above are not counted
 	return m
 }
@@ -850,7 +898,7 @@ func meter(tb testing.TB, pool *redis.Pool, from time.Duration) *serverMeter {
 func (m *serverMeter) used(tb testing.TB) (cpu float64, calls, usec int64) {
 	tb.Helper()
 	cpu = serverCPU(tb, m.pool) - m.cpu
-	calls, usec = scriptStats(tb, m.pool)
+	calls, usec = m.stats(tb)
 	return cpu, calls - m.calls, usec - m.usec
 }
 

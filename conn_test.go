@@ -384,11 +384,16 @@ func (c *clusterConn) Bind(keys ...string) error {
 // appends names to.
 func (c *clusterConn) record(how, cmd string, args []interface{}) {
 	c.log = append(c.log, how+" "+cmd)
-	if (cmd == "EVALSHA" || cmd == "EVAL" || cmd == "FCALL" || cmd == "FCALL_RO") && len(args) > 1 {
+	switch {
+	case (cmd == "EVALSHA" || cmd == "EVAL" || cmd == "FCALL" || cmd == "FCALL_RO") && len(args) > 1:
 		for _, a := range args[2:] {
 			if s, ok := a.(string); ok && strings.HasPrefix(s, "{") {
 				c.keys = append(c.keys, s)
 			}
+		}
+	case cmd == "GET" || cmd == "TYPE" || cmd == "HGET": // VotesOf's pipeline
+		if s, ok := args[0].(string); ok {
+			c.keys = append(c.keys, s)
 		}
 	}
 }
@@ -470,8 +475,9 @@ func eachMethod(t *testing.T, s *Store, fn func(m method, id string)) {
 
 // TestBind runs every method through clusterPool and checks what each
 // connection was asked: a Bind to a key of the store first and once, then
-// the method's script (VoteBatch: Send, Flush, Receive), every key and
-// key prefix of which is in the bound key's slot. A failing Bind is
+// the method's script (VoteBatch: Send, Flush, Receive; VotesOf: a
+// pipeline of reads), every key and key prefix of which is in the bound
+// key's slot. A failing Bind is
 // returned by every method, and nothing is sent.
 func TestBind(t *testing.T) {
 	if got, want := methodNames(&clusterPool{}), []string{"Get"}; !reflect.DeepEqual(got, want) {
@@ -795,7 +801,8 @@ func seed(t testing.TB, s *Store, l *ledger, n int) []string {
 
 // TestScriptFlush empties the server's script cache before each method
 // and while a load runs: EVALSHA gets NOSCRIPT and falls back to EVAL,
-// and every call succeeds. VoteBatch sends EVAL and never sees NOSCRIPT.
+// and every call succeeds. VoteBatch sends EVAL and never sees NOSCRIPT;
+// VotesOf runs no script (votes.go).
 // The store runs scripts, as on a server without Functions;
 // TestFunctionFlush flushes the library.
 func TestScriptFlush(t *testing.T) {
@@ -817,7 +824,7 @@ func TestScriptFlush(t *testing.T) {
 			if err := m.call(ctx, s, id); err != nil {
 				t.Fatalf("%s after SCRIPT FLUSH: %v", m.name, err)
 			}
-			if n := noscripts.Load() - before; (n == 0) != (m.name == "VoteBatch") {
+			if n := noscripts.Load() - before; (n == 0) != (m.name == "VoteBatch" || m.name == "VotesOf") {
 				t.Errorf("%s after SCRIPT FLUSH: %d NOSCRIPT replies", m.name, n)
 			}
 		})

@@ -336,9 +336,11 @@
 // where they are equal, and a read where the layouts are; otherwise the
 // call returns an error wrapping [ErrIncompatible] that names the
 // difference ("karma 1,-1 here, off in the store", "layout 2, this
-// library reads 4") and changes nothing. A store with data (an id at
-// {prefix}:seq) and no record was written by a version before layouts
-// were recorded: every call but Drop gets ErrIncompatible. Upgrading
+// library reads 4") and changes nothing. VotesOf, which runs no script,
+// reads the record in its pipeline and makes a read's check in Go. A
+// store with data (an id at {prefix}:seq) and no record was written by a
+// version before layouts were recorded: every call but Drop gets
+// ErrIncompatible. Upgrading
 // from such a version whose articles are already records of layout 3
 // (strings, as this version writes them) is one step before the new
 // processes start: Reconfigure, from a store of the site's options
@@ -471,7 +473,11 @@
 // and each call is either applied whole, exactly once, on one node, or
 // not at all, with an error wrapping [ErrTryAgain]; nothing the store
 // writes can land on the target ahead of the keys being moved, so the
-// move never meets BUSYKEY. Calls are refused for as long as the move of
+// move never meets BUSYKEY. VotesOf, a pipeline of reads that writes
+// nothing, needs no fence: a node whose slot moves answers each of its
+// commands from a key it holds, or refuses it (ASK), so it reads no key
+// that has left or has yet to arrive, and fails with ErrTryAgain where a
+// key has moved. Calls are refused for as long as the move of
 // the slot lasts (MIGRATE moves a few keys a batch: about a second for
 // ten thousand keys); a call retried after ErrTryAgain succeeds once the
 // move is over, when the source answers MOVED and a cluster-aware pool
@@ -493,7 +499,7 @@
 // To use redisc's RetryConn, wrap it in a connection that still binds
 // the *redisc.Conn under it (redisc.BindConn), as reshard_test.go's
 // retryPool does; RetryConn cannot pipeline, so VoteBatch then sends
-// one script a round trip. A
+// one script a round trip, and VotesOf runs as a script. A
 // plain *redis.Pool dialling the owner of the slot (CLUSTER KEYSLOT
 // "{prefix}", then CLUSTER SHARDS) works too, but must be re-pointed by
 // hand when the slot moves. Where the pool's connections do not support
@@ -510,7 +516,8 @@
 // replica has from its primary, or, where it has not (yet), as read-only
 // scripts (EVALSHA_RO, falling back to EVAL_RO): forms a replica runs,
 // which need Redis 7.0 or later on the read pool's servers; an older
-// server gets an error that says so. Writes, and the
+// server gets an error that says so. VotesOf reads there with plain
+// commands (see its documentation). Writes, and the
 // reads that guard them, stay on the primary. Without the option every
 // call runs on the primary. miniredis (v2.40) runs EVALSHA_RO and EVAL_RO
 // too, but does not replicate: tests on it pass the same server as both.
@@ -601,7 +608,8 @@
 // [Store.RemoveFromGroups] do work in proportion to the groups the
 // article joins or leaves, at most [MaxArticleGroups], however many
 // names they are given. [Store.VoteBatch] sends its ballots as a pipeline
-// of short scripts in one round trip. [Store.Thread] and
+// of short scripts in one round trip, and [Store.VotesOf] its reads as a
+// pipeline of plain commands, an HGET an id. [Store.Thread] and
 // [Store.Replies] do work in proportion to their limit, at most
 // [MaxThread] comments, however large the thread; [Store.Comment] and
 // [Store.DeleteComment] in proportion to the comment's depth, at most

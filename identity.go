@@ -138,6 +138,35 @@ func parseIncompatible(msg string) (error, bool) {
 	return &incompatibleError{recorded: strings.TrimSpace(recorded), here: here}, true
 }
 
+// checkRead is lib/base.lua identity's check of a read, for the read
+// that runs without a script (VotesOf, votes.go): record is the store's
+// record as GET returned it (nil for none) and seqType the type of its
+// id counter, here this store's identity. A read passes where the record
+// is of this layout, whatever the options, and on an empty store (no
+// record, no id counter); a store with data and no record, or with a
+// record of another layout, gets an *incompatibleError.
+func checkRead(record []byte, seqType, here string) error {
+	switch {
+	case string(record) == here:
+		return nil
+	case record == nil && seqType != "string":
+		return nil
+	case record != nil && leadingDigits(string(record)) == leadingDigits(here):
+		return nil
+	}
+	return &incompatibleError{recorded: string(record), here: here}
+}
+
+// leadingDigits returns the digits s starts with, as lib/base.lua
+// identity's match of '^%d+' does: a record's layout.
+func leadingDigits(s string) string {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return s[:i]
+}
+
 // difference names how the recorded identity differs from here, this
 // store's: "layout 2, this library reads 3", "karma off here, 1,-1 in the
 // store".

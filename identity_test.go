@@ -38,6 +38,9 @@ func TestIdentityRecorded(t *testing.T) {
 		if _, err := s.Vote(ctx, "bob", "1", Upvote); !errors.Is(err, ErrNotFound) {
 			t.Fatalf("Vote on an empty store = %v", err)
 		}
+		if v, err := s.VotesOf(ctx, "bob", []string{"1", "2"}); err != nil || v[0] != NoVote || v[1] != NoVote {
+			t.Fatalf("VotesOf on an empty store = %v, %v", v, err)
+		}
 		if keys := b.storeKeys(t, s); len(keys) != 0 {
 			t.Fatalf("a refused Vote wrote %v", keys)
 		}
@@ -113,6 +116,9 @@ func TestIncompatibleOptions(t *testing.T) {
 		if list, err := other.Articles(ctx, ScoreDesc, 1); err != nil || len(list) != 1 {
 			t.Errorf("Articles = %v, %v", list, err)
 		}
+		if v, err := other.VotesOf(ctx, "bob", []string{a.ID}); err != nil || v[0] != Upvote {
+			t.Errorf("VotesOf = %v, %v", v, err)
+		}
 		// The recorded store writes on.
 		mustVote(t, s, "carol", a.ID, Upvote)
 	})
@@ -140,6 +146,8 @@ func TestOldLayout(t *testing.T) {
 				"Article":  func() error { _, err := s.Article(ctx, "1"); return err },
 				"Articles": func() error { _, err := s.Articles(ctx, ScoreDesc, 1); return err },
 				"Count":    func() error { _, err := s.Count(ctx); return err },
+				"VoteOf":   func() error { _, err := s.VoteOf(ctx, "bob", "1"); return err },
+				"VotesOf":  func() error { _, err := s.VotesOf(ctx, "bob", []string{"1"}); return err },
 				"Vote":     func() error { _, err := s.Vote(ctx, "bob", "1", Upvote); return err },
 				"Post":     func() error { _, err := s.Post(ctx, "bob", "t", ""); return err },
 				"Delete":   func() error { return s.Delete(ctx, "1") },

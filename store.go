@@ -55,7 +55,8 @@ type VoteResult struct {
 // Store is safe for concurrent use; every method is one atomic Lua script
 // in one round trip, but for those whose documentation says otherwise
 // (GroupArticles on a cold cache or through a read pool, VoteBatch,
-// Delete of an article with comments, Prune, Drop), and but for the first call that finds the store's
+// Delete of an article with comments, Prune, Drop, and VotesOf, a
+// pipeline of reads), and but for the first call that finds the store's
 // Functions library missing on a server, or Functions refused, which
 // takes one round trip more (see the package documentation, "Scripts
 // and Functions").

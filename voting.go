@@ -351,7 +351,12 @@ func (s *Store) VoteOf(ctx context.Context, user, id string) (VoteType, error) {
 // VotesOf returns user's vote on each of ids, in one round trip, so a page
 // can show its arrows: votes[i] is the vote on ids[i], [NoVote] where there is
 // none, no such article exists, or the voter record holds something other
-// than a vote (written by hand). At most [MaxBatch] ids.
+// than a vote (written by hand). At most [MaxBatch] ids. It runs no
+// script: it reads the store's record and an HGET an id in one pipeline,
+// which costs Redis about 60% of what a script would (votes.go), and it
+// refuses a store of another layout as the scripts do. Unlike them it is
+// not one atomic read: a vote cast while it runs may show on one article
+// and not yet on another.
 func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteType, error) {
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "VotesOf", Count: len(ids)}, func(ctx context.Context) ([]VoteType, error) { return s.VotesOf(ctx, user, ids) })
@@ -364,14 +369,13 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 		return nil, opErr(op, err)
 	}
 	if !slices.ContainsFunc(ids, func(id string) bool { return !canonicalID(id) }) && len(ids) > 0 {
-		votes, _, err := s.votesOf(ctx, op, user, ids, false)
-		return votes, err
+		return s.readVotes(ctx, op, user, ids)
 	}
 	asked, at := canonicalIDs(ids) // the ids that may exist, and their indexes in ids
 	if len(asked) == 0 {
 		return make([]VoteType, len(ids)), nil
 	}
-	got, _, err := s.votesOf(ctx, op, user, asked, false)
+	got, err := s.readVotes(ctx, op, user, asked)
 	if err != nil {
 		return nil, err
 	}
@@ -390,18 +394,8 @@ func spreadVotes(n int, at []int, got []VoteType) []VoteType {
 // votesOf reads user's votes on ids, and with exists tells the ids of
 // no article (statusNotFound) from those whose voting closed.
 func (s *Store) votesOf(ctx context.Context, op, user string, ids []string, exists bool) ([]VoteType, []int64, error) {
-	status, rest, err := decode(s.evalRoom(ctx, votesScript, s.votesArgs(user, ids, exists), true))
-	if err == nil && status != statusOK {
-		err = fmt.Errorf("reply status %d", status)
-	}
-	if err != nil {
-		return nil, nil, opErr(op, err)
-	}
-	votes, each, err := parseVotes(rest, len(ids))
-	if err != nil {
-		return nil, nil, opErr(op, err)
-	}
-	return votes, each, nil
+	reply, err := s.evalRoom(ctx, votesScript, s.votesArgs(user, ids, exists), true)
+	return votesReply(op, reply, err, len(ids))
 }
 
 // Delete removes the article and every trace of it, in one atomic step:

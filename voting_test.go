@@ -1356,7 +1356,8 @@ func benchArticlesPage(b *testing.B, f *benchFixture, page int) {
 	report()
 }
 
-// BenchmarkVotesOf reads one user's votes on a page of 25 articles.
+// BenchmarkVotesOf reads one user's votes on a page of 25 articles; its
+// redis-µs/op is the time of its pipeline's commands (votes.go).
 func BenchmarkVotesOf(b *testing.B) {
 	f := sized(b, 1000)
 	ctx := context.Background()
@@ -1367,7 +1368,7 @@ func BenchmarkVotesOf(b *testing.B) {
 	user := benchPoster(1) // the poster of some of them
 	b.ReportAllocs()
 	b.ResetTimer()
-	report := measure(b, f)
+	report := measure(b, f, "get", "type", "hget")
 	for i := 0; i < b.N; i++ {
 		if _, err := f.store.VotesOf(ctx, user, ids); err != nil {
 			b.Fatal(err)

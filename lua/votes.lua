@@ -3,7 +3,8 @@ local scoreKey = KEYS[1] -- the store's slot, for routing
 local user, articlePrefix, votedPrefix, exists = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- exists: '1' to tell an article that does not exist from one whose
 -- voting closed (VoteOf), '0' not to (VotesOf, which reads both as no
--- vote). ARGV[5..]: the ids.
+-- vote, and runs this script only on a connection that cannot pipeline:
+-- it reads the same with plain commands, votes.go). ARGV[5..]: the ids.
 -- Reply: {OK, votes}: votes holds one byte per id: '+' up, '-' down, '0'
 -- none, 'n' (with exists '1') the article does not exist, 'c' the user's
 -- voter record holds anything but 1 or -1.

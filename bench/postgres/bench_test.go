@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,6 +66,7 @@ type sides struct {
 	store *voting.Store
 	pool  *redis.Pool
 	db    *sql.DB
+	pg    *Server
 }
 
 var (
@@ -112,7 +115,7 @@ func load() (*sides, error) {
 		return nil, err
 	}
 	stops = append(stops, func() { rs.Stop(); os.RemoveAll(dir) })
-	s := &sides{pool: &redis.Pool{
+	s := &sides{pg: pg, pool: &redis.Pool{
 		MaxIdle: conns, MaxActive: conns, Wait: true,
 		Dial: func() (redis.Conn, error) { return redis.Dial("tcp", rs.Addr) },
 	}}
@@ -352,16 +355,23 @@ func pageIDs(list []voting.Article) ([]int64, []string) {
 // BenchmarkPageView reads a page view, a page of 25 articles by score and
 // the viewer's votes on them (two round trips on each side), from 8
 // callers per CPU, on each side, on page 1 and page 40; and each of the
-// two reads alone. The viewers are random users.
+// two reads alone. The viewers are random users. The two sides take
+// turns, in rounds (pageViewRounds, 5 unless VOTING_PG_ROUNDS says), so
+// that each pair runs under the same load on a shared machine; after the
+// rounds, <what>/page<n>/ratio reports x-postgres, PostgreSQL's time per
+// op over the store's (the store's throughput over PostgreSQL's), the
+// median over the rounds of the ratio within a round, and its lowest and
+// highest, and the log (-v) prints each round's.
 func BenchmarkPageView(b *testing.B) {
 	s := data(b)
 	type side struct {
-		name  string
-		page  func(ctx context.Context, page int) ([]int64, []string, error)
-		votes func(ctx context.Context, user string, ids []int64, strs []string) error
+		name    string
+		servers func() []int // the server's processes
+		page    func(ctx context.Context, page int) ([]int64, []string, error)
+		votes   func(ctx context.Context, user string, ids []int64, strs []string) error
 	}
 	sides := []side{
-		{"redis",
+		{"redis", s.redisPids,
 			func(ctx context.Context, page int) ([]int64, []string, error) {
 				list, err := s.store.Articles(ctx, voting.ScoreDesc, page)
 				if err != nil {
@@ -373,7 +383,7 @@ func BenchmarkPageView(b *testing.B) {
 				_, err := s.store.VotesOf(ctx, user, strs)
 				return err
 			}},
-		{"postgres",
+		{"postgres", s.pg.pids,
 			func(ctx context.Context, page int) ([]int64, []string, error) {
 				list, err := pgPage(ctx, s.db, page)
 				if err != nil {
@@ -388,43 +398,97 @@ func BenchmarkPageView(b *testing.B) {
 			}},
 	}
 	ctx := context.Background()
+	rounds := pageViewRounds()
 	for _, what := range []string{"view", "page", "votes"} {
 		for _, page := range []int{1, 40} {
-			for _, sd := range sides {
-				b.Run(fmt.Sprintf("%s/page%d/%s", what, page, sd.name), func(b *testing.B) {
-					ids, strs, err := sd.page(ctx, page) // for the votes alone
-					if err != nil {
-						b.Fatal(err)
-					}
-					var seed int64
-					var mu sync.Mutex
-					b.SetParallelism(8)
-					b.ReportAllocs()
-					b.ResetTimer()
-					b.RunParallel(func(pb *testing.PB) {
-						mu.Lock()
-						seed++
-						rng := rand.New(rand.NewSource(seed))
-						mu.Unlock()
-						for pb.Next() {
-							var err error
-							ids, strs := ids, strs
-							if what != "votes" {
-								ids, strs, err = sd.page(ctx, page)
-							}
-							if err == nil && what != "page" {
-								err = sd.votes(ctx, user(rng.Intn(nUsers)), ids, strs)
-							}
-							if err != nil {
-								b.Error(err)
-								return
-							}
+			nsPerOp := make([][2]float64, rounds) // each round's, redis then postgres
+			cpuPerOp := make([][2]float64, rounds)
+			for r := 0; r < rounds; r++ {
+				for k, sd := range sides {
+					b.Run(fmt.Sprintf("%s/page%d/%s", what, page, sd.name), func(b *testing.B) {
+						ids, strs, err := sd.page(ctx, page) // for the votes alone
+						if err != nil {
+							b.Fatal(err)
 						}
+						var seed int64
+						var mu sync.Mutex
+						b.SetParallelism(8)
+						b.ReportAllocs()
+						client, server := selfCPU(), processesCPU(sd.servers())
+						b.ResetTimer()
+						b.RunParallel(func(pb *testing.PB) {
+							mu.Lock()
+							seed++
+							rng := rand.New(rand.NewSource(seed))
+							mu.Unlock()
+							for pb.Next() {
+								var err error
+								ids, strs := ids, strs
+								if what != "votes" {
+									ids, strs, err = sd.page(ctx, page)
+								}
+								if err == nil && what != "page" {
+									err = sd.votes(ctx, user(rng.Intn(nUsers)), ids, strs)
+								}
+								if err != nil {
+									b.Error(err)
+									return
+								}
+							}
+						})
+						b.StopTimer()
+						client, server = selfCPU()-client, processesCPU(sd.servers())-server
+						n := float64(b.N)
+						b.ReportMetric(float64(client.Microseconds())/n, "client-cpu-µs/op")
+						b.ReportMetric(float64(server.Microseconds())/n, "server-cpu-µs/op")
+						// The last run, of b.N ops, stays.
+						nsPerOp[r][k] = float64(b.Elapsed().Nanoseconds()) / n
+						cpuPerOp[r][k] = float64((client + server).Nanoseconds()) / n
 					})
-				})
+				}
 			}
+			if nsPerOp[0][0] == 0 || nsPerOp[0][1] == 0 {
+				continue // not run: -bench left a side out
+			}
+			ratios, cpuRatios := make([]float64, rounds), make([]float64, rounds)
+			for r := range nsPerOp {
+				ratios[r] = nsPerOp[r][1] / nsPerOp[r][0]
+				cpuRatios[r] = cpuPerOp[r][1] / cpuPerOp[r][0]
+			}
+			b.Logf("%s/page%d: PostgreSQL's time over the store's, round by round: %.2f; CPU: %.2f", what, page, ratios, cpuRatios)
+			slices.Sort(ratios)
+			slices.Sort(cpuRatios)
+			b.Run(fmt.Sprintf("%s/page%d/ratio", what, page), func(b *testing.B) {
+				b.ReportMetric(ratios[len(ratios)/2], "x-postgres")
+				b.ReportMetric(ratios[0], "x-postgres-min")
+				b.ReportMetric(ratios[len(ratios)-1], "x-postgres-max")
+				b.ReportMetric(cpuRatios[len(cpuRatios)/2], "x-postgres-cpu")
+			})
 		}
 	}
+}
+
+// redisPids returns the redis-server's process, from INFO.
+func (s *sides) redisPids() []int {
+	c := s.pool.Get()
+	defer c.Close()
+	text, _ := redis.String(c.Do("INFO", "server"))
+	for _, line := range strings.Split(text, "\r\n") {
+		if v, ok := strings.CutPrefix(line, "process_id:"); ok {
+			pid, _ := strconv.Atoi(v)
+			return []int{pid}
+		}
+	}
+	return nil
+}
+
+// pageViewRounds is the rounds of BenchmarkPageView: VOTING_PG_ROUNDS,
+// or 5.
+func pageViewRounds() int {
+	if n, err := strconv.Atoi(os.Getenv("VOTING_PG_ROUNDS")); err == nil && n > 0 {
+		return n
+	}
+	return 5
 }
 
 func ids(list []voting.Article) []string {

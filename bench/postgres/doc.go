@@ -12,7 +12,10 @@
 // It is a module of its own so that the store's module gains no
 // dependency. Run it with
 //
-//	cd bench/postgres && go test -run '^$' -bench PageView -benchtime 5s
+//	cd bench/postgres && go test -run '^$' -bench PageView -benchtime 1s
+//
+// The two sides take turns in rounds, and each ratio sub-benchmark gives
+// the median of the rounds' ratios (BenchmarkPageView).
 //
 // Each side runs on a private server started for the run: redis-server
 // (internal/redistest) and a PostgreSQL cluster made by initdb in a

@@ -1,0 +1,171 @@
+package voting
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// VotesOf reads without a script. A script costs Redis a fixed price on
+// every call (its arguments made into Lua tables, the identity check's
+// GET through Lua), and each redis.call in it costs about what a plain
+// command costs; VotesOf's work is one HGET an id, so as a script
+// (votes.lua) it cost Redis 0.63 of the instructions of the page of 25
+// it decorates, and as plain commands it costs 0.36 (BENCHMARKS.md,
+// "Client allocations"). So it sends a pipeline on one connection, in
+// one round trip: the store's record, the type of its id counter, and
+// one HGET an id. What the script guarded stays guarded:
+//
+//   - the store's identity: readVotes refuses what lib/base.lua identity
+//     refuses a read (checkRead), from the record and the id counter's
+//     type, before it reads a vote;
+//   - a moving slot: the pipeline writes nothing, and while the store's
+//     slot moves a node refuses each command whose key it lacks (ASK), so
+//     the call reads no key that has moved away or has yet to arrive; a
+//     refused command fails the call with ErrTryAgain. It needs no fence;
+//   - a foreign value at a voter record: HGET's WRONGTYPE fails the call,
+//     as it failed the script.
+//
+// It is not one atomic read: another client's vote may land between two
+// of its commands (Redis runs the commands of one read from a connection
+// back to back, so that is rare, not excluded). Each vote it returns was
+// the user's vote at a moment of the call, which is all a page's arrows
+// need. A connection that cannot pipeline (redisc's RetryConn) runs
+// votes.lua instead, also in one round trip.
+
+// readVotes returns user's votes on ids, all canonical, at least one:
+// NoVote where there is none, no such article exists, or the voter
+// record holds something other than a vote. It runs on the read pool
+// where the store has one (WithReadPool).
+func (s *Store) readVotes(ctx context.Context, op, user string, ids []string) ([]VoteType, error) {
+	pool, replica := s.pool, false
+	if s.readPool != nil {
+		pool, replica = s.readPool, true
+	}
+	c, err := getConn(ctx, pool, s.keys.seq)
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	c = s.counted(ctx, c)
+	defer c.Close()
+	if err := c.Send("GET", s.keys.record); err != nil {
+		// A connection that cannot pipeline (redisc's RetryConn refuses
+		// Send, having sent nothing) runs the script; a broken one fails
+		// it as it failed Send.
+		reply, err := s.exec(ctx, c, votesScript, replica, s.votesArgs(user, ids, false), true)
+		votes, _, err := votesReply(op, reply, err, len(ids))
+		return votes, err
+	}
+	if err := s.sendVotes(c, user, ids); err != nil {
+		return nil, opErr(op, contextError(ctx, err))
+	}
+	// Flush is the round trip; Do("") then reads every reply.
+	if err := c.Flush(); err != nil {
+		return nil, opErr(op, contextError(ctx, err))
+	}
+	replies, err := redis.Values(do(ctx, c, "", nil))
+	if err != nil {
+		return nil, opErr(op, scriptError(err))
+	}
+	votes, err := s.parseReadVotes(replies, len(ids))
+	if err != nil {
+		return nil, opErr(op, err)
+	}
+	return votes, nil
+}
+
+// sendVotes sends, after the record's GET, the type of the id counter
+// and user's HGET of each id's voter record. The keys are cut from one
+// string, and the arguments laid out in one slice.
+func (s *Store) sendVotes(c redis.Conn, user string, ids []string) error {
+	if err := c.Send("TYPE", s.keys.seq); err != nil {
+		return err
+	}
+	prefix := s.keys.voted
+	n := 0
+	for _, id := range ids {
+		n += len(prefix) + len(id)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, id := range ids {
+		b.WriteString(prefix)
+		b.WriteString(id)
+	}
+	keys := b.String()
+	args := make([]interface{}, 2*len(ids))
+	u := interface{}(user)
+	for i, id := range ids {
+		k := len(prefix) + len(id)
+		args[2*i], args[2*i+1] = keys[:k], u
+		keys = keys[k:]
+		if err := c.Send("HGET", args[2*i:2*i+2]...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseReadVotes reads readVotes's replies: the record, the id
+// counter's type, then a vote per id. An error reply fails the call, as
+// it failed the script: the record's or the counter's first, then the
+// identity's check, then the votes'.
+func (s *Store) parseReadVotes(replies []interface{}, n int) ([]VoteType, error) {
+	if len(replies) != 2+n {
+		return nil, fmt.Errorf("%d replies for %d ids", len(replies), n)
+	}
+	record, err := redis.Bytes(replies[0], nil)
+	if err == redis.ErrNil {
+		record, err = nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %w", s.keys.record, scriptError(err))
+	}
+	seqType, err := redis.String(replies[1], nil)
+	if err != nil {
+		return nil, fmt.Errorf("key %s: %w", s.keys.seq, scriptError(err))
+	}
+	if err := checkRead(record, seqType, s.identity()); err != nil {
+		return nil, err
+	}
+	votes := make([]VoteType, n)
+	for i, r := range replies[2:] {
+		switch v := r.(type) {
+		case nil:
+		case []byte:
+			switch string(v) {
+			case "1":
+				votes[i] = Upvote
+			case "-1":
+				votes[i] = Downvote
+			}
+		case redis.Error:
+			return nil, scriptError(v)
+		default:
+			return nil, fmt.Errorf("vote reply %T", r)
+		}
+	}
+	return votes, nil
+}
+
+// identity returns the store's identity as it records it: the part of
+// its fence after the record's key (keys.go fence).
+func (s *Store) identity() string { return s.fence.(string)[len(s.keys.record)+1:] }
+
+// votesReply reads votes.lua's reply about n ids.
+func votesReply(op string, reply interface{}, err error, n int) ([]VoteType, []int64, error) {
+	status, rest, err := decode(reply, err)
+	if err == nil && status != statusOK {
+		err = fmt.Errorf("reply status %d", status)
+	}
+	if err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	votes, each, err := parseVotes(rest, n)
+	if err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return votes, each, nil
+}
