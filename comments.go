@@ -71,7 +71,8 @@ func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body s
 // the comment poster's karma, and [WithVoteLimit] counts comment votes
 // with article votes. VoteResult.Score is the comment's points, Upvotes
 // − Downvotes, as Reddit shows a comment's score. A malformed or unknown
-// comment id gets [ErrNotFound]. A refused vote changes nothing.
+// comment id, or a deleted comment kept for its replies, gets
+// [ErrNotFound]. A refused vote changes nothing.
 func (s *Store) VoteComment(ctx context.Context, user, commentID string, v VoteType) (VoteResult, error) {
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "VoteComment"}, func(ctx context.Context) (VoteResult, error) {

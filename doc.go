@@ -141,7 +141,8 @@
 // DeleteComment removes a comment without replies whole, then each
 // deleted ancestor left without replies; one with replies stays in
 // place as Deleted, its poster and body gone from every read, its votes
-// and their karma kept.
+// and their karma kept; it takes no more votes (ErrNotFound), as a
+// deleted comment on Reddit takes none.
 //
 // A comment's record is a hash of its counts (u, d), what never changes
 // (m: its article, parent, post time, close, depth, optional orderings

@@ -14,10 +14,11 @@ local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRule
 -- implied: no field until they change it ('-1', or '0' for their own
 -- vote cancelled), and none again when they upvote once more. Others
 -- have a field while their vote stands.
--- The record's first fields (lib/comments.lua CFIELDS).
-local v = redis.call('HMGET', key, 'u', 'd', 'm', 'n')
+-- The record's first fields (lib/comments.lua CFIELDS): a deleted
+-- comment, kept for its replies (x), takes no votes.
+local v = redis.call('HMGET', key, 'u', 'd', 'm', 'n', 'x')
 -- A store of another layout is incompatible, not closed or not found.
-if not v[3] then
+if not v[3] or v[5] then
   checkStore(storeKey, storeIdentity, 'w')
   return {NOT_FOUND}
 end
