@@ -154,7 +154,7 @@
 // kept. The body is a string of its own, so that no body turns the
 // record from a listpack into a full hash table (Redis keeps a hash
 // compact while each value is at most 64 bytes). A comment costs about
-// 300 bytes with the default orders, its body aside (BENCHMARKS.md).
+// 370 bytes with the default orders, its body aside (BENCHMARKS.md).
 //
 // [Store.Delete] and [Store.Prune] remove an article's comments first,
 // 200 a round trip, in post order (a comment after its replies), one
