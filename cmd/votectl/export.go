@@ -63,11 +63,17 @@ type line struct {
 	ExpiresMs   int64    `json:"expires_ms,omitempty"`
 	Groups      []string `json:"groups,omitempty"`
 	User        string   `json:"user,omitempty"`
-	Vote        int      `json:"vote,omitempty"`
+	Vote        *int     `json:"vote,omitempty"`
 	Karma       *int64   `json:"karma,omitempty"`
 	At          *float64 `json:"at,omitempty"`
 	Ms          int64    `json:"ms,omitempty"`
 	Entries     [][2]any `json:"entries,omitempty"`
+	// comments
+	Article string  `json:"article,omitempty"`
+	Parent  string  `json:"parent,omitempty"`
+	Deleted bool    `json:"deleted,omitempty"`
+	Body    *string `json:"body,omitempty"`
+	Marker  string  `json:"marker,omitempty"`
 }
 
 func bptr(b bool) *bool       { return &b }
@@ -109,11 +115,6 @@ func cmdExport(e *env, args []string) error {
 	if len(inv.names(famOther)) > 0 && inv.has(famOther, importMarker) {
 		return usagef("the store holds an unfinished import (%s): finish it with import -resume first", e.l.marker())
 	}
-	for _, fam := range commentFamilies {
-		if len(inv.names(fam)) > 0 {
-			return fmt.Errorf("the store holds comments (%s keys): export does not carry comments yet", e.l.key(fam, "*"))
-		}
-	}
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	ids := inv.ids(famArticle)
 	opts := e.shownOptions(inv)
@@ -136,6 +137,7 @@ func cmdExport(e *env, args []string) error {
 		}
 		e.emit(w, line{Type: "seq", Seq: seq})
 	}
+	exported := map[string]bool{}
 	p := e.progress("exporting articles", len(ids))
 	for at := 0; at < len(ids); at += step {
 		chunk := ids[at:min(at+step, len(ids))]
@@ -158,6 +160,7 @@ func cmdExport(e *env, args []string) error {
 			if err := e.exportArticle(w, inv, id, r); err != nil {
 				return err
 			}
+			exported[id] = true
 		}
 		p.add(len(chunk))
 	}
@@ -170,25 +173,8 @@ func cmdExport(e *env, args []string) error {
 		e.emit(w, line{Type: "karma", User: u, Karma: iptr(-int64(karma[u]))})
 	}
 	for _, fam := range []string{famSubmitted, famUpvoted} {
-		for _, u := range inv.names(fam) {
-			z, err := e.zsetAll(e.l.key(fam, u))
-			if err != nil {
-				return err
-			}
-			type entry struct {
-				id string
-				at float64
-			}
-			var list []entry
-			for m, v := range z {
-				if id, ok := idOf(m); ok {
-					list = append(list, entry{id, v})
-				}
-			}
-			sort.Slice(list, func(i, j int) bool { return lessID(list[i].id, list[j].id) })
-			for _, x := range list {
-				e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: u, ID: x.id, At: fptr(x.at)})
-			}
+		if err := e.exportPage(w, inv, fam); err != nil {
+			return err
 		}
 	}
 	links := inv.names(famLink)
@@ -200,13 +186,7 @@ func cmdExport(e *env, args []string) error {
 	}); err != nil {
 		return err
 	}
-	posters := inv.names(famLastPost)
-	if err := e.mget(prefixed(e.l, famLastPost, posters), func(i int, v []byte) {
-		if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			exp, _ := e.expireAt(e.l.key(famLastPost, posters[i]))
-			e.emit(w, line{Type: "lastpost", User: posters[i], Ms: ms, ExpiresMs: exp})
-		}
-	}); err != nil {
+	if err := e.exportLast(w, inv, famLastPost); err != nil {
 		return err
 	}
 	for _, u := range inv.names(famVoteLog) {
@@ -227,7 +207,48 @@ func cmdExport(e *env, args []string) error {
 		}
 		e.emit(w, line{Type: "votelog", User: u, Entries: entries, ExpiresMs: exp})
 	}
+	if err := e.exportComments(w, inv, exported); err != nil {
+		return err
+	}
 	return w.Flush()
+}
+
+// exportPage writes the entries of the users' pages of a family
+// (submitted, upvoted, commented), a line each, by user then id.
+func (e *env) exportPage(w *bufio.Writer, inv *inventory, fam string) error {
+	for _, u := range inv.names(fam) {
+		z, err := e.zsetAll(e.l.key(fam, u))
+		if err != nil {
+			return err
+		}
+		type entry struct {
+			id string
+			at float64
+		}
+		var list []entry
+		for m, v := range z {
+			if id, ok := idOf(m); ok {
+				list = append(list, entry{id, v})
+			}
+		}
+		sort.Slice(list, func(i, j int) bool { return lessID(list[i].id, list[j].id) })
+		for _, x := range list {
+			e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: u, ID: x.id, At: fptr(x.at)})
+		}
+	}
+	return nil
+}
+
+// exportLast writes the users' last-post or last-comment times of a
+// family (lastpost, lastcomment) with their expiry.
+func (e *env) exportLast(w *bufio.Writer, inv *inventory, fam string) error {
+	users := inv.names(fam)
+	return e.mget(prefixed(e.l, fam, users), func(i int, v []byte) {
+		if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			exp, _ := e.expireAt(e.l.key(fam, users[i]))
+			e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: users[i], Ms: ms, ExpiresMs: exp})
+		}
+	})
 }
 
 func prefixed(l layout, fam string, names []string) []string {
@@ -292,7 +313,7 @@ func (e *env) exportArticle(w *bufio.Writer, inv *inventory, id string, r record
 		if err != nil || (v != 1 && v != -1) {
 			return fmt.Errorf("article %s: voter %q holds %q, not a vote (run check)", id, u, votes[u])
 		}
-		e.emit(w, line{Type: "vote", ID: id, User: u, Vote: v})
+		e.emit(w, line{Type: "vote", ID: id, User: u, Vote: &v})
 	}
 	return nil
 }
@@ -313,12 +334,19 @@ type parsedImport struct {
 	seq      string
 	articles []*importArticle
 	rest     []line // karma, pages, links, rule state
+	byID     map[string]*importArticle
+	// The comments, in id order, and the comment voter records.
+	cseq, lastCID string
+	comments      []*importComment
+	byCID         map[string]*importComment
+	cvoted        map[string]*importCVoted
+	cvotedOrder   []string
 }
 
 // parseImport reads and validates every line; it writes nothing.
 func parseImport(e *env, data []byte) (*parsedImport, error) {
-	out := &parsedImport{}
 	byID := map[string]*importArticle{}
+	out := &parsedImport{byID: byID, byCID: map[string]*importComment{}, cvoted: map[string]*importCVoted{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	n := 0
@@ -337,8 +365,8 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			return nil, bad("%v", err)
 		}
 		name := func(what, s string) error {
-			if s == "" || len(s) > voting.MaxNameLen || strings.TrimSpace(s) == "" {
-				return bad("%s %q is empty or longer than %d bytes", what, s, voting.MaxNameLen)
+			if err := checkName(what, s); err != nil {
+				return bad("%v", err)
 			}
 			return nil
 		}
@@ -405,8 +433,8 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if err := name("user", l.User); err != nil {
 				return nil, err
 			}
-			if l.Vote != 1 && l.Vote != -1 {
-				return nil, bad("vote %d is neither 1 nor -1", l.Vote)
+			if l.Vote == nil || (*l.Vote != 1 && *l.Vote != -1) {
+				return nil, bad("vote is neither 1 nor -1")
 			}
 			if a.closes == 0 {
 				return nil, bad("vote on article %s, whose voting is closed", l.ID)
@@ -417,12 +445,25 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 				return nil, bad("karma line without karma")
 			}
 			fallthrough
-		case "lastpost", "votelog":
+		case "lastpost", "votelog", "lastcomment":
 			if err := name("user", l.User); err != nil {
 				return nil, err
 			}
 			out.rest = append(out.rest, l)
-		case "submitted", "upvoted":
+		case "comment":
+			if err := out.parseComment(l, bad); err != nil {
+				return nil, err
+			}
+		case "cvoted", "cvote":
+			if err := out.parseCVote(l, bad); err != nil {
+				return nil, err
+			}
+		case "cseq":
+			if !canonicalID(l.Seq) {
+				return nil, bad("cseq %q is not an id", l.Seq)
+			}
+			out.cseq = l.Seq
+		case "submitted", "upvoted", "commented":
 			if err := name("user", l.User); err != nil {
 				return nil, err
 			}
@@ -476,7 +517,8 @@ func cmdImport(e *env, args []string) error {
 		return fmt.Errorf("%w; the import is unfinished: run the same import with -resume", err)
 	}
 	if !e.quiet {
-		fmt.Fprintf(e.stderr, "votectl: imported %d articles and %d other entries under %q\n", len(imp.articles), len(imp.rest), e.prefix)
+		fmt.Fprintf(e.stderr, "votectl: imported %d articles, %d comments and %d other entries under %q\n", len(imp.articles),
+			len(imp.comments), len(imp.rest), e.prefix)
 	}
 	return nil
 }
@@ -519,6 +561,9 @@ func (e *env) writeImport(imp *parsedImport) error {
 		p.add(1)
 	}
 	p.done()
+	if err := e.writeComments(imp, now); err != nil {
+		return err
+	}
 	var cmds []cmd
 	flush := func(force bool) error {
 		if len(cmds) < step && !force {
@@ -537,13 +582,13 @@ func (e *env) writeImport(imp *parsedImport) error {
 		switch l.Type {
 		case "karma":
 			cmds = append(cmds, cmd{"ZADD", []interface{}{e.l.karma(), -*l.Karma, l.User}})
-		case "submitted", "upvoted":
+		case "submitted", "upvoted", "commented":
 			cmds = append(cmds, cmd{"ZADD", []interface{}{e.l.key(l.Type+":", l.User), *l.At, member(l.ID)}})
 		case "link":
 			key := e.l.key(famLink, *l.Link)
 			cmds = append(cmds, setExpiring(key, l.ID, l.ExpiresMs, now)...)
-		case "lastpost":
-			key := e.l.key(famLastPost, l.User)
+		case "lastpost", "lastcomment":
+			key := e.l.key(l.Type+":", l.User)
 			cmds = append(cmds, setExpiring(key, strconv.FormatInt(l.Ms, 10), l.ExpiresMs, now)...)
 		case "votelog":
 			if l.ExpiresMs != 0 && l.ExpiresMs <= now {
@@ -604,7 +649,7 @@ func (e *env) putArticle(a *importArticle, nowMs int64) error {
 		for at := 0; at < len(a.votes); at += step {
 			args := []interface{}{key}
 			for _, v := range a.votes[at:min(at+step, len(a.votes))] {
-				args = append(args, v.User, v.Vote)
+				args = append(args, v.User, *v.Vote)
 			}
 			if _, err := e.do("HSET", args...); err != nil {
 				return fmt.Errorf("article %s: HSET %s: %w", a.id, key, err)

@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting"
+)
+
+// commentOptions is fullOptions with every comment ordering (ScoreDesc
+// among the orders) and a comment interval.
+func commentOptions(prefix string) []voting.Option {
+	return append(fullOptions(prefix), voting.WithOrders(voting.ScoreDesc), voting.WithCommentInterval(time.Millisecond),
+		voting.WithEditWindow(time.Hour))
+}
+
+var commentUsers = []string{"alice", "bob", "carol", "dave", "erin"}
+
+// fillComments posts three articles and random comment threads on them:
+// comments, votes (the posters' own cancelled and downvoted among them),
+// edits and deletes, some of them leaving placeholders. The store's
+// clock is *now, which it moves a second a step.
+func fillComments(t *testing.T, addr, prefix string, now *time.Time) *voting.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := voting.New(pool(addr), append(commentOptions(prefix), voting.WithClock(func() time.Time { return *now }))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var aids, cids []string
+	for i := 0; i < 3; i++ {
+		*now = now.Add(time.Second)
+		a, err := st.Post(ctx, commentUsers[i], "title "+strconv.Itoa(i), "https://example.com/c"+strconv.Itoa(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		aids = append(aids, a.ID)
+	}
+	of := map[string]string{} // cid -> article
+	rng := rand.New(rand.NewSource(29))
+	for i := 0; i < 300; i++ {
+		*now = now.Add(time.Second)
+		user := commentUsers[rng.Intn(len(commentUsers))]
+		switch n := rng.Intn(10); {
+		case n < 4 || len(cids) == 0:
+			aid, parent := aids[rng.Intn(len(aids))], ""
+			if len(cids) > 0 && rng.Intn(3) > 0 {
+				parent = cids[rng.Intn(len(cids))]
+				aid = of[parent]
+			}
+			c, err := st.Comment(ctx, aid, parent, user, fmt.Sprintf("comment %d\nby %s", i, user))
+			if errors.Is(err, voting.ErrNotFound) {
+				continue // a parent deleted whole
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cids = append(cids, c.ID)
+			of[c.ID] = aid
+		case n < 8:
+			v := []voting.VoteType{voting.Upvote, voting.Downvote, voting.NoVote}[rng.Intn(3)]
+			if _, err := st.VoteComment(ctx, user, cids[rng.Intn(len(cids))], v); err != nil && !errors.Is(err, voting.ErrNotFound) {
+				t.Fatal(err)
+			}
+		case n < 9:
+			cid := cids[rng.Intn(len(cids))]
+			cs, err := st.CommentsByID(ctx, []string{cid})
+			if err != nil || len(cs) == 0 || cs[0].Deleted {
+				continue
+			}
+			if _, err := st.EditComment(ctx, cid, cs[0].Poster, "edited "+strconv.Itoa(i)); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			if err := st.DeleteComment(ctx, cids[rng.Intn(len(cids))]); err != nil && !errors.Is(err, voting.ErrNotFound) {
+				t.Fatal(err)
+			}
+		}
+	}
+	return st
+}
+
+// commentOrders are every order of comments.
+var threadOrders = []voting.Order{voting.Best, voting.Top, voting.TimeDesc, voting.TimeAsc, voting.Hot, voting.Controversial,
+	voting.ScoreDesc}
+
+// sameComments compares what the two stores read of their comments.
+func sameComments(t *testing.T, src, dst *voting.Store, aids []string, maxCID int) {
+	t.Helper()
+	ctx := context.Background()
+	read := func(st *voting.Store) string {
+		var b strings.Builder
+		arts, err := st.ArticlesByID(ctx, aids)
+		fmt.Fprintln(&b, arts, err)
+		for _, aid := range aids {
+			for _, o := range threadOrders {
+				th, err := st.Thread(ctx, aid, o, voting.MaxThread)
+				fmt.Fprintln(&b, aid, o, th, err)
+			}
+		}
+		for id := 1; id <= maxCID; id++ {
+			cid := strconv.Itoa(id)
+			cs, err := st.CommentsByID(ctx, []string{cid})
+			fmt.Fprintln(&b, cid, cs, err)
+			if err != nil {
+				continue
+			}
+			for _, o := range threadOrders {
+				r, err := st.Replies(ctx, cid, o, voting.MaxThread)
+				fmt.Fprintln(&b, cid, o, r, err)
+			}
+		}
+		var ids []string
+		for id := 1; id <= maxCID+1; id++ {
+			ids = append(ids, strconv.Itoa(id))
+		}
+		for _, u := range commentUsers {
+			vs, err := st.CommentVotesOf(ctx, u, ids)
+			fmt.Fprintln(&b, u, vs, err)
+			page, err := st.UserComments(ctx, u, 1)
+			fmt.Fprintln(&b, u, page, err)
+		}
+		return b.String()
+	}
+	if a, b := read(src), read(dst); a != b {
+		t.Errorf("the import reads otherwise:\n%s\n----\n%s", a, b)
+	}
+}
+
+// Comments go through export and import whole: the threads in every
+// order, the comments, the votes, the counts and the pages read the
+// same, and votes and comments after the import behave as before.
+func TestExportImportComments(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		ctx := context.Background()
+		now := time.Now()
+		src := fillComments(t, addr, "csrc", &now)
+		code, out1, errs := votectl(t, addr, "", "-prefix", "csrc", "export")
+		if code != 0 {
+			t.Fatalf("export: %d %s", code, errs)
+		}
+		for _, want := range []string{`"type":"comment"`, `"deleted":true`, `"type":"cvote"`, `"vote":0`, `"vote":-1`,
+			`"type":"cvoted"`, `"type":"cseq"`, `"type":"commented"`, `"type":"lastcomment"`, `"orders":["hot","controversial","score"]`} {
+			if !strings.Contains(out1, want) {
+				t.Errorf("the export lacks %s", want)
+			}
+		}
+		if code, _, errs := votectl(t, addr, out1, "-prefix", "cdst", "import"); code != 0 {
+			t.Fatalf("import: %d %s", code, errs)
+		}
+		code, out2, errs := votectl(t, addr, "", "-prefix", "cdst", "export")
+		if code != 0 {
+			t.Fatalf("export 2: %d %s", code, errs)
+		}
+		if out1 != out2 {
+			t.Errorf("second export differs:\n%s\n----\n%s", out1, out2)
+		}
+		for _, p := range []string{"csrc", "cdst"} {
+			if code, out, errs := votectl(t, addr, "", "-prefix", p, "check"); code != 0 {
+				t.Errorf("check %s: %d\n%s%s", p, code, out, errs)
+			}
+		}
+		dst, err := voting.New(pool(addr), append(commentOptions("cdst"), voting.WithClock(func() time.Time { return now }))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seq, err := redis.Int(do("GET", "{csrc}:cseq"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		aids := []string{"1", "2", "3"}
+		sameComments(t, src, dst, aids, seq)
+
+		// The same calls on both give the same results.
+		rng := rand.New(rand.NewSource(7))
+		for i := 0; i < 100; i++ {
+			now = now.Add(time.Second)
+			user := commentUsers[rng.Intn(len(commentUsers))]
+			cid := strconv.Itoa(1 + rng.Intn(seq))
+			var r1, r2 interface{}
+			var err1, err2 error
+			switch rng.Intn(3) {
+			case 0:
+				aid := aids[rng.Intn(3)]
+				if rng.Intn(2) == 0 {
+					aid = ""
+				}
+				post := func(st *voting.Store) (interface{}, error) {
+					a := aid
+					if a == "" {
+						cs, err := st.CommentsByID(ctx, []string{cid})
+						if err != nil || len(cs) == 0 {
+							return nil, err
+						}
+						a = cs[0].Article
+						return st.Comment(ctx, a, cid, user, "after "+strconv.Itoa(i))
+					}
+					return st.Comment(ctx, a, "", user, "after "+strconv.Itoa(i))
+				}
+				r1, err1 = post(src)
+				r2, err2 = post(dst)
+			default:
+				v := []voting.VoteType{voting.Upvote, voting.Downvote, voting.NoVote}[rng.Intn(3)]
+				r1, err1 = src.VoteComment(ctx, user, cid, v)
+				r2, err2 = dst.VoteComment(ctx, user, cid, v)
+			}
+			if !reflect.DeepEqual(r1, r2) || fmt.Sprint(err1) != fmt.Sprint(err2) {
+				t.Errorf("call %d: %+v, %v before the export, %+v, %v after the import", i, r1, err1, r2, err2)
+			}
+		}
+		seq, _ = redis.Int(do("GET", "{csrc}:cseq"))
+		sameComments(t, src, dst, aids, seq)
+		// The comment voter records expire together.
+		for _, aid := range aids {
+			ttl := func(p string) int64 {
+				n, err := redis.Int64(do("PTTL", "{"+p+"}:cvoted:"+aid))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			if a, b := ttl("csrc"), ttl("cdst"); a <= 0 || b <= 0 || a-b > 2000 || b-a > 2000 {
+				t.Errorf("voting on the comments of article %s closes in %d ms on the store, in %d ms on its import", aid, a, b)
+			}
+		}
+		// And close at the same time on the store's clock.
+		cid := strconv.Itoa(seq)
+		if _, err := src.VoteComment(ctx, "zoe", cid, voting.Upvote); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(8 * 24 * time.Hour)
+		_, err1 := src.VoteComment(ctx, "zoe", cid, voting.Downvote)
+		_, err2 := dst.VoteComment(ctx, "zoe", cid, voting.Downvote)
+		if !errors.Is(err1, voting.ErrVotingClosed) || !errors.Is(err2, voting.ErrVotingClosed) {
+			t.Errorf("a vote past the window: %v before, %v after", err1, err2)
+		}
+	})
+}
