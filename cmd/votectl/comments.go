@@ -614,7 +614,8 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 			}
 			votes[cid] = n
 		}
-		for cid, x := range good {
+		for _, cid := range sortedKeys(good) {
+			x := good[cid]
 			if x.Article != aid || lessID(cid, marker) {
 				continue
 			}

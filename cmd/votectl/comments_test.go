@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -242,6 +243,173 @@ func TestExportImportComments(t *testing.T) {
 		_, err2 := dst.VoteComment(ctx, "zoe", cid, voting.Downvote)
 		if !errors.Is(err1, voting.ErrVotingClosed) || !errors.Is(err2, voting.ErrVotingClosed) {
 			t.Errorf("a vote past the window: %v before, %v after", err1, err2)
+		}
+	})
+}
+
+// A bad comment line: exit 2 with its number, nothing written.
+func TestImportBadComments(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		now := time.Now()
+		fillComments(t, addr, "csrc", &now)
+		_, export, _ := votectl(t, addr, "", "-prefix", "csrc", "export")
+		lines := strings.Split(export, "\n")
+		// find returns the first line of type typ with has and without not.
+		find := func(typ, has, not string) int {
+			for i, l := range lines {
+				if strings.HasPrefix(l, `{"type":"`+typ+`"`) && strings.Contains(l, has) && (not == "" || !strings.Contains(l, not)) {
+					return i
+				}
+			}
+			t.Fatalf("no line %s with %s", typ, has)
+			return 0
+		}
+		reply := find("comment", `"parent":`, "")
+		top := find("comment", `"body":`, `"parent":`)
+		cvote := find("cvote", `"vote":`, `"vote":0`)
+		for _, tc := range []struct {
+			at   int
+			repl []string // old, new, ...
+			want string
+		}{
+			{top, []string{`"article":"`, `"article":"9`}, "before (or without) its article line"},
+			{reply, []string{`"parent":"`, `"parent":"99`}, "parent"},
+			{top, []string{`"body":"`, `"body":"` + strings.Repeat("x", voting.MaxCommentLen)}, "longer than"},
+			{top, []string{`"body":`, `"deleted":true,"body":`}, "a body goes with"},
+			{top, []string{`"orders":["hot"`, `"orders":["new"`}, "unknown order"},
+			{cvote, []string{`"user":"`, `"user":"zz`, `"vote":1`, `"vote":0`, `"vote":-1`, `"vote":0`}, "0 for its poster's own vote"},
+			{cvote, []string{`"vote":`, `"vote":2,"x":`}, "unknown field"},
+			{top, []string{`"type":"comment","id":"`, `"type":"comment","id":"0`}, "not an id"},
+		} {
+			bad := append([]string(nil), lines...)
+			for i := 0; i < len(tc.repl); i += 2 {
+				bad[tc.at] = strings.Replace(bad[tc.at], tc.repl[i], tc.repl[i+1], 1)
+			}
+			code, out, errs := votectl(t, addr, strings.Join(bad, "\n"), "-prefix", "cdst", "import")
+			want := fmt.Sprintf("line %d: ", tc.at+1)
+			if code != 2 || !strings.Contains(errs, want) || !strings.Contains(errs, tc.want) || strings.Count(errs, "\n") != 1 {
+				t.Errorf("%q: exit %d, stderr %q, want 2, %q and %q\n%s", tc.repl, code, errs, want, tc.want, out)
+			}
+			if n, _ := do("KEYS", "{cdst}:*"); len(n.([]interface{})) != 0 {
+				t.Fatalf("a refused import wrote %d keys", len(n.([]interface{})))
+			}
+		}
+	})
+}
+
+// An interrupted import of comments is resumed, to the same store.
+func TestImportCommentsResume(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		now := time.Now()
+		fillComments(t, addr, "csrc", &now)
+		_, export, _ := votectl(t, addr, "", "-prefix", "csrc", "export")
+		do("SET", "{cdst}:votectl:import", "x")
+		var first line
+		at := strings.Index(export, `{"type":"comment"`)
+		if err := json.Unmarshal([]byte(strings.SplitN(export[at:], "\n", 2)[0]), &first); err != nil {
+			t.Fatal(err)
+		}
+		do("HSET", "{cdst}:comment:"+first.ID, "u", "1")
+		if code, _, errs := votectl(t, addr, export, "-prefix", "cdst", "import", "-resume"); code != 0 {
+			t.Fatalf("import -resume: %d %q", code, errs)
+		}
+		if _, again, _ := votectl(t, addr, "", "-prefix", "cdst", "export"); again != export {
+			t.Errorf("export after a resumed import differs")
+		}
+		if code, out, errs := votectl(t, addr, "", "-prefix", "cdst", "check"); code != 0 {
+			t.Errorf("check: %d\n%s%s", code, out, errs)
+		}
+	})
+}
+
+// check finds what breaks the comments' invariants, and -repair sets
+// right what it can: the threads read as before.
+func TestCheckComments(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		ctx := context.Background()
+		now := time.Now()
+		st := fillComments(t, addr, "p", &now)
+		read := func() string {
+			var b strings.Builder
+			for _, aid := range []string{"1", "2", "3"} {
+				for _, o := range threadOrders {
+					th, err := st.Thread(ctx, aid, o, voting.MaxThread)
+					fmt.Fprintln(&b, th, err)
+				}
+			}
+			arts, err := st.ArticlesByID(ctx, []string{"1", "2", "3"})
+			fmt.Fprintln(&b, arts, err)
+			return b.String()
+		}
+		before := read()
+		cs, err := redis.Strings(do("KEYS", "{p}:comment:*"))
+		if err != nil || len(cs) < 3 {
+			t.Fatal(cs, err)
+		}
+		c1 := strings.TrimPrefix(cs[0], "{p}:comment:")
+		m, _ := redis.String(do("HGET", cs[0], "m"))
+		aid := strings.Fields(m)[0]
+		for _, c := range [][]interface{}{
+			{"HSET", cs[0], "r", "77"},
+			{"HSET", cs[1], "pv", "999"},
+			{"HSET", cs[2], "u", "50"},
+			{"HDEL", "{p}:thread:" + aid, "l"},
+			{"HINCRBY", "{p}:comments", aid, "3"},
+			{"ZADD", "{p}:kids:top:a" + aid, "1000", member(c1)},
+			{"ZADD", "{p}:kids:hot:a" + aid, "1", "z9"},
+			{"SET", "{p}:cbody:9999", "stray"},
+			{"SET", "{p}:cseq", "1"},
+		} {
+			if _, err := do(c[0].(string), c[1:]...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		code, out, _ := votectl(t, addr, "", "-prefix", "p", "check")
+		if code != 1 || !strings.Contains(out, "live replies") || !strings.Contains(out, "field pv") ||
+			!strings.Contains(out, "live comments") || !strings.Contains(out, "is no reply") || !strings.Contains(out, "body of no comment") ||
+			!strings.Contains(out, "its voters are") || !strings.Contains(out, "cseq") {
+			t.Errorf("check: %d\n%s", code, out)
+		}
+		if code, out, errs := votectl(t, addr, "", "-prefix", "p", "check", "-repair"); code != 0 {
+			t.Fatalf("check -repair: %d\n%s%s", code, out, errs)
+		}
+		if code, out, _ := votectl(t, addr, "", "-prefix", "p", "check"); code != 0 {
+			t.Errorf("check after -repair: %d\n%s", code, out)
+		}
+		if after := read(); after != before {
+			t.Errorf("the threads after -repair:\n%s\nbefore:\n%s", after, before)
+		}
+	})
+}
+
+// Karma counts the votes on comments where they all stand.
+func TestCheckCommentKarma(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		ctx := context.Background()
+		st, err := voting.New(pool(addr), commentOptions("k")...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := st.Post(ctx, "alice", "a title", "https://example.com/k")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := st.Comment(ctx, a.ID, "", "bob", "a comment")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []voting.Ballot{{User: "carol", ID: c.ID, Vote: voting.Downvote}, {User: "dave", ID: c.ID, Vote: voting.Upvote},
+			{User: "bob", ID: c.ID, Vote: voting.NoVote}} {
+			if _, err := st.VoteComment(ctx, b.User, b.ID, b.Vote); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if code, out, _ := votectl(t, addr, "", "-prefix", "k", "check"); code != 0 || strings.Contains(out, "not checked") {
+			t.Errorf("check: %d\n%s", code, out)
+		}
+		do("ZINCRBY", "{k}:karma", "5", "bob")
+		if code, out, _ := votectl(t, addr, "", "-prefix", "k", "check"); code != 1 || !strings.Contains(out, `karma of "bob" is -5, its standing votes make 0`) {
+			t.Errorf("check: %d\n%s", code, out)
 		}
 	})
 }
