@@ -355,46 +355,33 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		cs[c.id] = c.c
 	}
 	t := deriveThreads(cs)
-	var cmds []cmd
-	flush := func(force bool) error {
-		if len(cmds) < step && !force {
-			return nil
-		}
-		replies, err := e.pipeline(cmds)
-		cmds = cmds[:0]
-		for _, r := range replies {
-			if err, ok := r.(error); ok {
-				return err
-			}
-		}
-		return err
-	}
+	b := &batch{e: e}
 	p := e.progress("importing comments", len(imp.comments))
 	for _, ic := range imp.comments {
 		c := ic.c
 		t.links(ic.id, &c)
 		key := e.l.key(famComment, ic.id)
-		cmds = append(cmds, cmd{"HSET", append([]interface{}{key}, c.fields()...)})
+		b.cmds = append(b.cmds, cmd{"HSET", append([]interface{}{key}, c.fields()...)})
 		if ic.body != nil {
-			cmds = append(cmds, cmd{"SET", []interface{}{e.l.key(famCBody, ic.id), *ic.body}})
+			b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famCBody, ic.id), *ic.body}})
 		}
 		for _, o := range c.orderings() {
-			cmds = append(cmds, cmd{"ZADD", []interface{}{e.l.kids(o, c.parentName()), c.value(o), member(ic.id)}})
+			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.kids(o, c.parentName()), c.value(o), member(ic.id)}})
 		}
-		if err := flush(false); err != nil {
+		if err := b.add(); err != nil {
 			return err
 		}
 		p.add(1)
 	}
 	p.done()
 	for _, aid := range sortedKeys(t.arts) {
-		cmds = append(cmds, cmd{"HSET", []interface{}{e.l.key(famComments, ""), aid, t.arts[aid]}})
+		b.cmds = append(b.cmds, cmd{"HSET", []interface{}{e.l.key(famComments, ""), aid, t.arts[aid]}})
 	}
 	for _, a := range imp.articles {
 		if first, last := ends(t.kids["a"+a.id]); first != "" {
-			cmds = append(cmds, cmd{"HSET", []interface{}{e.l.key(famThread, a.id), "f", first, "l", last}})
+			b.cmds = append(b.cmds, cmd{"HSET", []interface{}{e.l.key(famThread, a.id), "f", first, "l", last}})
 		}
-		if err := flush(false); err != nil {
+		if err := b.add(); err != nil {
 			return err
 		}
 	}
@@ -409,12 +396,12 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 			for _, v := range r.votes[at:min(at+step, len(r.votes))] {
 				args = append(args, cvoteField(v.ID, v.User), *v.Vote)
 			}
-			cmds = append(cmds, cmd{"HSET", args})
-			if err := flush(false); err != nil {
+			b.cmds = append(b.cmds, cmd{"HSET", args})
+			if err := b.add(); err != nil {
 				return err
 			}
 		}
-		cmds = append(cmds, cmd{"HSET", []interface{}{key, "", r.marker}}, cmd{"PEXPIREAT", []interface{}{key, r.expMs}})
+		b.cmds = append(b.cmds, cmd{"HSET", []interface{}{key, "", r.marker}}, cmd{"PEXPIREAT", []interface{}{key, r.expMs}})
 	}
 	// The counter at least the highest id: Comment never reuses one.
 	seq := imp.cseq
@@ -422,9 +409,9 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		seq = imp.comments[n-1].id
 	}
 	if seq != "" {
-		cmds = append(cmds, cmd{"SET", []interface{}{e.l.key(famCSeq, ""), seq}})
+		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famCSeq, ""), seq}})
 	}
-	return flush(true)
+	return b.flush()
 }
 
 // comments checks the comments: each of an article with a record, under

@@ -145,29 +145,11 @@ func TestExportImportComments(t *testing.T) {
 		ctx := context.Background()
 		now := time.Now()
 		src := fillComments(t, addr, "csrc", &now)
-		code, out1, errs := votectl(t, addr, "", "-prefix", "csrc", "export")
-		if code != 0 {
-			t.Fatalf("export: %d %s", code, errs)
-		}
+		out1 := exportImport(t, addr, "csrc", "cdst")
 		for _, want := range []string{`"type":"comment"`, `"deleted":true`, `"type":"cvote"`, `"vote":0`, `"vote":-1`,
 			`"type":"cvoted"`, `"type":"cseq"`, `"type":"commented"`, `"type":"lastcomment"`, `"orders":["hot","controversial","score"]`} {
 			if !strings.Contains(out1, want) {
 				t.Errorf("the export lacks %s", want)
-			}
-		}
-		if code, _, errs := votectl(t, addr, out1, "-prefix", "cdst", "import"); code != 0 {
-			t.Fatalf("import: %d %s", code, errs)
-		}
-		code, out2, errs := votectl(t, addr, "", "-prefix", "cdst", "export")
-		if code != 0 {
-			t.Fatalf("export 2: %d %s", code, errs)
-		}
-		if out1 != out2 {
-			t.Errorf("second export differs:\n%s\n----\n%s", out1, out2)
-		}
-		for _, p := range []string{"csrc", "cdst"} {
-			if code, out, errs := votectl(t, addr, "", "-prefix", p, "check"); code != 0 {
-				t.Errorf("check %s: %d\n%s%s", p, code, out, errs)
 			}
 		}
 		dst, err := voting.New(pool(addr), append(commentOptions("cdst"), voting.WithClock(func() time.Time { return now }))...)

@@ -36,11 +36,29 @@ import (
 //	{"type":"link","link":"https://...","id":"1","expires_ms":0}  unique links, repost claims
 //	{"type":"lastpost","user":"alice","ms":1700000000000,"expires_ms":...}
 //	{"type":"votelog","user":"bob","entries":[["1700000100000:1",1700000100000]],"expires_ms":...}
+//	{"type":"comment","id":"7","article":"1","parent":"3","poster":"bob","posted":1700000100,
+//	 "closes":1700604900,"up":2,"down":1,"orders":["hot","score"],"weight":432,"body":"..."}
+//	    every comment of an exported article, in id order (a parent before
+//	    its replies): parent absent for a reply to the article; orders,
+//	    weight (with score only) as the comment was posted; "deleted":true
+//	    and no body for a placeholder (its poster is kept, for its votes)
+//	{"type":"cvoted","id":"1","marker":"5","expires_ms":1700604900000}
+//	    an article's comment voter record while it lives: the comment that
+//	    made it (votes on older comments are closed) and when it expires
+//	{"type":"cvote","id":"7","user":"carol","vote":-1}  after its article's cvoted
+//	    a standing vote on a comment: 1, -1, or 0 for its poster's own
+//	    vote cancelled; the poster's own upvote is implied, as the store
+//	    keeps it
+//	{"type":"cseq","seq":"83"}                      the last issued comment id
+//	{"type":"commented","user":"bob","id":"7","at":1700000100}
+//	{"type":"lastcomment","user":"bob","ms":1700000100000,"expires_ms":...}
 //
 // Ids, users and groups are sorted (ids as numbers), so two exports of
 // the same data are the same bytes. Orderings, TopSince buckets and group
 // caches are not exported: they derive from the records, and import
-// rebuilds them.
+// rebuilds them; so are a comment's depth, its place among its siblings
+// (time order is id order), its live replies, the kids orderings and the
+// articles' live comment counts (comments.go).
 type line struct {
 	Type string `json:"type"`
 	// options
@@ -564,32 +582,19 @@ func (e *env) writeImport(imp *parsedImport) error {
 	if err := e.writeComments(imp, now); err != nil {
 		return err
 	}
-	var cmds []cmd
-	flush := func(force bool) error {
-		if len(cmds) < step && !force {
-			return nil
-		}
-		replies, err := e.pipeline(cmds)
-		cmds = cmds[:0]
-		for _, r := range replies {
-			if err, ok := r.(error); ok {
-				return err
-			}
-		}
-		return err
-	}
+	b := &batch{e: e}
 	for _, l := range imp.rest {
 		switch l.Type {
 		case "karma":
-			cmds = append(cmds, cmd{"ZADD", []interface{}{e.l.karma(), -*l.Karma, l.User}})
+			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.karma(), -*l.Karma, l.User}})
 		case "submitted", "upvoted", "commented":
-			cmds = append(cmds, cmd{"ZADD", []interface{}{e.l.key(l.Type+":", l.User), *l.At, member(l.ID)}})
+			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.key(l.Type+":", l.User), *l.At, member(l.ID)}})
 		case "link":
 			key := e.l.key(famLink, *l.Link)
-			cmds = append(cmds, setExpiring(key, l.ID, l.ExpiresMs, now)...)
+			b.cmds = append(b.cmds, setExpiring(key, l.ID, l.ExpiresMs, now)...)
 		case "lastpost", "lastcomment":
 			key := e.l.key(l.Type+":", l.User)
-			cmds = append(cmds, setExpiring(key, strconv.FormatInt(l.Ms, 10), l.ExpiresMs, now)...)
+			b.cmds = append(b.cmds, setExpiring(key, strconv.FormatInt(l.Ms, 10), l.ExpiresMs, now)...)
 		case "votelog":
 			if l.ExpiresMs != 0 && l.ExpiresMs <= now {
 				continue
@@ -598,20 +603,20 @@ func (e *env) writeImport(imp *parsedImport) error {
 			for _, x := range l.Entries {
 				m, _ := x[0].(string)
 				ms, _ := x[1].(float64)
-				cmds = append(cmds, cmd{"ZADD", []interface{}{key, int64(ms), m}})
+				b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{key, int64(ms), m}})
 			}
 			if l.ExpiresMs != 0 {
-				cmds = append(cmds, cmd{"PEXPIREAT", []interface{}{key, l.ExpiresMs}})
+				b.cmds = append(b.cmds, cmd{"PEXPIREAT", []interface{}{key, l.ExpiresMs}})
 			}
 		}
-		if err := flush(false); err != nil {
+		if err := b.add(); err != nil {
 			return err
 		}
 	}
 	if imp.seq != "" {
-		cmds = append(cmds, cmd{"SET", []interface{}{e.l.seq(), imp.seq}})
+		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.seq(), imp.seq}})
 	}
-	if err := flush(true); err != nil {
+	if err := b.flush(); err != nil {
 		return err
 	}
 	if imp.identity != "" {

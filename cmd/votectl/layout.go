@@ -2,10 +2,12 @@ package main
 
 // layout.go is everything votectl knows of the store's key layout beyond
 // the package's API: the key families, the article record, the voter
-// record's "" field, the orderings' members and values, and the writes
-// that put an article and its indexes in place. It follows the package
-// documentation ("Key layout", doc.go), lua/lib/record.lua (RECORD,
-// VOTE_META, eachIndex) and the orderings' values of voting.Order.Value;
+// record's "" field, a comment's record, the orderings' members and
+// values, and the writes that put an article and its indexes in place.
+// It follows the package documentation ("Key layout", doc.go),
+// lua/lib/record.lua (RECORD, VOTE_META, eachIndex), lua/lib/comments.lua
+// (CFIELDS, META, corderings) and the orderings' values of
+// voting.Order.Value;
 // when the layout changes, this file changes with it, and nothing else
 // in votectl names a key.
 
@@ -63,10 +65,6 @@ const (
 	famLastComment = "lastcomment:"
 	famOther       = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
 )
-
-// commentFamilies are the families of comments.
-var commentFamilies = []string{famCSeq, famComments, famComment, famCBody, famThread, famKids, famCVoted, famCommented,
-	famLastComment}
 
 var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
@@ -482,15 +480,6 @@ func (c crecord) parentName() string {
 // article id) in an ordering.
 func (l layout) kids(ordering, parent string) string {
 	return l.key(famKids, ordering+":"+parent)
-}
-
-// container is the key holding the ends of the list the comment is in:
-// its parent's record, or its article's top level.
-func (l layout) container(c crecord) string {
-	if c.Parent == "" {
-		return l.key(famThread, c.Article)
-	}
-	return l.key(famComment, c.Parent)
 }
 
 // cvoteField is a vote's field in the article's comment voter record.
