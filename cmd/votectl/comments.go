@@ -121,9 +121,8 @@ func ends(list []string) (first, last string) {
 // exportComments writes the comments of the exported articles, in id
 // order (a parent before its replies), then each article's comment voter
 // record and its votes, then the comment id counter, the pages and the
-// last-comment times.
-// exported holds the ids of the articles exported, and gets those of the
-// comments ("c" and the id).
+// last-comment times. exported holds the ids of the articles exported:
+// the comments of others (deleted meanwhile) are left out.
 func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[string]bool) error {
 	ids := inv.ids(famComment)
 	cs, err := e.readComments(ids, func(id string, err error) {
@@ -137,12 +136,10 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 		if !ok {
 			continue
 		}
-		if !exported[c.Article] || (c.Parent != "" && !exported["c"+c.Parent]) {
+		if _, ok := cs[c.Parent]; !exported[c.Article] || (c.Parent != "" && !ok) {
 			// Its article or parent went meanwhile (a Delete's purge).
 			delete(cs, id)
-			continue
 		}
-		exported["c"+id] = true
 	}
 	for at := 0; at < len(ids); at += cstep {
 		chunk := ids[at:min(at+cstep, len(ids))]
@@ -199,7 +196,7 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 		var votes []vote
 		for f, v := range h {
 			cid, user, ok := strings.Cut(f, ":")
-			if ok && exported["c"+cid] && cs[cid].Article == aid {
+			if c, known := cs[cid]; ok && known && c.Article == aid {
 				votes = append(votes, vote{cid, user, v})
 			}
 		}
