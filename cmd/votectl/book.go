@@ -174,8 +174,9 @@ func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
 				if err != nil {
 					return nil, "", nil, err
 				}
+				up := 1
 				for _, u := range voters {
-					a.votes = append(a.votes, line{User: u, Vote: 1})
+					a.votes = append(a.votes, line{User: u, Vote: &up})
 				}
 				if int64(len(voters)) != votes {
 					warnings = append(warnings, fmt.Sprintf("article %s: %d voters in %s, but votes is %d; the store keeps votes",

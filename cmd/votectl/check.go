@@ -26,6 +26,11 @@ type checker struct {
 	saddG  map[string][]string
 	unlink []string
 	zadd   []cmd
+	// The comments' records, and the writes that set them right.
+	crecs   map[string]crecord
+	markers map[string]string // article id -> its comment voter record's marker
+	cvotes  [][3]string       // poster, voter, vote: the standing votes of others on comments
+	cfix    []cmd
 }
 
 func (c *checker) problem(fixable bool, format string, args ...interface{}) {
@@ -69,9 +74,9 @@ func cmdCheck(e *env, args []string) error {
 			}
 		}
 	}
-	c := &checker{e: e, inv: inv, recs: map[string]record{}, reput: map[string][2]int64{},
+	c := &checker{e: e, inv: inv, recs: map[string]record{}, reput: map[string][2]int64{}, markers: map[string]string{},
 		zrem: map[string][]string{}, sremG: map[string][]string{}, saddG: map[string][]string{}}
-	steps := []func() error{c.records, c.orderings, c.buckets, c.voters, c.groups, c.caches,
+	steps := []func() error{c.records, c.orderings, c.buckets, c.voters, c.groups, c.caches, c.comments,
 		func() error { return c.karma(karma, cost) }, c.pages}
 	for _, s := range steps {
 		if err := s(); err != nil {
@@ -399,6 +404,9 @@ func (c *checker) karma(per, cost *[2]int64) error {
 	case int64(len(c.recs)) != seq || len(c.inv.ids(famVoted)) != len(c.recs):
 		fmt.Fprintln(c.e.stdout, "karma: not checked: some articles are closed or deleted, and their votes are gone")
 		return nil
+	case !c.commentVotesStand():
+		fmt.Fprintln(c.e.stdout, "karma: not checked: some comments are closed or removed, and their votes are gone")
+		return nil
 	}
 	want := map[string]int64{}
 	for id, r := range c.recs {
@@ -418,6 +426,16 @@ func (c *checker) karma(per, cost *[2]int64) error {
 			if cost != nil {
 				want[u] -= cost[i]
 			}
+		}
+	}
+	for _, x := range c.cvotes {
+		i := 0
+		if x[2] == "-1" {
+			i = 1
+		}
+		want[x[0]] += per[i]
+		if cost != nil {
+			want[x[1]] -= cost[i]
 		}
 	}
 	have, err := c.e.zsetAll(c.e.l.karma())
@@ -578,6 +596,7 @@ func (c *checker) repair() error {
 		cmds = append(cmds, cmd{"UNLINK", []interface{}{k}})
 	}
 	cmds = append(cmds, c.zadd...)
+	cmds = append(cmds, c.cfix...)
 	for at := 0; at < len(cmds); at += 50 {
 		replies, err := c.e.pipeline(cmds[at:min(at+50, len(cmds))])
 		if err != nil {

@@ -36,11 +36,29 @@ import (
 //	{"type":"link","link":"https://...","id":"1","expires_ms":0}  unique links, repost claims
 //	{"type":"lastpost","user":"alice","ms":1700000000000,"expires_ms":...}
 //	{"type":"votelog","user":"bob","entries":[["1700000100000:1",1700000100000]],"expires_ms":...}
+//	{"type":"comment","id":"7","article":"1","parent":"3","poster":"bob","posted":1700000100,
+//	 "closes":1700604900,"up":2,"down":1,"orders":["hot","score"],"weight":432,"body":"..."}
+//	    every comment of an exported article, in id order (a parent before
+//	    its replies): parent absent for a reply to the article; orders,
+//	    weight (with score only) as the comment was posted; "deleted":true
+//	    and no body for a placeholder (its poster is kept, for its votes)
+//	{"type":"cvoted","id":"1","marker":"5","expires_ms":1700604900000}
+//	    an article's comment voter record while it lives: the comment that
+//	    made it (votes on older comments are closed) and when it expires
+//	{"type":"cvote","id":"7","user":"carol","vote":-1}  after its article's cvoted
+//	    a standing vote on a comment: 1, -1, or 0 for its poster's own
+//	    vote cancelled; the poster's own upvote is implied, as the store
+//	    keeps it
+//	{"type":"cseq","seq":"83"}                      the last issued comment id
+//	{"type":"commented","user":"bob","id":"7","at":1700000100}
+//	{"type":"lastcomment","user":"bob","ms":1700000100000,"expires_ms":...}
 //
 // Ids, users and groups are sorted (ids as numbers), so two exports of
 // the same data are the same bytes. Orderings, TopSince buckets and group
 // caches are not exported: they derive from the records, and import
-// rebuilds them.
+// rebuilds them; so are a comment's depth, its place among its siblings
+// (time order is id order), its live replies, the kids orderings and the
+// articles' live comment counts (comments.go).
 type line struct {
 	Type string `json:"type"`
 	// options
@@ -63,11 +81,17 @@ type line struct {
 	ExpiresMs   int64    `json:"expires_ms,omitempty"`
 	Groups      []string `json:"groups,omitempty"`
 	User        string   `json:"user,omitempty"`
-	Vote        int      `json:"vote,omitempty"`
+	Vote        *int     `json:"vote,omitempty"`
 	Karma       *int64   `json:"karma,omitempty"`
 	At          *float64 `json:"at,omitempty"`
 	Ms          int64    `json:"ms,omitempty"`
 	Entries     [][2]any `json:"entries,omitempty"`
+	// comments
+	Article string  `json:"article,omitempty"`
+	Parent  string  `json:"parent,omitempty"`
+	Deleted bool    `json:"deleted,omitempty"`
+	Body    *string `json:"body,omitempty"`
+	Marker  string  `json:"marker,omitempty"`
 }
 
 func bptr(b bool) *bool       { return &b }
@@ -109,11 +133,6 @@ func cmdExport(e *env, args []string) error {
 	if len(inv.names(famOther)) > 0 && inv.has(famOther, importMarker) {
 		return usagef("the store holds an unfinished import (%s): finish it with import -resume first", e.l.marker())
 	}
-	for _, fam := range commentFamilies {
-		if len(inv.names(fam)) > 0 {
-			return fmt.Errorf("the store holds comments (%s keys): export does not carry comments yet", e.l.key(fam, "*"))
-		}
-	}
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	ids := inv.ids(famArticle)
 	opts := e.shownOptions(inv)
@@ -136,6 +155,7 @@ func cmdExport(e *env, args []string) error {
 		}
 		e.emit(w, line{Type: "seq", Seq: seq})
 	}
+	exported := map[string]bool{}
 	p := e.progress("exporting articles", len(ids))
 	for at := 0; at < len(ids); at += step {
 		chunk := ids[at:min(at+step, len(ids))]
@@ -158,6 +178,7 @@ func cmdExport(e *env, args []string) error {
 			if err := e.exportArticle(w, inv, id, r); err != nil {
 				return err
 			}
+			exported[id] = true
 		}
 		p.add(len(chunk))
 	}
@@ -170,25 +191,8 @@ func cmdExport(e *env, args []string) error {
 		e.emit(w, line{Type: "karma", User: u, Karma: iptr(-int64(karma[u]))})
 	}
 	for _, fam := range []string{famSubmitted, famUpvoted} {
-		for _, u := range inv.names(fam) {
-			z, err := e.zsetAll(e.l.key(fam, u))
-			if err != nil {
-				return err
-			}
-			type entry struct {
-				id string
-				at float64
-			}
-			var list []entry
-			for m, v := range z {
-				if id, ok := idOf(m); ok {
-					list = append(list, entry{id, v})
-				}
-			}
-			sort.Slice(list, func(i, j int) bool { return lessID(list[i].id, list[j].id) })
-			for _, x := range list {
-				e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: u, ID: x.id, At: fptr(x.at)})
-			}
+		if err := e.exportPage(w, inv, fam); err != nil {
+			return err
 		}
 	}
 	links := inv.names(famLink)
@@ -200,13 +204,7 @@ func cmdExport(e *env, args []string) error {
 	}); err != nil {
 		return err
 	}
-	posters := inv.names(famLastPost)
-	if err := e.mget(prefixed(e.l, famLastPost, posters), func(i int, v []byte) {
-		if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			exp, _ := e.expireAt(e.l.key(famLastPost, posters[i]))
-			e.emit(w, line{Type: "lastpost", User: posters[i], Ms: ms, ExpiresMs: exp})
-		}
-	}); err != nil {
+	if err := e.exportLast(w, inv, famLastPost); err != nil {
 		return err
 	}
 	for _, u := range inv.names(famVoteLog) {
@@ -227,7 +225,48 @@ func cmdExport(e *env, args []string) error {
 		}
 		e.emit(w, line{Type: "votelog", User: u, Entries: entries, ExpiresMs: exp})
 	}
+	if err := e.exportComments(w, inv, exported); err != nil {
+		return err
+	}
 	return w.Flush()
+}
+
+// exportPage writes the entries of the users' pages of a family
+// (submitted, upvoted, commented), a line each, by user then id.
+func (e *env) exportPage(w *bufio.Writer, inv *inventory, fam string) error {
+	for _, u := range inv.names(fam) {
+		z, err := e.zsetAll(e.l.key(fam, u))
+		if err != nil {
+			return err
+		}
+		type entry struct {
+			id string
+			at float64
+		}
+		var list []entry
+		for m, v := range z {
+			if id, ok := idOf(m); ok {
+				list = append(list, entry{id, v})
+			}
+		}
+		sort.Slice(list, func(i, j int) bool { return lessID(list[i].id, list[j].id) })
+		for _, x := range list {
+			e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: u, ID: x.id, At: fptr(x.at)})
+		}
+	}
+	return nil
+}
+
+// exportLast writes the users' last-post or last-comment times of a
+// family (lastpost, lastcomment) with their expiry.
+func (e *env) exportLast(w *bufio.Writer, inv *inventory, fam string) error {
+	users := inv.names(fam)
+	return e.mget(prefixed(e.l, fam, users), func(i int, v []byte) {
+		if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+			exp, _ := e.expireAt(e.l.key(fam, users[i]))
+			e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: users[i], Ms: ms, ExpiresMs: exp})
+		}
+	})
 }
 
 func prefixed(l layout, fam string, names []string) []string {
@@ -292,7 +331,7 @@ func (e *env) exportArticle(w *bufio.Writer, inv *inventory, id string, r record
 		if err != nil || (v != 1 && v != -1) {
 			return fmt.Errorf("article %s: voter %q holds %q, not a vote (run check)", id, u, votes[u])
 		}
-		e.emit(w, line{Type: "vote", ID: id, User: u, Vote: v})
+		e.emit(w, line{Type: "vote", ID: id, User: u, Vote: &v})
 	}
 	return nil
 }
@@ -313,12 +352,19 @@ type parsedImport struct {
 	seq      string
 	articles []*importArticle
 	rest     []line // karma, pages, links, rule state
+	byID     map[string]*importArticle
+	// The comments, in id order, and the comment voter records.
+	cseq, lastCID string
+	comments      []*importComment
+	byCID         map[string]*importComment
+	cvoted        map[string]*importCVoted
+	cvotedOrder   []string
 }
 
 // parseImport reads and validates every line; it writes nothing.
 func parseImport(e *env, data []byte) (*parsedImport, error) {
-	out := &parsedImport{}
 	byID := map[string]*importArticle{}
+	out := &parsedImport{byID: byID, byCID: map[string]*importComment{}, cvoted: map[string]*importCVoted{}}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	n := 0
@@ -337,8 +383,8 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			return nil, bad("%v", err)
 		}
 		name := func(what, s string) error {
-			if s == "" || len(s) > voting.MaxNameLen || strings.TrimSpace(s) == "" {
-				return bad("%s %q is empty or longer than %d bytes", what, s, voting.MaxNameLen)
+			if err := checkName(what, s); err != nil {
+				return bad("%v", err)
 			}
 			return nil
 		}
@@ -405,8 +451,8 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if err := name("user", l.User); err != nil {
 				return nil, err
 			}
-			if l.Vote != 1 && l.Vote != -1 {
-				return nil, bad("vote %d is neither 1 nor -1", l.Vote)
+			if l.Vote == nil || (*l.Vote != 1 && *l.Vote != -1) {
+				return nil, bad("vote is neither 1 nor -1")
 			}
 			if a.closes == 0 {
 				return nil, bad("vote on article %s, whose voting is closed", l.ID)
@@ -417,12 +463,25 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 				return nil, bad("karma line without karma")
 			}
 			fallthrough
-		case "lastpost", "votelog":
+		case "lastpost", "votelog", "lastcomment":
 			if err := name("user", l.User); err != nil {
 				return nil, err
 			}
 			out.rest = append(out.rest, l)
-		case "submitted", "upvoted":
+		case "comment":
+			if err := out.parseComment(l, bad); err != nil {
+				return nil, err
+			}
+		case "cvoted", "cvote":
+			if err := out.parseCVote(l, bad); err != nil {
+				return nil, err
+			}
+		case "cseq":
+			if !canonicalID(l.Seq) {
+				return nil, bad("cseq %q is not an id", l.Seq)
+			}
+			out.cseq = l.Seq
+		case "submitted", "upvoted", "commented":
 			if err := name("user", l.User); err != nil {
 				return nil, err
 			}
@@ -476,7 +535,8 @@ func cmdImport(e *env, args []string) error {
 		return fmt.Errorf("%w; the import is unfinished: run the same import with -resume", err)
 	}
 	if !e.quiet {
-		fmt.Fprintf(e.stderr, "votectl: imported %d articles and %d other entries under %q\n", len(imp.articles), len(imp.rest), e.prefix)
+		fmt.Fprintf(e.stderr, "votectl: imported %d articles, %d comments and %d other entries under %q\n", len(imp.articles),
+			len(imp.comments), len(imp.rest), e.prefix)
 	}
 	return nil
 }
@@ -519,32 +579,22 @@ func (e *env) writeImport(imp *parsedImport) error {
 		p.add(1)
 	}
 	p.done()
-	var cmds []cmd
-	flush := func(force bool) error {
-		if len(cmds) < step && !force {
-			return nil
-		}
-		replies, err := e.pipeline(cmds)
-		cmds = cmds[:0]
-		for _, r := range replies {
-			if err, ok := r.(error); ok {
-				return err
-			}
-		}
+	if err := e.writeComments(imp, now); err != nil {
 		return err
 	}
+	b := &batch{e: e}
 	for _, l := range imp.rest {
 		switch l.Type {
 		case "karma":
-			cmds = append(cmds, cmd{"ZADD", []interface{}{e.l.karma(), -*l.Karma, l.User}})
-		case "submitted", "upvoted":
-			cmds = append(cmds, cmd{"ZADD", []interface{}{e.l.key(l.Type+":", l.User), *l.At, member(l.ID)}})
+			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.karma(), -*l.Karma, l.User}})
+		case "submitted", "upvoted", "commented":
+			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.key(l.Type+":", l.User), *l.At, member(l.ID)}})
 		case "link":
 			key := e.l.key(famLink, *l.Link)
-			cmds = append(cmds, setExpiring(key, l.ID, l.ExpiresMs, now)...)
-		case "lastpost":
-			key := e.l.key(famLastPost, l.User)
-			cmds = append(cmds, setExpiring(key, strconv.FormatInt(l.Ms, 10), l.ExpiresMs, now)...)
+			b.cmds = append(b.cmds, setExpiring(key, l.ID, l.ExpiresMs, now)...)
+		case "lastpost", "lastcomment":
+			key := e.l.key(l.Type+":", l.User)
+			b.cmds = append(b.cmds, setExpiring(key, strconv.FormatInt(l.Ms, 10), l.ExpiresMs, now)...)
 		case "votelog":
 			if l.ExpiresMs != 0 && l.ExpiresMs <= now {
 				continue
@@ -553,20 +603,20 @@ func (e *env) writeImport(imp *parsedImport) error {
 			for _, x := range l.Entries {
 				m, _ := x[0].(string)
 				ms, _ := x[1].(float64)
-				cmds = append(cmds, cmd{"ZADD", []interface{}{key, int64(ms), m}})
+				b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{key, int64(ms), m}})
 			}
 			if l.ExpiresMs != 0 {
-				cmds = append(cmds, cmd{"PEXPIREAT", []interface{}{key, l.ExpiresMs}})
+				b.cmds = append(b.cmds, cmd{"PEXPIREAT", []interface{}{key, l.ExpiresMs}})
 			}
 		}
-		if err := flush(false); err != nil {
+		if err := b.add(); err != nil {
 			return err
 		}
 	}
 	if imp.seq != "" {
-		cmds = append(cmds, cmd{"SET", []interface{}{e.l.seq(), imp.seq}})
+		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.seq(), imp.seq}})
 	}
-	if err := flush(true); err != nil {
+	if err := b.flush(); err != nil {
 		return err
 	}
 	if imp.identity != "" {
@@ -604,7 +654,7 @@ func (e *env) putArticle(a *importArticle, nowMs int64) error {
 		for at := 0; at < len(a.votes); at += step {
 			args := []interface{}{key}
 			for _, v := range a.votes[at:min(at+step, len(a.votes))] {
-				args = append(args, v.User, v.Vote)
+				args = append(args, v.User, *v.Vote)
 			}
 			if _, err := e.do("HSET", args...); err != nil {
 				return fmt.Errorf("article %s: HSET %s: %w", a.id, key, err)

@@ -2,10 +2,12 @@ package main
 
 // layout.go is everything votectl knows of the store's key layout beyond
 // the package's API: the key families, the article record, the voter
-// record's "" field, the orderings' members and values, and the writes
-// that put an article and its indexes in place. It follows the package
-// documentation ("Key layout", doc.go), lua/lib/record.lua (RECORD,
-// VOTE_META, eachIndex) and the orderings' values of voting.Order.Value;
+// record's "" field, a comment's record, the orderings' members and
+// values, and the writes that put an article and its indexes in place.
+// It follows the package documentation ("Key layout", doc.go),
+// lua/lib/record.lua (RECORD, VOTE_META, eachIndex), lua/lib/comments.lua
+// (CFIELDS, META, corderings) and the orderings' values of
+// voting.Order.Value;
 // when the layout changes, this file changes with it, and nothing else
 // in votectl names a key.
 
@@ -51,7 +53,7 @@ const (
 	famUpvoted   = "upvoted:"
 	famVoteLog   = "votelog:"
 	famLastPost  = "lastpost:"
-	// The comments' (layout 4), which export does not carry yet.
+	// The comments' (layout 4).
 	famCSeq        = "cseq"
 	famComments    = "comments"
 	famComment     = "comment:"
@@ -63,10 +65,6 @@ const (
 	famLastComment = "lastcomment:"
 	famOther       = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
 )
-
-// commentFamilies are the families of comments.
-var commentFamilies = []string{famCSeq, famComments, famComment, famCBody, famThread, famKids, famCVoted, famCommented,
-	famLastComment}
 
 var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
@@ -371,3 +369,118 @@ func (l layout) putArgs(id string, r record, writeRecord bool, closes, expireAtM
 	return []interface{}{l.ordering("score"), l.tag, id, r.Up, r.Down, r.Posted, r.Weight, r.Orders, rec, cl, expireAtMs, g,
 		r.value("score"), r.value("top"), r.value("hot"), r.value("best"), r.value("controversial")}
 }
+
+// Comments (lua/lib/comments.lua): a comment's record is a hash of the
+// fields CFIELDS names, its body a string of its own, and each parent's
+// replies are a linked list by id (f newest, l oldest, nx next older, pv
+// previous newer) and sorted sets, one per ordering, at
+// kids:<ordering>:<parent>, the parent named by its cid or by "a" and
+// the article's id for the top level.
+
+// commentOrders are the optional comment orderings beside best and top,
+// in lib/comments.lua CORDERINGS's order.
+var commentOrders = []string{"hot", "controversial", "score"}
+
+// crecord is a comment's record: META's fields (its m), and the others.
+type crecord struct {
+	Article, Parent         string // Parent "" for a reply to the article
+	Posted, Closes          int64
+	Depth                   int
+	Orders, Weight          string // "hot,score" ("" for none); the weight "" unless in score
+	Up, Down, Replies       int64
+	Poster                  string
+	Deleted                 bool
+	First, Last, Next, Prev string // f, l, nx, pv
+}
+
+// parseComment reads a comment's record from its hash.
+func parseComment(h map[string]string) (crecord, error) {
+	f := strings.Split(h["m"], " ")
+	if len(f) != 7 {
+		return crecord{}, fmt.Errorf("%w: field m %q", errMalformed, h["m"])
+	}
+	c := crecord{Article: f[0], Parent: f[1], Orders: f[5], Weight: f[6], Poster: h["n"], Deleted: h["x"] == "1",
+		First: h["f"], Last: h["l"], Next: h["nx"], Prev: h["pv"]}
+	if c.Parent == "0" {
+		c.Parent = ""
+	}
+	var n [8]int64
+	for i, s := range []string{f[2], f[3], f[4], h["u"], h["d"], h["r"]} {
+		v, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return crecord{}, fmt.Errorf("%w: %q is not a number", errMalformed, s)
+		}
+		n[i] = v
+	}
+	c.Posted, c.Closes, c.Depth, c.Up, c.Down, c.Replies = n[0], n[1], int(n[2]), n[3], n[4], n[5]
+	if !canonicalID(c.Article) || (c.Parent != "" && !canonicalID(c.Parent)) {
+		return crecord{}, fmt.Errorf("%w: field m %q", errMalformed, h["m"])
+	}
+	if c.Weight != "" {
+		if _, err := strconv.ParseFloat(c.Weight, 64); err != nil {
+			return crecord{}, fmt.Errorf("%w: weight %q", errMalformed, c.Weight)
+		}
+	}
+	return c, nil
+}
+
+// meta is the record's m (lib/comments.lua commentMeta).
+func (c crecord) meta() string {
+	p := c.Parent
+	if p == "" {
+		p = "0"
+	}
+	return fmt.Sprintf("%s %s %d %d %d %s %s", c.Article, p, c.Posted, c.Closes, c.Depth, c.Orders, c.Weight)
+}
+
+// fields are the record's fields and values, in CFIELDS's order, those
+// absent left out: HSET's arguments after the key.
+func (c crecord) fields() []interface{} {
+	out := []interface{}{"u", c.Up, "d", c.Down, "m", c.meta(), "n", c.Poster, "r", c.Replies}
+	if c.Deleted {
+		out = append(out, "x", "1")
+	}
+	for _, f := range [][2]string{{"f", c.First}, {"l", c.Last}, {"nx", c.Next}, {"pv", c.Prev}} {
+		if f[1] != "" {
+			out = append(out, f[0], f[1])
+		}
+	}
+	return out
+}
+
+// orderings are the orderings of its parent that hold the comment: best
+// and top, then its own (lib/comments.lua corderings).
+func (c crecord) orderings() []string {
+	out := []string{"best", "top"}
+	if c.Orders != "" {
+		out = append(out, strings.Split(c.Orders, ",")...)
+	}
+	return out
+}
+
+// value is the comment's value in an ordering (voting.Order.Value, as
+// lib/comments.lua cvalue): its weight counts in score only.
+func (c crecord) value(ordering string) float64 {
+	w := c.Weight
+	if w == "" {
+		w = "0"
+	}
+	return record{Up: c.Up, Down: c.Down, Posted: c.Posted, Weight: w}.value(ordering)
+}
+
+// parentName is the name of the comment's parent in the kids keys.
+func (c crecord) parentName() string {
+	if c.Parent == "" {
+		return "a" + c.Article
+	}
+	return c.Parent
+}
+
+// kids is the key of the replies to parent (a cid, or "a" and an
+// article id) in an ordering.
+func (l layout) kids(ordering, parent string) string {
+	return l.key(famKids, ordering+":"+parent)
+}
+
+// cvoteField is a vote's field in the article's comment voter record.
+func cvoteField(cid, user string) string { return cid + ":" + user }

@@ -1,7 +1,8 @@
 // Command votectl is the operator's tool of a voting store: it inspects,
-// checks and repairs, exports and imports a store, imports the layout of
-// "Redis in Action", shows and changes the store's recorded shared
-// options, and lists the store's Functions libraries.
+// checks and repairs, exports and imports a store, its comments with
+// its articles, imports the layout of "Redis in Action", shows and
+// changes the store's recorded shared options, and lists the store's
+// Functions libraries.
 //
 //	votectl -redis ADDR -prefix PREFIX info
 //	votectl -redis ADDR -prefix PREFIX article ID

@@ -110,28 +110,37 @@ func fill(t *testing.T, addr, prefix string) *voting.Store {
 	return st
 }
 
+// exportImport exports the store under src, imports it under dst, and
+// checks that dst exports the same lines and that check finds both
+// right; it returns the export.
+func exportImport(t *testing.T, addr, src, dst string) string {
+	t.Helper()
+	code, out1, errs := votectl(t, addr, "", "-prefix", src, "export")
+	if code != 0 {
+		t.Fatalf("export: %d %s", code, errs)
+	}
+	if code, _, errs := votectl(t, addr, out1, "-prefix", dst, "import"); code != 0 {
+		t.Fatalf("import: %d %s", code, errs)
+	}
+	code, out2, errs := votectl(t, addr, "", "-prefix", dst, "export")
+	if code != 0 {
+		t.Fatalf("export 2: %d %s", code, errs)
+	}
+	if out1 != out2 {
+		t.Errorf("second export differs:\n%s\n----\n%s", out1, out2)
+	}
+	for _, p := range []string{src, dst} {
+		if code, out, errs := votectl(t, addr, "", "-prefix", p, "check"); code != 0 {
+			t.Errorf("check %s: %d\n%s%s", p, code, out, errs)
+		}
+	}
+	return out1
+}
+
 func TestExportImportRoundTrip(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		fill(t, addr, "src")
-		code, out1, errs := votectl(t, addr, "", "-prefix", "src", "export")
-		if code != 0 {
-			t.Fatalf("export: %d %s", code, errs)
-		}
-		if code, _, errs := votectl(t, addr, out1, "-prefix", "dst", "import"); code != 0 {
-			t.Fatalf("import: %d %s", code, errs)
-		}
-		code, out2, errs := votectl(t, addr, "", "-prefix", "dst", "export")
-		if code != 0 {
-			t.Fatalf("export 2: %d %s", code, errs)
-		}
-		if out1 != out2 {
-			t.Errorf("second export differs:\n%s\n----\n%s", out1, out2)
-		}
-		for _, p := range []string{"src", "dst"} {
-			if code, out, errs := votectl(t, addr, "", "-prefix", p, "check"); code != 0 {
-				t.Errorf("check %s: %d\n%s%s", p, code, out, errs)
-			}
-		}
+		out1 := exportImport(t, addr, "src", "dst")
 		if code, _, errs := votectl(t, addr, out1, "-prefix", "dst", "import"); code != 2 || !strings.Contains(errs, "not empty") {
 			t.Errorf("import into a non-empty store: %d %s", code, errs)
 		}

@@ -1,0 +1,688 @@
+package main
+
+// comments.go is what export, import and check do with comments: the
+// records read in steps, the structure every comment implies (the
+// linked lists of replies, the live counts), and the writes that put it
+// in place.
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting"
+)
+
+// cstep is how many comments a step reads or writes: their bodies, up to
+// voting.MaxCommentLen bytes each, make an MGET of cstep at most 1 MB.
+const cstep = 100
+
+// readComments reads the records of ids, cstep at a time; bad reports a
+// record that does not parse, and a record gone meanwhile is left out.
+func (e *env) readComments(ids []string, bad func(id string, err error)) (map[string]crecord, error) {
+	out := make(map[string]crecord, len(ids))
+	p := e.progress("reading comments", len(ids))
+	defer p.done()
+	for at := 0; at < len(ids); at += cstep {
+		chunk := ids[at:min(at+cstep, len(ids))]
+		cmds := make([]cmd, len(chunk))
+		for i, id := range chunk {
+			cmds[i] = cmd{"HGETALL", []interface{}{e.l.key(famComment, id)}}
+		}
+		replies, err := e.pipeline(cmds)
+		if err != nil {
+			return nil, err
+		}
+		for i, r := range replies {
+			h, err := redis.StringMap(r, nil)
+			if err != nil {
+				return nil, fmt.Errorf("HGETALL %s: %w", e.l.key(famComment, chunk[i]), err)
+			}
+			if len(h) == 0 {
+				continue
+			}
+			c, err := parseComment(h)
+			if err != nil {
+				bad(chunk[i], err)
+				continue
+			}
+			out[chunk[i]] = c
+		}
+		p.add(len(chunk))
+	}
+	return out, nil
+}
+
+// threads is the structure the comments imply, as the store's scripts
+// keep it: each parent's replies in id order (the order they came), the
+// live descendants of each comment and the live comments of each
+// article.
+type threads struct {
+	kids map[string][]string // parent name (lib/comments.lua parentName) -> cids, oldest first
+	live map[string]int64    // cid -> its live descendants
+	arts map[string]int64    // article id -> its live comments
+}
+
+// deriveThreads works out the threads of cs; a comment whose parent is
+// not in cs is left out of every count.
+func deriveThreads(cs map[string]crecord) threads {
+	t := threads{kids: map[string][]string{}, live: map[string]int64{}, arts: map[string]int64{}}
+	ids := sortedKeys(cs)
+	sortIDs(ids)
+	for _, id := range ids {
+		c := cs[id]
+		t.kids[c.parentName()] = append(t.kids[c.parentName()], id)
+	}
+	// Newest first: each comment's count is whole before its parent's.
+	for i := len(ids) - 1; i >= 0; i-- {
+		c := cs[ids[i]]
+		n := t.live[ids[i]]
+		if !c.Deleted {
+			n++
+		}
+		if c.Parent == "" {
+			t.arts[c.Article] += n
+		} else if _, ok := cs[c.Parent]; ok {
+			t.live[c.Parent] += n
+		}
+	}
+	return t
+}
+
+// links sets the fields of c (comment id) that its place implies: its
+// list's neighbours, the ends of its own replies and its live count.
+func (t threads) links(id string, c *crecord) {
+	sib := t.kids[c.parentName()]
+	i := sort.Search(len(sib), func(i int) bool { return !lessID(sib[i], id) })
+	c.Next, c.Prev = "", ""
+	if i > 0 {
+		c.Next = sib[i-1]
+	}
+	if i+1 < len(sib) {
+		c.Prev = sib[i+1]
+	}
+	c.First, c.Last = ends(t.kids[id])
+	c.Replies = t.live[id]
+}
+
+// ends are a list's newest and oldest ids ("" for none).
+func ends(list []string) (first, last string) {
+	if len(list) == 0 {
+		return "", ""
+	}
+	return list[len(list)-1], list[0]
+}
+
+// exportComments writes the comments of the exported articles, in id
+// order (a parent before its replies), then each article's comment voter
+// record and its votes, then the comment id counter, the pages and the
+// last-comment times. exported holds the ids of the articles exported:
+// the comments of others (deleted meanwhile) are left out.
+func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[string]bool) error {
+	ids := inv.ids(famComment)
+	cs, err := e.readComments(ids, func(id string, err error) {
+		fmt.Fprintf(e.stderr, "votectl: comment %s: %v (run check); not exported\n", id, err)
+	})
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		c, ok := cs[id]
+		if !ok {
+			continue
+		}
+		if _, ok := cs[c.Parent]; !exported[c.Article] || (c.Parent != "" && !ok) {
+			// Its article or parent went meanwhile (a Delete's purge).
+			delete(cs, id)
+		}
+	}
+	for at := 0; at < len(ids); at += cstep {
+		chunk := ids[at:min(at+cstep, len(ids))]
+		bodies := make([][]byte, len(chunk))
+		if err := e.mget(prefixed(e.l, famCBody, chunk), func(i int, v []byte) { bodies[i] = v }); err != nil {
+			return err
+		}
+		for i, id := range chunk {
+			c, ok := cs[id]
+			if !ok {
+				continue
+			}
+			l := line{Type: "comment", ID: id, Article: c.Article, Parent: c.Parent, Poster: c.Poster,
+				Posted: iptr(c.Posted), Closes: c.Closes, Up: iptr(c.Up), Down: iptr(c.Down), Deleted: c.Deleted}
+			if c.Orders != "" {
+				l.Orders = strings.Split(c.Orders, ",")
+			}
+			if c.Weight != "" {
+				w, _ := strconv.ParseFloat(c.Weight, 64)
+				l.Weight = fptr(w)
+			}
+			if !c.Deleted {
+				if bodies[i] == nil {
+					return fmt.Errorf("comment %s has no body (run check)", id)
+				}
+				l.Body = sptr(string(bodies[i]))
+			}
+			if err := e.emit(w, l); err != nil {
+				return err
+			}
+		}
+	}
+	for _, aid := range inv.ids(famCVoted) {
+		if !exported[aid] {
+			continue
+		}
+		key := e.l.key(famCVoted, aid)
+		h, err := e.hashAll(key)
+		if err != nil {
+			return err
+		}
+		marker, ok := h[""]
+		if !ok {
+			continue // expired meanwhile
+		}
+		exp, err := e.expireAt(key)
+		if err != nil {
+			return err
+		}
+		if err := e.emit(w, line{Type: "cvoted", ID: aid, Marker: marker, ExpiresMs: exp}); err != nil {
+			return err
+		}
+		type vote struct{ cid, user, v string }
+		var votes []vote
+		for f, v := range h {
+			cid, user, ok := strings.Cut(f, ":")
+			if c, known := cs[cid]; ok && known && c.Article == aid {
+				votes = append(votes, vote{cid, user, v})
+			}
+		}
+		sort.Slice(votes, func(i, j int) bool {
+			if votes[i].cid != votes[j].cid {
+				return lessID(votes[i].cid, votes[j].cid)
+			}
+			return votes[i].user < votes[j].user
+		})
+		for _, x := range votes {
+			v, err := strconv.Atoi(x.v)
+			if err != nil || v < -1 || v > 1 {
+				return fmt.Errorf("%s: field %q holds %q, not a vote (run check)", key, cvoteField(x.cid, x.user), x.v)
+			}
+			if err := e.emit(w, line{Type: "cvote", ID: x.cid, User: x.user, Vote: &v}); err != nil {
+				return err
+			}
+		}
+	}
+	if len(inv.names(famCSeq)) > 0 {
+		seq, err := redis.String(e.do("GET", e.l.key(famCSeq, "")))
+		if err != nil {
+			return fmt.Errorf("GET %s: %w", e.l.key(famCSeq, ""), err)
+		}
+		e.emit(w, line{Type: "cseq", Seq: seq})
+	}
+	if err := e.exportPage(w, inv, famCommented); err != nil {
+		return err
+	}
+	return e.exportLast(w, inv, famLastComment)
+}
+
+// importComment is a comment of an import, as its line gives it.
+type importComment struct {
+	id string
+	c  crecord
+	// body is the comment's, nil once deleted.
+	body *string
+}
+
+// importCVoted is an article's comment voter record.
+type importCVoted struct {
+	aid, marker string
+	expMs       int64
+	votes       []line
+}
+
+// parseComment validates a comment line against the comments before it;
+// bad makes the error of the line.
+func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) error) error {
+	if !canonicalID(l.ID) || (imp.lastCID != "" && !lessID(imp.lastCID, l.ID)) {
+		return bad("comment id %q is not an id, or not above the one before (%s)", l.ID, imp.lastCID)
+	}
+	imp.lastCID = l.ID
+	if imp.byID[l.Article] == nil {
+		return bad("comment %s of article %q before (or without) its article line", l.ID, l.Article)
+	}
+	if l.Posted == nil || l.Up == nil || l.Down == nil || l.Closes == 0 {
+		return bad("comment %s lacks one of posted, closes, up, down", l.ID)
+	}
+	if *l.Up < 0 || *l.Down < 0 {
+		return bad("comment %s: counts out of range", l.ID)
+	}
+	if err := checkName("poster", l.Poster); err != nil {
+		return bad("comment %s: %v", l.ID, err)
+	}
+	c := crecord{Article: l.Article, Parent: l.Parent, Posted: *l.Posted, Closes: l.Closes, Up: *l.Up, Down: *l.Down,
+		Poster: l.Poster, Deleted: l.Deleted}
+	if l.Parent != "" {
+		p := imp.byCID[l.Parent]
+		if p == nil || p.c.Article != l.Article {
+			return bad("comment %s: parent %q is no comment of article %s before it", l.ID, l.Parent, l.Article)
+		}
+		c.Depth = p.c.Depth + 1
+		if c.Depth >= voting.MaxCommentDepth {
+			return bad("comment %s is deeper than %d levels", l.ID, voting.MaxCommentDepth)
+		}
+	}
+	for _, o := range l.Orders {
+		if !contains(commentOrders, o) {
+			return bad("comment %s: unknown order %q", l.ID, o)
+		}
+	}
+	c.Orders = strings.Join(l.Orders, ",")
+	if contains(l.Orders, "score") != (l.Weight != nil) {
+		return bad("comment %s: a weight goes with the score order, and only with it", l.ID)
+	}
+	if l.Weight != nil {
+		if *l.Weight < 0 || math.IsNaN(*l.Weight) || math.IsInf(*l.Weight, 0) {
+			return bad("comment %s: weight out of range", l.ID)
+		}
+		c.Weight = formatWeight(*l.Weight)
+	}
+	if l.Deleted != (l.Body == nil) {
+		return bad("comment %s: a body goes with a comment not deleted, and only with it", l.ID)
+	}
+	if l.Body != nil && (strings.TrimSpace(*l.Body) == "" || len(*l.Body) > voting.MaxCommentLen) {
+		return bad("comment %s: body blank or longer than %d bytes", l.ID, voting.MaxCommentLen)
+	}
+	ic := &importComment{id: l.ID, c: c, body: l.Body}
+	imp.byCID[l.ID] = ic
+	imp.comments = append(imp.comments, ic)
+	return nil
+}
+
+// parseCVote validates a cvoted or cvote line.
+func (imp *parsedImport) parseCVote(l line, bad func(string, ...interface{}) error) error {
+	if l.Type == "cvoted" {
+		if imp.byID[l.ID] == nil || imp.cvoted[l.ID] != nil {
+			return bad("comment voter record of article %q: no article line before, or repeated", l.ID)
+		}
+		if !canonicalID(l.Marker) || l.ExpiresMs <= 0 {
+			return bad("comment voter record of article %s: marker %q is not an id, or expires_ms is missing", l.ID, l.Marker)
+		}
+		imp.cvoted[l.ID] = &importCVoted{aid: l.ID, marker: l.Marker, expMs: l.ExpiresMs}
+		imp.cvotedOrder = append(imp.cvotedOrder, l.ID)
+		return nil
+	}
+	c := imp.byCID[l.ID]
+	if c == nil {
+		return bad("vote on comment %q before (or without) its comment line", l.ID)
+	}
+	r := imp.cvoted[c.c.Article]
+	if r == nil {
+		return bad("vote on comment %s before (or without) the comment voter record of article %s", l.ID, c.c.Article)
+	}
+	if err := checkName("user", l.User); err != nil {
+		return bad("%v", err)
+	}
+	if l.Vote == nil || *l.Vote < -1 || *l.Vote > 1 || (*l.Vote == 0 && l.User != c.c.Poster) {
+		return bad("vote on comment %s: 1 or -1, or 0 for its poster's own vote cancelled", l.ID)
+	}
+	r.votes = append(r.votes, l)
+	return nil
+}
+
+// checkName checks a user's or group's name as the store does.
+func checkName(what, s string) error {
+	if s == "" || len(s) > voting.MaxNameLen || strings.TrimSpace(s) == "" {
+		return fmt.Errorf("%s %q is empty or longer than %d bytes", what, s, voting.MaxNameLen)
+	}
+	return nil
+}
+
+// writeComments writes the comments of an import, in pipelines of
+// cstep comments: each command short, each write idempotent (a resumed
+// import writes the same again). The records come with every field the
+// store's scripts would have written (links, live counts), the orderings
+// with the values of voting.Order.Value.
+func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
+	cs := make(map[string]crecord, len(imp.comments))
+	for _, c := range imp.comments {
+		cs[c.id] = c.c
+	}
+	t := deriveThreads(cs)
+	b := &batch{e: e}
+	p := e.progress("importing comments", len(imp.comments))
+	for _, ic := range imp.comments {
+		c := ic.c
+		t.links(ic.id, &c)
+		key := e.l.key(famComment, ic.id)
+		b.cmds = append(b.cmds, cmd{"HSET", append([]interface{}{key}, c.fields()...)})
+		if ic.body != nil {
+			b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famCBody, ic.id), *ic.body}})
+		}
+		for _, o := range c.orderings() {
+			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.kids(o, c.parentName()), c.value(o), member(ic.id)}})
+		}
+		if err := b.add(); err != nil {
+			return err
+		}
+		p.add(1)
+	}
+	p.done()
+	for _, aid := range sortedKeys(t.arts) {
+		b.cmds = append(b.cmds, cmd{"HSET", []interface{}{e.l.key(famComments, ""), aid, t.arts[aid]}})
+	}
+	for _, a := range imp.articles {
+		if first, last := ends(t.kids["a"+a.id]); first != "" {
+			b.cmds = append(b.cmds, cmd{"HSET", []interface{}{e.l.key(famThread, a.id), "f", first, "l", last}})
+		}
+		if err := b.add(); err != nil {
+			return err
+		}
+	}
+	for _, aid := range imp.cvotedOrder {
+		r := imp.cvoted[aid]
+		if r.expMs <= nowMs {
+			continue // its comments' voting closed meanwhile
+		}
+		key := e.l.key(famCVoted, aid)
+		for at := 0; at < len(r.votes); at += step {
+			args := []interface{}{key}
+			for _, v := range r.votes[at:min(at+step, len(r.votes))] {
+				args = append(args, cvoteField(v.ID, v.User), *v.Vote)
+			}
+			b.cmds = append(b.cmds, cmd{"HSET", args})
+			if err := b.add(); err != nil {
+				return err
+			}
+		}
+		b.cmds = append(b.cmds, cmd{"HSET", []interface{}{key, "", r.marker}}, cmd{"PEXPIREAT", []interface{}{key, r.expMs}})
+	}
+	// The counter at least the highest id: Comment never reuses one.
+	seq := imp.cseq
+	if n := len(imp.comments); n > 0 && (seq == "" || lessID(seq, imp.comments[n-1].id)) {
+		seq = imp.comments[n-1].id
+	}
+	if seq != "" {
+		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famCSeq, ""), seq}})
+	}
+	return b.flush()
+}
+
+// comments checks the comments: each of an article with a record, under
+// a parent of its article, at its depth; the linked lists of replies
+// and the live counts as the comments imply them (deriveThreads); the
+// bodies; the counts of the comments whose votes stand against the
+// comment voter record; the kids orderings against the records
+// (voting.Order.Value); and the id counter. What it can, -repair sets
+// right: links, counts, orderings, stray bodies and the counter.
+func (c *checker) comments() error {
+	for _, n := range c.inv.names(famComment) {
+		if !canonicalID(n) {
+			c.problem(false, "key %s: not a comment id", c.e.l.key(famComment, n))
+		}
+	}
+	ids := c.inv.ids(famComment)
+	cs, err := c.e.readComments(ids, func(id string, err error) { c.problem(false, "comment %s: %v", id, err) })
+	if err != nil {
+		return err
+	}
+	c.crecs = cs
+	good := map[string]crecord{}
+	for _, id := range ids {
+		x, ok := cs[id]
+		if !ok {
+			continue
+		}
+		depth := 0
+		if _, ok := c.recs[x.Article]; !ok {
+			c.problem(false, "comment %s: of article %s, which has no record (a Delete under way finishes it)", id, x.Article)
+			continue
+		}
+		if x.Parent != "" {
+			p, ok := good[x.Parent]
+			if !ok || p.Article != x.Article || !lessID(x.Parent, id) {
+				c.problem(false, "comment %s: its parent %s is no earlier comment of article %s", id, x.Parent, x.Article)
+				continue
+			}
+			depth = p.Depth + 1
+		}
+		if x.Depth != depth {
+			c.problem(false, "comment %s: at depth %d, its parents make %d", id, x.Depth, depth)
+		}
+		good[id] = x
+	}
+	if err := c.commentVotes(good); err != nil {
+		return err
+	}
+	t := deriveThreads(good)
+	gids := sortedKeys(good)
+	sortIDs(gids)
+	set := func(key string, fields ...interface{}) {
+		c.cfix = append(c.cfix, cmd{"HSET", append([]interface{}{key}, fields...)})
+	}
+	for _, id := range gids {
+		x := good[id]
+		want := x
+		t.links(id, &want)
+		key := c.e.l.key(famComment, id)
+		for _, f := range [][3]string{{"f", x.First, want.First}, {"l", x.Last, want.Last}, {"nx", x.Next, want.Next},
+			{"pv", x.Prev, want.Prev}} {
+			if f[1] == f[2] {
+				continue
+			}
+			c.problem(true, "comment %s: field %s is %q, its place makes %q", id, f[0], f[1], f[2])
+			if f[2] == "" {
+				c.cfix = append(c.cfix, cmd{"HDEL", []interface{}{key, f[0]}})
+			} else {
+				set(key, f[0], f[2])
+			}
+		}
+		if x.Replies != want.Replies {
+			c.problem(true, "comment %s: %d live replies, its descendants make %d", id, x.Replies, want.Replies)
+			set(key, "r", want.Replies)
+		}
+		if x.Deleted == c.inv.has(famCBody, id) {
+			if x.Deleted {
+				c.problem(true, "comment %s: deleted, with a body", id)
+				c.unlink = append(c.unlink, c.e.l.key(famCBody, id))
+			} else {
+				c.problem(false, "comment %s: no body", id)
+			}
+		}
+	}
+	for _, id := range c.inv.names(famCBody) {
+		if _, ok := cs[id]; !ok {
+			c.problem(true, "%s: the body of no comment", c.e.l.key(famCBody, id))
+			c.unlink = append(c.unlink, c.e.l.key(famCBody, id))
+		}
+	}
+	// Each article's top level and live count.
+	counts, err := c.e.hashAll(c.e.l.key(famComments, ""))
+	if err != nil {
+		return err
+	}
+	aids := sortedKeys(c.recs)
+	sortIDs(aids)
+	for _, aid := range aids {
+		key := c.e.l.key(famThread, aid)
+		first, last := ends(t.kids["a"+aid])
+		h := map[string]string{}
+		if c.inv.has(famThread, aid) {
+			if h, err = c.e.hashAll(key); err != nil {
+				return err
+			}
+		}
+		if h["f"] != first || h["l"] != last {
+			c.problem(true, "%s: newest %q and oldest %q, its comments make %q and %q", key, h["f"], h["l"], first, last)
+			if first == "" {
+				c.unlink = append(c.unlink, key)
+			} else {
+				set(key, "f", first, "l", last)
+			}
+		}
+		if have, want := counts[aid], t.arts[aid]; have != strconv.FormatInt(want, 10) && !(have == "" && want == 0) {
+			c.problem(true, "article %s: %q live comments, its comments make %d", aid, have, want)
+			if want == 0 {
+				c.cfix = append(c.cfix, cmd{"HDEL", []interface{}{c.e.l.key(famComments, ""), aid}})
+			} else {
+				set(c.e.l.key(famComments, ""), aid, want)
+			}
+		}
+	}
+	for _, aid := range sortedKeys(counts) {
+		if _, ok := c.recs[aid]; !ok {
+			c.problem(true, "%s: a count of article %s, which has no record", c.e.l.key(famComments, ""), aid)
+			c.cfix = append(c.cfix, cmd{"HDEL", []interface{}{c.e.l.key(famComments, ""), aid}})
+		}
+	}
+	if err := c.kidsOrderings(good); err != nil {
+		return err
+	}
+	// The counter at least the highest id.
+	if len(ids) > 0 {
+		seq, err := redis.String(c.e.do("GET", c.e.l.key(famCSeq, "")))
+		if err != nil && err != redis.ErrNil {
+			return err
+		}
+		if top := ids[len(ids)-1]; !canonicalID(seq) || lessID(seq, top) {
+			c.problem(true, "%s is %q, below comment %s: a Comment would find its id taken", c.e.l.key(famCSeq, ""), seq, top)
+			c.cfix = append(c.cfix, cmd{"SET", []interface{}{c.e.l.key(famCSeq, ""), top}})
+		}
+	}
+	return nil
+}
+
+// commentVotes checks the counts of the comments whose votes stand (those
+// at or above their article's comment voter record's marker) against
+// the record's fields, and sets good's counts to theirs.
+func (c *checker) commentVotes(good map[string]crecord) error {
+	for _, aid := range c.inv.ids(famCVoted) {
+		key := c.e.l.key(famCVoted, aid)
+		h, err := c.e.hashAll(key)
+		if err != nil {
+			return err
+		}
+		marker, ok := h[""]
+		if !ok {
+			c.problem(false, "%s: no \"\" field", key)
+			continue
+		}
+		c.markers[aid] = marker
+		votes := map[string][2]int64{}
+		own := map[string]bool{}
+		for f, v := range h {
+			cid, user, ok := strings.Cut(f, ":")
+			x, known := good[cid]
+			if f == "" || !known {
+				continue // a comment removed
+			}
+			n := votes[cid]
+			switch {
+			case !ok:
+				c.problem(false, "%s: field %q is no vote", key, f)
+			case v == "1":
+				n[0]++
+			case v == "-1":
+				n[1]++
+			case v == "0" && user == x.Poster:
+			default:
+				c.problem(false, "%s: field %q holds %q, not a vote", key, f, v)
+			}
+			if user == x.Poster {
+				own[cid] = true
+			} else if v == "1" || v == "-1" {
+				c.cvotes = append(c.cvotes, [3]string{x.Poster, user, v})
+			}
+			votes[cid] = n
+		}
+		for _, cid := range sortedKeys(good) {
+			x := good[cid]
+			if x.Article != aid || lessID(cid, marker) {
+				continue
+			}
+			n := votes[cid]
+			if !own[cid] {
+				n[0]++ // the poster's own upvote, implied
+			}
+			if n[0] != x.Up || n[1] != x.Down {
+				c.problem(true, "comment %s: counts %d up %d down, but its voters are %d up %d down", cid, x.Up, x.Down, n[0], n[1])
+				x.Up, x.Down = n[0], n[1]
+				good[cid] = x
+				c.cfix = append(c.cfix, cmd{"HSET", []interface{}{c.e.l.key(famComment, cid), "u", x.Up, "d", x.Down}})
+			}
+		}
+	}
+	return nil
+}
+
+// kidsOrderings checks each parent's orderings of replies against the
+// comments (their counts as commentVotes left them).
+func (c *checker) kidsOrderings(good map[string]crecord) error {
+	want := map[string]map[string]float64{} // key -> member -> value
+	for id, x := range good {
+		for _, o := range x.orderings() {
+			key := c.e.l.kids(o, x.parentName())
+			if want[key] == nil {
+				want[key] = map[string]float64{}
+			}
+			want[key][member(id)] = x.value(o)
+		}
+	}
+	keys := map[string]bool{}
+	for _, name := range c.inv.names(famKids) {
+		keys[c.e.l.key(famKids, name)] = true
+	}
+	for k := range want {
+		keys[k] = true
+	}
+	for _, key := range sortedKeys(keys) {
+		have := map[string]float64{}
+		if c.inv.has(famKids, strings.TrimPrefix(key, c.e.l.key(famKids, ""))) {
+			var err error
+			if have, err = c.e.zsetAll(key); err != nil {
+				return err
+			}
+		}
+		ordering, _, _ := strings.Cut(strings.TrimPrefix(key, c.e.l.key(famKids, "")), ":")
+		w := want[key]
+		if len(w) == 0 {
+			c.problem(true, "%s: the replies of no comment", key)
+			c.unlink = append(c.unlink, key)
+			continue
+		}
+		for _, m := range sortedKeys(w) {
+			if v, ok := have[m]; !ok || !sameValue(ordering, v, w[m]) {
+				id, _ := idOf(m)
+				c.problem(true, "%s: comment %s at %s, its record makes %s", key, id, num(v), num(w[m]))
+				c.cfix = append(c.cfix, cmd{"ZADD", []interface{}{key, w[m], m}})
+			}
+		}
+		for _, m := range sortedKeys(have) {
+			if _, ok := w[m]; !ok {
+				c.problem(true, "%s: %s is no reply of its parent", key, m)
+				c.zrem[key] = append(c.zrem[key], m)
+			}
+		}
+	}
+	return nil
+}
+
+// commentVotesStand reports whether the votes of every comment ever
+// posted stand, so that karma can be worked out from them: no comment
+// removed (the counter names as many as there are), none closed with
+// its article's comment voter record.
+func (c *checker) commentVotesStand() bool {
+	seq, err := redis.Int(c.e.do("GET", c.e.l.key(famCSeq, "")))
+	if err != nil && err != redis.ErrNil || seq != len(c.crecs) {
+		return false
+	}
+	for id, x := range c.crecs {
+		if m, ok := c.markers[x.Article]; !ok || lessID(id, m) {
+			return false
+		}
+	}
+	return true
+}
