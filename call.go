@@ -172,6 +172,21 @@ func observeErr(ctx context.Context, s *Store, call Call, run func(ctx context.C
 	return err
 }
 
+// readByID is the body of a batch read by id (ArticlesByID,
+// CommentsByID): at most [MaxBatch] ids, of which read, under op, gets
+// the canonical ones, in their order; none of them gets an empty list
+// without a round trip.
+func readByID[T any](ctx context.Context, op string, ids []string, read func(ctx context.Context, op string, ids []string) ([]T, error)) ([]T, error) {
+	if err := checkBatch(len(ids), "ids"); err != nil {
+		return nil, opErr(op, err)
+	}
+	valid, _ := canonicalIDs(ids)
+	if len(valid) == 0 {
+		return []T{}, nil
+	}
+	return read(ctx, op, valid)
+}
+
 // counted returns c, counting its round trips into the call ctx
 // carries, where the call runs inside the store's hooks; c itself
 // otherwise. The store calls it on each connection it takes from a
