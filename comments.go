@@ -251,10 +251,10 @@ func (s *Store) DeleteComment(ctx context.Context, commentID string) error {
 		return observeErr(ctx, s, Call{Op: "DeleteComment"}, func(ctx context.Context) error { return s.DeleteComment(ctx, commentID) })
 	}
 	const op = "delete comment"
-	if !canonicalID(commentID) {
-		return commentNotFound(op, commentID)
+	err := notFound(op, commentID) // a malformed id, as an unknown one
+	if canonicalID(commentID) {
+		_, err = s.call(ctx, op, commentDeleteScript, commentID, s.commentDeleteArgs(commentID))
 	}
-	_, err := s.call(ctx, op, commentDeleteScript, commentID, s.commentDeleteArgs(commentID))
 	if errors.Is(err, ErrNotFound) {
 		return commentNotFound(op, commentID)
 	}
@@ -293,10 +293,9 @@ func (s *Store) UserComments(ctx context.Context, user string, page int) ([]Comm
 // statusOK, or the refusal's status and the rest of its reply.
 func (s *Store) writeComment(ctx context.Context, op string, sc script, args []interface{}) (Comment, int64, []interface{}, error) {
 	reply, err := s.eval(ctx, sc, args)
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
+	status, rest, late, err := decodeWrite(op, reply, err)
 	if err != nil {
-		return Comment{}, 0, nil, opErr(op, err)
+		return Comment{}, 0, nil, err
 	}
 	if status != statusOK {
 		return Comment{}, status, rest, nil

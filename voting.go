@@ -37,10 +37,9 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 	posted := t.Unix()
 	args := s.appendPostRules(s.postArgs(poster, title, link, posted), poster, t)
 	reply, err := s.eval(ctx, postScript, args)
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
+	status, rest, late, err := decodeWrite(op, reply, err)
 	if err != nil {
-		return Article{}, opErr(op, err)
+		return Article{}, err
 	}
 	switch status {
 	case statusOK:
