@@ -62,15 +62,28 @@ func (s *Store) call(ctx context.Context, op string, sc script, id string, args 
 
 // rest is call's reading of a script's reply.
 func (s *Store) rest(op, id string, reply interface{}, err error) ([]interface{}, error) {
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
+	status, rest, late, err := decodeWrite(op, reply, err)
 	if err != nil {
-		return nil, opErr(op, err)
+		return nil, err
 	}
 	if status != statusOK {
 		return nil, statusErr(op, status, id)
 	}
 	return rest, replicationErr(op, late)
+}
+
+// decodeWrite decodes the reply of a script that may write, and its
+// error, under op: the status and the rest of the reply (decode), and
+// apart, as late, a wait for the replicas that fell short
+// (unreplicated), which the caller returns (replicationErr) with what
+// the script wrote.
+func decodeWrite(op string, reply interface{}, err error) (status int64, rest []interface{}, late, _ error) {
+	late = unreplicated(&err)
+	status, rest, err = decode(reply, err)
+	if err != nil {
+		return 0, nil, nil, opErr(op, err)
+	}
+	return status, rest, late, nil
 }
 
 // evalScan runs a script whose reply is {OK, values...} and scans the
@@ -170,6 +183,21 @@ func observeErr(ctx context.Context, s *Store, call Call, run func(ctx context.C
 		return struct{}{}, run(ctx)
 	})
 	return err
+}
+
+// readByID is the body of a batch read by id (ArticlesByID,
+// CommentsByID): at most [MaxBatch] ids, of which read, under op, gets
+// the canonical ones, in their order; none of them gets an empty list
+// without a round trip.
+func readByID[T any](ctx context.Context, op string, ids []string, read func(ctx context.Context, op string, ids []string) ([]T, error)) ([]T, error) {
+	if err := checkBatch(len(ids), "ids"); err != nil {
+		return nil, opErr(op, err)
+	}
+	valid, _ := canonicalIDs(ids)
+	if len(valid) == 0 {
+		return []T{}, nil
+	}
+	return read(ctx, op, valid)
 }
 
 // counted returns c, counting its round trips into the call ctx

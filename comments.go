@@ -80,27 +80,12 @@ func (s *Store) VoteComment(ctx context.Context, user, commentID string, v VoteT
 		})
 	}
 	const op = "vote comment"
-	if err := checkBallot(user, commentID, v); err != nil {
-		return VoteResult{}, opErr(op, err)
-	}
-	if !canonicalID(commentID) {
-		return VoteResult{}, commentNotFound(op, commentID)
+	if err := checkVote(op, user, commentID, v, commentNotFound); err != nil {
+		return VoteResult{}, err
 	}
 	t := s.now()
-	args := s.appendVoteRules(s.commentVoteArgs(user, commentID, v, t.Unix()), t)
-	reply, err := s.eval(ctx, commentVoteScript, args)
-	late := unreplicated(&err)
-	status, r, err := parseVote(reply, err)
-	if err != nil {
-		return VoteResult{}, opErr(op, err)
-	}
-	switch status {
-	case statusOK:
-		return r, replicationErr(op, late)
-	case statusNotFound:
-		return VoteResult{}, commentNotFound(op, commentID)
-	}
-	return VoteResult{}, statusErr(op, status, commentID)
+	reply, err := s.eval(ctx, commentVoteScript, s.appendVoteRules(s.commentVoteArgs(user, commentID, v, t.Unix()), t))
+	return voteReply(op, commentID, reply, err, commentNotFound)
 }
 
 // Thread returns the article's comments as a tree, flattened in display
@@ -123,14 +108,7 @@ func (s *Store) Thread(ctx context.Context, articleID string, order Order, limit
 		return observe(ctx, s, Call{Op: "Thread", Order: order, HasOrder: true},
 			func(ctx context.Context) ([]ThreadComment, error) { return s.Thread(ctx, articleID, order, limit) })
 	}
-	const op = "thread"
-	if err := s.checkThread(order, limit); err != nil {
-		return nil, opErr(op, err)
-	}
-	if !canonicalID(articleID) {
-		return nil, notFound(op, articleID)
-	}
-	return s.thread(ctx, op, "a", articleID, order, limit)
+	return s.thread(ctx, "thread", "a", articleID, order, limit)
 }
 
 // Replies returns the subtree under the comment commentID, as Thread
@@ -142,14 +120,7 @@ func (s *Store) Replies(ctx context.Context, commentID string, order Order, limi
 		return observe(ctx, s, Call{Op: "Replies", Order: order, HasOrder: true},
 			func(ctx context.Context) ([]ThreadComment, error) { return s.Replies(ctx, commentID, order, limit) })
 	}
-	const op = "replies"
-	if err := s.checkThread(order, limit); err != nil {
-		return nil, opErr(op, err)
-	}
-	if !canonicalID(commentID) {
-		return nil, commentNotFound(op, commentID)
-	}
-	return s.thread(ctx, op, "c", commentID, order, limit)
+	return s.thread(ctx, "replies", "c", commentID, order, limit)
 }
 
 // checkThread validates the order and limit of a Thread or Replies.
@@ -165,8 +136,18 @@ func (s *Store) checkThread(order Order, limit int) error {
 	return nil
 }
 
+// thread is the body of Thread (kind "a", id an article's) and Replies
+// (kind "c", id a comment's), op theirs: a malformed or unknown id gets
+// [ErrNotFound], naming the comment in Replies.
 func (s *Store) thread(ctx context.Context, op, kind, id string, order Order, limit int) ([]ThreadComment, error) {
-	rest, err := s.call(ctx, op, threadScript, id, s.threadArgs(kind, id, order, limit))
+	if err := s.checkThread(order, limit); err != nil {
+		return nil, opErr(op, err)
+	}
+	var rest []interface{}
+	err := notFound(op, id)
+	if canonicalID(id) {
+		rest, err = s.call(ctx, op, threadScript, id, s.threadArgs(kind, id, order, limit))
+	}
 	if err != nil {
 		if kind == "c" && errors.Is(err, ErrNotFound) {
 			return nil, commentNotFound(op, id)
@@ -187,15 +168,12 @@ func (s *Store) CommentsByID(ctx context.Context, ids []string) ([]Comment, erro
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "CommentsByID", Count: len(ids)}, func(ctx context.Context) ([]Comment, error) { return s.CommentsByID(ctx, ids) })
 	}
-	const op = "comments by id"
-	if err := checkBatch(len(ids), "ids"); err != nil {
-		return nil, opErr(op, err)
-	}
-	valid, _ := canonicalIDs(ids)
-	if len(valid) == 0 {
-		return []Comment{}, nil
-	}
-	rest, err := s.call(ctx, op, commentsScript, "", s.commentsArgs(valid))
+	return readByID(ctx, "comments by id", ids, s.comments)
+}
+
+// comments reads the comments ids, canonical, under op.
+func (s *Store) comments(ctx context.Context, op string, ids []string) ([]Comment, error) {
+	rest, err := s.call(ctx, op, commentsScript, "", s.commentsArgs(ids))
 	if err != nil {
 		return nil, err
 	}
@@ -212,26 +190,21 @@ func (s *Store) CommentVotesOf(ctx context.Context, user string, ids []string) (
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "CommentVotesOf", Count: len(ids)}, func(ctx context.Context) ([]VoteType, error) { return s.CommentVotesOf(ctx, user, ids) })
 	}
-	const op = "comment votes of"
-	if err := checkName("user", user); err != nil {
-		return nil, opErr(op, err)
-	}
-	if err := checkBatch(len(ids), "ids"); err != nil {
-		return nil, opErr(op, err)
-	}
-	asked, at := canonicalIDs(ids)
-	if len(asked) == 0 {
-		return make([]VoteType, len(ids)), nil
-	}
-	rest, err := s.call(ctx, op, commentVotesScript, "", s.commentVotesArgs(user, asked))
+	return votesByID(ctx, "comment votes of", user, ids, s.commentVotes)
+}
+
+// commentVotes reads user's votes on the comments ids, canonical, under
+// op.
+func (s *Store) commentVotes(ctx context.Context, op, user string, ids []string) ([]VoteType, error) {
+	rest, err := s.call(ctx, op, commentVotesScript, "", s.commentVotesArgs(user, ids))
 	if err != nil {
 		return nil, err
 	}
-	got, _, err := parseVotes(rest, len(asked))
+	votes, _, err := parseVotes(rest, len(ids))
 	if err != nil {
 		return nil, opErr(op, err)
 	}
-	return spreadVotes(len(ids), at, got), nil
+	return votes, nil
 }
 
 // EditComment changes the body of the comment, for its poster until the
@@ -278,10 +251,10 @@ func (s *Store) DeleteComment(ctx context.Context, commentID string) error {
 		return observeErr(ctx, s, Call{Op: "DeleteComment"}, func(ctx context.Context) error { return s.DeleteComment(ctx, commentID) })
 	}
 	const op = "delete comment"
-	if !canonicalID(commentID) {
-		return commentNotFound(op, commentID)
+	err := notFound(op, commentID) // a malformed id, as an unknown one
+	if canonicalID(commentID) {
+		_, err = s.call(ctx, op, commentDeleteScript, commentID, s.commentDeleteArgs(commentID))
 	}
-	_, err := s.call(ctx, op, commentDeleteScript, commentID, s.commentDeleteArgs(commentID))
 	if errors.Is(err, ErrNotFound) {
 		return commentNotFound(op, commentID)
 	}
@@ -320,10 +293,9 @@ func (s *Store) UserComments(ctx context.Context, user string, page int) ([]Comm
 // statusOK, or the refusal's status and the rest of its reply.
 func (s *Store) writeComment(ctx context.Context, op string, sc script, args []interface{}) (Comment, int64, []interface{}, error) {
 	reply, err := s.eval(ctx, sc, args)
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
+	status, rest, late, err := decodeWrite(op, reply, err)
 	if err != nil {
-		return Comment{}, 0, nil, opErr(op, err)
+		return Comment{}, 0, nil, err
 	}
 	if status != statusOK {
 		return Comment{}, status, rest, nil

@@ -3,7 +3,6 @@ package voting
 import (
 	"errors"
 	"fmt"
-	"math"
 	"math/rand"
 	"slices"
 	"strconv"
@@ -134,49 +133,15 @@ func (c *mComment) comment() Comment {
 		Posted: time.Unix(c.posted, 0).UTC(), Upvotes: c.up, Downvotes: c.down, Replies: live(c), Deleted: c.deleted}
 }
 
-// luaBest is lib/record.lua's best, in its steps.
-func luaBest(up, down float64) float64 {
-	n := up + down
-	if n == 0 {
-		return 0
-	}
-	z := 1.281551565545 // a variable: Go would fold z*z exactly, Lua rounds it
-	p := up / n
-	return (p + z*z/(2*n) - z*math.Sqrt((p*(1-p)+z*z/(4*n))/n)) / (1 + z*z/n)
-}
-
-// value is c's value in order o: lib/record.lua's value, with the id
-// standing for the time in the time orders (a thread's time order is the
-// order the comments reached Redis).
+// value is c's value in order o: Order.Value, lib/record.lua's value in
+// its steps, with the id standing for the time in the time orders (a
+// thread's time order is the order the comments reached Redis).
 func (m *commentModel) value(o Order, c *mComment) float64 {
-	up, down := float64(c.up), float64(c.down)
-	s := up - down
 	switch o {
 	case TimeDesc, TimeAsc:
 		return float64(c.id)
-	case Top:
-		return s
-	case ScoreDesc:
-		return articleScore(c.posted, m.weight, c.up, c.down)
-	case Best:
-		return luaBest(up, down)
-	case Hot:
-		sign := 0.0
-		if s > 0 {
-			sign = 1
-		} else if s < 0 {
-			sign = -1
-		}
-		return sign*math.Log10(math.Max(math.Abs(s), 1)) + (float64(c.posted)-1134028003)/45000
-	case Controversial:
-		if up <= 0 || down <= 0 {
-			return 0
-		}
-		balance := down / up
-		if up < down {
-			balance = up / down
-		}
-		return math.Pow(up+down, balance)
+	case Top, ScoreDesc, Best, Hot, Controversial:
+		return o.Value(time.Unix(c.posted, 0), m.weight, c.up, c.down)
 	}
 	panic(fmt.Sprintf("no comment order %v", o))
 }

@@ -17,19 +17,13 @@ import (
 func mustComment(t testing.TB, s *Store, article, parent, poster, body string) Comment {
 	t.Helper()
 	c, err := s.Comment(ctx, article, parent, poster, body)
-	if err != nil {
-		t.Fatalf("comment by %s on %s/%s: %v", poster, article, parent, err)
-	}
-	return c
+	return mustOK(t, c, err, "comment by %s on %s/%s", poster, article, parent)
 }
 
 func mustVoteComment(t testing.TB, s *Store, user, id string, v VoteType) VoteResult {
 	t.Helper()
 	r, err := s.VoteComment(ctx, user, id, v)
-	if err != nil {
-		t.Fatalf("%s votes %v on comment %s: %v", user, v, id, err)
-	}
-	return r
+	return mustOK(t, r, err, "%s votes %v on comment %s", user, v, id)
 }
 
 func commentByID(t testing.TB, s *Store, id string) Comment {
@@ -200,11 +194,7 @@ func wantCommentClosed(t testing.TB, s *Store, id string, users ...string) {
 // past the voter records.
 func TestCommentVotesWithSkewedClocks(t *testing.T) {
 	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithVoteWindow(time.Second))
-		behind, _ := otherStore(t, s, epoch.Add(-5*time.Second), WithVoteWindow(time.Second))
-		ahead, _ := otherStore(t, s, epoch.Add(3*time.Second), WithVoteWindow(time.Second))
-		users := []string{"alice", "bob", "carol"}
-
+		s, behind, ahead, users := skewedStores(t, b)
 		a := mustPost(t, s, "alice", "t")
 		c := mustComment(t, s, a.ID, "", "alice", "first")
 		mustVoteComment(t, behind, "bob", c.ID, Upvote)

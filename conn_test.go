@@ -748,43 +748,36 @@ func (l *ledger) verify(t *testing.T, s *Store) {
 // call under the given deadline, and returns every call each made.
 func load(s *Store, l *ledger, ids []string, workers int, deadline time.Duration, stop <-chan struct{}) [][]faultCall {
 	calls := make([][]faultCall, workers)
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			rng := rand.New(rand.NewSource(int64(w)))
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				c := faultCall{start: time.Now()}
-				cctx, cancel := context.WithTimeout(ctx, deadline)
-				if rng.Intn(8) == 0 {
-					poster := "p" + strconv.Itoa(w)
-					a, err := s.Post(cctx, poster, fmt.Sprintf("w%d-%d", w, i), "")
-					l.post(poster, a, err)
-					c.err = err
-				} else {
-					user := "u" + strconv.Itoa(w) + "-" + strconv.Itoa(rng.Intn(3))
-					id := ids[rng.Intn(len(ids))]
-					v := VoteType(rng.Intn(3) - 1)
-					_, err := s.Vote(cctx, user, id, v)
-					l.vote(user, id, v, err)
-					c.err = err
-				}
-				cancel()
-				c.end = time.Now()
-				calls[w] = append(calls[w], c)
-				if c.err != nil {
-					time.Sleep(5 * time.Millisecond) // a client backs off
-				}
+	eachWorker(workers, func(w int, rng *rand.Rand) {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
 			}
-		}(w)
-	}
-	wg.Wait()
+			c := faultCall{start: time.Now()}
+			cctx, cancel := context.WithTimeout(ctx, deadline)
+			if rng.Intn(8) == 0 {
+				poster := "p" + strconv.Itoa(w)
+				a, err := s.Post(cctx, poster, fmt.Sprintf("w%d-%d", w, i), "")
+				l.post(poster, a, err)
+				c.err = err
+			} else {
+				user := "u" + strconv.Itoa(w) + "-" + strconv.Itoa(rng.Intn(3))
+				id := ids[rng.Intn(len(ids))]
+				v := VoteType(rng.Intn(3) - 1)
+				_, err := s.Vote(cctx, user, id, v)
+				l.vote(user, id, v, err)
+				c.err = err
+			}
+			cancel()
+			c.end = time.Now()
+			calls[w] = append(calls[w], c)
+			if c.err != nil {
+				time.Sleep(5 * time.Millisecond) // a client backs off
+			}
+		}
+	})
 	return calls
 }
 

@@ -363,13 +363,7 @@ func ExampleStore_ArticlesByID() {
 	defer done()
 	post(store, "alice", "one", "two", "three")
 
-	list, err := store.ArticlesByID(context.Background(), []string{"3", "404", "1"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, a := range list {
-		fmt.Println(a.ID, a.Title)
-	}
+	printArticles(store.ArticlesByID(context.Background(), []string{"3", "404", "1"}))
 	// Output:
 	// 3 three
 	// 1 one
@@ -744,13 +738,7 @@ func ExampleStore_Submitted() {
 		log.Fatal(err)
 	}
 
-	page, err := store.Submitted(ctx, "alice", 1)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, a := range page {
-		fmt.Println(a.ID, a.Title)
-	}
+	printArticles(store.Submitted(ctx, "alice", 1))
 	// Output:
 	// 3 The Go Programming Language
 	// 1 Redis in Action
@@ -1437,9 +1425,24 @@ func voteComments(store *voting.Store, user string, v voting.VoteType, ids ...st
 	}
 }
 
+// printArticles prints the id and title of each article of list; err,
+// the read's, is fatal.
+func printArticles(list []voting.Article, err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range list {
+		fmt.Println(a.ID, a.Title)
+	}
+}
+
 // printThread prints a thread, each comment indented by its depth, with
-// a "load more" stub where replies were left out.
-func printThread(list []voting.ThreadComment) {
+// a "load more" stub where replies were left out; err, the read's, is
+// fatal.
+func printThread(list []voting.ThreadComment, err error) {
+	if err != nil {
+		log.Fatal(err)
+	}
 	for _, c := range list {
 		who := c.Poster + ": " + c.Body
 		if c.Deleted {
@@ -1467,11 +1470,7 @@ func ExampleStore_Thread() {
 	voteComments(store, "erin", voting.Upvote, ids[0])
 	voteComments(store, "erin", voting.Downvote, ids[2])
 
-	thread, err := store.Thread(ctx, a.ID, voting.Best, 3)
-	if err != nil {
-		log.Fatal(err)
-	}
-	printThread(thread)
+	printThread(store.Thread(ctx, a.ID, voting.Best, 3))
 	// Output:
 	// +3 -0 bob: Great book
 	//   +1 -0 carol: Agreed
@@ -1524,11 +1523,7 @@ func ExampleStore_Replies() {
 	ids := comments(store, a.ID, []int{-1, 0, 1, 0},
 		"bob: Great book", "carol: Agreed", "dave: Me too", "erin: Which edition?")
 
-	list, err := store.Replies(context.Background(), ids[0], voting.TimeAsc, 10)
-	if err != nil {
-		log.Fatal(err)
-	}
-	printThread(list)
+	printThread(store.Replies(context.Background(), ids[0], voting.TimeAsc, 10))
 	// Output:
 	// +1 -0 carol: Agreed
 	//   +1 -0 dave: Me too
@@ -1548,13 +1543,11 @@ func ExampleStore_DeleteComment() {
 	if err := store.DeleteComment(ctx, ids[0]); err != nil {
 		log.Fatal(err)
 	}
-	thread, _ := store.Thread(ctx, a.ID, voting.TimeAsc, 10)
-	printThread(thread)
+	printThread(store.Thread(ctx, a.ID, voting.TimeAsc, 10))
 	if err := store.DeleteComment(ctx, ids[1]); err != nil {
 		log.Fatal(err)
 	}
-	thread, _ = store.Thread(ctx, a.ID, voting.TimeAsc, 10)
-	printThread(thread)
+	printThread(store.Thread(ctx, a.ID, voting.TimeAsc, 10))
 	a, _ = store.Article(ctx, a.ID)
 	fmt.Println(a.Comments, "comment left")
 	// Output:

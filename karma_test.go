@@ -236,19 +236,26 @@ func TestKarmaInvariant(t *testing.T) {
 // fails t on the first error of each.
 func raceOps(t *testing.T, goroutines, n int, op func(g int, rng *rand.Rand) error) {
 	t.Helper()
-	var wg sync.WaitGroup
-	for g := 0; g < goroutines; g++ {
-		wg.Add(1)
-		go func(g int) {
-			defer wg.Done()
-			rng := rand.New(rand.NewSource(int64(g)))
-			for i := 0; i < n; i++ {
-				if err := op(g, rng); err != nil {
-					t.Error(err)
-					return
-				}
+	eachWorker(goroutines, func(g int, rng *rand.Rand) {
+		for i := 0; i < n; i++ {
+			if err := op(g, rng); err != nil {
+				t.Error(err)
+				return
 			}
-		}(g)
+		}
+	})
+}
+
+// eachWorker runs f in n goroutines at once, f(w, rng) in the w-th,
+// rng a random source of its own seeded by w, and waits for them all.
+func eachWorker(n int, f func(w int, rng *rand.Rand)) {
+	var wg sync.WaitGroup
+	for w := 0; w < n; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			f(w, rand.New(rand.NewSource(int64(w))))
+		}(w)
 	}
 	wg.Wait()
 }

@@ -34,10 +34,9 @@ func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article
 		return Article{}, notFound(op, id)
 	}
 	reply, err := s.eval(ctx, editScript, s.editArgs(id, user, title, link, s.now()))
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
+	status, rest, late, err := decodeWrite(op, reply, err)
 	if err != nil {
-		return Article{}, opErr(op, err)
+		return Article{}, err
 	}
 	switch status {
 	case statusOK, statusDup:

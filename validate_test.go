@@ -1,6 +1,7 @@
 package voting
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -31,6 +32,20 @@ var (
 	badNames = []string{"", " ", " \t ", "\u00a0\u2003", mib, "a\x00b", "a\nb", "a\u0085b", "a\u200bb", "\u202eevil",
 		"\ufeffalice", "\ue000", "a\u2028b", "\xff\xfe", "\xed\xa0\x80"}
 )
+
+// votesOnMalformed is the case of votesOf, the method named name
+// (VotesOf, CommentVotesOf), on "1" and each of malformedIDs for the
+// user "{other}:*", who downvoted 1: down, then none for each.
+func votesOnMalformed(name string, votesOf func(*Store, context.Context, string, []string) ([]VoteType, error)) func(*testing.T, *Store) error {
+	return func(t *testing.T, s *Store) error {
+		votes, err := votesOf(s, ctx, "{other}:*", append([]string{"1"}, malformedIDs...))
+		want := "[down" + strings.Repeat(" none", len(malformedIDs)) + "]"
+		if err == nil && fmt.Sprint(votes) != want {
+			t.Errorf("%s = %v, want %s", name, votes, want)
+		}
+		return err
+	}
+}
 
 // hostileCases returns the table: for each public method of Store that
 // takes input, hostile values of each parameter. The store it runs on
@@ -104,14 +119,7 @@ func hostileCases() []hostileCase {
 			return err
 		}},
 
-		{"VotesOf: malformed ids", nil, func(t *testing.T, s *Store) error {
-			votes, err := s.VotesOf(ctx, "{other}:*", append([]string{"1"}, malformedIDs...))
-			want := "[down" + strings.Repeat(" none", len(malformedIDs)) + "]"
-			if err == nil && fmt.Sprint(votes) != want {
-				t.Errorf("VotesOf = %v, want %s", votes, want)
-			}
-			return err
-		}},
+		{"VotesOf: malformed ids", nil, votesOnMalformed("VotesOf", (*Store).VotesOf)},
 		{"VotesOf: MaxBatch+1 ids", bad, func(t *testing.T, s *Store) error {
 			_, err := s.VotesOf(ctx, "u", make([]string, MaxBatch+1))
 			return err
@@ -151,14 +159,7 @@ func hostileCases() []hostileCase {
 			}
 			return err
 		}},
-		{"CommentVotesOf: malformed ids", nil, func(t *testing.T, s *Store) error {
-			votes, err := s.CommentVotesOf(ctx, "{other}:*", append([]string{"1"}, malformedIDs...))
-			want := "[down" + strings.Repeat(" none", len(malformedIDs)) + "]"
-			if err == nil && fmt.Sprint(votes) != want {
-				t.Errorf("CommentVotesOf = %v, want %s", votes, want)
-			}
-			return err
-		}},
+		{"CommentVotesOf: malformed ids", nil, votesOnMalformed("CommentVotesOf", (*Store).CommentVotesOf)},
 		{"EditComment: 1 MiB body", bad, func(t *testing.T, s *Store) error { _, err := s.EditComment(ctx, "1", "p", mib); return err }},
 		{"EditComment: malformed id", gone, func(t *testing.T, s *Store) error { _, err := s.EditComment(ctx, "01", "p", "b"); return err }},
 		{"UserComments: key syntax user", nil, func(t *testing.T, s *Store) error {

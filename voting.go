@@ -37,10 +37,9 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 	posted := t.Unix()
 	args := s.appendPostRules(s.postArgs(poster, title, link, posted), poster, t)
 	reply, err := s.eval(ctx, postScript, args)
-	late := unreplicated(&err)
-	status, rest, err := decode(reply, err)
+	status, rest, late, err := decodeWrite(op, reply, err)
 	if err != nil {
-		return Article{}, opErr(op, err)
+		return Article{}, err
 	}
 	switch status {
 	case statusOK:
@@ -88,15 +87,7 @@ func (s *Store) ArticlesByID(ctx context.Context, ids []string) ([]Article, erro
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "ArticlesByID", Count: len(ids)}, func(ctx context.Context) ([]Article, error) { return s.ArticlesByID(ctx, ids) })
 	}
-	const op = "articles by id"
-	if err := checkBatch(len(ids), "ids"); err != nil {
-		return nil, opErr(op, err)
-	}
-	valid, _ := canonicalIDs(ids)
-	if len(valid) == 0 {
-		return []Article{}, nil
-	}
-	return s.articles(ctx, op, valid)
+	return readByID(ctx, "articles by id", ids, s.articles)
 }
 
 func (s *Store) articles(ctx context.Context, op string, ids []string) ([]Article, error) {
@@ -293,24 +284,12 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 		return observe(ctx, s, Call{Op: "Vote"}, func(ctx context.Context) (VoteResult, error) { return s.Vote(ctx, user, id, v) })
 	}
 	const op = "vote"
-	if err := checkBallot(user, id, v); err != nil {
-		return VoteResult{}, opErr(op, err)
-	}
-	if !canonicalID(id) {
-		return VoteResult{}, notFound(op, id)
+	if err := checkVote(op, user, id, v, notFound); err != nil {
+		return VoteResult{}, err
 	}
 	t := s.now()
-	args := s.appendVoteRules(s.voteArgs(user, id, v, t.Unix()), t)
-	reply, err := s.evalRoom(ctx, voteScript, args, true)
-	late := unreplicated(&err)
-	status, r, err := parseVote(reply, err)
-	if err != nil {
-		return VoteResult{}, opErr(op, err)
-	}
-	if status != statusOK {
-		return VoteResult{}, statusErr(op, status, id)
-	}
-	return r, replicationErr(op, late)
+	reply, err := s.evalRoom(ctx, voteScript, s.appendVoteRules(s.voteArgs(user, id, v, t.Unix()), t), true)
+	return voteReply(op, id, reply, err, notFound)
 }
 
 // checkBallot validates a vote and its user; ids are checked apart, as
@@ -320,6 +299,38 @@ func checkBallot(user, id string, v VoteType) error {
 		return fmt.Errorf("%w: %d", ErrInvalidVote, int(v))
 	}
 	return checkName("user", user)
+}
+
+// checkVote is the check of Vote and VoteComment, op theirs, before
+// Redis is touched: the ballot (checkBallot), then the id, whose
+// malformed form gets missing(op, id).
+func checkVote(op, user, id string, v VoteType, missing func(op, id string) error) error {
+	if err := checkBallot(user, id, v); err != nil {
+		return opErr(op, err)
+	}
+	if !canonicalID(id) {
+		return missing(op, id)
+	}
+	return nil
+}
+
+// voteReply is the result of Vote and VoteComment, op theirs, from the
+// reply of their script (and its error): an id not found gets
+// missing(op, id), a vote applied but not known to be on the replicas
+// its result and an error wrapping [ErrNotReplicated].
+func voteReply(op, id string, reply interface{}, err error, missing func(op, id string) error) (VoteResult, error) {
+	late := unreplicated(&err)
+	status, r, err := parseVote(reply, err)
+	if err != nil {
+		return VoteResult{}, opErr(op, err)
+	}
+	switch status {
+	case statusOK:
+		return r, replicationErr(op, late)
+	case statusNotFound:
+		return VoteResult{}, missing(op, id)
+	}
+	return VoteResult{}, statusErr(op, status, id)
 }
 
 // VoteOf returns user's vote on the article: [NoVote] if the user has not
@@ -361,7 +372,14 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "VotesOf", Count: len(ids)}, func(ctx context.Context) ([]VoteType, error) { return s.VotesOf(ctx, user, ids) })
 	}
-	const op = "votes of"
+	return votesByID(ctx, "votes of", user, ids, s.readVotes)
+}
+
+// votesByID is the body of VotesOf and CommentVotesOf, op theirs: it
+// checks user and ids (at most [MaxBatch]), and read gets user's votes
+// on the canonical ids, in their order; the others are NoVote, and
+// where there are none read is not called.
+func votesByID(ctx context.Context, op, user string, ids []string, read func(ctx context.Context, op, user string, ids []string) ([]VoteType, error)) ([]VoteType, error) {
 	if err := checkName("user", user); err != nil {
 		return nil, opErr(op, err)
 	}
@@ -369,13 +387,13 @@ func (s *Store) VotesOf(ctx context.Context, user string, ids []string) ([]VoteT
 		return nil, opErr(op, err)
 	}
 	if !slices.ContainsFunc(ids, func(id string) bool { return !canonicalID(id) }) && len(ids) > 0 {
-		return s.readVotes(ctx, op, user, ids)
+		return read(ctx, op, user, ids)
 	}
 	asked, at := canonicalIDs(ids) // the ids that may exist, and their indexes in ids
 	if len(asked) == 0 {
 		return make([]VoteType, len(ids)), nil
 	}
-	got, err := s.readVotes(ctx, op, user, asked)
+	got, err := read(ctx, op, user, asked)
 	if err != nil {
 		return nil, err
 	}

@@ -20,22 +20,26 @@ import (
 	"github.com/votekit/voting/internal/testclock"
 )
 
+// mustOK returns v, failing the test with what (a format and its
+// arguments) and err where err is not nil: the must helpers' one body.
+func mustOK[T any](t testing.TB, v T, err error, what string, args ...interface{}) T {
+	t.Helper()
+	if err != nil {
+		t.Fatalf(what+": %v", append(args, err)...)
+	}
+	return v
+}
+
 func mustPost(t testing.TB, s *Store, poster, title string) Article {
 	t.Helper()
 	a, err := s.Post(ctx, poster, title, "https://example.com/"+title)
-	if err != nil {
-		t.Fatalf("post %q: %v", title, err)
-	}
-	return a
+	return mustOK(t, a, err, "post %q", title)
 }
 
 func mustVote(t testing.TB, s *Store, user, id string, v VoteType) VoteResult {
 	t.Helper()
 	r, err := s.Vote(ctx, user, id, v)
-	if err != nil {
-		t.Fatalf("%s votes %v on %s: %v", user, v, id, err)
-	}
-	return r
+	return mustOK(t, r, err, "%s votes %v on %s", user, v, id)
 }
 
 func TestPostAndArticle(t *testing.T) {
@@ -654,16 +658,22 @@ func TestDelayedVoteAtClose(t *testing.T) {
 	})
 }
 
+// skewedStores returns three stores on one prefix with a one-second
+// vote window: s on the test clock, behind it by 5 s, ahead of it by 3 s;
+// and the users the skewed-clock tests vote as.
+func skewedStores(t *testing.T, b *backend) (s, behind, ahead *Store, users []string) {
+	s, _ = newStore(t, b, WithVoteWindow(time.Second))
+	behind, _ = otherStore(t, s, epoch.Add(-5*time.Second), WithVoteWindow(time.Second))
+	ahead, _ = otherStore(t, s, epoch.Add(3*time.Second), WithVoteWindow(time.Second))
+	return s, behind, ahead, []string{"alice", "bob", "carol"}
+}
+
 // TestStoresWithSkewedClocks: stores on one prefix whose clocks differ by
 // seconds. A vote counts once whichever store carries it; a clock ahead
 // closes voting early, one behind never keeps it open past the record.
 func TestStoresWithSkewedClocks(t *testing.T) {
 	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithVoteWindow(time.Second))
-		behind, _ := otherStore(t, s, epoch.Add(-5*time.Second), WithVoteWindow(time.Second))
-		ahead, _ := otherStore(t, s, epoch.Add(3*time.Second), WithVoteWindow(time.Second))
-		users := []string{"alice", "bob", "carol"}
-
+		s, behind, ahead, users := skewedStores(t, b)
 		a := mustPost(t, s, "alice", "t")
 		mustVote(t, behind, "bob", a.ID, Upvote)
 		if r := mustVote(t, s, "bob", a.ID, Upvote); r.Previous != Upvote || r.Upvotes != 2 {

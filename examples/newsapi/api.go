@@ -181,10 +181,14 @@ func toArticle(a voting.Article) article {
 	}
 }
 
-func toArticles(list []voting.Article) []article {
-	out := make([]article, len(list)) // [] in JSON, not null
-	for i, a := range list {
-		out[i] = toArticle(a)
+func toArticles(list []voting.Article) []article { return mapList(list, toArticle) }
+
+// mapList returns f of each element of list, in order: [] in JSON, never
+// null.
+func mapList[T, U any](list []T, f func(T) U) []U {
+	out := make([]U, len(list))
+	for i, x := range list {
+		out[i] = f(x)
 	}
 	return out
 }
@@ -304,7 +308,13 @@ func (a *api) getArticle(w http.ResponseWriter, r *http.Request) error {
 
 // DELETE /articles/{id}
 func (a *api) deleteArticle(w http.ResponseWriter, r *http.Request) error {
-	if err := a.store.Delete(r.Context(), r.PathValue("id")); err != nil {
+	return a.remove(w, r, a.store.Delete)
+}
+
+// remove serves a DELETE of the item {id} of the path: del removes it,
+// and the reply is 204 with no body.
+func (a *api) remove(w http.ResponseWriter, r *http.Request, del func(ctx context.Context, id string) error) error {
+	if err := del(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -334,20 +334,12 @@ func TestTop(t *testing.T) {
 func TestVote(t *testing.T) {
 	ta := newTestAPI(t, config{})
 	id := ta.post("vote on me")
-	for _, tc := range []struct {
-		vote, previous string
-		up, down       float64
-	}{
+	ta.voteSteps("/articles/"+id+"/vote", "bob", false, []voteStep{
 		{"up", "none", 2, 0},
 		{"up", "up", 2, 0},
 		{"down", "up", 1, 1},
 		{"none", "down", 1, 0},
-	} {
-		v := ta.must(http.StatusOK, "PUT", "/articles/"+id+"/vote", `{"user":"bob","vote":"`+tc.vote+`"}`)
-		if v["previous"] != tc.previous || v["upvotes"] != tc.up || v["downvotes"] != tc.down {
-			t.Errorf("vote %s: %v, want previous %s, up %v, down %v", tc.vote, v, tc.previous, tc.up, tc.down)
-		}
-	}
+	})
 	path := "/articles/" + id + "/vote"
 	ta.fails(http.StatusBadRequest, "invalid vote type", "PUT", path, `{"user":"bob","vote":"sideways"}`)
 	ta.fails(http.StatusBadRequest, "vote is missing", "PUT", path, `{"user":"bob"}`)
@@ -355,6 +347,25 @@ func TestVote(t *testing.T) {
 	ta.fails(http.StatusNotFound, "article not found", "PUT", "/articles/99/vote", `{"user":"bob","vote":"up"}`)
 	ta.clock.Add(voting.DefaultVoteWindow)
 	ta.fails(http.StatusConflict, "voting closed", "PUT", path, `{"user":"carol","vote":"up"}`)
+}
+
+// voteStep is a vote of voteSteps and what its reply must say: the
+// previous vote and the item's counts.
+type voteStep struct {
+	vote, previous string
+	up, down       float64
+}
+
+// voteSteps casts user's votes of steps in turn with PUT path, checking
+// each reply; with points, also its score: up − down, a comment's.
+func (ta *testAPI) voteSteps(path, user string, points bool, steps []voteStep) {
+	ta.t.Helper()
+	for _, tc := range steps {
+		v := ta.must(http.StatusOK, "PUT", path, `{"user":"`+user+`","vote":"`+tc.vote+`"}`)
+		if v["previous"] != tc.previous || v["upvotes"] != tc.up || v["downvotes"] != tc.down || points && v["score"] != tc.up-tc.down {
+			ta.t.Errorf("PUT %s, vote %s: %v, want previous %s, up %v, down %v", path, tc.vote, v, tc.previous, tc.up, tc.down)
+		}
+	}
 }
 
 func TestGroups(t *testing.T) {

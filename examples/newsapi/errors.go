@@ -41,27 +41,42 @@ const (
 	codeInternal         = "internal"           // 500: a failure of the service, logged
 )
 
-// kinds are the errors the API knows, each with its status and code, in
+// kinds are the errors the API knows, by status, each with its code, in
 // the order they are checked.
 var kinds = []struct {
-	err    error
 	status int
-	code   string
+	errs   []kind
 }{
-	{errTooLarge, http.StatusRequestEntityTooLarge, codeTooLarge},
-	{voting.ErrNotFound, http.StatusNotFound, codeNotFound},
-	{voting.ErrVotingClosed, http.StatusConflict, codeVotingClosed},
-	{voting.ErrDuplicate, http.StatusConflict, codeDuplicate},
-	{voting.ErrInvalidVote, http.StatusBadRequest, codeInvalidVote},
-	{voting.ErrInvalidArgument, http.StatusBadRequest, codeInvalidArgument},
-	{errBadRequest, http.StatusBadRequest, codeBadRequest},
-	{voting.ErrNotAllowed, http.StatusForbidden, codeNotAllowed},
-	{voting.ErrRateLimited, http.StatusTooManyRequests, codeRateLimited},
-	{voting.ErrTryAgain, http.StatusServiceUnavailable, codeTryAgain},
-	{voting.ErrOutOfMemory, http.StatusServiceUnavailable, codeOutOfMemory},
-	{voting.ErrNotReplicated, http.StatusServiceUnavailable, codeNotReplicated},
-	// This process's options are not the store's (a rolling deploy).
-	{voting.ErrIncompatible, http.StatusServiceUnavailable, codeIncompatible},
+	{http.StatusRequestEntityTooLarge, []kind{{errTooLarge, codeTooLarge}}},
+	{http.StatusNotFound, []kind{{voting.ErrNotFound, codeNotFound}}},
+	{http.StatusConflict, []kind{{voting.ErrVotingClosed, codeVotingClosed}, {voting.ErrDuplicate, codeDuplicate}}},
+	{http.StatusBadRequest, []kind{{voting.ErrInvalidVote, codeInvalidVote}, {voting.ErrInvalidArgument, codeInvalidArgument},
+		{errBadRequest, codeBadRequest}}},
+	{http.StatusForbidden, []kind{{voting.ErrNotAllowed, codeNotAllowed}}},
+	{http.StatusTooManyRequests, []kind{{voting.ErrRateLimited, codeRateLimited}}},
+	{http.StatusServiceUnavailable, []kind{{voting.ErrTryAgain, codeTryAgain}, {voting.ErrOutOfMemory, codeOutOfMemory},
+		{voting.ErrNotReplicated, codeNotReplicated},
+		// This process's options are not the store's (a rolling deploy).
+		{voting.ErrIncompatible, codeIncompatible}}},
+}
+
+// kind is an error the API knows and its code.
+type kind struct {
+	err  error
+	code string
+}
+
+// kindOf returns the first of kinds that err is (errors.Is), and its
+// status; an err of none gets a kind whose err is nil.
+func kindOf(err error) (status int, known kind) {
+	for _, s := range kinds {
+		for _, k := range s.errs {
+			if errors.Is(err, k.err) {
+				return s.status, k
+			}
+		}
+	}
+	return 0, kind{}
 }
 
 // apiError is an error the API words itself: a route of a feature that
@@ -102,10 +117,8 @@ func classify(ctx context.Context, err error) (status int, code string) {
 	if errors.As(err, &ae) {
 		return ae.status, ae.code
 	}
-	for _, k := range kinds {
-		if errors.Is(err, k.err) {
-			return k.status, k.code
-		}
+	if status, k := kindOf(err); k.err != nil {
+		return status, k.code
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -132,14 +145,10 @@ func message(err error) string {
 		return fmt.Sprintf("rate limited: try again in %d seconds", retrySeconds(d))
 	}
 	msg := err.Error()
-	for _, k := range kinds {
-		if !errors.Is(err, k.err) {
-			continue
-		}
+	if _, k := kindOf(err); k.err != nil {
 		if i := strings.Index(msg, strings.TrimPrefix(k.err.Error(), "voting: ")); i >= 0 {
 			msg = msg[i:]
 		}
-		break
 	}
 	return goNames.ReplaceAllString(strings.TrimPrefix(msg, "voting: "), "")
 }

@@ -123,6 +123,16 @@ func (a *api) listUsers(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// decodeEdit reads the body of an edit (PATCH of an article or a
+// comment) into v, a pointer: a service without -edit-window gets 404
+// feature_off before the body is read.
+func (a *api) decodeEdit(w http.ResponseWriter, r *http.Request, v any) error {
+	if a.rules.editWindow == 0 {
+		return featureOff("editing is off", "-edit-window")
+	}
+	return decode(w, r, v)
+}
+
 // PATCH /articles/{id} {"user": "alice", "title": "...", "link": "..."}:
 // the poster changes the title and link within the edit window.
 func (a *api) editArticle(w http.ResponseWriter, r *http.Request) error {
@@ -131,10 +141,7 @@ func (a *api) editArticle(w http.ResponseWriter, r *http.Request) error {
 		Title string `json:"title"`
 		Link  string `json:"link"`
 	}
-	if a.rules.editWindow == 0 {
-		return featureOff("editing is off", "-edit-window")
-	}
-	if err := decode(w, r, &req); err != nil {
+	if err := a.decodeEdit(w, r, &req); err != nil {
 		return err
 	}
 	if err := checkArticle(req.Title, req.Link); err != nil {
@@ -145,13 +152,20 @@ func (a *api) editArticle(w http.ResponseWriter, r *http.Request) error {
 		a.duplicate(w, art, err)
 		return nil
 	}
+	return a.edited(w, "an article", toArticle(art), err)
+}
+
+// edited replies to an edit of what ("an article", "a comment") that the
+// store answered with err: 200 with v, the item as edited; a refusal
+// (ErrNotAllowed) names the rule, 403.
+func (a *api) edited(w http.ResponseWriter, what string, v any, err error) error {
 	if errors.Is(err, voting.ErrNotAllowed) {
-		return forbidden(err, "only its poster may edit an article, within %v of posting it", a.rules.editWindow)
+		return forbidden(err, "only its poster may edit %s, within %v of posting it", what, a.rules.editWindow)
 	}
 	if err != nil {
 		return err
 	}
-	a.reply(w, http.StatusOK, toArticle(art))
+	a.reply(w, http.StatusOK, v)
 	return nil
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -41,13 +40,7 @@ func toComment(c voting.Comment) comment {
 	}
 }
 
-func toComments(list []voting.Comment) []comment {
-	out := make([]comment, len(list)) // [] in JSON, not null
-	for i, c := range list {
-		out[i] = toComment(c)
-	}
-	return out
-}
+func toComments(list []voting.Comment) []comment { return mapList(list, toComment) }
 
 // threadComment is a comment of a thread: its depth (0 for a reply to
 // the article, or to the comment whose replies are read) and the live
@@ -70,11 +63,9 @@ type thread struct {
 }
 
 func toThread(list []voting.ThreadComment) []threadComment {
-	out := make([]threadComment, len(list))
-	for i, c := range list {
-		out[i] = threadComment{toComment(c.Comment), c.Depth, c.More}
-	}
-	return out
+	return mapList(list, func(c voting.ThreadComment) threadComment {
+		return threadComment{toComment(c.Comment), c.Depth, c.More}
+	})
 }
 
 // POST /articles/{id}/comments {"poster": "bob", "body": "...", "parent": "3"}:
@@ -171,29 +162,15 @@ func (a *api) editComment(w http.ResponseWriter, r *http.Request) error {
 		User string `json:"user"`
 		Body string `json:"body"`
 	}
-	if a.rules.editWindow == 0 {
-		return featureOff("editing is off", "-edit-window")
-	}
-	if err := decode(w, r, &req); err != nil {
+	if err := a.decodeEdit(w, r, &req); err != nil {
 		return err
 	}
 	c, err := a.store.EditComment(r.Context(), r.PathValue("id"), req.User, req.Body)
-	if errors.Is(err, voting.ErrNotAllowed) {
-		return forbidden(err, "only its poster may edit a comment, within %v of posting it", a.rules.editWindow)
-	}
-	if err != nil {
-		return err
-	}
-	a.reply(w, http.StatusOK, toComment(c))
-	return nil
+	return a.edited(w, "a comment", toComment(c), err)
 }
 
 // DELETE /comments/{id}: a comment without replies goes; one with
 // replies stays in its place as deleted, without poster or body.
 func (a *api) deleteComment(w http.ResponseWriter, r *http.Request) error {
-	if err := a.store.DeleteComment(r.Context(), r.PathValue("id")); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+	return a.remove(w, r, a.store.DeleteComment)
 }

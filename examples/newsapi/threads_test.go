@@ -99,20 +99,12 @@ func TestComments(t *testing.T) {
 	}
 
 	// Votes: the score is the comment's points.
-	for _, tc := range []struct {
-		vote, previous string
-		up, down       float64
-	}{
+	ta.voteSteps("/comments/1/vote", "eve", true, []voteStep{
 		{"down", "none", 1, 1},
 		{"down", "down", 1, 1},
 		{"up", "down", 2, 0},
 		{"none", "up", 1, 0},
-	} {
-		v := ta.must(http.StatusOK, "PUT", "/comments/1/vote", `{"user":"eve","vote":"`+tc.vote+`"}`)
-		if v["previous"] != tc.previous || v["upvotes"] != tc.up || v["downvotes"] != tc.down || v["score"] != tc.up-tc.down {
-			t.Errorf("comment vote %s: %v, want previous %s, up %v, down %v", tc.vote, v, tc.previous, tc.up, tc.down)
-		}
-	}
+	})
 
 	// Bad requests.
 	path := "/articles/" + a + "/comments"

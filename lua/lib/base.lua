@@ -43,6 +43,16 @@ local function join(list)
   return join(parts)
 end
 
+-- mgetAt returns the keys prefix .. id(e) of the elements e of list (at
+-- least one) and the strings there, read with one MGET.
+local function mgetAt(prefix, list, id)
+  local keys = {}
+  for i, e in ipairs(list) do
+    keys[i] = prefix .. id(e)
+  end
+  return keys, redis.call('MGET', unpack(keys))
+end
+
 -- num formats a score for ZADD and for the reply without losing precision:
 -- with %.17g, or with %d for whole numbers (what a whole vote weight
 -- makes), which prints them the same and faster.

@@ -1,7 +1,7 @@
 -- comments.lua: a comment as the store keeps it (comments.go): its
 -- record, its place among its siblings and in its parent's orderings,
 -- the row a read replies, and the walk up its ancestors.
--- Needs: base.lua (expect, member, num), record.lua (value, has).
+-- Needs: base.lua (expect, member, num, mgetAt), record.lua (value, has).
 
 -- The status of a call whose input does not fit the data (a parent of
 -- another article, a comment too deep): the reason follows.
@@ -144,11 +144,7 @@ local function commentRows(k, list, out)
   if #list == 0 then
     return out
   end
-  local keys = {}
-  for i, e in ipairs(list) do
-    keys[i] = k.body .. e[1]
-  end
-  local bodies = redis.call('MGET', unpack(keys))
+  local _, bodies = mgetAt(k.body, list, function(e) return e[1] end)
   for i, e in ipairs(list) do
     out[#out + 1] = commentRow(e[1], e[2], e[3], bodies[i] or '')
   end

@@ -2,7 +2,7 @@
 -- voter record's '' field, its values in the orderings and the indexes
 -- that hold them, the rows a read replies, and the keys a group change
 -- checks.
--- Needs: base.lua (expect, idof, ORDERS, BUCKETS).
+-- Needs: base.lua (expect, idof, mgetAt, ORDERS, BUCKETS).
 
 -- The article record (the one place that defines it; reply.go's
 -- parseRecord reads it in Go): each article is one string, at k.article
@@ -158,13 +158,10 @@ local function rows(articlePrefix, members, out)
   if #members == 0 then
     return out
   end
-  local keys = {}
-  for i, m in ipairs(members) do
-    keys[i] = articlePrefix .. idof(m)
-  end
+  local keys, records = mgetAt(articlePrefix, members, idof)
   local counts = commentCounts(articlePrefix, keys)
   local n = #out
-  for i, r in ipairs(redis.call('MGET', unpack(keys))) do
+  for i, r in ipairs(records) do
     if r then
       out[n + 1], out[n + 2], out[n + 3] = idof(members[i]), r, counts[i] or '0'
       n = n + 3
