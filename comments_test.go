@@ -16,14 +16,8 @@ import (
 func TestCommentBasics(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, WithUserPages(), WithEditWindow(time.Hour), WithOrders(Hot))
-		a, err := s.Post(ctx, "alice", "t", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c1, err := s.Comment(ctx, a.ID, "", "bob", "first")
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := mustPost(t, s, "alice", "t")
+		c1 := mustComment(t, s, a.ID, "", "bob", "first")
 		if c1.ID != "1" || c1.Article != a.ID || c1.Parent != "" || c1.Poster != "bob" || c1.Body != "first" || c1.Upvotes != 1 {
 			t.Fatalf("comment = %+v", c1)
 		}

@@ -33,6 +33,19 @@ type checker struct {
 	cfix    []cmd
 }
 
+// voterRecord reads the voter record at key, an article's or its
+// comments', and its "" field; a record without one is a problem, and
+// ok is false.
+func (c *checker) voterRecord(key string) (h map[string]string, meta string, ok bool, err error) {
+	if h, err = c.e.hashAll(key); err != nil {
+		return nil, "", false, err
+	}
+	if meta, ok = h[""]; !ok {
+		c.problem(false, "%s: no \"\" field", key)
+	}
+	return h, meta, ok, nil
+}
+
 func (c *checker) problem(fixable bool, format string, args ...interface{}) {
 	msg := fmt.Sprintf(format, args...)
 	if !fixable {
@@ -233,13 +246,11 @@ func (c *checker) voters() error {
 			c.problem(false, "%s: voter record of no article", key)
 			continue
 		}
-		h, err := c.e.hashAll(key)
+		h, ms, ok, err := c.voterRecord(key)
 		if err != nil {
 			return err
 		}
-		ms, ok := h[""]
 		if !ok {
-			c.problem(false, "%s: no \"\" field", key)
 			continue
 		}
 		mt, err := parseMeta(ms)

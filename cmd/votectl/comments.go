@@ -561,13 +561,11 @@ func (c *checker) comments() error {
 func (c *checker) commentVotes(good map[string]crecord) error {
 	for _, aid := range c.inv.ids(famCVoted) {
 		key := c.e.l.key(famCVoted, aid)
-		h, err := c.e.hashAll(key)
+		h, marker, ok, err := c.voterRecord(key)
 		if err != nil {
 			return err
 		}
-		marker, ok := h[""]
 		if !ok {
-			c.problem(false, "%s: no \"\" field", key)
 			continue
 		}
 		c.markers[aid] = marker
