@@ -287,6 +287,10 @@ var methods = []struct {
 		_, err := s.Articles(ctx, voting.ScoreDesc, 1)
 		return err
 	}},
+	{"ArticlesFor", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.ArticlesFor(ctx, "bob", voting.ScoreDesc, 1)
+		return err
+	}},
 	{"TopSince", func(ctx context.Context, s *store, id string) error {
 		_, err := s.TopSince(ctx, time.Hour, 1)
 		return err

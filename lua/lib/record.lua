@@ -182,6 +182,39 @@ local function range(key, start, stop, desc)
   return redis.call('ZRANGE', key, start, stop)
 end
 
+-- pageRows returns the page at ranks start..stop of the ordering at
+-- orderingKey (desc: '1' from the highest value down) as the strings of
+-- its rows, three a row, for each article that exists, in order: its
+-- member (the id after one byte of its length), the length of its record
+-- in decimal, '+' and its live comment count where it has any, a space,
+-- and the record (RECORD). Joined, they are one value to read for the
+-- whole page (reply.go parsePage). Members whose article is gone are
+-- skipped. One ZRANGE, one MGET and one HMGET of the comment counts.
+local function pageRows(orderingKey, articlePrefix, start, stop, desc)
+  local out = {}
+  local members = range(orderingKey, start, stop, desc)
+  if #members == 0 then
+    return out
+  end
+  local keys = {}
+  for i, m in ipairs(members) do
+    keys[i] = articlePrefix .. idof(m)
+  end
+  local counts = commentCounts(articlePrefix, keys)
+  local n, format = 0, string.format
+  for i, r in ipairs(redis.call('MGET', unpack(keys))) do
+    if r then
+      if counts[i] then
+        out[n + 1], out[n + 2], out[n + 3] = members[i], format('%d+%s ', #r, counts[i]), r
+      else
+        out[n + 1], out[n + 2], out[n + 3] = members[i], format('%d ', #r), r
+      end
+      n = n + 3
+    end
+  end
+  return out
+end
+
 -- missing reports whether the article record at key does not exist: the
 -- guard of every script about one article.
 local function missing(articleKey)
