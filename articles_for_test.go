@@ -111,8 +111,11 @@ func TestArticlesForInput(t *testing.T) {
 		s, _ := newStore(t, b, WithOrders(Top))
 		mustPost(t, s, "alice", "t")
 		bad := map[string]func() error{
-			"no user":        func() error { _, _, err := s.ArticlesFor(ctx, "", ScoreDesc, 1); return err },
-			"long user":      func() error { _, _, err := s.ArticlesFor(ctx, strings.Repeat("u", MaxNameLen+1), ScoreDesc, 1); return err },
+			"no user": func() error { _, _, err := s.ArticlesFor(ctx, "", ScoreDesc, 1); return err },
+			"long user": func() error {
+				_, _, err := s.ArticlesFor(ctx, strings.Repeat("u", MaxNameLen+1), ScoreDesc, 1)
+				return err
+			},
 			"page 0":         func() error { _, _, err := s.ArticlesFor(ctx, "bob", ScoreDesc, 0); return err },
 			"unknown order":  func() error { _, _, err := s.ArticlesFor(ctx, "bob", Order(99), 1); return err },
 			"disabled order": func() error { _, _, err := s.ArticlesFor(ctx, "bob", Hot, 1); return err },
