@@ -266,6 +266,38 @@ JOIN articles a ON a.id = p.id ORDER BY p.score DESC, p.id DESC`
 // key per id.
 const pgVotes = `SELECT article, vote FROM votes WHERE "user" = $1 AND article = ANY($2)`
 
+// pgView is a page view in one statement, as Store.ArticlesFor reads
+// it: the page query with the viewer's votes LEFT JOINed, a probe of the
+// votes' key per row.
+const pgView = `SELECT a.id, a.title, a.link, a.poster, a.posted, a.score, a.up, a.down, coalesce(v.vote, 0)
+FROM (SELECT id, score FROM articles ORDER BY score DESC, id DESC LIMIT $1 OFFSET $2) p
+JOIN articles a ON a.id = p.id
+LEFT JOIN votes v ON v.article = p.id AND v."user" = $3
+ORDER BY p.score DESC, p.id DESC`
+
+// pgPageFor reads a page of articles and user's vote on each, as
+// Store.ArticlesFor does, in one statement (pgView).
+func pgPageFor(ctx context.Context, db *sql.DB, user string, page int) ([]voting.Article, []voting.VoteType, error) {
+	rows, err := db.QueryContext(ctx, pgView, pageSize, (page-1)*pageSize, user)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	list := make([]voting.Article, 0, pageSize)
+	votes := make([]voting.VoteType, 0, pageSize)
+	for rows.Next() {
+		var a voting.Article
+		var id, posted int64
+		var v int16
+		if err := rows.Scan(&id, &a.Title, &a.Link, &a.Poster, &posted, &a.Score, &a.Upvotes, &a.Downvotes, &v); err != nil {
+			return nil, nil, err
+		}
+		a.ID, a.Posted = strconv.FormatInt(id, 10), time.Unix(posted, 0).UTC()
+		list, votes = append(list, a), append(votes, voting.VoteType(v))
+	}
+	return list, votes, rows.Err()
+}
+
 // pgPage reads a page of articles as Store.Articles does.
 func pgPage(ctx context.Context, db *sql.DB, page int) ([]voting.Article, error) {
 	rows, err := db.QueryContext(ctx, pgArticles, pageSize, (page-1)*pageSize)
@@ -339,6 +371,17 @@ func TestSameData(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("page %d, %s's votes: PostgreSQL %v, Redis %v", page, user(u), got, want)
 			}
+			list, votes, err := s.store.ArticlesFor(ctx, user(u), voting.ScoreDesc, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pgList, pgVotes, err := pgPageFor(ctx, s.db, user(u), page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r, p := fmt.Sprint(list, votes), fmt.Sprint(pgList, pgVotes); r != p || fmt.Sprint(votes) != fmt.Sprint(want) {
+				t.Fatalf("page %d, %s's view in one call:\nPostgreSQL %v\nRedis      %v", page, user(u), p, r)
+			}
 		}
 	}
 }
@@ -353,9 +396,12 @@ func pageIDs(list []voting.Article) ([]int64, []string) {
 }
 
 // BenchmarkPageView reads a page view, a page of 25 articles by score and
-// the viewer's votes on them (two round trips on each side), from 8
-// callers per CPU, on each side, on page 1 and page 40; and each of the
-// two reads alone. The viewers are random users. The two sides take
+// the viewer's votes on them, from 8 callers per CPU, on each side, on
+// page 1 and page 40: as two reads, two round trips on each side
+// ("view": Articles and VotesOf; the page query and the votes' = ANY
+// lookup), as one ("view1": ArticlesFor; one statement, the page query
+// with the viewer's votes LEFT JOINed, pgView), and each of the two
+// reads alone. The viewers are random users. The two sides take
 // turns, in rounds (pageViewRounds, 5 unless VOTING_PG_ROUNDS says), so
 // that each pair runs under the same load on a shared machine; after the
 // rounds, <what>/page<n>/ratio reports x-postgres, PostgreSQL's time per
@@ -369,6 +415,7 @@ func BenchmarkPageView(b *testing.B) {
 		servers func() []int // the server's processes
 		page    func(ctx context.Context, page int) ([]int64, []string, error)
 		votes   func(ctx context.Context, user string, ids []int64, strs []string) error
+		view    func(ctx context.Context, user string, page int) error // in one round trip
 	}
 	sides := []side{
 		{"redis", s.redisPids,
@@ -381,6 +428,10 @@ func BenchmarkPageView(b *testing.B) {
 			},
 			func(ctx context.Context, user string, _ []int64, strs []string) error {
 				_, err := s.store.VotesOf(ctx, user, strs)
+				return err
+			},
+			func(ctx context.Context, user string, page int) error {
+				_, _, err := s.store.ArticlesFor(ctx, user, voting.ScoreDesc, page)
 				return err
 			}},
 		{"postgres", s.pg.pids,
@@ -395,11 +446,15 @@ func BenchmarkPageView(b *testing.B) {
 			func(ctx context.Context, user string, ids []int64, _ []string) error {
 				_, err := pgVotesOf(ctx, s.db, user, ids)
 				return err
+			},
+			func(ctx context.Context, user string, page int) error {
+				_, _, err := pgPageFor(ctx, s.db, user, page)
+				return err
 			}},
 	}
 	ctx := context.Background()
 	rounds := pageViewRounds()
-	for _, what := range []string{"view", "page", "votes"} {
+	for _, what := range []string{"view", "view1", "page", "votes"} {
 		for _, page := range []int{1, 40} {
 			nsPerOp := make([][2]float64, rounds) // each round's, redis then postgres
 			cpuPerOp := make([][2]float64, rounds)
@@ -424,11 +479,18 @@ func BenchmarkPageView(b *testing.B) {
 							for pb.Next() {
 								var err error
 								ids, strs := ids, strs
-								if what != "votes" {
-									ids, strs, err = sd.page(ctx, page)
-								}
-								if err == nil && what != "page" {
+								switch what {
+								case "view1":
+									err = sd.view(ctx, user(rng.Intn(nUsers)), page)
+								case "page":
+									_, _, err = sd.page(ctx, page)
+								case "votes":
 									err = sd.votes(ctx, user(rng.Intn(nUsers)), ids, strs)
+								default:
+									ids, strs, err = sd.page(ctx, page)
+									if err == nil {
+										err = sd.votes(ctx, user(rng.Intn(nUsers)), ids, strs)
+									}
 								}
 								if err != nil {
 									b.Error(err)
