@@ -151,20 +151,27 @@ local function commentCounts(articlePrefix, keys)
   return counts
 end
 
--- rows appends to out the rows of members, in their order: one MGET, and
--- one HMGET of their comment counts. A row is three fields: the id, the
--- record and the live comment count.
-local function rows(articlePrefix, members, out)
-  if #members == 0 then
-    return out
-  end
+-- records returns the records of the articles of members (at least
+-- one), false for those gone, and their live comment counts
+-- (commentCounts): one HMGET, then one MGET.
+local function records(articlePrefix, members)
   local keys = {}
   for i, m in ipairs(members) do
     keys[i] = articlePrefix .. idof(m)
   end
   local counts = commentCounts(articlePrefix, keys)
+  return redis.call('MGET', unpack(keys)), counts
+end
+
+-- rows appends to out the rows of members, in their order (records). A
+-- row is three fields: the id, the record and the live comment count.
+local function rows(articlePrefix, members, out)
+  if #members == 0 then
+    return out
+  end
+  local recs, counts = records(articlePrefix, members)
   local n = #out
-  for i, r in ipairs(redis.call('MGET', unpack(keys))) do
+  for i, r in ipairs(recs) do
     if r then
       out[n + 1], out[n + 2], out[n + 3] = idof(members[i]), r, counts[i] or '0'
       n = n + 3
@@ -189,20 +196,16 @@ end
 -- in decimal, '+' and its live comment count where it has any, a space,
 -- and the record (RECORD). Joined, they are one value to read for the
 -- whole page (reply.go parsePage). Members whose article is gone are
--- skipped. One ZRANGE, one MGET and one HMGET of the comment counts.
+-- skipped. One ZRANGE, then records's reads.
 local function pageRows(orderingKey, articlePrefix, start, stop, desc)
   local out = {}
   local members = range(orderingKey, start, stop, desc)
   if #members == 0 then
     return out
   end
-  local keys = {}
-  for i, m in ipairs(members) do
-    keys[i] = articlePrefix .. idof(m)
-  end
-  local counts = commentCounts(articlePrefix, keys)
+  local recs, counts = records(articlePrefix, members)
   local n, format = 0, string.format
-  for i, r in ipairs(redis.call('MGET', unpack(keys))) do
+  for i, r in ipairs(recs) do
     if r then
       if counts[i] then
         out[n + 1], out[n + 2], out[n + 3] = members[i], format('%d+%s ', #r, counts[i]), r
