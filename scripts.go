@@ -287,17 +287,20 @@ func (s *Store) articlesArgs(ids []string) []interface{} {
 }
 
 func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
-	name, desc := o.ordering()
-	args := withRoom(5)
-	return append(args, s.orderingArgs[name], s.votePrefixes[1], start, stop, flagArg(desc))
+	return s.pageArgsRoom(o, start, stop, 0)
 }
 
 // pageForArgs lays out page_for.lua's arguments: pageArgs's, then the
 // voter records' prefix and the user.
 func (s *Store) pageForArgs(user string, o Order, start, stop int64) []interface{} {
+	return append(s.pageArgsRoom(o, start, stop, 2), s.votePrefixes[2], user)
+}
+
+// pageArgsRoom is pageArgs with room for more arguments after them.
+func (s *Store) pageArgsRoom(o Order, start, stop int64, more int) []interface{} {
 	name, desc := o.ordering()
-	args := withRoom(7)
-	return append(args, s.orderingArgs[name], s.votePrefixes[1], start, stop, flagArg(desc), s.votePrefixes[2], user)
+	args := withRoom(5 + more)
+	return append(args, s.orderingArgs[name], s.votePrefixes[1], start, stop, flagArg(desc))
 }
 
 // flagArg is flag(b) boxed without an allocation.
