@@ -50,6 +50,10 @@ var methods = []method{
 		_, err := s.Articles(ctx, ScoreDesc, 1)
 		return err
 	}},
+	{"ArticlesFor", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.ArticlesFor(ctx, "bob", ScoreDesc, 1)
+		return err
+	}},
 	{"TopSince", 1, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.TopSince(ctx, time.Hour, 1)
 		return err

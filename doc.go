@@ -8,6 +8,7 @@
 //	a, err := store.Post(ctx, "alice", "Redis in Action", "https://redis.io")
 //	r, err := store.Vote(ctx, "bob", a.ID, voting.Upvote)
 //	page, err := store.Articles(ctx, voting.ScoreDesc, 1)
+//	page, arrows, err := store.ArticlesFor(ctx, "bob", voting.ScoreDesc, 1) // with bob's votes
 //
 // # The model
 //
@@ -511,7 +512,7 @@
 //
 // Reads outnumber votes on most sites. [WithReadPool] sends the reads to
 // a second pool, meant to reach replicas of the primary: Article,
-// ArticlesByID, Articles, TopSince, Count, GroupCount, Groups, VoteOf,
+// ArticlesByID, Articles, ArticlesFor, TopSince, Count, GroupCount, Groups, VoteOf,
 // VotesOf, Karma, TopUsers, Thread, Replies, CommentsByID,
 // CommentVotesOf, and GroupArticles once its group's cache is built. They run there as FCALL_RO of the store's library, which a
 // replica has from its primary, or, where it has not (yet), as read-only

@@ -45,12 +45,12 @@ type Call struct {
 	// Op is the method's name: "Vote", "GroupArticles", "VoteBatch", ...
 	Op string
 	// Order is the order the call was asked for, where HasOrder is set:
-	// Articles, GroupArticles, Thread and Replies.
+	// Articles, ArticlesFor, GroupArticles, Thread and Replies.
 	Order    Order
 	HasOrder bool
 	// Page is the page the call was asked for, as given (even a page
 	// below 1, which the call refuses), where HasPage is set: Articles,
-	// GroupArticles, TopSince, TopUsers, Submitted, Upvoted and
+	// ArticlesFor, GroupArticles, TopSince, TopUsers, Submitted, Upvoted and
 	// UserComments.
 	Page    int
 	HasPage bool

@@ -63,6 +63,14 @@ func methodCalls() []methodCall {
 		{Call{Op: "ArticlesByID", Count: 3}, nil, func(s *Store) error { return e(s.ArticlesByID(ctx, []string{"1", "2", "x"})) }},
 		{Call{Op: "Articles", Order: Hot, HasOrder: true, Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.Articles(ctx, Hot, 1)) }},
 		{Call{Op: "Articles", Order: TimeAsc, HasOrder: true, Page: 0, HasPage: true}, ErrInvalidArgument, func(s *Store) error { return e(s.Articles(ctx, TimeAsc, 0)) }},
+		{Call{Op: "ArticlesFor", Order: Hot, HasOrder: true, Page: 1, HasPage: true}, nil, func(s *Store) error {
+			_, _, err := s.ArticlesFor(ctx, "bob", Hot, 1)
+			return err
+		}},
+		{Call{Op: "ArticlesFor", Order: TimeAsc, HasOrder: true, Page: 0, HasPage: true}, ErrInvalidArgument, func(s *Store) error {
+			_, _, err := s.ArticlesFor(ctx, "bob", TimeAsc, 0)
+			return err
+		}},
 		{Call{Op: "TopSince", Page: 2, HasPage: true}, nil, func(s *Store) error { return e(s.TopSince(ctx, time.Hour, 2)) }},
 		{Call{Op: "Count"}, nil, func(s *Store) error { return e(s.Count(ctx)) }},
 		{Call{Op: "Vote"}, nil, func(s *Store) error { return e(s.Vote(ctx, "bob", "1", Downvote)) }},

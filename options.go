@@ -270,7 +270,7 @@ func WithEditWindow(d time.Duration) Option {
 
 // WithReadPool sends the store's reads to pool, which should reach
 // replicas of the primary that New's pool reaches: Article, ArticlesByID,
-// Articles, TopSince, Count, GroupCount, Groups, VoteOf, VotesOf, Karma,
+// Articles, ArticlesFor, TopSince, Count, GroupCount, Groups, VoteOf, VotesOf, Karma,
 // TopUsers, and GroupArticles once its group's cache is built. They run
 // there as FCALL_RO of the store's library or read-only scripts
 // (EVALSHA_RO, EVAL_RO), which a replica runs: the

@@ -214,8 +214,9 @@ func scriptsOnly(b *testing.B, f *benchFixture) *Store {
 // "vote", the same random users and votes each run), posts a comment on
 // each (phase "comments") or casts the same 3,000 votes on the comments
 // (phase "comment-vote"), reads 1,000 pages
-// of 25 (phase "page") or 1,000 users' votes on a page's 25 ids (phase
-// "votes", VotesOf) under the prefix VOTING_CALLGRIND_PREFIX, so that
+// of 25 (phase "page"), 1,000 users' votes on a page's 25 ids (phase
+// "votes", VotesOf) or 1,000 pages with their viewers' votes (phase
+// "view", ArticlesFor) under the prefix VOTING_CALLGRIND_PREFIX, so that
 // callgrind_control -z before a phase and -d after count the server's
 // instructions per call of one version of the store (BENCHMARKS.md,
 // "Method").
@@ -270,8 +271,18 @@ func TestCallgrindVote(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+	case "view":
+		// The pages of phase "page", each with the votes of a user of
+		// phase "votes": both in one call.
+		rng := rand.New(rand.NewSource(2))
+		for i := 0; i < 1000; i++ {
+			list, _, err := s.ArticlesFor(ctx, "user"+strconv.Itoa(rng.Intn(2000)), ScoreDesc, 1+i%40)
+			if err != nil || len(list) != 25 {
+				t.Fatalf("page %d: %d articles, %v", 1+i%40, len(list), err)
+			}
+		}
 	default:
-		t.Fatal("VOTING_CALLGRIND_PHASE: setup, vote, page, votes, comments or comment-vote")
+		t.Fatal("VOTING_CALLGRIND_PHASE: setup, vote, page, votes, view, comments or comment-vote")
 	}
 }
 

@@ -143,6 +143,10 @@ var readCalls = []struct {
 	}},
 	{"Articles", func(s *Store, ids []string) (interface{}, error) { return s.Articles(ctx, ScoreDesc, 1) }},
 	{"Articles Top", func(s *Store, ids []string) (interface{}, error) { return s.Articles(ctx, Top, 1) }},
+	{"ArticlesFor", func(s *Store, ids []string) (interface{}, error) {
+		list, votes, err := s.ArticlesFor(ctx, "bob", Top, 1)
+		return pageView{list, votes}, err
+	}},
 	{"TopSince", func(s *Store, ids []string) (interface{}, error) { return s.TopSince(ctx, time.Hour, 1) }},
 	{"Count", func(s *Store, ids []string) (interface{}, error) { return s.Count(ctx) }},
 	{"GroupCount", func(s *Store, ids []string) (interface{}, error) { return s.GroupCount(ctx, "go") }},

@@ -187,6 +187,23 @@ func parsePage(rest []interface{}) ([]Article, error) {
 	return list, nil
 }
 
+// parsePageFor reads page_for.lua's reply: a page, as parsePage reads
+// it, and a vote a row of it, as parseVotes reads them.
+func parsePageFor(rest []interface{}) ([]Article, []VoteType, error) {
+	if len(rest) != 2 {
+		return nil, nil, fmt.Errorf("page reply of %d fields, want 3", len(rest)+1)
+	}
+	list, err := parsePage(rest[:1])
+	if err != nil {
+		return nil, nil, err
+	}
+	votes, _, err := parseVotes(rest[1:], len(list))
+	if err != nil {
+		return nil, nil, err
+	}
+	return list, votes, nil
+}
+
 // rowComments returns the comment count in a page row's head (pageRow
 // checked it): what follows '+', or 0 where there is none.
 func rowComments(head string) int64 {

@@ -35,6 +35,8 @@ var (
 	articlesLua string
 	//go:embed lua/page.lua
 	pageLua string
+	//go:embed lua/page_for.lua
+	pageForLua string
 	//go:embed lua/top_since.lua
 	topSinceLua string
 	//go:embed lua/top_since_edge.lua
@@ -172,6 +174,7 @@ var (
 	voteBatchScript   = newScript("vote_batch", 1, voteBatchLua)
 	articlesScript    = newScript("articles", 1, articlesLua)
 	pageScript        = newScript("page", 1, pageLua)
+	pageForScript     = newScript("page_for", 1, pageForLua)
 	topSinceScript    = newScript("top_since", 2, topSinceLua)
 	topSinceEdge      = newScript("top_since_edge", 2, topSinceEdgeLua)
 	votesScript       = newScript("votes", 1, votesLua)
@@ -192,7 +195,7 @@ var (
 
 // allScripts is every script of the store.
 var allScripts = []script{
-	postScript, voteScript, voteBatchScript, articlesScript, pageScript,
+	postScript, voteScript, voteBatchScript, articlesScript, pageScript, pageForScript,
 	topSinceScript, topSinceEdge, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
@@ -284,8 +287,19 @@ func (s *Store) articlesArgs(ids []string) []interface{} {
 }
 
 func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
+	return s.pageArgsRoom(o, start, stop, 0)
+}
+
+// pageForArgs lays out page_for.lua's arguments: pageArgs's, then the
+// voter records' prefix and the user.
+func (s *Store) pageForArgs(user string, o Order, start, stop int64) []interface{} {
+	return append(s.pageArgsRoom(o, start, stop, 2), s.votePrefixes[2], user)
+}
+
+// pageArgsRoom is pageArgs with room for more arguments after them.
+func (s *Store) pageArgsRoom(o Order, start, stop int64, more int) []interface{} {
 	name, desc := o.ordering()
-	args := withRoom(5)
+	args := withRoom(5 + more)
 	return append(args, s.orderingArgs[name], s.votePrefixes[1], start, stop, flagArg(desc))
 }
 
@@ -453,7 +467,7 @@ var registry []script
 // readOnlyScripts are the scripts that write nothing: their functions
 // are flagged no-writes.
 var readOnlyScripts = map[string]bool{
-	"articles": true, "page": true, "top_since": true, "top_since_edge": true, "votes": true, "count": true, "groups": true,
+	"articles": true, "page": true, "page_for": true, "top_since": true, "top_since_edge": true, "votes": true, "count": true, "groups": true,
 	"group_read": true, "karma": true, "top_users": true,
 	"thread": true, "comments": true, "comment_votes": true,
 }

@@ -177,6 +177,22 @@ func hostileCases() []hostileCase {
 		{"Articles: page past the end", nil, emptyPage(func(s *Store) ([]Article, error) { return s.Articles(ctx, TimeDesc, 1<<40) })},
 		{"Articles: Order 99", bad, func(t *testing.T, s *Store) error { _, err := s.Articles(ctx, Order(99), 1); return err }},
 		{"Articles: Order -1", bad, func(t *testing.T, s *Store) error { _, err := s.Articles(ctx, Order(-1), 1); return err }},
+		{"ArticlesFor: page MinInt", bad, func(t *testing.T, s *Store) error {
+			_, _, err := s.ArticlesFor(ctx, "bob", TimeAsc, math.MinInt)
+			return err
+		}},
+		{"ArticlesFor: page MaxInt", nil, emptyPage(func(s *Store) ([]Article, error) {
+			list, _, err := s.ArticlesFor(ctx, "bob", Hot, math.MaxInt)
+			return list, err
+		})},
+		{"ArticlesFor: Order -1", bad, func(t *testing.T, s *Store) error { _, _, err := s.ArticlesFor(ctx, "bob", Order(-1), 1); return err }},
+		{"ArticlesFor: key syntax user", nil, func(t *testing.T, s *Store) error {
+			list, votes, err := s.ArticlesFor(ctx, "{other}:*", ScoreDesc, 1)
+			if err == nil && len(votes) != len(list) {
+				t.Errorf("ArticlesFor = %d articles, %d votes", len(list), len(votes))
+			}
+			return err
+		}},
 
 		{"TopSince: period 0", bad, func(t *testing.T, s *Store) error { _, err := s.TopSince(ctx, 0, 1); return err }},
 		{"TopSince: period MinInt64", bad, func(t *testing.T, s *Store) error { _, err := s.TopSince(ctx, math.MinInt64, 1); return err }},
@@ -286,6 +302,10 @@ func hostileCases() []hostileCase {
 			hostileCase{"Vote: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Vote(ctx, n, "1", Upvote); return err }},
 			hostileCase{"VoteOf: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.VoteOf(ctx, n, "1"); return err }},
 			hostileCase{"VotesOf: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.VotesOf(ctx, n, []string{"1"}); return err }},
+			hostileCase{"ArticlesFor: user " + q, bad, func(t *testing.T, s *Store) error {
+				_, _, err := s.ArticlesFor(ctx, n, ScoreDesc, 1)
+				return err
+			}},
 			hostileCase{"AddToGroups: name " + q, bad, func(t *testing.T, s *Store) error { return s.AddToGroups(ctx, "1", "g", n) }},
 			hostileCase{"RemoveFromGroups: name " + q, bad, func(t *testing.T, s *Store) error { return s.RemoveFromGroups(ctx, "1", n) }},
 			hostileCase{"GroupArticles: name " + q, bad, func(t *testing.T, s *Store) error { _, err := s.GroupArticles(ctx, n, ScoreDesc, 1); return err }},

@@ -113,6 +113,54 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 	return s.read(ctx, op, pageScript, s.pageArgs(order, start, stop), true, parsePage)
 }
 
+// ArticlesFor returns page (1-based) of all articles in the given order,
+// exactly as [Store.Articles] returns it, and user's vote on each of them,
+// as [Store.VotesOf] reads it: votes[i] is the vote on list[i], [NoVote]
+// where there is none or the article's voting has closed. It reads them
+// in one script, one round trip, where Articles and VotesOf take two: a
+// page view with its arrows, as Reddit's listings give the logged-in
+// user's vote on each item. The page and the votes are one atomic read.
+// A page past the end is empty. A user name that VotesOf refuses, a page
+// below 1, an unknown Order or one the store has not enabled
+// ([WithOrders]) gets [ErrInvalidArgument].
+func (s *Store) ArticlesFor(ctx context.Context, user string, order Order, page int) ([]Article, []VoteType, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "ArticlesFor", Order: order, HasOrder: true, Page: page, HasPage: true},
+			func(ctx context.Context) (pageView, error) {
+				list, votes, err := s.ArticlesFor(ctx, user, order, page)
+				return pageView{list, votes}, err
+			})
+		return r.list, r.votes, err
+	}
+	const op = "articles for"
+	if err := checkName("user", user); err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	start, stop, err := s.pageRange(order, page, maxRank)
+	if err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	if start < 0 {
+		return []Article{}, []VoteType{}, nil
+	}
+	reply, err := s.evalRoom(ctx, pageForScript, s.pageForArgs(user, order, start, stop), true)
+	rest, err := s.rest(op, "", reply, err)
+	if err != nil {
+		return nil, nil, err
+	}
+	list, votes, err := parsePageFor(rest)
+	if err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return list, votes, nil
+}
+
+// pageView is ArticlesFor's two results, as one result of its hooks.
+type pageView struct {
+	list  []Article
+	votes []VoteType
+}
+
 // TopSince returns page (1-based) of the articles posted within the last d
 // by the store's clock (at or after its now minus d, to the second), by
 // net votes, ties newest first, usually in one round trip. It lists the

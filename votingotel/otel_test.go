@@ -85,6 +85,10 @@ func calls() []call {
 		{"ArticlesByID", batch(3), "", func(s *voting.Store) error { return e(s.ArticlesByID(ctx, []string{"1", "2", "x"})) }},
 		{"Articles", page("hot", 1), "", func(s *voting.Store) error { return e(s.Articles(ctx, voting.Hot, 1)) }},
 		{"Articles", page("time-asc", 0), "invalid_argument", func(s *voting.Store) error { return e(s.Articles(ctx, voting.TimeAsc, 0)) }},
+		{"ArticlesFor", page("hot", 1), "", func(s *voting.Store) error {
+			_, _, err := s.ArticlesFor(ctx, "bob", voting.Hot, 1)
+			return err
+		}},
 		{"TopSince", page("", 2), "", func(s *voting.Store) error { return e(s.TopSince(ctx, time.Hour, 2)) }},
 		{"Count", nil, "", func(s *voting.Store) error { return e(s.Count(ctx)) }},
 		{"Count", nil, "context", func(s *voting.Store) error { return e(s.Count(canceled)) }},

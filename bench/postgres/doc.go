@@ -7,7 +7,9 @@
 // (article, user), a page read with a deferred join (the page's ids by an
 // index-only scan of the score index, then their rows), and the viewer's
 // votes in one lookup with = ANY($2), through database/sql and pgx's
-// stdlib driver, statements prepared once per connection.
+// stdlib driver, statements prepared once per connection. A page view in
+// one round trip is one statement on each side: Store.ArticlesFor, and
+// the page query with the viewer's votes LEFT JOINed (pgView).
 //
 // It is a module of its own so that the store's module gains no
 // dependency. Run it with

@@ -170,6 +170,8 @@ func Behaviour(t *testing.T, b Backend) {
 		}
 		list, err := s.Articles(ctx, voting.TimeDesc, 1)
 		check(t, "time page 1", ids(list), err, []string{all[4], all[3]})
+		list, votes, err := s.ArticlesFor(ctx, "bob", voting.TimeDesc, 1)
+		check(t, "bob's view of time page 1", fmt.Sprint(ids(list), votes), err, fmt.Sprint([]string{all[4], all[3]}, []voting.VoteType{voting.NoVote, voting.Downvote}))
 		list, err = s.Articles(ctx, voting.Top, 1)
 		check(t, "top page 1", ids(list), err, []string{all[1], all[4]})
 		list, err = s.TopSince(ctx, 3*time.Minute, 1)
@@ -285,6 +287,10 @@ var methods = []struct {
 	}},
 	{"Articles", func(ctx context.Context, s *store, id string) error {
 		_, err := s.Articles(ctx, voting.ScoreDesc, 1)
+		return err
+	}},
+	{"ArticlesFor", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.ArticlesFor(ctx, "bob", voting.ScoreDesc, 1)
 		return err
 	}},
 	{"TopSince", func(ctx context.Context, s *store, id string) error {

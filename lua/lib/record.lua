@@ -151,17 +151,23 @@ local function commentCounts(articlePrefix, keys)
   return counts
 end
 
--- rows appends to out the rows of members, in their order: one MGET, and
--- one HMGET of their comment counts. A row is three fields: the id, the
--- record and the live comment count.
+-- records returns the records of the articles of members (at least
+-- one), false for those gone, and their live comment counts
+-- (commentCounts): one MGET (mgetAt), then one HMGET.
+local function records(articlePrefix, members)
+  local keys, recs = mgetAt(articlePrefix, members, idof)
+  return recs, commentCounts(articlePrefix, keys)
+end
+
+-- rows appends to out the rows of members, in their order (records). A
+-- row is three fields: the id, the record and the live comment count.
 local function rows(articlePrefix, members, out)
   if #members == 0 then
     return out
   end
-  local keys, records = mgetAt(articlePrefix, members, idof)
-  local counts = commentCounts(articlePrefix, keys)
+  local recs, counts = records(articlePrefix, members)
   local n = #out
-  for i, r in ipairs(records) do
+  for i, r in ipairs(recs) do
     if r then
       out[n + 1], out[n + 2], out[n + 3] = idof(members[i]), r, counts[i] or '0'
       n = n + 3
@@ -177,6 +183,35 @@ local function range(key, start, stop, desc)
     return redis.call('ZREVRANGE', key, start, stop)
   end
   return redis.call('ZRANGE', key, start, stop)
+end
+
+-- pageRows returns the page at ranks start..stop of the ordering at
+-- orderingKey (desc: '1' from the highest value down) as the strings of
+-- its rows, three a row, for each article that exists, in order: its
+-- member (the id after one byte of its length), the length of its record
+-- in decimal, '+' and its live comment count where it has any, a space,
+-- and the record (RECORD). Joined, they are one value to read for the
+-- whole page (reply.go parsePage). Members whose article is gone are
+-- skipped. One ZRANGE, then records's reads.
+local function pageRows(orderingKey, articlePrefix, start, stop, desc)
+  local out = {}
+  local members = range(orderingKey, start, stop, desc)
+  if #members == 0 then
+    return out
+  end
+  local recs, counts = records(articlePrefix, members)
+  local n, format = 0, string.format
+  for i, r in ipairs(recs) do
+    if r then
+      if counts[i] then
+        out[n + 1], out[n + 2], out[n + 3] = members[i], format('%d+%s ', #r, counts[i]), r
+      else
+        out[n + 1], out[n + 2], out[n + 3] = members[i], format('%d ', #r), r
+      end
+      n = n + 3
+    end
+  end
+  return out
 end
 
 -- missing reports whether the article record at key does not exist: the
