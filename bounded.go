@@ -10,6 +10,9 @@ const (
 	batchStep = 25   // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
 	edgeStep  = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
 	purgeStep = 200  // comments removed per step of Delete or Prune of an article with comments
+
+	backfillStep = 200 // articles whose links a step of Reconfigure's backfill indexes
+	moveStep     = 200 // comments of layout 4 a step of Reconfigure moves (reconfigure.lua; an id without one costs an eighth)
 )
 
 // walkStep bounds the work of one call of a cold group page's walk of

@@ -1311,7 +1311,7 @@ func ExampleStore_Identity() {
 	defer done()
 	fmt.Println(store.Identity())
 	// Output:
-	// 4 karma=1,-1 userpages
+	// 5 karma=1,-1 userpages
 }
 
 // Recorded reads what the store's first write recorded.
@@ -1326,7 +1326,7 @@ func ExampleStore_Recorded() {
 	fmt.Println("after it:", found, id, err)
 	// Output:
 	// before the first post: false
-	// after it: true 4 orders=top <nil>
+	// after it: true 5 orders=top <nil>
 }
 
 // A process started with other shared options than the store records
@@ -1352,7 +1352,7 @@ func ExampleStore_Reconfigure() {
 	fmt.Println("old options:", errors.Is(err, voting.ErrIncompatible))
 	// Output:
 	// true voting: vote: incompatible store: karma 1,-1 here, off in the store
-	// was "4", now "4 karma=1,-1", <nil>
+	// was "5", now "5 karma=1,-1", <nil>
 	// new options: <nil>
 	// old options: true
 }
@@ -1373,7 +1373,7 @@ func ExampleIdentity_String() {
 	id := voting.Identity{Layout: voting.LayoutVersion, Options: []string{"orders=top,hot", "karma=1,-1"}}
 	fmt.Println(id.String())
 	// Output:
-	// 4 orders=top,hot karma=1,-1
+	// 5 orders=top,hot karma=1,-1
 }
 
 // An operator's tool opens a recorded store with its own options.
@@ -1393,7 +1393,7 @@ func ExampleIdentity_StoreOptions() {
 	tool, _ = voting.New(pool, opts...)
 	fmt.Println(tool.Identity(), tool.Identity().String() == site.Identity().String())
 	// Output:
-	// 4 karma=1,-1 uniquelinks true
+	// 5 karma=1,-1 uniquelinks true
 }
 
 // comments posts, on article, a comment by each "poster: body" of list

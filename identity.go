@@ -20,16 +20,23 @@ import (
 // LayoutVersion is the version of the key layout this package reads and
 // writes (doc.go, "Key layout"). Versions 1 and 2, which kept articles as
 // hashes, were never recorded: a store with data and no record reads as
-// another layout. Version 4 adds the families of comments to version 3:
+// another layout. Version 4 added the families of comments to version 3:
 // a library of layout 3 would leave an article's comments behind when it
-// deletes the article. A store of layout 3 becomes one of layout 4 by
-// [Store.Reconfigure], which moves nothing (doc.go, "The store's
-// identity").
-const LayoutVersion = 4
+// deletes the article. Version 5 keeps each comment, its body included,
+// in one string, and a parent's Best and Top orderings of its replies in
+// one sorted set, where version 4 had a hash, a string for the body and
+// two sorted sets. A store of layout 3 or 4 becomes one of layout 5 by
+// [Store.Reconfigure], which moves the comments of one of layout 4
+// (doc.go, "The store's identity").
+const LayoutVersion = 5
 
-// migratesFrom is the layout Reconfigure migrates to LayoutVersion by
-// recording it.
-const migratesFrom = 3
+// oldestMigrated is the oldest layout Reconfigure migrates to
+// LayoutVersion.
+const oldestMigrated = 3
+
+// migrates reports whether Reconfigure migrates a store of layout to
+// LayoutVersion.
+func migrates(layout int) bool { return layout >= oldestMigrated && layout < LayoutVersion }
 
 // Identity is a store's key layout version and the options that every
 // process writing to it must share, as a store records it in Redis.
@@ -122,10 +129,21 @@ func (e *incompatibleError) Error() string {
 
 func (e *incompatibleError) Unwrap() error { return ErrIncompatible }
 
+// movingPrefix starts the error lib/comments.lua moving raises: a call
+// about comments while Reconfigure moves those of a store of layout 4
+// (reconfigure.go); errMoving is its error.
+const movingPrefix = "voting: comments moving: "
+
+var errMoving = fmt.Errorf("%w: the comments of layout 4 are not all moved to layout %d yet: "+
+	"Reconfigure (votectl options) moves them", ErrIncompatible, LayoutVersion)
+
 // parseIncompatible returns the error of msg, a script's error without
 // Redis's decoration, where it is lib/base.lua identity's refusal.
 // miniredis puts text of its own around it.
 func parseIncompatible(msg string) (error, bool) {
+	if strings.Contains(msg, movingPrefix) {
+		return errMoving, true
+	}
 	i := strings.Index(msg, incompatiblePrefix)
 	if i < 0 {
 		return nil, false
@@ -180,7 +198,7 @@ func difference(recorded, here string) string {
 	if !ok {
 		return fmt.Sprintf("the store records %q, not an identity", recorded)
 	}
-	if r.Layout == migratesFrom && h.Layout == LayoutVersion {
+	if migrates(r.Layout) && h.Layout == LayoutVersion {
 		return fmt.Sprintf("layout %d, this library reads %d: Reconfigure (votectl options) migrates the store, "+
 			"after which libraries of layout %d refuse it", r.Layout, h.Layout, r.Layout)
 	}
@@ -229,11 +247,11 @@ func difference(recorded, here string) string {
 // StoreOptions returns the shared options of a store whose identity is
 // id, as options of New: an operator's tool opens a recorded store with
 // them ([Store.Recorded]), so that its calls are the store's own. An
-// identity of layout 3 gets its options too, for the Reconfigure that
-// migrates it. An identity of another layout, or an option it does not
+// identity of layout 3 or 4 gets its options too, for the Reconfigure
+// that migrates it. An identity of another layout, or an option it does not
 // know, gets an error wrapping [ErrIncompatible].
 func (id Identity) StoreOptions() ([]Option, error) {
-	if id.Layout != LayoutVersion && id.Layout != migratesFrom {
+	if id.Layout != LayoutVersion && !migrates(id.Layout) {
 		return nil, fmt.Errorf("%w: layout %d, this library reads %d", ErrIncompatible, id.Layout, LayoutVersion)
 	}
 	var opts []Option

@@ -28,7 +28,7 @@ func TestIdentityRecorded(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithOrders(Hot, Top), WithKarma(1, -1), WithUserPages(), WithUniqueLinks(),
 			WithVoteLimit(10, time.Minute), WithEditWindow(time.Hour))
-		want := "4 orders=top,hot karma=1,-1 votelimit=10,60000 editwindow=3600000 userpages uniquelinks"
+		want := "5 orders=top,hot karma=1,-1 votelimit=10,60000 editwindow=3600000 userpages uniquelinks"
 		if got := s.Identity().String(); got != want {
 			t.Fatalf("Identity = %q, want %q", got, want)
 		}
@@ -129,7 +129,7 @@ func TestIncompatibleOptions(t *testing.T) {
 // layout 2, reads and writes as ErrIncompatible, never not found.
 func TestOldLayout(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		for _, record := range []string{"", "2", "5 karma=1,-1"} {
+		for _, record := range []string{"", "2", strconv.Itoa(LayoutVersion+1) + " karma=1,-1"} {
 			s, clock := newStore(t, b)
 			b.do(t, "HSET", s.keys.articleKey("1"), "title", "old", "link", "", "poster", "alice", "time", epoch.Unix(), "votes", 1)
 			b.do(t, "SET", s.keys.seq, "1")
@@ -139,7 +139,7 @@ func TestOldLayout(t *testing.T) {
 			}
 			want := "has data and no recorded layout"
 			if record != "" {
-				want = "layout " + record[:1] + ", this library reads 4"
+				want = "layout " + record[:1] + ", this library reads " + strconv.Itoa(LayoutVersion)
 			}
 			before := dumpStore(t, b, s)
 			calls := map[string]func() error{
@@ -225,7 +225,7 @@ func TestReconfigure(t *testing.T) {
 		}
 		// Resumed: it finds its own options recorded.
 		was, err := u.Reconfigure(ctx)
-		if err != nil || was.String() != "4 karma=1,-1 uniquelinks" {
+		if err != nil || was.String() != "5 karma=1,-1 uniquelinks" {
 			t.Fatalf("Reconfigure = %v, %v; want it to find its own", was, err)
 		}
 		if keys := b.storeKeys(t, u); len(keys) == 0 || strings.Contains(fmt.Sprint(keys), u.keys.backfill) {
@@ -243,7 +243,7 @@ func TestReconfigure(t *testing.T) {
 			}
 		}
 		wantPost(t, u, "https://example.com/5", ids[5], ErrDuplicate)
-		if id, _, err := u.Recorded(ctx); err != nil || id.String() != "4 karma=1,-1 uniquelinks" {
+		if id, _, err := u.Recorded(ctx); err != nil || id.String() != "5 karma=1,-1 uniquelinks" {
 			t.Fatalf("Recorded = %v, %v", id, err)
 		}
 		// Back to the first options: allowed, and the first store writes.
@@ -275,7 +275,7 @@ func TestCheck(t *testing.T) {
 		mustPost(t, s, "alice", "t")
 		h, err := s.Check(ctx)
 		if err != nil || !h.Reachable || !h.Compatible || h.Serious || len(h.Problems) != 0 || h.Articles != 1 ||
-			h.Recorded != "4" || h.Identity != "4" || h.Scripts == "" {
+			h.Recorded != "5" || h.Identity != "5" || h.Scripts == "" {
 			t.Fatalf("Check = %+v, %v", h, err)
 		}
 		if b.name == "miniredis" {

@@ -35,6 +35,11 @@ type keys struct {
 	// appended.
 	cseq, comments                                              string
 	comment, body, thread, kids, cvoted, commented, lastComment string
+	// moving flags a Reconfigure moving the comments of a store of
+	// layout 4 into this layout, whose bodies were strings at body (a
+	// family of layout 4 only), and whose replies were ordered at
+	// kids "best:" and "top:" (reconfigure.lua).
+	moving string
 }
 
 func newKeys(prefix string) keys {
@@ -67,6 +72,7 @@ func newKeys(prefix string) keys {
 		cvoted:      tag + "cvoted:",
 		commented:   tag + "commented:",
 		lastComment: tag + "lastcomment:",
+		moving:      tag + "cmoving",
 	}
 }
 

@@ -68,7 +68,7 @@ func families(k keys, key string) []string {
 	if key == k.karma {
 		list = append(list, "karma")
 	}
-	for _, f := range []struct{ family, key string }{{"cseq", k.cseq}, {"comments", k.comments}} {
+	for _, f := range []struct{ family, key string }{{"cseq", k.cseq}, {"comments", k.comments}, {"cmoving", k.moving}} {
 		if key == f.key {
 			list = append(list, f.family)
 		}
@@ -80,6 +80,9 @@ func families(k keys, key string) []string {
 		}
 	}
 	if rest, ok := strings.CutPrefix(key, k.kids); ok {
+		if canonicalID(rest) || (strings.HasPrefix(rest, "a") && canonicalID(rest[1:])) {
+			list = append(list, "kids")
+		}
 		o, parent, _ := strings.Cut(rest, ":")
 		if slices.Contains([]string{"best", "top", "hot", "controversial", "score"}, o) &&
 			(canonicalID(parent) || (strings.HasPrefix(parent, "a") && canonicalID(parent[1:]))) {
@@ -197,6 +200,7 @@ func FuzzKeys(f *testing.F) {
 		add("top", k.topBucket+"86400:-1")
 		add("karma", k.karma)
 		add("cseq", k.cseq)
+		add("cmoving", k.moving)
 		add("comments", k.comments)
 		add("store", k.record)
 		add("backfill", k.backfill)
@@ -239,6 +243,8 @@ func FuzzKeys(f *testing.F) {
 			add("cbody", k.body+id)
 			add("cvoted", k.cvoted+id)
 			add("thread", k.threadKey(id))
+			add("kids", k.kids+id)
+			add("kids", k.kids+"a"+id)
 			for _, o := range []string{"best", "top", "hot", "controversial", "score"} {
 				add("kids:"+o, k.kids+o+":"+id)
 				add("kids:"+o, k.kids+o+":a"+id)
@@ -340,6 +346,20 @@ func TestCommentCountsKey(t *testing.T) {
 		k := newKeys(p)
 		if got := strings.TrimSuffix(k.article, "article:") + "comments"; got != k.comments {
 			t.Errorf("prefix %q: commentCounts would read %q, the counts are at %q", p, got, k.comments)
+		}
+	}
+}
+
+// TestMovingKey: lib/comments.lua moving finds the flag of a Reconfigure
+// moving comments of layout 4 as the sibling, in the same hash tag, of
+// any key it is given, "{prefix}:cmoving", without an argument on every
+// comment call.
+func TestMovingKey(t *testing.T) {
+	for _, p := range []string{"voting", "a:b", "x"} {
+		k := newKeys(p)
+		tag := k.comment[:strings.Index(k.comment, "}:")+2]
+		if got := tag + "cmoving"; got != k.moving {
+			t.Errorf("prefix %q: moving would read %q, the flag is at %q", p, got, k.moving)
 		}
 	}
 }

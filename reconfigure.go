@@ -55,13 +55,14 @@ func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
 	return id, true, nil
 }
 
-// backfillStep is the articles a step of Reconfigure's backfill of the
-// links goes through: well under a millisecond of Redis time.
-const backfillStep = 200
-
 func (s *Store) reconfigureArgs(phase string) []interface{} {
 	k := s.keys
-	return []interface{}{k.seq, k.orderingKey("time"), k.backfill, phase, k.article, k.link, backfillStep}
+	step := backfillStep
+	if phase == "comments" {
+		step = moveStep
+	}
+	return []interface{}{k.seq, k.orderingKey("time"), k.backfill, phase, k.article, k.link, step,
+		k.cseq, k.moving, k.comment, k.body, k.kids}
 }
 
 // Reconfigure records the store's identity ([Store.Identity]: its
@@ -73,11 +74,16 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 // every write, and this store's options write: restart them with these
 // options (doc.go gives the rolling deploy).
 //
-// The recorded layout must be this package's ([LayoutVersion]), or 3,
-// the previous one, which it migrates to 4 by recording the identity
-// (layout 4 adds the families of comments, of which a store of layout 3
-// has none: nothing else moves); else it returns an error wrapping
-// ErrIncompatible and changes nothing. A store
+// The recorded layout must be this package's ([LayoutVersion]), or 3 or
+// 4, which it migrates to 5: a store of layout 3 by recording the
+// identity (it has no comments, and nothing else moves), one of layout 4
+// by moving its comments too, by id, 200 a step (each record and its
+// body become one string, and each parent's Best and Top orderings one
+// sorted set). From the record on, until the last comment moved, calls
+// about comments, and Delete and Prune of articles with comments, get an
+// error wrapping ErrIncompatible; the articles' calls work throughout.
+// Any other layout gets an error wrapping ErrIncompatible, and nothing
+// changes. A store
 // with data and no record (written before layouts were recorded) is
 // adopted where its newest article is a record of this layout.
 //
@@ -92,7 +98,8 @@ func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
 	}
 	const op = "reconfigure"
 	var before, backfill string
-	late, err := s.evalScan(ctx, op, reconfigureScript, s.reconfigureArgs("record"), &before, &backfill)
+	var moving int64
+	late, err := s.evalScan(ctx, op, reconfigureScript, s.reconfigureArgs("record"), &before, &backfill, &moving)
 	if err != nil {
 		return Identity{}, err
 	}
@@ -100,18 +107,30 @@ func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
 		return Identity{}, replicationErr(op, late)
 	}
 	was, _ := parseIdentity(before)
-	for backfill != "" {
-		var done int64
-		late, err := s.evalScan(ctx, op, reconfigureScript, s.reconfigureArgs("links"), &done)
-		if err != nil {
+	if moving == 1 {
+		if err := s.reconfigureSteps(ctx, op, "comments"); err != nil {
 			return was, err
 		}
-		if late != nil {
-			return was, replicationErr(op, late)
-		}
-		if done == 1 {
-			break
-		}
+	}
+	if backfill != "" {
+		return was, s.reconfigureSteps(ctx, op, "links")
 	}
 	return was, nil
+}
+
+// reconfigureSteps runs the steps of one phase of Reconfigure to its end.
+func (s *Store) reconfigureSteps(ctx context.Context, op, phase string) error {
+	for {
+		var done int64
+		late, err := s.evalScan(ctx, op, reconfigureScript, s.reconfigureArgs(phase), &done)
+		if err != nil {
+			return err
+		}
+		if late != nil {
+			return replicationErr(op, late)
+		}
+		if done == 1 {
+			return nil
+		}
+	}
 }

@@ -438,25 +438,37 @@ func parseRetry(rest []interface{}) error {
 	return &retryError{after: time.Duration(max(ms, 1)) * time.Millisecond}
 }
 
-// commentHeader is the number of fields before a comment row's strings
-// (lua/lib/comments.lua commentHead): id, up, down, replies, deleted,
-// depth, the seven fields of the record's m (article, parent, "0" for
-// none, posted, close, depth, orderings, weight), and the length of the
+// commentHeader is the number of fields of a comment's record before its
+// strings (lua/lib/comments.lua CREC): up, down, replies, the four
+// links, deleted, the seven of its meta (article, parent, "0" for none,
+// posted, close, depth, orderings, weight), and the length of the
 // poster's name, which the body follows.
-const commentHeader = 14
+const commentHeader = 16
 
-// parseComments parses rows of comments, {row...}, each one string
-// (lua/lib/comments.lua commentRow).
+// parseComments parses rows of comments, {id, depth, record}... each
+// (lua/lib/comments.lua appendRow).
 func parseComments(rows []interface{}) ([]ThreadComment, error) {
-	list := make([]ThreadComment, len(rows))
-	for i, v := range rows {
-		b, ok := v.([]byte)
-		if !ok {
-			return nil, fmt.Errorf("comment row %d: unexpected %T", i, v)
+	if len(rows)%3 != 0 {
+		return nil, fmt.Errorf("reply of %d fields, not rows of 3", len(rows))
+	}
+	list := make([]ThreadComment, len(rows)/3)
+	for i := range list {
+		var f [3]string
+		for j := range f {
+			b, ok := rows[3*i+j].([]byte)
+			if !ok {
+				return nil, fmt.Errorf("comment row %d: unexpected %T", i, rows[3*i+j])
+			}
+			f[j] = string(b)
 		}
-		if err := parseCommentRow(string(b), &list[i]); err != nil {
-			return nil, err
+		depth, err := strconv.Atoi(f[1])
+		if err != nil {
+			return nil, fmt.Errorf("comment %q depth: %w", f[0], err)
 		}
+		if err := parseCommentRecord(f[2], &list[i].Comment); err != nil {
+			return nil, fmt.Errorf("comment %q: %w", f[0], err)
+		}
+		list[i].ID, list[i].Depth = f[0], depth
 	}
 	return list, nil
 }
@@ -473,35 +485,38 @@ func parseOneComment(rest []interface{}) (ThreadComment, error) {
 	return list[0], nil
 }
 
-// parseCommentRow parses one comment row into c; its strings are cut
-// from row.
-func parseCommentRow(row string, c *ThreadComment) error {
+// parseCommentRecord parses a comment's record (lua/lib/comments.lua
+// CREC) into c, all but its ID; its strings are cut from rec. A deleted
+// comment's poster, which the record keeps, is left out.
+func parseCommentRecord(rec string, c *Comment) error {
 	var f [commentHeader]string
-	rest, ok := cutFields(row, f[:])
+	rest, ok := cutFields(rec, f[:])
 	if !ok {
-		return fmt.Errorf("malformed comment row %q", row)
+		return errors.New("malformed record")
 	}
-	var n [6]int64 // up, down, replies, deleted, depth, posted
-	for i, at := range [...]int{1, 2, 3, 4, 5, 8} {
+	var n [5]int64 // up, down, replies, posted, the poster's length
+	for i, at := range [...]int{0, 1, 2, 10, 15} {
 		v, err := strconv.ParseInt(f[at], 10, 64)
 		if err != nil {
-			return fmt.Errorf("comment %q field %d: %w", f[0], at+1, err)
+			return fmt.Errorf("record field %d: %w", at+1, err)
 		}
 		n[i] = v
 	}
-	size, err := strconv.Atoi(f[commentHeader-1])
-	if err != nil || size < 0 || size > len(rest) {
-		return fmt.Errorf("malformed comment row %q: lengths past its end", row)
+	if n[4] < 0 || n[4] > int64(len(rest)) {
+		return errors.New("malformed record: lengths past its end")
 	}
-	parent := f[7]
+	parent := f[9]
 	if parent == "0" {
 		parent = ""
 	}
-	*c = ThreadComment{Comment: Comment{
-		ID: f[0], Article: f[6], Parent: parent,
-		Poster: rest[:size], Body: rest[size:],
-		Posted:  time.Unix(n[5], 0).UTC(),
-		Upvotes: n[0], Downvotes: n[1], Replies: n[2], Deleted: n[3] == 1,
-	}, Depth: int(n[4])}
+	*c = Comment{
+		Article: f[8], Parent: parent,
+		Poster: rest[:n[4]], Body: rest[n[4]:],
+		Posted:  time.Unix(n[3], 0).UTC(),
+		Upvotes: n[0], Downvotes: n[1], Replies: n[2], Deleted: f[7] == "1",
+	}
+	if c.Deleted {
+		c.Poster = ""
+	}
 	return nil
 }

@@ -394,7 +394,7 @@ func (s *Store) groupPageArgs(group string, o Order, start, stop int64) []interf
 func (s *Store) lifecycleKeys() []interface{} {
 	k := s.keys
 	return []interface{}{k.article, k.voted, k.groupsOf, k.group, k.by, k.cache, k.topBucket, k.link,
-		k.submitted, k.comment, k.thread, k.kids, k.cvoted, k.comments, k.body, purgeStep}
+		k.submitted, k.comment, k.thread, k.kids, k.cvoted, k.comments, purgeStep}
 }
 
 func (s *Store) deleteArgs(id string) []interface{} {
@@ -641,7 +641,7 @@ func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []int
 	return []interface{}{k.cseq, k.comments,
 		aid, parent, poster, body, t.Unix(), s.window, s.weight, s.commentOrderings, MaxCommentDepth,
 		k.article, k.voted, k.comment, k.thread, k.kids, k.cvoted, commented,
-		t.UnixMilli(), last, interval, ttl, k.body}
+		t.UnixMilli(), last, interval, ttl}
 }
 
 // commentVoteArgs lays out comment_vote.lua's arguments before the vote
@@ -661,12 +661,12 @@ func (s *Store) threadArgs(kind, id string, order Order, limit int) []interface{
 		root = k.commentKey(id)
 	}
 	name, desc := order.ordering()
-	return []interface{}{root, kind, id, name, flag(desc), limit, MaxThreadDepth, k.comment, k.kids, k.thread, k.body}
+	return []interface{}{root, kind, id, name, flag(desc), limit, MaxThreadDepth, k.comment, k.kids, k.thread}
 }
 
 func (s *Store) commentsArgs(ids []string) []interface{} {
-	args := make([]interface{}, 0, 3+len(ids))
-	return appendStrings(append(args, s.keys.cseq, s.keys.comment, s.keys.body), ids)
+	args := make([]interface{}, 0, 2+len(ids))
+	return appendStrings(append(args, s.keys.cseq, s.keys.comment), ids)
 }
 
 func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
@@ -675,16 +675,16 @@ func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
 }
 
 func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{} {
-	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.rules.edit, s.keys.comment, s.keys.body}
+	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.rules.edit, s.keys.comment}
 }
 
 // commentDeleteArgs: the commented pages' prefix is passed whether or not
 // the store keeps pages, as lifecycleKeys passes the submitted pages'.
 func (s *Store) commentDeleteArgs(id string) []interface{} {
 	k := s.keys
-	return []interface{}{k.commentKey(id), k.comments, id, k.comment, k.thread, k.kids, k.commented, k.body}
+	return []interface{}{k.commentKey(id), k.comments, id, k.comment, k.thread, k.kids, k.commented}
 }
 
 func (s *Store) userCommentsArgs(user string, start int) []interface{} {
-	return []interface{}{s.keys.commentedKey(user), s.keys.comment, start, s.pageSize, s.keys.body}
+	return []interface{}{s.keys.commentedKey(user), s.keys.comment, start, s.pageSize}
 }

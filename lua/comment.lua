@@ -5,7 +5,7 @@ local cseqKey, commentsKey = KEYS[1], KEYS[2]
 local aid, parent, poster, body = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, window, weight, orders, maxDepth = ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9])
 local k = {article = ARGV[10], voted = ARGV[11], comment = ARGV[12], thread = ARGV[13], kids = ARGV[14],
-  cvoted = ARGV[15], comments = commentsKey, body = ARGV[21]}
+  cvoted = ARGV[15], comments = commentsKey}
 local commented = ARGV[16] ~= '' and ARGV[16] .. poster or nil
 local nowMs, lastKey, interval, ttl = ARGV[17], ARGV[18], tonumber(ARGV[19]), ARGV[20]
 -- parent: '' for a reply to the article; now: the store's clock, Unix
@@ -14,9 +14,8 @@ local nowMs, lastKey, interval, ttl = ARGV[17], ARGV[18], tonumber(ARGV[19]), AR
 -- MaxCommentDepth; commented: the prefix of the users' comment pages
 -- (WithUserPages), or ''; lastKey, interval, ttl: the poster's
 -- last-comment key, the interval (ms) and the key's TTL (ms), or '' for
--- a store without WithCommentInterval; ARGV[21]: the prefix of the
--- bodies.
--- Reply: {OK, row} | {NOT_FOUND} (the article) | {NOT_FOUND, 'parent'} |
+-- a store without WithCommentInterval.
+-- Reply: {OK, id, depth, record} (lib/comments.lua appendRow) | {NOT_FOUND} (the article) | {NOT_FOUND, 'parent'} |
 -- {CLOSED} | {INVALID, reason} | {RATE_LIMITED, ms}.
 
 -- The article and its voting, as a vote reads them (lib/vote.lua).
@@ -35,24 +34,24 @@ if tonumber(now) >= tonumber(closes) then
   return {CLOSED}
 end
 
--- The parent, of this article, and not too deep.
-local depth, up = 0, {}
-local parentKey = k.thread .. aid
+-- The parent, of this article, and not too deep; the ancestors' heads,
+-- whose live counts the comment adds to.
+moving(k.comment)
+local depth, up, heads = 0, {}, {}
+local pc -- the parent's head
 if parent ~= '' then
-  parentKey = k.comment .. parent
-  local m = redis.call('HGET', parentKey, 'm')
-  if not m then
+  pc = readHead(k.comment .. parent)
+  if not pc then
     return {NOT_FOUND, 'parent'}
   end
-  local p = parseMeta({m = m}, parentKey)
-  if p.a ~= aid then
+  if pc.a ~= aid then
     return {INVALID, 'comment ' .. parent .. ' is not of article ' .. aid}
   end
-  depth = tonumber(p.h) + 1
+  depth = tonumber(pc.h) + 1
   if depth > maxDepth - 1 then
     return {INVALID, 'comment ' .. parent .. ' is at the deepest level, ' .. (maxDepth - 1)}
   end
-  up = ancestors(k.comment, parent)
+  up, heads = ancestors(k.comment, parent)
 end
 if interval then
   expect(lastKey, 'string')
@@ -66,15 +65,15 @@ end
 -- ancestors' records were, by ancestors).
 expect(cseqKey, 'string')
 expect(commentsKey, 'hash')
-expect(parentKey, 'hash')
-local pname = parent ~= '' and parent or 'a' .. aid
-local ords = corderings(orders)
-for _, o in ipairs(ords) do
-  expect(k.kids .. o .. ':' .. pname, 'zset')
+local newest
+if pc then
+  newest = pc.f
+else
+  expect(k.thread .. aid, 'hash')
+  newest = redis.call('HGET', k.thread .. aid, 'f')
 end
-local newest = redis.call('HGET', parentKey, 'f')
 if newest then
-  expect(k.comment .. newest, 'hash')
+  expect(k.comment .. newest, 'string')
 end
 local cvotedKey = k.cvoted .. aid
 expect(cvotedKey, 'hash')
@@ -89,38 +88,40 @@ end
 -- The next id must be free: a counter behind the comments (restored,
 -- evicted) must never make Comment overwrite one.
 local cid = num((tonumber(seq) or 0) + 1)
+if tonumber(cid) > MAX_COUNT then
+  return error('voting: comment id counter ' .. cseqKey .. ' is at the most ids a record links', 0)
+end
 local key = k.comment .. cid
-if redis.call('EXISTS', key, k.body .. cid) > 0 then
+if redis.call('EXISTS', key) > 0 then
   return error('voting: comment id counter ' .. cseqKey .. ' is behind the comments: set it to the highest id', 0)
 end
-redis.call('INCR', cseqKey)
 local c = {a = aid, p = parent ~= '' and parent or nil, t = now, c = num(tonumber(now) + window),
-  u = '1', d = '0', r = '0', h = tostring(depth), n = poster}
+  u = 1, d = 0, r = 0, h = tostring(depth), n = poster, nx = newest}
 if orders ~= '' then
   c.o = orders
   if has(orders, 'score') then
     c.w = weight
   end
 end
--- The record's fields in the order lib/comments.lua CFIELDS says.
-c.m = commentMeta(c.a, c.p, c.t, c.c, c.h, c.o, c.w)
-local fields = {'u', '1', 'd', '0', 'm', c.m, 'n', poster, 'r', '0'}
+local rec = commentRecord(c, body)
+if #rec - #body > HEAD then
+  return {INVALID, 'the comment\'s head is longer than ' .. HEAD .. ' bytes'}
+end
+local keys, ords = kidsKeys(k, c)
+for _, kk in ipairs(keys) do
+  expect(kk, 'zset')
+end
+redis.call('INCR', cseqKey)
 -- Linked as its parent's newest child.
 if newest then
-  c.nx = newest
-  fields[#fields + 1], fields[#fields + 2] = 'nx', newest
-  redis.call('HSET', k.comment .. newest, 'pv', cid)
-  redis.call('HSET', parentKey, 'f', cid)
+  setLink(k.comment .. newest, C_PREV, cid)
 else
-  redis.call('HSET', parentKey, 'f', cid, 'l', cid)
+  setEnd(k, c.p, aid, 'l', cid)
 end
-redis.call('HSET', key, unpack(fields))
-redis.call('SET', k.body .. cid, body)
-local m = member(cid)
-for _, o in ipairs(ords) do
-  redis.call('ZADD', k.kids .. o .. ':' .. pname, num(cvalue(o, c, 1, 0)), m)
-end
-addLive(k, up, aid, 1)
+setEnd(k, c.p, aid, 'f', cid)
+redis.call('SET', key, rec)
+placeComment(keys, ords, cid, tonumber(now), tonumber(c.w) or 0, 1, 0)
+addLive(k, up, heads, aid, 1)
 -- The article's comment voter record: its '' field names the comment
 -- that made it; it lives a window past the latest comment, on the
 -- server's clock (lib/comments.lua voterOpen).
@@ -129,9 +130,9 @@ if redis.call('PTTL', cvotedKey) < window * 1000 then
   redis.call('EXPIRE', cvotedKey, window)
 end
 if commented then
-  listOn(commented, now, m)
+  listOn(commented, now, member(cid))
 end
 if interval then
   redis.call('SET', lastKey, nowMs, 'PX', ttl)
 end
-return {OK, commentRow(cid, c, depth, body)}
+return appendRow({OK}, cid, c.h, rec)

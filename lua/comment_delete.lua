@@ -3,10 +3,11 @@
 -- without replies; one with replies stays as a placeholder. Uses lua/lib.
 local key, commentsKey = KEYS[1], KEYS[2]
 local cid = ARGV[1]
-local k = {comment = ARGV[2], thread = ARGV[3], kids = ARGV[4], comments = commentsKey, body = ARGV[6]}
+local k = {comment = ARGV[2], thread = ARGV[3], kids = ARGV[4], comments = commentsKey}
 local commented = ARGV[5] -- the prefix of the users' comment pages, kept or not
 -- Reply: {OK} | {NOT_FOUND}.
-local c = readComment(key)
+moving(key)
+local c = readHead(key)
 if not c then
   return {NOT_FOUND}
 end
@@ -14,15 +15,15 @@ if c.x == '1' then
   return {OK} -- a placeholder already
 end
 -- Every key written below is checked before the first write.
-local up = ancestors(k.comment, c.p)
+local up, heads = ancestors(k.comment, c.p)
 expect(commentsKey, 'hash')
 local page = commented .. c.n
 expect(page, 'zset')
 local m = member(cid)
 if c.f then
-  addLive(k, up, c.a, -1)
-  redis.call('HSET', key, 'x', '1')
-  redis.call('DEL', k.body .. cid)
+  addLive(k, up, heads, c.a, -1)
+  c.x = '1'
+  redis.call('SET', key, commentRecord(c, ''))
   redis.call('ZREM', page, m)
   return {OK}
 end
@@ -31,9 +32,8 @@ end
 -- reply is the one removed before it.
 local plan, cur = {{id = cid, c = c}}, c
 local curID = cid
-while cur.p do
-  local p = readComment(k.comment .. cur.p)
-  if not p or p.x ~= '1' or p.f ~= curID or p.l ~= curID then
+for _, p in ipairs(heads) do
+  if p.x ~= '1' or p.f ~= curID or p.l ~= curID then
     break
   end
   plan[#plan + 1] = {id = cur.p, c = p}
@@ -41,15 +41,15 @@ while cur.p do
 end
 for _, x in ipairs(plan) do
   local r = x.c
-  expect(r.p and k.comment .. r.p or k.thread .. r.a, 'hash')
-  if r.pv then expect(k.comment .. r.pv, 'hash') end
-  if r.nx then expect(k.comment .. r.nx, 'hash') end
-  for _, o in ipairs(corderings(r.o)) do
-    expect(k.kids .. o .. ':' .. parentName(r), 'zset')
+  if not r.p then expect(k.thread .. r.a, 'hash') end
+  if r.pv then expect(k.comment .. r.pv, 'string') end
+  if r.nx then expect(k.comment .. r.nx, 'string') end
+  for _, kk in ipairs(kidsKeys(k, r)) do
+    expect(kk, 'zset')
   end
 end
 
-addLive(k, up, c.a, -1)
+addLive(k, up, heads, c.a, -1)
 redis.call('ZREM', page, m)
 for _, x in ipairs(plan) do
   unlinkComment(k, x.id, x.c)

@@ -14,22 +14,21 @@ local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRule
 -- implied: no field until they change it ('-1', or '0' for their own
 -- vote cancelled), and none again when they upvote once more. Others
 -- have a field while their vote stands.
--- The record's first fields (lib/comments.lua CFIELDS): a deleted
--- comment, kept for its replies (x), takes no votes.
-local v = redis.call('HMGET', key, 'u', 'd', 'm', 'n', 'x')
+-- The record's head (lib/comments.lua CREC), parsed into locals: a
+-- table would cost the vote more. A deleted comment, kept for its
+-- replies, takes no votes.
+local rec = fetch(key, 'GETRANGE', 0, HEAD - 1)
+local up, down, _, _, _, _, _, x, aid, parent, posted, closes, _, orders, weight, np, at = string.match(rec, CREC)
 -- A store of another layout is incompatible, not closed or not found.
-if not v[3] or v[5] then
+if not at or x == '1' then
   checkStore(storeKey, storeIdentity, 'w')
+  if rec ~= '' and not at then
+    return error('voting: key ' .. key .. ' holds no comment', 0)
+  end
   return {NOT_FOUND}
 end
--- What never changes (lib/comments.lua META), in locals: a table would
--- cost the vote more.
-local aid, parent, posted, closes, _, orders, weight = string.match(v[3], META)
-if not aid then
-  return error('voting: key ' .. key .. ' holds no comment', 0)
-end
 if parent == '0' then parent = nil end
-local poster = v[4]
+local poster = string.sub(rec, at, at + tonumber(np) - 1)
 if notBefore(now, closes) then
   checkStore(storeKey, storeIdentity, 'w')
   return {CLOSED}
@@ -49,7 +48,8 @@ if r[2] then
 elseif user == poster then
   prev = 1
 end
-local up, down = tonumber(v[1]), tonumber(v[2])
+local up0, down0 = tonumber(up), tonumber(down)
+up, down = up0, down0
 if new == prev then
   return string.format('%d %d %d %d', prev, up - down, up, down)
 end
@@ -62,35 +62,24 @@ if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
 -- at another fails it after the first is put back (as lib/vote.lua
 -- does). A store with rules writes their keys first (karmaRules, which
 -- checks them), so it checks the orderings before.
-local pname = parent or ('a' .. aid)
-local ords = corderings(orders)
-local pn, wn = tonumber(posted), tonumber(weight) or 0
+local keys, ords = kidsKeys(k, {a = aid, p = parent, o = orders})
 -- The store's identity (checkStore), deferred to here, where the vote
 -- writes, as lib/vote.lua vote defers it.
 checkStore(storeKey, storeIdentity, 'w')
 if k.rules then
-  for _, o in ipairs(ords) do
-    expect(k.kids .. o .. ':' .. pname, 'zset')
+  for _, kk in ipairs(keys) do
+    expect(kk, 'zset')
   end
   local refused = karmaRules(k, poster, user, prev, new)
   if refused then
     return refused
   end
 end
-local m = member(cid)
-local up0, down0 = tonumber(v[1]), tonumber(v[2])
-for i, o in ipairs(ords) do
-  local key = k.kids .. o .. ':' .. pname
-  local z = redis.pcall('ZADD', key, num(value(o, pn, wn, up, down)), m)
-  if type(z) ~= 'number' then
-    for j = 1, i - 1 do
-      redis.call('ZADD', k.kids .. ords[j] .. ':' .. pname, num(value(ords[j], pn, wn, up0, down0)), m)
-    end
-    expect(key, 'zset')
-    return error(z.err, 0)
-  end
+if up > MAX_COUNT or down > MAX_COUNT then
+  return error('voting: comment ' .. cid .. ' has as many votes as its record holds', 0)
 end
-redis.call('HSET', key, 'u', up, 'd', down)
+placeComment(keys, ords, cid, tonumber(posted), tonumber(weight) or 0, up, down, up0, down0)
+redis.call('SETRANGE', key, C_UP, string.format(COUNTS, up, down))
 if user == poster then
   if new == 1 then
     redis.call('HDEL', votedKey, field)

@@ -9,18 +9,18 @@ local user, prefix, cvoted = ARGV[1], ARGV[2], ARGV[3]
 -- which reads as none. The poster's own upvote is implied
 -- (comment_vote.lua).
 local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0'}
+moving(prefix)
 local out = {}
 for i = 4, #ARGV do
   local cid = ARGV[i]
-  local c = redis.call('HMGET', prefix .. cid, 'm', 'n')
+  local c = readHead(prefix .. cid)
   local v = '0'
-  local aid = c[1] and string.match(c[1], '^%d+')
-  if aid then
-    local r = redis.call('HMGET', cvoted .. aid, '', cid .. ':' .. user)
+  if c then
+    local r = redis.call('HMGET', cvoted .. c.a, '', cid .. ':' .. user)
     if voterOpen(r[1], cid) then
       if r[2] then
         v = BYTES[r[2]] or 'c'
-      elseif c[2] == user then
+      elseif c.n == user then
         v = '+'
       end
     end

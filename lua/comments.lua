@@ -1,14 +1,15 @@
 -- comments.lua: reads comments by id (Store.CommentsByID). Uses lua/lib.
 local cseqKey = KEYS[1] -- the store's slot, for routing
-local prefix, bodies = ARGV[1], ARGV[2]
--- ARGV[3..]: the ids; bodies: the prefix of the bodies.
--- Reply: {OK, one row (lib/comments.lua commentRow) per id whose comment
--- exists, in the order of the ids}.
-local list = {}
-for i = 3, #ARGV do
+local prefix = ARGV[1]
+-- ARGV[2..]: the ids.
+-- Reply: {OK, row...}: a row (lib/comments.lua appendRow) for each id
+-- whose comment exists, in the order of the ids.
+moving(prefix)
+local out = {OK}
+for i = 2, #ARGV do
   local c = readComment(prefix .. ARGV[i])
   if c then
-    list[#list + 1] = {ARGV[i], c, c.h}
+    appendRow(out, ARGV[i], c.h, c.rec)
   end
 end
-return commentRows({body = bodies}, list, {OK})
+return out

@@ -7,8 +7,8 @@ local id = ARGV[1]
 local k = {article = ARGV[2], voted = ARGV[3], groups = ARGV[4], group = ARGV[5],
   by = ARGV[6], cache = ARGV[7], bucket = ARGV[8], link = ARGV[9]}
 k.submitted = ARGV[10] -- the prefix of submitted pages (WithUserPages)
-k.comment, k.thread, k.kids, k.cvoted, k.comments, k.body = ARGV[11], ARGV[12], ARGV[13], ARGV[14], ARGV[15], ARGV[16]
-local step = tonumber(ARGV[17])
+k.comment, k.thread, k.kids, k.cvoted, k.comments = ARGV[11], ARGV[12], ARGV[13], ARGV[14], ARGV[15]
+local step = tonumber(ARGV[16])
 -- Reply: {OK, more} | {NOT_FOUND}: more is 1 when comments remain, and
 -- the article with them: call again.
 local d = deleting(k, id)

@@ -8,8 +8,8 @@ local last, limit, budget = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local k = {article = ARGV[4], voted = ARGV[5], groups = ARGV[6], group = ARGV[7],
   by = ARGV[8], cache = ARGV[9], bucket = ARGV[10], link = ARGV[11]}
 k.submitted = ARGV[12] -- the prefix of submitted pages (WithUserPages)
-k.comment, k.thread, k.kids, k.cvoted, k.comments, k.body = ARGV[13], ARGV[14], ARGV[15], ARGV[16], ARGV[17], ARGV[18]
-local commentStep = tonumber(ARGV[19])
+k.comment, k.thread, k.kids, k.cvoted, k.comments = ARGV[13], ARGV[14], ARGV[15], ARGV[16], ARGV[17]
+local commentStep = tonumber(ARGV[18])
 -- Reply: {OK, deleted, more}: more is 1 when articles may remain.
 -- An article with comments loses up to commentStep of them a step
 -- (lib/comments.lua purgeComments): the step that finds the first

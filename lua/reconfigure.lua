@@ -2,14 +2,24 @@
 -- Its identity check is off (lib/base.lua identity, mode 'n'): it does its own.
 local seqKey, timeKey, backfillKey = KEYS[1], KEYS[2], KEYS[3]
 local phase, articlePrefix, linkPrefix, step = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
+local cseqKey, movingKey = ARGV[5], ARGV[6]
+local k = {comment = ARGV[7], body = ARGV[8], kids = ARGV[9]}
 -- phase 'record' records this store's identity (storeIdentity) in place of
--- the recorded one, which must be of the same layout, or of layout 3,
--- which it so migrates to 4 (nothing else moves); a store with data
--- and no record is adopted where its newest article is a record of this
+-- the recorded one, which must be of the same layout, or of layout 3 or
+-- 4, which it so migrates to 5: one of layout 3 has no comments, and
+-- nothing else moves; one of layout 4 with comments gets movingKey, '0',
+-- which phase 'comments' moves them under. A store with data and no
+-- record is adopted where its newest article is a record of this
 -- layout. Where the new identity has uniquelinks and the recorded one
 -- had not, it starts the backfill of the links: backfillKey, '0', and
 -- where the new one has not, it ends one. Reply: {OK, recorded ('' for
--- none), backfill ('' for none)}.
+-- none), backfill ('' for none), moving (1 while comments are to move)}.
+-- phase 'comments' moves up to step comments of layout 4, by id, from
+-- the cursor at movingKey (the last id done), into this layout: each
+-- record, a hash, and its body, a string of its own, become one string
+-- (lib/comments.lua CREC), and its places in its parent's best and top
+-- orderings move into their bands of the parent's replies. Reply: {OK,
+-- done}, done 1 when every comment moved, and movingKey is gone.
 -- phase 'links' indexes the links of up to step articles, oldest first,
 -- from the cursor at backfillKey, "<post time> <member>" of the last
 -- article done: a live article's link key is set to it where no live
@@ -34,10 +44,15 @@ if phase == 'record' then
         return error('voting: incompatible store:  | ' .. storeIdentity .. ' |', 0)
       end
     end
-  elseif string.match(got, '^%d+') ~= layout and not (string.match(got, '^3 ') or got == '3') then
-    -- Layout 3 migrates to 4 by this record alone: 4 adds the comments'
-    -- families, which a store of layout 3 has none of.
+  elseif string.match(got, '^%d+') ~= layout and string.match(got, '^%d+') ~= '3' and string.match(got, '^%d+') ~= '4' then
     return error('voting: incompatible store: ' .. got .. ' | ' .. storeIdentity .. ' |', 0)
+  end
+  expect(movingKey, 'string')
+  if got and string.match(got, '^%d+') == '4' then
+    expect(cseqKey, 'string')
+    if redis.call('EXISTS', cseqKey) == 1 then
+      redis.call('SET', movingKey, '0')
+    end
   end
   local function unique(s) return s and string.find(' ' .. s .. ' ', ' uniquelinks ', 1, true) ~= nil end
   if unique(storeIdentity) and not unique(got) then
@@ -46,14 +61,78 @@ if phase == 'record' then
     redis.call('DEL', backfillKey)
   end
   redis.call('SET', storeKey, storeIdentity)
-  return {OK, got or '', redis.call('GET', backfillKey) or ''}
+  return {OK, got or '', redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey)}
 end
 
--- phase 'links': only for the identity recorded.
+-- phase 'links' and 'comments': only for the identity recorded.
 local got = redis.call('GET', storeKey)
 if got ~= storeIdentity then
   return error('voting: incompatible store: ' .. (got or '') .. ' | ' .. storeIdentity .. ' |', 0)
 end
+
+if phase == 'comments' then
+  local cursor = redis.call('GET', movingKey)
+  if not cursor then
+    return {OK, 1}
+  end
+  expect(cseqKey, 'string')
+  local last = tonumber(redis.call('GET', cseqKey) or '0')
+  -- A record of layout 4: a hash of u, d (the counts), m ("<aid>
+  -- <parent, 0 for none> <posted> <closes> <depth> <orders> <weight>", as
+  -- CREC's meta), n (the poster), r (live descendants), x ('1' once
+  -- deleted), f, l, nx, pv (the links, absent for none).
+  local META4 = '^(%d+) (%d+) (%S+) (%S+) (%d+) (%S*) (%S*)$'
+  -- The work of a step: a comment moved costs 8 of 8 * step, an id
+  -- without one (removed, or moved already) 1.
+  local plan, n, work = {}, tonumber(cursor), 0
+  while n < last and work < 8 * step do
+    n = n + 1
+    local cid = tostring(n)
+    local key = k.comment .. cid
+    local t = redis.call('TYPE', key)
+    t = t.ok or t
+    work = work + 1
+    if t ~= 'none' and t ~= 'string' and t ~= 'hash' then
+      return error('voting: key ' .. key .. ' holds a ' .. t .. ', not a comment', 0)
+    end
+    if t == 'hash' then
+      work = work + 7
+      local v = redis.call('HMGET', key, 'u', 'd', 'm', 'n', 'r', 'x', 'f', 'l', 'nx', 'pv')
+      local a, p, t, closes, h, o, w = string.match(v[3] or '', META4)
+      if not a then
+        return error('voting: key ' .. key .. ' holds no comment of layout 4', 0)
+      end
+      local c = {u = v[1] or 0, d = v[2] or 0, n = v[4] or '', r = v[5] or 0, x = v[6] == '1' and '1' or nil,
+        f = v[7] or nil, l = v[8] or nil, nx = v[9] or nil, pv = v[10] or nil,
+        a = a, p = p ~= '0' and p or nil, t = t, c = closes, h = h, o = o ~= '' and o or nil, w = w ~= '' and w or nil}
+      expect(k.body .. cid, 'string')
+      c.body = c.x and '' or (redis.call('GET', k.body .. cid) or '')
+      c.keys, c.ords = kidsKeys(k, c)
+      expect(c.keys[1], 'zset')
+      local old = k.kids .. 'best:' .. parentName(c)
+      expect(old, 'zset')
+      expect(k.kids .. 'top:' .. parentName(c), 'zset')
+      plan[#plan + 1] = {cid, c}
+    end
+  end
+  for _, e in ipairs(plan) do
+    local cid, c = e[1], e[2]
+    local up, down = tonumber(c.u), tonumber(c.d)
+    redis.call('DEL', k.comment .. cid, k.body .. cid)
+    redis.call('SET', k.comment .. cid, commentRecord(c, c.body))
+    placeAt(c.keys, c.ords, 1, cid, tonumber(c.t), tonumber(c.w) or 0, up, down)
+    local name = parentName(c)
+    redis.call('ZREM', k.kids .. 'best:' .. name, member(cid))
+    redis.call('ZREM', k.kids .. 'top:' .. name, member(cid))
+  end
+  if n >= last then
+    redis.call('DEL', movingKey)
+    return {OK, 1}
+  end
+  redis.call('SET', movingKey, tostring(n))
+  return {OK, 0}
+end
+
 local cursor = redis.call('GET', backfillKey)
 if not cursor then
   return {OK, 1}

@@ -4,13 +4,13 @@
 local rootKey = KEYS[1]
 local kind, id, ordering, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
 local limit, maxDepth = tonumber(ARGV[5]), tonumber(ARGV[6])
-local k = {comment = ARGV[7], kids = ARGV[8], thread = ARGV[9], body = ARGV[10]}
+local k = {comment = ARGV[7], kids = ARGV[8], thread = ARGV[9]}
 -- rootKey: the article's record (kind 'a') or the comment's (kind 'c'),
 -- whose children are read; ordering: best, top, hot, controversial,
 -- score or time (desc '1' newest first, '0' oldest first); limit: the
 -- most comments taken; maxDepth: the levels shown (MaxThreadDepth).
 -- Reply: {OK, row...} | {NOT_FOUND}: the comments taken, in the order
--- taken, each a row (lib/comments.lua commentRow) whose depth counts
+-- taken, each a row (lib/comments.lua appendRow) whose depth counts
 -- from the root's children (0); reply.go orders them for display.
 --
 -- A candidate heap holds one stream a parent: the children of a comment
@@ -21,16 +21,19 @@ local k = {comment = ARGV[7], kids = ARGV[8], thread = ARGV[9], body = ARGV[10]}
 -- at a time; a time stream follows the parent's linked list (newest
 -- child, then each next older sibling; or oldest, then each previous).
 -- The work is so bounded by limit, not by the size of the thread.
-local pname, container = 'a' .. id, k.thread .. id
+moving(k.comment)
+local pname, ends = 'a' .. id, nil
 if kind == 'a' then
   if redis.call('EXISTS', rootKey) == 0 then
     return {NOT_FOUND}
   end
+  ends = redis.call('HMGET', k.thread .. id, 'f', 'l')
 else
-  if redis.call('HEXISTS', rootKey, 'm') == 0 then
+  local c = readHead(rootKey)
+  if not c then
     return {NOT_FOUND}
   end
-  pname, container = id, rootKey
+  pname, ends = id, {c.f or false, c.l or false}
 end
 local time = ordering == 'time'
 -- DEPTHS are the depths as the rows write them.
@@ -68,11 +71,20 @@ local function setHead(s, head, value)
   end
 end
 
--- refill reads the next members of a zset stream into its buffer.
+-- refill reads the next members of a zset stream into its buffer: best
+-- and top from their bands of the parent's replies (lib/comments.lua
+-- TOP_BASE), the others from their own orderings.
 local function refill(s)
   local n = s.batch
   s.batch = math.min(2 * n, 200)
-  local list = redis.call('ZREVRANGE', s.key, s.off, s.off + n - 1, 'WITHSCORES')
+  local list
+  if ordering == 'best' then
+    list = redis.call('ZREVRANGEBYSCORE', s.key, '+inf', BEST_MIN, 'WITHSCORES', 'LIMIT', s.off, n)
+  elseif ordering == 'top' then
+    list = redis.call('ZREVRANGEBYSCORE', s.key, TOP_MAX, '-inf', 'WITHSCORES', 'LIMIT', s.off, n)
+  else
+    list = redis.call('ZREVRANGE', s.key, s.off, s.off + n - 1, 'WITHSCORES')
+  end
   s.off = s.off + n
   s.buf, s.at, s.done = list, 1, #list < 2 * n
 end
@@ -149,6 +161,9 @@ local function open(name, first, last, depth)
     -- The root's stream reads 10 members first, a comment's 1: most
     -- comments show few of their replies.
     s.key, s.batch = k.kids .. ordering .. ':' .. name, 1
+    if ordering == 'best' or ordering == 'top' then
+      s.key = k.kids .. name
+    end
     if depth == 0 then s.batch = 10 end
     if not advance(s) then
       return
@@ -157,44 +172,28 @@ local function open(name, first, last, depth)
   push(s)
 end
 
-local ends = redis.call('HMGET', container, 'f', 'l')
 if ends[1] then
   open(pname, ends[1], ends[2], 0)
 end
--- The comments taken: the front of each row (lib/comments.lua
--- commentHead), whether it is deleted, and the key of its body, which
--- one MGET reads at the end.
-local heads, deleted, bodies = {}, {}, {}
-while #heads < limit and #heap > 0 do
+-- The comments taken, each read whole with one GET.
+local out, taken = {OK}, 0
+while taken < limit and #heap > 0 do
   local s = pop()
   local cid = s.head
-  -- The record's fields as lib/comments.lua CFIELDS names them.
-  local v = redis.call('HMGET', k.comment .. cid, 'u', 'd', 'm', 'n', 'r', 'x', 'f', 'l', 'nx', 'pv')
+  local c = readComment(k.comment .. cid)
   -- A member whose comment is gone (an article's purge under way) is
   -- skipped.
   local sib = nil
-  if v[3] then
-    local n = #heads + 1
-    heads[n], deleted[n] = commentHead(cid, v[1], v[2], v[3], v[4] or nil, v[5] or nil, v[6] or nil, s.dstr)
-    bodies[n] = k.body .. cid
-    if v[7] and s.depth < maxDepth - 1 then
-      open(cid, v[7], v[8], s.depth + 1)
+  if c then
+    taken = taken + 1
+    appendRow(out, cid, s.dstr, c.rec)
+    if c.f and s.depth < maxDepth - 1 then
+      open(cid, c.f, c.l, s.depth + 1)
     end
-    if desc then sib = v[9] else sib = v[10] end
+    if desc then sib = c.nx else sib = c.pv end
   end
-  if advance(s, sib or nil) then
+  if advance(s, sib) then
     push(s)
-  end
-end
-local out = {OK}
-if #heads > 0 then
-  local texts = redis.call('MGET', unpack(bodies))
-  for i, head in ipairs(heads) do
-    if deleted[i] then
-      out[i + 1] = head
-    else
-      out[i + 1] = head .. (texts[i] or '')
-    end
   end
 end
 return out

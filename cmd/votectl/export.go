@@ -19,7 +19,7 @@ import (
 // The export format, one JSON object a line, each with a "type", in this
 // order (README, "votectl"):
 //
-//	{"type":"options","format":1,"identity":"4 karma=1,-1 userpages","orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
+//	{"type":"options","format":1,"identity":"5 karma=1,-1 userpages","orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
 //	    the store's recorded identity (voting.Identity: its layout and
 //	    shared options), which import records in the target, and what
 //	    the store's data shows of its shared options (informative)

@@ -32,7 +32,7 @@ func (e *env) recorded() (st *voting.Store, id voting.Identity, ok bool, err err
 	return st, id, true, err
 }
 
-// identityOf parses a recorded identity's text, "4 karma=1,-1".
+// identityOf parses a recorded identity's text, "5 karma=1,-1".
 func identityOf(text string) voting.Identity {
 	f := strings.Fields(text)
 	id := voting.Identity{}

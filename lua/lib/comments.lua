@@ -1,94 +1,181 @@
 -- comments.lua: a comment as the store keeps it (comments.go): its
 -- record, its place among its siblings and in its parent's orderings,
--- the row a read replies, and the walk up its ancestors.
--- Needs: base.lua (expect, member, num, mgetAt), record.lua (value, has).
+-- the rows a read replies, and the walk up its ancestors.
+-- Needs: base.lua (expect, member, num), record.lua (value, has, COUNTS,
+-- MAX_COUNT).
 
 -- The status of a call whose input does not fit the data (a parent of
 -- another article, a comment too deep): the reason follows.
 local INVALID = 9
 
--- A comment's record is a hash at k.comment .. cid, its fields in the
--- order Comment writes them, so that a vote, which reads and writes the
--- first four, finds them at the front of a small hash (a listpack, which
--- Redis searches from the front):
---   u, d vote counts · m what never changes (META) · n poster ·
---   r live descendants, all levels · x '1' once deleted · f, l newest and
---   oldest child · nx next older sibling, pv previous newer sibling.
--- The body is a string of its own at k.body .. cid (absent once
--- deleted), so that no body makes the record a full hash table (Redis
--- keeps a hash as a listpack while each value is at most 64 bytes).
--- The poster is kept once deleted, for the votes that stay (the
--- poster's implied own upvote, karma), but no read shows it.
--- An article's top level is a hash at k.thread .. aid with f and l, as
--- a comment's children are; the live counts of all articles are one
--- hash, aid -> count (Article.Comments).
---
--- META is m: the article id, the parent's cid ('0' for a reply to the
+-- A comment's record is one string at k.comment .. cid, as an article's
+-- is (lib/record.lua), which a read takes whole, body included, with one
+-- GET, and a vote by its head (all but the body) with one GETRANGE:
+--   <up> <down> <replies> <first> <last> <next> <prev> <deleted> <meta> <#poster>:<poster><body>
+-- up, down: its vote counts; replies: its live descendants, all levels;
+-- first, last: its newest and oldest child; next: its next older
+-- sibling; prev: its previous, newer, sibling; each COUNT_DIGITS digits
+-- with leading zeros, 0 for none, so that a vote, a reply or a link
+-- writes them in place (SETRANGE) without reading the record. deleted:
+-- 1 once deleted and kept for its replies, else 0. meta is what never
+-- changes: the article id, the parent's cid (0 for a reply to the
 -- article), the post time (Unix s, the store's clock), the time its
 -- voting closes, its depth (0 for a reply to the article), the optional
 -- orderings it is in besides best and top (comma-separated, '' for
 -- none) and its vote weight ('' unless it is in the score ordering).
-local META = '^(%d+) (%d+) (%S+) (%S+) (%d+) (%S*) (%S*)$'
-local CFIELDS = {'u', 'd', 'm', 'n', 'r', 'x', 'f', 'l', 'nx', 'pv'}
+-- #poster: the length in bytes of the poster's name; the body, the
+-- rest, is kept byte for byte ('' once deleted). The poster is kept once
+-- deleted, for the votes that stay (the poster's implied own upvote,
+-- karma), but no read shows it. reply.go's parseCommentRecord reads it
+-- in Go.
+local CREC = '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) ([01]) (%d+) (%d+) (%S+) (%S+) (%d+) (%S*) (%S*) (%d+):()'
+-- The offsets of the fields written in place, and the most bytes a head
+-- takes: Comment refuses a longer one (a name of MaxNameLen bytes and
+-- every meta field at its longest take well under).
+local C_UP, C_REPLIES, C_FIRST, C_LAST, C_NEXT, C_PREV, C_DELETED = 0, 22, 33, 44, 55, 66, 77
+local HEAD = 640
+local NO_LINK = '0000000000'
 
--- commentMeta returns m of these fields.
+-- An article's top level is a hash at k.thread .. aid with f and l, its
+-- newest and oldest comment, as a record's first and last; the live
+-- counts of all articles are one hash, aid -> count (Article.Comments).
+--
+-- A parent's replies are in one sorted set at k.kids .. <parent> (the
+-- parent's cid, or "a" and the article id for the top level) in two
+-- bands: each reply's best value (>= 0) under its member (member), and
+-- its top value less TOP_BASE under its top member (topMember), so that
+-- one ZADD writes both; the optional orderings it is in are each a
+-- sorted set at k.kids .. <ordering> .. ':' .. <parent>. TOP_BASE is
+-- 2^50: top values less it are exact, far below the best band, and have
+-- digits enough that no reply writes them as "1e+15", which gopher-lua
+-- (miniredis) cannot read back.
+local TOP_BASE = 1125899906842624
+local BEST_MIN, TOP_MAX = '-1', '-1e14' -- between the bands
+
+-- topMember returns the member of a comment in its parent's top band:
+-- as member, with capitals, so that it sorts among the others by id.
+local function topMember(id) return string.char(64 + #id) .. id end
+
+-- pad returns a count or a cid (nil for none) as the record writes it.
+local function pad(n)
+  return string.format('%010d', tonumber(n or 0))
+end
+
+-- unpad returns a link field's cid, nil for none.
+local function unpad(s)
+  if s == NO_LINK then
+    return nil
+  end
+  return tostring(tonumber(s))
+end
+
+-- commentMeta returns meta of these fields.
 local function commentMeta(a, p, t, c, h, o, w)
   return table.concat({a, p or '0', t, c, h, o or '', w or ''}, ' ')
 end
 
--- parseMeta sets c's a, p (nil for none), t, c, h, o and w (nil for
--- none) from its m.
-local function parseMeta(c, key)
-  local a, p, t, closes, h, o, w = string.match(c.m or '', META)
-  if not a then
+-- parseComment returns the comment whose record (or head) is s, at key,
+-- as a table: u, d, r its counts, f, l, nx, pv its links (strings, nil
+-- for none), x '1' when deleted, a, p (nil for none), t, c, h, o, w (nil
+-- for none) its meta's, n the poster, rec the record and at where the
+-- body starts in it.
+local function parseComment(s, key)
+  local u, d, r, f, l, nx, pv, x, a, p, t, closes, h, o, w, np, at = string.match(s, CREC)
+  if not at then
     return error('voting: key ' .. key .. ' holds no comment', 0)
   end
-  c.a, c.t, c.c, c.h = a, t, closes, h
-  if p ~= '0' then c.p = p end
-  if o ~= '' then c.o = o end
-  if w ~= '' then c.w = w end
-  return c
+  np = tonumber(np)
+  return {u = u, d = d, r = r, f = unpad(f), l = unpad(l), nx = unpad(nx), pv = unpad(pv),
+    x = x == '1' and '1' or nil, a = a, p = p ~= '0' and p or nil, t = t, c = closes, h = h,
+    o = o ~= '' and o or nil, w = w ~= '' and w or nil, n = string.sub(s, at, at + np - 1), rec = s, at = at + np}
 end
 
--- readComment returns the comment at key as a table of CFIELDS and its
--- META's (strings, nil where absent), or nil when there is none: one
--- HMGET.
+-- commentRecord returns the record of c (parseComment's fields) with
+-- this body.
+local function commentRecord(c, body)
+  return table.concat({pad(c.u), pad(c.d), pad(c.r), pad(c.f), pad(c.l), pad(c.nx), pad(c.pv), c.x or '0',
+    commentMeta(c.a, c.p, c.t, c.c, c.h, c.o, c.w), #c.n}, ' ') .. ':' .. c.n .. body
+end
+
+-- moving fails the script where the comments of a store of layout 4 are
+-- still being moved to this layout (reconfigure.lua, phase 'comments'),
+-- whose flag is the sibling of the key given, in the same hash tag.
+local function moving(key)
+  local tag = string.match(key, '^({[^}]*}:)')
+  if redis.call('EXISTS', tag .. 'cmoving') == 1 then
+    return error('voting: comments moving: Reconfigure has not moved every comment of layout 4 yet', 0)
+  end
+end
+
+-- fetch runs cmd on the comment record at key (GET or GETRANGE): a value
+-- that is not a string (a record of layout 4 not moved yet, or one
+-- written by hand) fails the script with what it is.
+local function fetch(key, cmd, ...)
+  local s = redis.pcall(cmd, key, ...)
+  if type(s) == 'table' and s.err then
+    moving(key)
+    expect(key, 'string')
+    return error(s.err, 0)
+  end
+  return s
+end
+
+-- readComment returns the comment at key (parseComment) with its body,
+-- or nil when there is none: one GET.
 local function readComment(key)
-  local v = redis.call('HMGET', key, unpack(CFIELDS))
-  if not v[3] then
+  local s = fetch(key, 'GET')
+  if not s then
     return nil
   end
-  local c = {}
-  for i, f in ipairs(CFIELDS) do
-    c[f] = v[i] or nil
-  end
-  return parseMeta(c, key)
+  return parseComment(s, key)
 end
 
--- parentOf returns the parent's cid of the comment at key (nil for a
--- reply to the article), checking the key is a hash.
-local function parentOf(key)
-  expect(key, 'hash')
-  local m = redis.call('HGET', key, 'm')
-  local p = m and string.match(m, '^%d+ (%d+)')
-  if p == '0' then
+-- readHead returns the comment at key (parseComment) without its body,
+-- or nil when there is none: one GETRANGE.
+local function readHead(key)
+  local s = fetch(key, 'GETRANGE', 0, HEAD - 1)
+  if s == '' then
     return nil
   end
-  return p
+  return parseComment(s, key)
 end
 
--- corderings returns the orderings of a comment's parent that hold it:
--- best and top always, then those of its o field.
-local BEST_TOP = {'best', 'top'} -- never written to
+-- bodyOf returns the body of c, read whole (readComment).
+local function bodyOf(c)
+  return string.sub(c.rec, c.at)
+end
+
+-- setLink writes a link field of the record at key: off one of C_FIRST,
+-- C_LAST, C_NEXT and C_PREV, id the cid (nil for none).
+local function setLink(key, off, id)
+  redis.call('SETRANGE', key, off, pad(id))
+end
+
+-- setEnd sets a parent's newest (which 'f') or oldest ('l') child to
+-- id (nil for none): a comment's record (p its cid), or the article's
+-- top level (p nil).
+local END = {f = C_FIRST, l = C_LAST}
+local function setEnd(k, p, aid, which, id)
+  if p then
+    return setLink(k.comment .. p, END[which], id)
+  end
+  if id then
+    redis.call('HSET', k.thread .. aid, which, id)
+  else
+    redis.call('HDEL', k.thread .. aid, which)
+  end
+end
+
+-- corderings returns the optional orderings a comment is in (its o),
+-- besides best and top.
+local NO_ORDERS = {} -- never written to
 local function corderings(o)
   if not o or o == '' then
-    return BEST_TOP
+    return NO_ORDERS
   end
-  local list = {'best', 'top'}
-  do
-    for name in string.gmatch(o, '[^,]+') do
-      list[#list + 1] = name
-    end
+  local list = {}
+  for name in string.gmatch(o, '[^,]+') do
+    list[#list + 1] = name
   end
   return list
 end
@@ -99,10 +186,46 @@ local function parentName(c)
   return c.p or ('a' .. c.a)
 end
 
--- cvalue returns a comment's value in an ordering (lib/record.lua value,
--- the formulas of order.go), from its counts as numbers.
-local function cvalue(ordering, c, up, down)
-  return value(ordering, tonumber(c.t), tonumber(c.w or 0), up, down)
+-- kidsKeys returns the keys of the orderings of c's parent that hold c,
+-- its best and top bands' first, and the names of the orderings
+-- (corderings) of the others, in their order from the second.
+local function kidsKeys(k, c)
+  local name, ords = parentName(c), corderings(c.o)
+  local keys = {k.kids .. name}
+  for i, o in ipairs(ords) do
+    keys[i + 1] = k.kids .. o .. ':' .. name
+  end
+  return keys, ords
+end
+
+-- placeAt writes comment cid at its values for the counts up and down
+-- (its post time pn and weight wn as numbers) in the i-th of its
+-- parent's orderings (kidsKeys keys and ords): for 1, in the best and
+-- top bands, with one ZADD. It returns Redis's reply, an error
+-- included (redis.pcall).
+local function placeAt(keys, ords, i, cid, pn, wn, up, down)
+  if i == 1 then
+    return redis.pcall('ZADD', keys[1], num(value('best', pn, wn, up, down)), member(cid),
+      num(value('top', pn, wn, up, down) - TOP_BASE), topMember(cid))
+  end
+  return redis.pcall('ZADD', keys[i], num(value(ords[i - 1], pn, wn, up, down)), member(cid))
+end
+
+-- placeComment writes comment cid in every ordering of its parent
+-- (placeAt), or, where a write fails (a foreign value at a key), puts
+-- back those before it at the counts up0 and down0 and fails the
+-- script: the first write fails before it writes anything.
+local function placeComment(keys, ords, cid, pn, wn, up, down, up0, down0)
+  for i = 1, #keys do
+    local z = placeAt(keys, ords, i, cid, pn, wn, up, down)
+    if type(z) == 'table' and z.err then
+      for j = 1, i - 1 do
+        placeAt(keys, ords, j, cid, pn, wn, up0, down0)
+      end
+      expect(keys[i], 'zset')
+      return error(z.err, 0)
+    end
+  end
 end
 
 -- idLess reports whether the id a is below b, both canonical decimals.
@@ -113,64 +236,41 @@ local function idLess(a, b)
   return a < b
 end
 
--- commentHead returns the front of a comment's row, all but its body,
--- from its record's fields u, d, m, n, r and x, and its depth in the
--- reply; deleted reports whether it is deleted, whose body is ''. A row
--- is one string, which reply.go's parseCommentRow reads:
---   <id> <up> <down> <replies> <deleted 0|1> <depth> <m> <#poster>:<poster><body>
--- with m as the record has it (META). A deleted comment's poster and
--- body are ''.
-local function commentHead(id, u, d, m, n, r, x, depth)
-  local poster, deleted = n or '', '0'
-  if x == '1' then
-    poster, deleted = '', '1'
-  end
-  return table.concat({id, u, d, r or '0', deleted, depth, m, #poster}, ' ') .. ':' .. poster, deleted == '1'
-end
-
--- commentRow returns the row of comment id (c, its record's table) at
--- depth, with its body.
-local function commentRow(id, c, depth, body)
-  local head, deleted = commentHead(id, c.u, c.d, c.m, c.n, c.r, c.x, depth)
-  if deleted then
-    return head
-  end
-  return head .. (body or '')
-end
-
--- commentRows appends to out the rows of list, {id, c, depth} each, with
--- their bodies, read with one MGET at k.body.
-local function commentRows(k, list, out)
-  if #list == 0 then
-    return out
-  end
-  local _, bodies = mgetAt(k.body, list, function(e) return e[1] end)
-  for i, e in ipairs(list) do
-    out[#out + 1] = commentRow(e[1], e[2], e[3], bodies[i] or '')
-  end
+-- appendRow appends to out the row of comment id, at depth, whose
+-- record (read whole) is rec: three strings, the id, the depth and the
+-- record, which reply.go's parseComments reads. A deleted comment's
+-- body is already ''; its poster reply.go leaves out.
+local function appendRow(out, id, depth, rec)
+  local n = #out
+  out[n + 1], out[n + 2], out[n + 3] = id, depth, rec
   return out
 end
 
 -- ancestors returns the cids above the comment whose parent is p (nil
--- for a reply to the article), nearest first, checking each is a hash:
--- at most MaxCommentDepth reads, before any write.
+-- for a reply to the article), nearest first, and their heads,
+-- checking each is a record: at most MaxCommentDepth reads, before any
+-- write.
 local function ancestors(prefix, p)
-  local list = {}
+  local list, heads = {}, {}
   while p do
-    list[#list + 1] = p
-    p = parentOf(prefix .. p)
+    local c = readHead(prefix .. p)
+    if not c then
+      return error('voting: comment ' .. p .. ', an ancestor, is missing', 0)
+    end
+    list[#list + 1], heads[#heads + 1] = p, c
+    p = c.p
     if #list > 1000 then
       return error('voting: comment ' .. list[1] .. ' has more than 1000 ancestors', 0)
     end
   end
-  return list
+  return list, heads
 end
 
--- addLive adds n to the live count of each ancestor in list and of the
--- article aid.
-local function addLive(k, list, aid, n)
-  for _, cid in ipairs(list) do
-    redis.call('HINCRBY', k.comment .. cid, 'r', n)
+-- addLive adds n to the live count of each ancestor in list (heads,
+-- theirs: ancestors) and of the article aid.
+local function addLive(k, list, heads, aid, n)
+  for i, cid in ipairs(list) do
+    redis.call('SETRANGE', k.comment .. cid, C_REPLIES, pad(tonumber(heads[i].r) + n))
   end
   local left = redis.call('HINCRBY', k.comments, aid, n)
   if left <= 0 then
@@ -191,31 +291,35 @@ end
 -- list of children and orderings, and deletes its record. Its caller
 -- checked the keys.
 local function unlinkComment(k, id, c)
-  local container = c.p and k.comment .. c.p or k.thread .. c.a
-  -- link points the sibling from (the container where there is none)
-  -- at to through field (the container's end field where there is none).
-  local function link(from, to, field, endField)
-    local key = container
-    if from then
-      key, endField = k.comment .. from, field
-    end
-    if to then
-      redis.call('HSET', key, endField, to)
-    else
-      redis.call('HDEL', key, endField)
-    end
+  if c.pv then
+    setLink(k.comment .. c.pv, C_NEXT, c.nx)
+  else
+    setEnd(k, c.p, c.a, 'f', c.nx)
   end
-  link(c.pv, c.nx, 'nx', 'f')
-  link(c.nx, c.pv, 'pv', 'l')
-  local m = member(id)
-  for _, o in ipairs(corderings(c.o)) do
-    redis.call('ZREM', k.kids .. o .. ':' .. parentName(c), m)
+  if c.nx then
+    setLink(k.comment .. c.nx, C_PREV, c.pv)
+  else
+    setEnd(k, c.p, c.a, 'l', c.pv)
   end
-  redis.call('DEL', k.comment .. id, k.body .. id)
+  local keys = kidsKeys(k, c)
+  redis.call('ZREM', keys[1], member(id), topMember(id))
+  for i = 2, #keys do
+    redis.call('ZREM', keys[i], member(id))
+  end
+  redis.call('DEL', k.comment .. id)
 end
 
--- CORDERINGS are every ordering of comments.
-local CORDERINGS = {'best', 'top', 'hot', 'controversial', 'score'}
+-- CORDERINGS are the optional orderings of comments.
+local CORDERINGS = {'hot', 'controversial', 'score'}
+
+-- parentKeys returns every kids key of a parent named name.
+local function parentKeys(k, name)
+  local keys = {k.kids .. name}
+  for _, o in ipairs(CORDERINGS) do
+    keys[#keys + 1] = k.kids .. o .. ':' .. name
+  end
+  return keys
+end
 
 -- purgeComments removes, in post order, up to budget of the comments of
 -- article aid (one step of Delete or Prune of an article with comments):
@@ -234,16 +338,17 @@ local function purgeComments(k, aid, budget)
   expect(k.comments, 'hash')
   local plan, done, cur = {}, false, redis.call('HGET', threadKey, 'f')
   local function down(id)
-    local c = readComment(k.comment .. id)
+    local c = readHead(k.comment .. id)
     while c and c.f do
       id = c.f
-      c = readComment(k.comment .. id)
+      c = readHead(k.comment .. id)
     end
     return id, c
   end
   if not cur then
     done = true
   else
+    moving(k.comment)
     local c
     cur, c = down(cur)
     while #plan < budget do
@@ -255,7 +360,7 @@ local function purgeComments(k, aid, budget)
         cur, c = down(c.nx)
       elseif c.p then
         cur = c.p
-        c = readComment(k.comment .. cur)
+        c = readHead(k.comment .. cur)
       else
         done = true
         break
@@ -273,9 +378,11 @@ local function purgeComments(k, aid, budget)
   end
   for _, x in ipairs(plan) do
     if stays(x.c) then
-      for _, o in ipairs(corderings(x.c.o)) do
-        expect(k.kids .. o .. ':' .. parentName(x.c), 'zset')
+      for _, key in ipairs(kidsKeys(k, x.c)) do
+        expect(key, 'zset')
       end
+      if x.c.p then expect(k.comment .. x.c.p, 'string') end
+      if x.c.nx then expect(k.comment .. x.c.nx, 'string') end
     end
   end
   for _, x in ipairs(plan) do
@@ -285,22 +392,20 @@ local function purgeComments(k, aid, budget)
     end
     if stays(c) then
       -- Its parent stays (this step): its newest child is the next.
-      local container = c.p and k.comment .. c.p or threadKey
+      setEnd(k, c.p, c.a, 'f', c.nx)
       if c.nx then
-        redis.call('HSET', container, 'f', c.nx)
-        redis.call('HDEL', k.comment .. c.nx, 'pv')
+        setLink(k.comment .. c.nx, C_PREV, nil)
       else
-        redis.call('HDEL', container, 'f', 'l')
+        setEnd(k, c.p, c.a, 'l', nil)
       end
-      local m = member(x.id)
-      for _, o in ipairs(corderings(c.o)) do
-        redis.call('ZREM', k.kids .. o .. ':' .. parentName(c), m)
+      local keys = kidsKeys(k, c)
+      redis.call('ZREM', keys[1], member(x.id), topMember(x.id))
+      for i = 2, #keys do
+        redis.call('ZREM', keys[i], member(x.id))
       end
     end
-    local keys = {k.comment .. x.id, k.body .. x.id}
-    for _, o in ipairs(CORDERINGS) do
-      keys[#keys + 1] = k.kids .. o .. ':' .. x.id
-    end
+    local keys = parentKeys(k, x.id)
+    keys[#keys + 1] = k.comment .. x.id
     redis.call('DEL', unpack(keys))
   end
   if live > 0 then
@@ -310,10 +415,8 @@ local function purgeComments(k, aid, budget)
     end
   end
   if done then
-    local keys = {threadKey, k.cvoted .. aid}
-    for _, o in ipairs(CORDERINGS) do
-      keys[#keys + 1] = k.kids .. o .. ':a' .. aid
-    end
+    local keys = parentKeys(k, 'a' .. aid)
+    keys[#keys + 1], keys[#keys + 2] = threadKey, k.cvoted .. aid
     redis.call('UNLINK', unpack(keys))
     redis.call('HDEL', k.comments, aid)
   end
