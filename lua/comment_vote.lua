@@ -17,7 +17,13 @@ local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRule
 -- The record's head (lib/comments.lua CREC), parsed into locals: a
 -- table would cost the vote more. A deleted comment, kept for its
 -- replies, takes no votes.
-local rec = fetch(key, 'GETRANGE', 0, HEAD - 1)
+local rec = redis.pcall('GETRANGE', key, 0, HEAD - 1)
+if type(rec) == 'table' then
+  -- Not a string: a store of another layout is incompatible; else fetch
+  -- raises what the key holds.
+  checkStore(storeKey, storeIdentity, 'w')
+  rec = fetch(key, 'GETRANGE', 0, HEAD - 1)
+end
 local up, down, _, _, _, _, _, x, aid, parent, posted, closes, _, orders, weight, np, at = string.match(rec, CREC)
 -- A store of another layout is incompatible, not closed or not found.
 if not at or x == '1' then

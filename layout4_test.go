@@ -1,0 +1,185 @@
+package voting
+
+import (
+	"errors"
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// TestReconfigureLayout4: a store of layout 4 with comments, made by
+// rewriting a store of this layout as layout 4 kept it (downgrade),
+// refuses this library's calls; Reconfigure moves its comments, in
+// steps, back to exactly the store it was. Between its steps the calls
+// about comments refuse with ErrIncompatible, a vote on a comment moved
+// already counts, and the articles' calls work.
+func TestReconfigureLayout4(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, WithOrders(Hot), WithUserPages(), WithEditWindow(time.Hour))
+		rng := rand.New(rand.NewSource(4))
+		a := mustPost(t, s, "alice", "t")
+		other := mustPost(t, s, "alice", "u")
+		// More comments than one step moves (moveStep), with gaps of
+		// removed ones, placeholders, edits and votes.
+		var ids []string
+		for i := 0; i < moveStep+moveStep/2; i++ {
+			parent := ""
+			if len(ids) > 0 && rng.Intn(3) > 0 {
+				parent = ids[rng.Intn(len(ids))]
+			}
+			ids = append(ids, mustComment(t, s, a.ID, parent, "user"+strconv.Itoa(i%7), "body "+strconv.Itoa(i)).ID)
+		}
+		for i := 0; i < 300; i++ {
+			v := []VoteType{Upvote, Downvote, NoVote}[rng.Intn(3)]
+			mustVoteComment(t, s, "voter"+strconv.Itoa(rng.Intn(20)), ids[rng.Intn(len(ids))], v)
+		}
+		mustComment(t, s, other.ID, "", "bob", "on the other")
+		if _, err := s.EditComment(ctx, ids[3], "user3", "edited"); err != nil {
+			t.Fatal(err)
+		}
+		for _, i := range []int{5, 17, 40, len(ids) - 1} {
+			if err := s.DeleteComment(ctx, ids[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clock.Add(time.Minute)
+		want := dumpStore(t, b, s)
+		thread, err := s.Thread(ctx, a.ID, Best, MaxThread)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		downgrade(t, b, s)
+		if _, err := s.VoteComment(ctx, "zed", ids[0], Upvote); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "Reconfigure") {
+			t.Fatalf("a comment vote on layout 4: %v", err)
+		}
+		if _, err := s.Thread(ctx, a.ID, Best, 10); !errors.Is(err, ErrIncompatible) {
+			t.Fatalf("a thread on layout 4: %v", err)
+		}
+
+		// Interrupted after its first step.
+		if _, err := s.eval(ctx, reconfigureScript, s.reconfigureArgs("record")); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.eval(ctx, reconfigureScript, s.reconfigureArgs("comments")); err != nil {
+			t.Fatal(err)
+		}
+		refused := map[string]func() error{
+			"Thread":         func() error { _, err := s.Thread(ctx, a.ID, Best, 10); return err },
+			"Replies":        func() error { _, err := s.Replies(ctx, ids[0], Top, 10); return err },
+			"Comment":        func() error { _, err := s.Comment(ctx, a.ID, "", "zed", "x"); return err },
+			"CommentsByID":   func() error { _, err := s.CommentsByID(ctx, ids[:2]); return err },
+			"CommentVotesOf": func() error { _, err := s.CommentVotesOf(ctx, "zed", ids[:2]); return err },
+			"EditComment":    func() error { _, err := s.EditComment(ctx, ids[3], "user3", "x"); return err },
+			"DeleteComment":  func() error { return s.DeleteComment(ctx, ids[1]) },
+			"UserComments":   func() error { _, err := s.UserComments(ctx, "user1", 1); return err },
+			"Delete":         func() error { return s.Delete(ctx, a.ID) },
+			// The last comment is not moved yet.
+			"VoteComment": func() error { _, err := s.VoteComment(ctx, "zed", ids[len(ids)-2], Upvote); return err },
+		}
+		for name, call := range refused {
+			if err := call(); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "moves them") {
+				t.Errorf("%s while comments move: %v, want ErrIncompatible", name, err)
+			}
+		}
+		// A vote on a comment moved counts; cancelled, the store is as it was.
+		if r := mustVoteComment(t, s, "zed", ids[0], Downvote); r.Previous != NoVote {
+			t.Fatalf("a vote on a moved comment: %+v", r)
+		}
+		mustVoteComment(t, s, "zed", ids[0], NoVote)
+		mustVote(t, s, "zed", other.ID, Upvote)
+		mustVote(t, s, "zed", other.ID, NoVote)
+		if list, err := s.Articles(ctx, ScoreDesc, 1); err != nil || len(list) != 2 || list[0].Comments+list[1].Comments == 0 {
+			t.Fatalf("Articles while comments move: %v, %v", list, err)
+		}
+
+		// Resumed to its end.
+		was, err := s.Reconfigure(ctx)
+		if err != nil || was.Layout != LayoutVersion {
+			t.Fatalf("Reconfigure resumed = %v, %v", was, err)
+		}
+		if got := dumpStore(t, b, s); got != want {
+			t.Fatalf("moved:\n%s\nwant\n%s", got, want)
+		}
+		after, err := s.Thread(ctx, a.ID, Best, MaxThread)
+		if err != nil || len(after) != len(thread) {
+			t.Fatalf("Thread after = %d comments, %v; want %d", len(after), err, len(thread))
+		}
+
+		// Whole in one call, from layout 4 again.
+		downgrade(t, b, s)
+		if was, err := s.Reconfigure(ctx); err != nil || was.Layout != 4 {
+			t.Fatalf("Reconfigure = %v, %v", was, err)
+		}
+		if got := dumpStore(t, b, s); got != want {
+			t.Fatalf("moved in one call:\n%s\nwant\n%s", got, want)
+		}
+	})
+}
+
+// downgrade rewrites the comments of s as layout 4 kept them, and
+// records layout 4: each record a hash of u, d, m (its meta), n, r, x
+// where deleted, and f, l, nx, pv where linked; its body a string at
+// keys.body; a parent's Best and Top orderings two sorted sets, at
+// kids "best:" and "top:" and the parent, of members as member writes
+// them, with their values as Order.Value gives them.
+func downgrade(t *testing.T, b *backend, s *Store) {
+	t.Helper()
+	for _, key := range b.storeKeys(t, s) {
+		if id, ok := strings.CutPrefix(key, s.keys.comment); ok {
+			rec, err := redis.String(b.do(t, "GET", key), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var f [commentHeader]string
+			rest, ok := cutFields(rec, f[:])
+			if !ok {
+				t.Fatalf("%s holds %q", key, rec)
+			}
+			n, _ := strconv.Atoi(f[15])
+			num := func(s string) string { v, _ := strconv.ParseInt(s, 10, 64); return strconv.FormatInt(v, 10) }
+			fields := []interface{}{"u", num(f[0]), "d", num(f[1]), "m", strings.Join(f[8:15], " "), "n", rest[:n], "r", num(f[2])}
+			if f[7] == "1" {
+				fields = append(fields, "x", "1")
+			} else {
+				b.do(t, "SET", s.keys.body+id, rest[n:])
+			}
+			for i, name := range []string{"f", "l", "nx", "pv"} {
+				if v := num(f[3+i]); v != "0" {
+					fields = append(fields, name, v)
+				}
+			}
+			b.do(t, "DEL", key)
+			b.do(t, "HSET", append([]interface{}{key}, fields...)...)
+			continue
+		}
+		parent, ok := strings.CutPrefix(key, s.keys.kids)
+		if !ok || strings.Contains(parent, ":") {
+			continue
+		}
+		list, err := redis.Strings(b.do(t, "ZRANGE", key, 0, -1, "WITHSCORES"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < len(list); i += 2 {
+			m, v := list[i], list[i+1]
+			if m[0] >= 'a' {
+				b.do(t, "ZADD", s.keys.kids+"best:"+parent, v, m)
+				continue
+			}
+			top, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b.do(t, "ZADD", s.keys.kids+"top:"+parent, int64(top)+1<<50, string(m[0]+32)+m[1:])
+		}
+		b.do(t, "DEL", key)
+	}
+	id := s.Identity()
+	id.Layout = 4
+	b.do(t, "SET", s.keys.record, id.String())
+}
