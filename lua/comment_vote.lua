@@ -15,8 +15,9 @@ local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRule
 -- vote cancelled), and none again when they upvote once more. Others
 -- have a field while their vote stands.
 -- The record's head (lib/comments.lua CREC), parsed into locals: a
--- table would cost the vote more. A deleted comment, kept for its
--- replies, takes no votes.
+-- table would cost the vote more. The counts and deleted are at their
+-- fixed places; the meta is matched from its own (C_META). A deleted
+-- comment, kept for its replies, takes no votes.
 local rec = redis.pcall('GETRANGE', key, 0, HEAD - 1)
 if type(rec) == 'table' then
   -- Not a string: a store of another layout is incompatible; else fetch
@@ -24,11 +25,12 @@ if type(rec) == 'table' then
   checkStore(storeKey, storeIdentity, 'w')
   rec = fetch(key, 'GETRANGE', 0, HEAD - 1)
 end
-local up, down, _, _, _, _, _, x, aid, parent, posted, closes, _, orders, weight, np, at = string.match(rec, CREC)
+local aid, parent, posted, closes, orders, weight, np, at = string.match(rec, VOTE_HEAD, C_META + 1)
+local up, down = tonumber(string.sub(rec, 1, COUNT_DIGITS)), tonumber(string.sub(rec, C_DOWN + 1, C_DOWN + COUNT_DIGITS))
 -- A store of another layout is incompatible, not closed or not found.
-if not at or x == '1' then
+if not (at and up and down) or string.byte(rec, C_DELETED + 1) == 49 then -- 49: '1'
   checkStore(storeKey, storeIdentity, 'w')
-  if rec ~= '' and not at then
+  if rec ~= '' and not (at and up and down) then
     return error('voting: key ' .. key .. ' holds no comment', 0)
   end
   return {NOT_FOUND}
@@ -54,8 +56,7 @@ if r[2] then
 elseif user == poster then
   prev = 1
 end
-local up0, down0 = tonumber(up), tonumber(down)
-up, down = up0, down0
+local up0, down0 = up, down
 if new == prev then
   return string.format('%d %d %d %d', prev, up - down, up, down)
 end
