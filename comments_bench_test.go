@@ -389,3 +389,53 @@ func BenchmarkCommentMemory(b *testing.B) {
 	}
 	b.Logf("keys by family: %v", families)
 }
+
+// BenchmarkCommentMove measures, on a redis-server of its own,
+// Reconfigure's move of 100,000 comments of layout 4 (a random tree,
+// voted, rewritten as layout 4 kept it: downgrade) into this layout:
+// its round trips, Redis time, and its longest step (max-cmd-µs from
+// the slow log, max-cpu-µs). It fails where a step takes 10 ms of CPU
+// time.
+//
+//	go test -run '^$' -bench 'BenchmarkCommentMove' -benchtime 2x .
+func BenchmarkCommentMove(b *testing.B) {
+	be := ownBackend(b)
+	pool := be.pool
+	s, _ := newStore(b, be)
+	h := &hooks{}
+	hook(s, h)
+	a := mustPost(b, s, "poster", "tree").ID
+	ids := commentMany(b, pool, s, on(a), randomTree(100_000, 5_000, 29), "A comment of about the length of a line of text.")
+	voteCommentsMany(b, pool, s, ids, 100_000, 29)
+	var trips, usec int64
+	var cpu, wall, took time.Duration
+	ops := min(b.N, 2)
+	for i := 0; i < ops; i++ {
+		b.StopTimer()
+		downgrade(b, be, s)
+		m := meter(b, pool, time.Millisecond)
+		t0 := h.trips.Load()
+		start := time.Now()
+		cpu = max(cpu, scriptCPU(b, pool, s, "reconfigure", func() {
+			if _, err := s.Reconfigure(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}))
+		took += time.Since(start)
+		_, _, u := m.used(b)
+		usec += u
+		trips += h.trips.Load() - t0
+		wall = max(wall, longest(slowLog(b, pool)).took)
+		if list, err := s.CommentsByID(ctx, ids[:MaxBatch]); err != nil || len(list) != MaxBatch {
+			b.Fatalf("comments moved: %d of %d, %v", len(list), MaxBatch, err)
+		}
+	}
+	b.ReportMetric(float64(took.Nanoseconds())/float64(ops), "ns/op")
+	b.ReportMetric(float64(usec)/float64(ops), "redis-µs/op")
+	b.ReportMetric(float64(trips)/float64(ops), "trips/op")
+	b.ReportMetric(float64(wall.Microseconds()), "max-cmd-µs")
+	b.ReportMetric(float64(cpu.Microseconds()), "max-cpu-µs")
+	if cpu >= 10*time.Millisecond {
+		b.Errorf("a step of Reconfigure took %v of CPU time", cpu)
+	}
+}

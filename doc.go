@@ -145,17 +145,19 @@
 // and their karma kept; it takes no more votes (ErrNotFound), as a
 // deleted comment on Reddit takes none.
 //
-// A comment's record is a hash of its counts (u, d), what never changes
-// (m: its article, parent, post time, close, depth, optional orderings
-// and weight), its poster (n, kept once deleted for the votes that
-// stay, never shown), its live descendants (r), x once deleted, its
-// newest and oldest replies (f, l) and its next older and previous
-// newer siblings (nx, pv): each parent's replies are a linked list in
-// the order they came, which time order follows, so no time ordering is
-// kept. The body is a string of its own, so that no body turns the
-// record from a listpack into a full hash table (Redis keeps a hash
-// compact while each value is at most 64 bytes). A comment costs about
-// 370 bytes with the default orders, its body aside (BENCHMARKS.md).
+// A comment's record is one string, as an article's is, its body in
+// it: its counts (up, down, live descendants), its newest and oldest
+// replies and its next older and previous newer siblings (each ten
+// digits, with leading zeros, so that a vote, a reply or a link writes
+// them in place), whether it is deleted, what never changes (its
+// article, parent, post time, close, depth, optional orderings and
+// weight), its poster (kept once deleted for the votes that stay, never
+// shown) and its body. Each parent's replies are a linked list in the
+// order they came, which time order follows, so no time ordering is
+// kept; their Best and Top orderings are one sorted set, in two bands of
+// values, so that a vote writes both with one ZADD. A comment costs
+// about 360 bytes with the default orders, its body aside
+// (BENCHMARKS.md).
 //
 // [Store.Delete] and [Store.Prune] remove an article's comments first,
 // 200 a round trip, in post order (a comment after its replies), one
@@ -235,7 +237,7 @@
 //
 //	{voting}:seq                      string  the last issued article id
 //	{voting}:store                    string  the store's identity: "<layout> <option>...",
-//	                                          as "3 orders=top karma=1,-1" ("The store's
+//	                                          as "5 orders=top karma=1,-1" ("The store's
 //	                                          identity")
 //	{voting}:store:<identity>         none    the fence: never written; every script
 //	                                          declares it ("Redis Cluster")
@@ -272,15 +274,20 @@
 //	{voting}:lastpost:<user>          string  the time in ms of the user's last post
 //	                                          (WithPostInterval); expires as votelog does
 //	{voting}:cseq                     string  the last issued comment id
-//	{voting}:comment:<cid>            hash    the comment's record (below)
-//	{voting}:cbody:<cid>              string  the comment's body, byte for byte (gone
-//	                                          once deleted)
+//	{voting}:cmoving                  string  the last comment id Reconfigure moved from
+//	                                          layout 4, while it moves them
+//	{voting}:comment:<cid>            string  the comment's record: "<up> <down> <replies>
+//	                                          <first> <last> <next> <prev> <deleted>
+//	                                          <article> <parent> <posted> <closes> <depth>
+//	                                          <orders> <weight> <#poster>:<poster><body>"
 //	{voting}:thread:<id>              hash    the article's top level: f and l, its
 //	                                          newest and oldest comment
-//	{voting}:kids:<ordering>:<parent> zset    member -> value: the replies to a comment
-//	                                          (parent, its cid) or to the article ("a"
-//	                                          and its id), for best and top, and hot,
-//	                                          controversial and score where kept
+//	{voting}:kids:<parent>            zset    the replies to a comment (parent, its cid)
+//	                                          or to the article ("a" and its id): member
+//	                                          -> Best's value, and the member in capitals
+//	                                          ("A7") -> Top's value less 2^50
+//	{voting}:kids:<ordering>:<parent> zset    member -> value: the same replies, for
+//	                                          hot, controversial and score where kept
 //	{voting}:comments                 hash    article id -> its live comments
 //	{voting}:cvoted:<id>              hash    "<cid>:<user>" -> 1, -1 or 0 (a poster's
 //	                                          own vote cancelled), and "" -> the cid of
@@ -316,7 +323,7 @@
 //
 // # The store's identity
 //
-// The key layout of this package is version [LayoutVersion] (4). Each
+// The key layout of this package is version [LayoutVersion] (5). Each
 // store records, at {prefix}:store, its layout and the options that
 // every process writing to it must share ([Identity]): WithOrders
 // (ScoreDesc among them, for comments), WithKarma, WithVoteCost,
@@ -338,7 +345,7 @@
 // where they are equal, and a read where the layouts are; otherwise the
 // call returns an error wrapping [ErrIncompatible] that names the
 // difference ("karma 1,-1 here, off in the store", "layout 2, this
-// library reads 4") and changes nothing. VotesOf, which runs no script,
+// library reads 5") and changes nothing. VotesOf, which runs no script,
 // reads the record in its pipeline and makes a read's check in Go. A
 // store with data (an id at {prefix}:seq) and no record was written by a
 // version before layouts were recorded: every call but Drop gets
@@ -351,18 +358,28 @@
 // builds) are layouts 1 and 2, which this version does not read. Drop
 // removes a store whatever its identity, the record last.
 //
-// Layout 4 adds the families of comments to layout 3, the previous
-// release's. A library of layout 3 knows nothing of comments: it would
-// delete an article and leave its comments behind, so the two may not
-// write one store together. A store recorded as layout 3 gets
-// ErrIncompatible from this version (saying to run Reconfigure), and
-// [Store.Reconfigure] migrates it by recording layout 4: nothing else
-// moves, as a store of layout 3 has no comments. From then on the
-// processes of layout 3 get ErrIncompatible, on reads too. The rolling
-// deploy of the upgrade is so a short stop: deploy the new processes
-// (they refuse calls until the migration), run Reconfigure once (votectl
-// options, or a one-off program), and stop the old ones, which refuse
-// every call from then on. The check costs a vote that changes something about 4%
+// Layout 4 added the families of comments to layout 3: a library of
+// layout 3 knows nothing of comments, and would delete an article and
+// leave its comments behind. Layout 5 keeps each comment in one string,
+// its body in it, where layout 4 kept a hash and a string for the body,
+// and a parent's Best and Top orderings of its replies in one sorted
+// set, where layout 4 kept two: a comment takes about 360 bytes, not
+// 480. A store recorded as layout 3 or 4 gets ErrIncompatible from this
+// version (saying to run Reconfigure), and [Store.Reconfigure] migrates
+// it by recording layout 5: a store of layout 3 has no comments, and
+// nothing else moves; one of layout 4 has its comments moved then, by
+// id, 200 a step (the cursor at {prefix}:cmoving), each step a few
+// milliseconds. Until the last step, the calls about comments, and
+// Delete and Prune of an article with comments, get ErrIncompatible
+// (saying that Reconfigure moves them), but a vote on a comment already
+// moved; the articles' calls work throughout. An interrupted
+// Reconfigure goes on where it stopped when called again. From the
+// record on, the processes of earlier layouts get ErrIncompatible, on
+// reads too. The rolling deploy of the upgrade is so a short stop of
+// the old processes and, for the time of the move, of comments: deploy
+// the new processes (they refuse calls until the migration), run
+// Reconfigure once (votectl options, or a one-off program), and stop
+// the old ones, which refuse every call from then on. The check costs a vote that changes something about 4%
 // of its Redis time, one that changes nothing under 1% (instruction
 // counts: BENCHMARKS.md, "Method", and its git history).
 //
@@ -406,7 +423,7 @@
 // To go back, run Reconfigure from a store with the old options. A new
 // layout (a later version of this package) is a migration, not a
 // Reconfigure: a store of another layout refuses every call of this
-// one, but for the migration of layout 3 above.
+// one, but for the migrations of layouts 3 and 4 above.
 // [Store.Check] reports the record against the store's own, with the
 // server's settings below.
 //

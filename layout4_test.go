@@ -126,60 +126,108 @@ func TestReconfigureLayout4(t *testing.T) {
 // where deleted, and f, l, nx, pv where linked; its body a string at
 // keys.body; a parent's Best and Top orderings two sorted sets, at
 // kids "best:" and "top:" and the parent, of members as member writes
-// them, with their values as Order.Value gives them.
-func downgrade(t *testing.T, b *backend, s *Store) {
+// them, with their values as Order.Value gives them. It pipelines its
+// commands, a thousand keys at a time.
+func downgrade(t testing.TB, b *backend, s *Store) {
 	t.Helper()
-	for _, key := range b.storeKeys(t, s) {
-		if id, ok := strings.CutPrefix(key, s.keys.comment); ok {
-			rec, err := redis.String(b.do(t, "GET", key), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var f [commentHeader]string
-			rest, ok := cutFields(rec, f[:])
-			if !ok {
-				t.Fatalf("%s holds %q", key, rec)
-			}
-			n, _ := strconv.Atoi(f[15])
-			num := func(s string) string { v, _ := strconv.ParseInt(s, 10, 64); return strconv.FormatInt(v, 10) }
-			fields := []interface{}{"u", num(f[0]), "d", num(f[1]), "m", strings.Join(f[8:15], " "), "n", rest[:n], "r", num(f[2])}
-			if f[7] == "1" {
-				fields = append(fields, "x", "1")
-			} else {
-				b.do(t, "SET", s.keys.body+id, rest[n:])
-			}
-			for i, name := range []string{"f", "l", "nx", "pv"} {
-				if v := num(f[3+i]); v != "0" {
-					fields = append(fields, name, v)
+	pool := b.pool
+	if b.node != nil {
+		pool = b.node(s.keys.seq)
+	}
+	c := pool.Get()
+	defer c.Close()
+	// read reads each key of list with cmd and args, and passes the
+	// reply to rewrite.
+	read := func(list []string, cmd string, args []interface{}, rewrite func(key string, v interface{})) {
+		for len(list) > 0 {
+			n := min(len(list), 1000)
+			for _, key := range list[:n] {
+				if err := c.Send(cmd, append([]interface{}{key}, args...)...); err != nil {
+					t.Fatal(err)
 				}
 			}
-			b.do(t, "DEL", key)
-			b.do(t, "HSET", append([]interface{}{key}, fields...)...)
-			continue
+			if err := c.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			for _, key := range list[:n] {
+				v, err := c.Receive()
+				if err != nil {
+					t.Fatal(err)
+				}
+				rewrite(key, v)
+			}
+			list = list[n:]
 		}
-		parent, ok := strings.CutPrefix(key, s.keys.kids)
-		if !ok || strings.Contains(parent, ":") {
-			continue
+	}
+	var records, orderings []string
+	for _, key := range b.storeKeys(t, s) {
+		if _, ok := strings.CutPrefix(key, s.keys.comment); ok {
+			records = append(records, key)
+		} else if parent, ok := strings.CutPrefix(key, s.keys.kids); ok && !strings.Contains(parent, ":") {
+			orderings = append(orderings, key)
 		}
-		list, err := redis.Strings(b.do(t, "ZRANGE", key, 0, -1, "WITHSCORES"), nil)
+	}
+	var cmds [][]interface{}
+	do := func(args ...interface{}) { cmds = append(cmds, args) }
+	read(records, "GET", nil, func(key string, v interface{}) {
+		rec, err := redis.String(v, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		var f [commentHeader]string
+		rest, ok := cutFields(rec, f[:])
+		if !ok {
+			t.Fatalf("%s holds %q", key, rec)
+		}
+		n, _ := strconv.Atoi(f[15])
+		num := func(s string) string { v, _ := strconv.ParseInt(s, 10, 64); return strconv.FormatInt(v, 10) }
+		fields := []interface{}{key, "u", num(f[0]), "d", num(f[1]), "m", strings.Join(f[8:15], " "), "n", rest[:n], "r", num(f[2])}
+		if f[7] == "1" {
+			fields = append(fields, "x", "1")
+		} else {
+			do("SET", s.keys.body+strings.TrimPrefix(key, s.keys.comment), rest[n:])
+		}
+		for i, name := range []string{"f", "l", "nx", "pv"} {
+			if v := num(f[3+i]); v != "0" {
+				fields = append(fields, name, v)
+			}
+		}
+		do("DEL", key)
+		do(append([]interface{}{"HSET"}, fields...)...)
+	})
+	read(orderings, "ZRANGE", []interface{}{0, -1, "WITHSCORES"}, func(key string, v interface{}) {
+		list, err := redis.Strings(v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parent := strings.TrimPrefix(key, s.keys.kids)
 		for i := 0; i < len(list); i += 2 {
 			m, v := list[i], list[i+1]
 			if m[0] >= 'a' {
-				b.do(t, "ZADD", s.keys.kids+"best:"+parent, v, m)
+				do("ZADD", s.keys.kids+"best:"+parent, v, m)
 				continue
 			}
 			top, err := strconv.ParseFloat(v, 64)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b.do(t, "ZADD", s.keys.kids+"top:"+parent, int64(top)+1<<50, string(m[0]+32)+m[1:])
+			do("ZADD", s.keys.kids+"top:"+parent, int64(top)+1<<50, string(m[0]+32)+m[1:])
 		}
-		b.do(t, "DEL", key)
-	}
+		do("DEL", key)
+	})
 	id := s.Identity()
 	id.Layout = 4
-	b.do(t, "SET", s.keys.record, id.String())
+	do("SET", s.keys.record, id.String())
+	for len(cmds) > 0 {
+		n := min(len(cmds), 1000)
+		for _, cmd := range cmds[:n] {
+			if err := c.Send(cmd[0].(string), cmd[1:]...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := c.Do(""); err != nil {
+			t.Fatal(err)
+		}
+		cmds = cmds[n:]
+	}
 }

@@ -37,7 +37,7 @@ end
 -- The parent, of this article, and not too deep; the ancestors' heads,
 -- whose live counts the comment adds to.
 moving(k.comment)
-local depth, up, heads = 0, {}, {}
+local depth, up, counts = 0, {}, {}
 local pc -- the parent's head
 if parent ~= '' then
   pc = readHead(k.comment .. parent)
@@ -51,7 +51,7 @@ if parent ~= '' then
   if depth > maxDepth - 1 then
     return {INVALID, 'comment ' .. parent .. ' is at the deepest level, ' .. (maxDepth - 1)}
   end
-  up, heads = ancestors(k.comment, parent)
+  up, counts = ancestors(k.comment, parent)
 end
 if interval then
   expect(lastKey, 'string')
@@ -121,7 +121,7 @@ end
 setEnd(k, c.p, aid, 'f', cid)
 redis.call('SET', key, rec)
 placeComment(keys, ords, cid, tonumber(now), tonumber(c.w) or 0, 1, 0)
-addLive(k, up, heads, aid, 1)
+addLive(k, up, counts, aid, 1)
 -- The article's comment voter record: its '' field names the comment
 -- that made it; it lives a window past the latest comment, on the
 -- server's clock (lib/comments.lua voterOpen).

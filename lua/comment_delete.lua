@@ -15,13 +15,13 @@ if c.x == '1' then
   return {OK} -- a placeholder already
 end
 -- Every key written below is checked before the first write.
-local up, heads = ancestors(k.comment, c.p)
+local up, counts = ancestors(k.comment, c.p)
 expect(commentsKey, 'hash')
 local page = commented .. c.n
 expect(page, 'zset')
 local m = member(cid)
 if c.f then
-  addLive(k, up, heads, c.a, -1)
+  addLive(k, up, counts, c.a, -1)
   c.x = '1'
   redis.call('SET', key, commentRecord(c, ''))
   redis.call('ZREM', page, m)
@@ -32,7 +32,8 @@ end
 -- reply is the one removed before it.
 local plan, cur = {{id = cid, c = c}}, c
 local curID = cid
-for _, p in ipairs(heads) do
+while cur.p do
+  local p = readHead(k.comment .. cur.p)
   if p.x ~= '1' or p.f ~= curID or p.l ~= curID then
     break
   end
@@ -49,7 +50,7 @@ for _, x in ipairs(plan) do
   end
 end
 
-addLive(k, up, heads, c.a, -1)
+addLive(k, up, counts, c.a, -1)
 redis.call('ZREM', page, m)
 for _, x in ipairs(plan) do
   unlinkComment(k, x.id, x.c)

@@ -175,22 +175,25 @@ end
 if ends[1] then
   open(pname, ends[1], ends[2], 0)
 end
--- The comments taken, each read whole with one GET.
+-- The comments taken, each read whole with one GET, its links at their
+-- fixed places (lib/comments.lua linkAt): reply.go parses the rest.
 local out, taken = {OK}, 0
 while taken < limit and #heap > 0 do
   local s = pop()
   local cid = s.head
-  local c = readComment(k.comment .. cid)
+  local key = k.comment .. cid
+  local rec = fetch(key, 'GET')
   -- A member whose comment is gone (an article's purge under way) is
   -- skipped.
   local sib = nil
-  if c then
+  if rec then
     taken = taken + 1
-    appendRow(out, cid, s.dstr, c.rec)
-    if c.f and s.depth < maxDepth - 1 then
-      open(cid, c.f, c.l, s.depth + 1)
+    appendRow(out, cid, s.dstr, rec)
+    local first = linkAt(rec, C_FIRST, key)
+    if first and s.depth < maxDepth - 1 then
+      open(cid, first, linkAt(rec, C_LAST, key), s.depth + 1)
     end
-    if desc then sib = c.nx else sib = c.pv end
+    if desc then sib = linkAt(rec, C_NEXT, key) else sib = linkAt(rec, C_PREV, key) end
   end
   if advance(s, sib) then
     push(s)

@@ -143,6 +143,21 @@ local function readHead(key)
   return parseComment(s, key)
 end
 
+-- linkAt returns the link field at off of the record rec, read at its
+-- fixed place: its cid, or nil for none; key names the record for the
+-- error of a value that is no record.
+local function linkAt(rec, off, key)
+  local s = string.sub(rec, off + 1, off + 10)
+  if s == NO_LINK then
+    return nil
+  end
+  local n = tonumber(s)
+  if not n or #s ~= 10 then
+    return error('voting: key ' .. key .. ' holds no comment', 0)
+  end
+  return tostring(n)
+end
+
 -- bodyOf returns the body of c, read whole (readComment).
 local function bodyOf(c)
   return string.sub(c.rec, c.at)
@@ -249,31 +264,42 @@ local function appendRow(out, id, depth, rec)
   return out
 end
 
+-- ANCESTOR matches, in the front of a record, its live count, and,
+-- from C_META, its parent (ancestors).
+local ANCESTOR = '^%d+ (%d+)'
+
 -- ancestors returns the cids above the comment whose parent is p (nil
--- for a reply to the article), nearest first, and their heads,
--- checking each is a record: at most MaxCommentDepth reads, before any
--- write.
+-- for a reply to the article), nearest first, and their live counts,
+-- checking each is a record: at most MaxCommentDepth reads of the front
+-- of a record (the counts and meta's first fields: an article id has at
+-- most 20 digits), before any write.
 local function ancestors(prefix, p)
-  local list, heads = {}, {}
+  local list, counts = {}, {}
   while p do
-    local c = readHead(prefix .. p)
-    if not c then
+    local key = prefix .. p
+    local s = fetch(key, 'GETRANGE', 0, 127)
+    if s == '' then
       return error('voting: comment ' .. p .. ', an ancestor, is missing', 0)
     end
-    list[#list + 1], heads[#heads + 1] = p, c
-    p = c.p
+    local r = tonumber(string.sub(s, C_REPLIES + 1, C_REPLIES + 10))
+    local parent = string.match(s, ANCESTOR, C_META + 1)
+    if not (r and parent) then
+      return error('voting: key ' .. key .. ' holds no comment', 0)
+    end
+    list[#list + 1], counts[#counts + 1] = p, r
+    p = parent ~= '0' and parent or nil
     if #list > 1000 then
       return error('voting: comment ' .. list[1] .. ' has more than 1000 ancestors', 0)
     end
   end
-  return list, heads
+  return list, counts
 end
 
--- addLive adds n to the live count of each ancestor in list (heads,
+-- addLive adds n to the live count of each ancestor in list (counts,
 -- theirs: ancestors) and of the article aid.
-local function addLive(k, list, heads, aid, n)
+local function addLive(k, list, counts, aid, n)
   for i, cid in ipairs(list) do
-    redis.call('SETRANGE', k.comment .. cid, C_REPLIES, pad(tonumber(heads[i].r) + n))
+    redis.call('SETRANGE', k.comment .. cid, C_REPLIES, pad(counts[i] + n))
   end
   local left = redis.call('HINCRBY', k.comments, aid, n)
   if left <= 0 then
