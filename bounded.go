@@ -12,7 +12,7 @@ const (
 	purgeStep = 200  // comments removed per step of Delete or Prune of an article with comments
 
 	backfillStep = 200 // articles whose links a step of Reconfigure's backfill indexes
-	moveStep     = 200 // comments of layout 4 a step of Reconfigure moves (reconfigure.lua; an id without one costs an eighth)
+	moveStep     = 100 // comments of layout 4 a step of Reconfigure moves (reconfigure.lua; an id without one costs an eighth)
 )
 
 // walkStep bounds the work of one call of a cold group page's walk of

@@ -368,7 +368,7 @@
 // version (saying to run Reconfigure), and [Store.Reconfigure] migrates
 // it by recording layout 5: a store of layout 3 has no comments, and
 // nothing else moves; one of layout 4 has its comments moved then, by
-// id, 200 a step (the cursor at {prefix}:cmoving), each step a few
+// id, 100 a step (the cursor at {prefix}:cmoving), each step a few
 // milliseconds. Until the last step, the calls about comments, and
 // Delete and Prune of an article with comments, get ErrIncompatible
 // (saying that Reconfigure moves them), but a vote on a comment already

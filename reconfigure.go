@@ -77,7 +77,7 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 // The recorded layout must be this package's ([LayoutVersion]), or 3 or
 // 4, which it migrates to 5: a store of layout 3 by recording the
 // identity (it has no comments, and nothing else moves), one of layout 4
-// by moving its comments too, by id, 200 a step (each record and its
+// by moving its comments too, by id, 100 a step (each record and its
 // body become one string, and each parent's Best and Top orderings one
 // sorted set). From the record on, until the last comment moved, calls
 // about comments, and Delete and Prune of articles with comments, get an
