@@ -70,7 +70,7 @@ func TestCommandsRead(t *testing.T) {
 			want []string
 		}{
 			{[]string{"info"}, []string{`store "src"`, "article", "voted", "total", "health:",
-				"identity recorded: 4 orders=top,hot,best,controversial karma=1,-1 cost=1,2", "no problems"}},
+				"identity recorded: 5 orders=top,hot,best,controversial karma=1,-1 cost=1,2", "no problems"}},
 			{[]string{"article", "1"}, []string{`"title": "title "`, `"groups": [`, `"voters": 4`, `"open": true`}},
 			{[]string{"user", "alice"}, []string{`"karma":`, `"submitted": [`, `"upvoted": [`}},
 			{[]string{"options"}, []string{`"karma": true`, `"user_pages": true`, `"top"`, `"recorded": true`, `"karma=1,-1"`}},
@@ -121,7 +121,7 @@ func TestOptionsChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, errs := votectl(t, addr, "", "-prefix", "opt", "options", "-karma", "1,-1", "-user-pages", "-unique-links", "-orders", "top")
-		if code != 0 || !strings.Contains(out, "recorded: 4 orders=top karma=1,-1 userpages uniquelinks") {
+		if code != 0 || !strings.Contains(out, "recorded: 5 orders=top karma=1,-1 userpages uniquelinks") {
 			t.Fatalf("options: %d %q %s", code, out, errs)
 		}
 		if _, err := old.Vote(context.Background(), "bob", a.ID, voting.Upvote); !errors.Is(err, voting.ErrIncompatible) {
