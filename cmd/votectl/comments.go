@@ -313,6 +313,10 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 	if l.Body != nil {
 		c.Body = *l.Body
 	}
+	// Its links and live count, not known yet, take as many bytes now.
+	if head := len(c.String()) - len(c.Body); head > maxHead {
+		return bad("comment %s: its record's head (all but the body) takes %d bytes, more than the store reads, %d", l.ID, head, maxHead)
+	}
 	ic := &importComment{id: l.ID, c: c}
 	imp.byCID[l.ID] = ic
 	imp.comments = append(imp.comments, ic)

@@ -33,7 +33,7 @@ var commentUsers = []string{"alice", "bob", "carol", "dave", "erin"}
 func fillComments(t *testing.T, addr, prefix string, now *time.Time) *voting.Store {
 	t.Helper()
 	ctx := context.Background()
-	st, err := voting.New(pool(addr), append(commentOptions(prefix), voting.WithClock(func() time.Time { return *now }))...)
+	st, err := voting.New(pool(addr, prefix), append(commentOptions(prefix), voting.WithClock(func() time.Time { return *now }))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestExportImportComments(t *testing.T) {
 				t.Errorf("the export lacks %s", want)
 			}
 		}
-		dst, err := voting.New(pool(addr), append(commentOptions("cdst"), voting.WithClock(func() time.Time { return now }))...)
+		dst, err := voting.New(pool(addr, "cdst"), append(commentOptions("cdst"), voting.WithClock(func() time.Time { return now }))...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -270,6 +270,8 @@ func TestImportBadComments(t *testing.T) {
 			{cvote, []string{`"user":"`, `"user":"zz`, `"vote":1`, `"vote":0`, `"vote":-1`, `"vote":0`}, "0 for its poster's own vote"},
 			{cvote, []string{`"vote":`, `"vote":2,"x":`}, "unknown field"},
 			{top, []string{`"type":"comment","id":"`, `"type":"comment","id":"0`}, "not an id"},
+			{find("comment", `"weight":`, `"deleted"`), []string{`"body":`,
+				`"weight":5e-324,"poster":"` + strings.Repeat("x", voting.MaxNameLen) + `","body":`}, "more than the store reads"},
 		} {
 			bad := append([]string(nil), lines...)
 			for i := 0; i < len(tc.repl); i += 2 {
@@ -483,7 +485,7 @@ func TestCommentsOfLayout4Refused(t *testing.T) {
 func TestCheckCommentKarma(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
-		st, err := voting.New(pool(addr), commentOptions("k")...)
+		st, err := voting.New(pool(addr, "k"), commentOptions("k")...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -413,10 +413,13 @@ type crecord struct {
 }
 
 // The offsets of a record's fields that the store's scripts write in
-// place (lib/comments.lua C_UP...), each of linkDigits digits.
+// place (lib/comments.lua C_UP...), each of linkDigits digits, and the
+// most bytes of a record's head, all but its body, that the store reads
+// (lib/comments.lua HEAD).
 const (
 	cUp, cReplies, cFirst, cLast, cNext, cPrev = 0, 22, 33, 44, 55, 66
 	linkDigits                                 = 10
+	maxHead                                    = 640
 )
 
 // parseComment reads a comment's record.
