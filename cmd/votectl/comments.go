@@ -18,46 +18,64 @@ import (
 	"github.com/votekit/voting"
 )
 
-// cstep is how many comments a step reads or writes: their bodies, up to
-// voting.MaxCommentLen bytes each, make an MGET of cstep at most 1 MB.
+// cstep is how many comments a step reads or writes: their records,
+// bodies included, up to voting.MaxCommentLen bytes each, make a
+// pipeline of cstep GETs at most 1 MB.
 const cstep = 100
 
-// readComments reads the records of ids, cstep at a time, one GET each
-// (record and body); bad reports a record that does not parse (a hash
-// of layout 4 among them), and a record gone meanwhile is left out.
+// readComments reads the heads of the records of ids (readChunk), cstep
+// at a time: what check and export need of every comment at once, in as
+// many bytes as the record's hash of layout 4 took. bad reports a record
+// that does not parse (a hash of layout 4 among them), and a record gone
+// meanwhile is left out.
 func (e *env) readComments(ids []string, bad func(id string, err error)) (map[string]crecord, error) {
 	out := make(map[string]crecord, len(ids))
 	p := e.progress("reading comments", len(ids))
 	defer p.done()
 	for at := 0; at < len(ids); at += cstep {
 		chunk := ids[at:min(at+cstep, len(ids))]
-		cmds := make([]cmd, len(chunk))
-		for i, id := range chunk {
-			cmds[i] = cmd{"GET", []interface{}{e.l.key(famComment, id)}}
-		}
-		replies, err := e.pipeline(cmds)
-		if err != nil {
+		if err := e.readChunk(chunk, false, out, bad); err != nil {
 			return nil, err
-		}
-		for i, r := range replies {
-			if r == nil {
-				continue
-			}
-			s, err := redis.String(r, nil)
-			if err != nil {
-				bad(chunk[i], fmt.Errorf("not a record of layout %d (%v)", voting.LayoutVersion, err))
-				continue
-			}
-			c, err := parseComment(s)
-			if err != nil {
-				bad(chunk[i], err)
-				continue
-			}
-			out[chunk[i]] = c
 		}
 		p.add(len(chunk))
 	}
 	return out, nil
+}
+
+// readChunk reads the records of ids into out, with one pipeline: whole
+// (GET), or their heads only, as lib/comments.lua readHead reads them,
+// and one byte more: their Body is then no more than the body's first
+// byte, "" where the body is. A record read so is never written back
+// whole but with Body "".
+func (e *env) readChunk(ids []string, whole bool, out map[string]crecord, bad func(id string, err error)) error {
+	cmds := make([]cmd, len(ids))
+	for i, id := range ids {
+		cmds[i] = cmd{"GETRANGE", []interface{}{e.l.key(famComment, id), 0, maxHead}}
+		if whole {
+			cmds[i] = cmd{"GET", []interface{}{e.l.key(famComment, id)}}
+		}
+	}
+	replies, err := e.pipeline(cmds)
+	if err != nil {
+		return err
+	}
+	for i, r := range replies {
+		s, err := redis.String(r, nil)
+		switch {
+		case err == redis.ErrNil || err == nil && s == "":
+			continue // gone meanwhile (GETRANGE replies "")
+		case err != nil:
+			bad(ids[i], fmt.Errorf("not a record of layout %d (%v)", voting.LayoutVersion, err))
+			continue
+		}
+		c, err := parseComment(s)
+		if err != nil {
+			bad(ids[i], err)
+			continue
+		}
+		out[ids[i]] = c
+	}
+	return nil
 }
 
 // commentsReadable refuses a store whose comments are not all of this
@@ -164,30 +182,23 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 			delete(cs, id)
 		}
 	}
-	for _, id := range ids {
-		c, ok := cs[id]
-		if !ok {
-			continue
-		}
-		l := line{Type: "comment", ID: id, Article: c.Article, Parent: c.Parent, Poster: c.Poster,
-			Posted: iptr(c.Posted), Closes: c.Closes, Up: iptr(c.Up), Down: iptr(c.Down), Deleted: c.Deleted}
-		if c.Orders != "" {
-			l.Orders = strings.Split(c.Orders, ",")
-		}
-		if c.Weight != "" {
-			w, _ := strconv.ParseFloat(c.Weight, 64)
-			l.Weight = fptr(w)
-		}
-		if !c.Deleted {
-			if c.Body == "" {
-				return fmt.Errorf("comment %s has no body (run check)", id)
-			}
-			l.Body = sptr(c.Body)
-		}
-		if err := e.emit(w, l); err != nil {
+	p := e.progress("exporting comments", len(ids))
+	for at := 0; at < len(ids); at += cstep {
+		chunk := ids[at:min(at+cstep, len(ids))]
+		whole := make(map[string]crecord, len(chunk))
+		if err := e.readChunk(chunk, true, whole, func(id string, err error) {
+			fmt.Fprintf(e.stderr, "votectl: comment %s: %v (run check); not exported\n", id, err)
+		}); err != nil {
 			return err
 		}
+		for _, id := range chunk {
+			if err := e.exportComment(w, id, cs, whole); err != nil {
+				return err
+			}
+		}
+		p.add(len(chunk))
 	}
+	p.done()
 	for _, aid := range inv.ids(famCVoted) {
 		if !exported[aid] {
 			continue
@@ -243,6 +254,34 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 		return err
 	}
 	return e.exportLast(w, inv, famLastComment)
+}
+
+// exportComment writes the line of comment id, as whole holds it,
+// where its head in cs was kept (exportComments).
+func (e *env) exportComment(w *bufio.Writer, id string, cs, whole map[string]crecord) error {
+	if _, ok := cs[id]; !ok {
+		return nil
+	}
+	c, ok := whole[id]
+	if !ok {
+		return nil // deleted meanwhile
+	}
+	l := line{Type: "comment", ID: id, Article: c.Article, Parent: c.Parent, Poster: c.Poster,
+		Posted: iptr(c.Posted), Closes: c.Closes, Up: iptr(c.Up), Down: iptr(c.Down), Deleted: c.Deleted}
+	if c.Orders != "" {
+		l.Orders = strings.Split(c.Orders, ",")
+	}
+	if c.Weight != "" {
+		w, _ := strconv.ParseFloat(c.Weight, 64)
+		l.Weight = fptr(w)
+	}
+	if !c.Deleted {
+		if c.Body == "" {
+			return fmt.Errorf("comment %s has no body (run check)", id)
+		}
+		l.Body = sptr(c.Body)
+	}
+	return e.emit(w, l)
 }
 
 // importComment is a comment of an import, as its line gives it.

@@ -339,9 +339,11 @@ func TestCheckComments(t *testing.T) {
 			t.Fatalf("check of the library's store: %d\n%s%s", code, out, errs)
 		}
 		// Three live comments: their records, and the kids key of the first.
+		// And a placeholder.
 		var cids []string
 		var recs []crecord
-		for id := 1; len(cids) < 3; id++ {
+		placeholder := ""
+		for id := 1; len(cids) < 3 || placeholder == ""; id++ {
 			s, err := redis.String(do("GET", "{p}:comment:"+strconv.Itoa(id)))
 			if err == redis.ErrNil {
 				continue
@@ -350,7 +352,9 @@ func TestCheckComments(t *testing.T) {
 			if err != nil || perr != nil {
 				t.Fatal(err, perr)
 			}
-			if !c.Deleted {
+			if c.Deleted {
+				placeholder = strconv.Itoa(id)
+			} else if len(cids) < 3 {
 				cids, recs = append(cids, strconv.Itoa(id)), append(recs, c)
 			}
 		}
@@ -368,6 +372,7 @@ func TestCheckComments(t *testing.T) {
 			{"SET", "{p}:cbody:9999", "stray"},
 			{"ZADD", "{p}:kids:best:a" + aid, "1", member(cids[0])},
 			{"SET", "{p}:cseq", "1"},
+			{"APPEND", key(placeholder), "a body"},
 		} {
 			if _, err := do(c[0].(string), c[1:]...); err != nil {
 				t.Fatal(err)
@@ -377,7 +382,8 @@ func TestCheckComments(t *testing.T) {
 		for _, want := range []string{"comment " + cids[0] + ": 77 live replies", "comment " + cids[1] + ": link prev is \"999\"",
 			"comment " + cids[2] + ": counts 50 up", "{p}:thread:" + aid + ": newest", "live comments",
 			kids + ": comment " + cids[0] + " missing from top", "{p}:kids:" + recs[1].parentName() + ": comment " + cids[1] + " at 0.5 in best",
-			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout 5", "{p}:cseq"} {
+			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout 5", "{p}:cseq",
+			"comment " + placeholder + ": deleted, with a body"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("check lacks %q", want)
 			}

@@ -409,7 +409,7 @@ type crecord struct {
 	Posted, Closes          int64
 	Depth                   int
 	Orders, Weight          string // "hot,score" ("" for none); the weight "" unless in score
-	Poster, Body            string // Body "" once deleted
+	Poster, Body            string // Body "" once deleted; its first byte only from a head (readChunk)
 }
 
 // The offsets of a record's fields that the store's scripts write in
