@@ -51,6 +51,7 @@ func (b *book) group(id string, groups ...string) {
 
 func TestImportBook(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		skipBookOnCluster(t, addr)
 		now := time.Now().Unix()
 		b := &book{do: do, now: now - 10*86400}
 		old := b.post("user:1", "old", "https://a")
@@ -87,7 +88,7 @@ func TestImportBook(t *testing.T) {
 			t.Errorf("a resumed import-book exports otherwise than a whole one:\n%s\n----\n%s", resumed, whole)
 		}
 		ctx := context.Background()
-		st, _ := voting.New(pool(addr), voting.WithKeyPrefix("news"), voting.WithPageSize(100))
+		st, _ := voting.New(pool(addr, "news"), voting.WithKeyPrefix("news"), voting.WithPageSize(100))
 		for _, o := range []struct {
 			order voting.Order
 			key   string
@@ -147,4 +148,13 @@ func prevValue(a voting.Article, o voting.Order) float64 {
 		return float64(a.Posted.Unix())
 	}
 	return a.Score
+}
+
+// skipBookOnCluster skips a test of import-book on the cluster: the
+// book's keys have no hash tag, and its store spans the nodes, which
+// import-book does not read.
+func skipBookOnCluster(t *testing.T, addr string) {
+	if addr == clusterAddr {
+		t.Skip("the book's keys span the cluster's nodes")
+	}
 }

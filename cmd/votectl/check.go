@@ -73,6 +73,9 @@ func cmdCheck(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := e.commentsReadable(inv); err != nil {
+		return err
+	}
 	if karma == nil {
 		// The karma a vote moves, as the store records it.
 		if _, id, ok, err := e.recorded(); err == nil && ok {

@@ -59,7 +59,7 @@ func TestCheckFindsAndRepairs(t *testing.T) {
 				if code, out, errs := votectl(t, addr, "", "-prefix", "p", "check"); code != 0 {
 					t.Fatalf("check after repair: %d\n%s%s", code, out, errs)
 				}
-				st, _ := voting.New(pool(addr), fullOptions("p")...)
+				st, _ := voting.New(pool(addr, "p"), fullOptions("p")...)
 				page, err := st.Articles(context.Background(), voting.ScoreDesc, 1)
 				if err != nil || len(page) != 11 {
 					t.Errorf("front page after repair: %d articles, %v", len(page), err)
@@ -74,7 +74,7 @@ func TestCheckFindsAndRepairs(t *testing.T) {
 func TestCheckKarma(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
-		st, _ := voting.New(pool(addr), voting.WithKeyPrefix("k"), voting.WithKarma(1, -1), voting.WithVoteCost(1, 2))
+		st, _ := voting.New(pool(addr, "k"), voting.WithKeyPrefix("k"), voting.WithKarma(1, -1), voting.WithVoteCost(1, 2))
 		a, _ := st.Post(ctx, "alice", "t", "")
 		b, _ := st.Post(ctx, "bob", "t", "")
 		st.Vote(ctx, "bob", a.ID, voting.Upvote)

@@ -70,7 +70,7 @@ func TestCommandsRead(t *testing.T) {
 			want []string
 		}{
 			{[]string{"info"}, []string{`store "src"`, "article", "voted", "total", "health:",
-				"identity recorded: 4 orders=top,hot,best,controversial karma=1,-1 cost=1,2", "no problems"}},
+				"identity recorded: 5 orders=top,hot,best,controversial karma=1,-1 cost=1,2", "no problems"}},
 			{[]string{"article", "1"}, []string{`"title": "title "`, `"groups": [`, `"voters": 4`, `"open": true`}},
 			{[]string{"user", "alice"}, []string{`"karma":`, `"submitted": [`, `"upvoted": [`}},
 			{[]string{"options"}, []string{`"karma": true`, `"user_pages": true`, `"top"`, `"recorded": true`, `"karma=1,-1"`}},
@@ -91,7 +91,8 @@ func TestCommandsRead(t *testing.T) {
 // functions lists this version's library, and -prune deletes others.
 func TestFunctions(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
-		fill(t, addr, "src")
+		// The default store's, whose node functions reads on the cluster.
+		fill(t, addr, voting.DefaultKeyPrefix)
 		if _, err := do("FUNCTION", "LIST"); err != nil {
 			t.Skip("no Functions on this server")
 		}
@@ -112,7 +113,7 @@ func TestFunctions(t *testing.T) {
 // options, and refuses those of its old ones.
 func TestOptionsChange(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
-		old, err := voting.New(pool(addr), voting.WithKeyPrefix("opt"))
+		old, err := voting.New(pool(addr, "opt"), voting.WithKeyPrefix("opt"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,13 +122,13 @@ func TestOptionsChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, errs := votectl(t, addr, "", "-prefix", "opt", "options", "-karma", "1,-1", "-user-pages", "-unique-links", "-orders", "top")
-		if code != 0 || !strings.Contains(out, "recorded: 4 orders=top karma=1,-1 userpages uniquelinks") {
+		if code != 0 || !strings.Contains(out, "recorded: 5 orders=top karma=1,-1 userpages uniquelinks") {
 			t.Fatalf("options: %d %q %s", code, out, errs)
 		}
 		if _, err := old.Vote(context.Background(), "bob", a.ID, voting.Upvote); !errors.Is(err, voting.ErrIncompatible) {
 			t.Errorf("a vote of the old options after the change: %v, want ErrIncompatible", err)
 		}
-		now, err := voting.New(pool(addr), voting.WithKeyPrefix("opt"), voting.WithOrders(voting.Top), voting.WithKarma(1, -1),
+		now, err := voting.New(pool(addr, "opt"), voting.WithKeyPrefix("opt"), voting.WithOrders(voting.Top), voting.WithKarma(1, -1),
 			voting.WithUserPages(), voting.WithUniqueLinks())
 		if err != nil {
 			t.Fatal(err)

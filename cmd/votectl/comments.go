@@ -18,44 +18,85 @@ import (
 	"github.com/votekit/voting"
 )
 
-// cstep is how many comments a step reads or writes: their bodies, up to
-// voting.MaxCommentLen bytes each, make an MGET of cstep at most 1 MB.
+// cstep is how many comments a step reads or writes: their records,
+// bodies included, up to voting.MaxCommentLen bytes each, make a
+// pipeline of cstep GETs at most 1 MB.
 const cstep = 100
 
-// readComments reads the records of ids, cstep at a time; bad reports a
-// record that does not parse, and a record gone meanwhile is left out.
+// readComments reads the heads of the records of ids (readChunk), cstep
+// at a time: what check and export need of every comment at once, in as
+// many bytes as the record's hash of layout 4 took. bad reports a record
+// that does not parse (a hash of layout 4 among them), and a record gone
+// meanwhile is left out.
 func (e *env) readComments(ids []string, bad func(id string, err error)) (map[string]crecord, error) {
 	out := make(map[string]crecord, len(ids))
 	p := e.progress("reading comments", len(ids))
 	defer p.done()
 	for at := 0; at < len(ids); at += cstep {
 		chunk := ids[at:min(at+cstep, len(ids))]
-		cmds := make([]cmd, len(chunk))
-		for i, id := range chunk {
-			cmds[i] = cmd{"HGETALL", []interface{}{e.l.key(famComment, id)}}
-		}
-		replies, err := e.pipeline(cmds)
-		if err != nil {
+		if err := e.readChunk(chunk, false, out, bad); err != nil {
 			return nil, err
-		}
-		for i, r := range replies {
-			h, err := redis.StringMap(r, nil)
-			if err != nil {
-				return nil, fmt.Errorf("HGETALL %s: %w", e.l.key(famComment, chunk[i]), err)
-			}
-			if len(h) == 0 {
-				continue
-			}
-			c, err := parseComment(h)
-			if err != nil {
-				bad(chunk[i], err)
-				continue
-			}
-			out[chunk[i]] = c
 		}
 		p.add(len(chunk))
 	}
 	return out, nil
+}
+
+// readChunk reads the records of ids into out, with one pipeline: whole
+// (GET), or their heads only, as lib/comments.lua readHead reads them,
+// and one byte more: their Body is then no more than the body's first
+// byte, "" where the body is. A record read so is never written back
+// whole but with Body "".
+func (e *env) readChunk(ids []string, whole bool, out map[string]crecord, bad func(id string, err error)) error {
+	cmds := make([]cmd, len(ids))
+	for i, id := range ids {
+		cmds[i] = cmd{"GETRANGE", []interface{}{e.l.key(famComment, id), 0, maxHead}}
+		if whole {
+			cmds[i] = cmd{"GET", []interface{}{e.l.key(famComment, id)}}
+		}
+	}
+	replies, err := e.pipeline(cmds)
+	if err != nil {
+		return err
+	}
+	for i, r := range replies {
+		s, err := redis.String(r, nil)
+		switch {
+		case err == redis.ErrNil || err == nil && s == "":
+			continue // gone meanwhile (GETRANGE replies "")
+		case err != nil:
+			bad(ids[i], fmt.Errorf("not a record of layout %d (%v)", voting.LayoutVersion, err))
+			continue
+		}
+		c, err := parseComment(s)
+		if err != nil {
+			bad(ids[i], err)
+			continue
+		}
+		out[ids[i]] = c
+	}
+	return nil
+}
+
+// commentsReadable refuses a store whose comments are not all of this
+// layout: one recorded as layout 4, or one whose comments Reconfigure is
+// still moving (cmoving). Commands that read comments call it first.
+func (e *env) commentsReadable(inv *inventory) error {
+	_, id, ok, err := e.recorded()
+	if err != nil {
+		return err
+	}
+	switch {
+	case ok && id.Layout == 4:
+		return usagef("the store records layout 4 (%q), whose comments this votectl (layout %d) does not read: "+
+			"migrate it first with votectl options and the flags of its service (Store.Reconfigure moves its comments), then run this again",
+			id.String(), voting.LayoutVersion)
+	case inv.has(famMoving, ""):
+		return usagef("the comments of the store are still moving from layout 4 to %d (%s is set): "+
+			"finish the migration with votectl options and the flags of its service (Store.Reconfigure), then run this again",
+			voting.LayoutVersion, e.l.key(famMoving, ""))
+	}
+	return nil
 }
 
 // threads is the structure the comments imply, as the store's scripts
@@ -141,37 +182,23 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 			delete(cs, id)
 		}
 	}
+	p := e.progress("exporting comments", len(ids))
 	for at := 0; at < len(ids); at += cstep {
 		chunk := ids[at:min(at+cstep, len(ids))]
-		bodies := make([][]byte, len(chunk))
-		if err := e.mget(prefixed(e.l, famCBody, chunk), func(i int, v []byte) { bodies[i] = v }); err != nil {
+		whole := make(map[string]crecord, len(chunk))
+		if err := e.readChunk(chunk, true, whole, func(id string, err error) {
+			fmt.Fprintf(e.stderr, "votectl: comment %s: %v (run check); not exported\n", id, err)
+		}); err != nil {
 			return err
 		}
-		for i, id := range chunk {
-			c, ok := cs[id]
-			if !ok {
-				continue
-			}
-			l := line{Type: "comment", ID: id, Article: c.Article, Parent: c.Parent, Poster: c.Poster,
-				Posted: iptr(c.Posted), Closes: c.Closes, Up: iptr(c.Up), Down: iptr(c.Down), Deleted: c.Deleted}
-			if c.Orders != "" {
-				l.Orders = strings.Split(c.Orders, ",")
-			}
-			if c.Weight != "" {
-				w, _ := strconv.ParseFloat(c.Weight, 64)
-				l.Weight = fptr(w)
-			}
-			if !c.Deleted {
-				if bodies[i] == nil {
-					return fmt.Errorf("comment %s has no body (run check)", id)
-				}
-				l.Body = sptr(string(bodies[i]))
-			}
-			if err := e.emit(w, l); err != nil {
+		for _, id := range chunk {
+			if err := e.exportComment(w, id, cs, whole); err != nil {
 				return err
 			}
 		}
+		p.add(len(chunk))
 	}
+	p.done()
 	for _, aid := range inv.ids(famCVoted) {
 		if !exported[aid] {
 			continue
@@ -229,12 +256,38 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 	return e.exportLast(w, inv, famLastComment)
 }
 
+// exportComment writes the line of comment id, as whole holds it,
+// where its head in cs was kept (exportComments).
+func (e *env) exportComment(w *bufio.Writer, id string, cs, whole map[string]crecord) error {
+	if _, ok := cs[id]; !ok {
+		return nil
+	}
+	c, ok := whole[id]
+	if !ok {
+		return nil // deleted meanwhile
+	}
+	l := line{Type: "comment", ID: id, Article: c.Article, Parent: c.Parent, Poster: c.Poster,
+		Posted: iptr(c.Posted), Closes: c.Closes, Up: iptr(c.Up), Down: iptr(c.Down), Deleted: c.Deleted}
+	if c.Orders != "" {
+		l.Orders = strings.Split(c.Orders, ",")
+	}
+	if c.Weight != "" {
+		w, _ := strconv.ParseFloat(c.Weight, 64)
+		l.Weight = fptr(w)
+	}
+	if !c.Deleted {
+		if c.Body == "" {
+			return fmt.Errorf("comment %s has no body (run check)", id)
+		}
+		l.Body = sptr(c.Body)
+	}
+	return e.emit(w, l)
+}
+
 // importComment is a comment of an import, as its line gives it.
 type importComment struct {
 	id string
-	c  crecord
-	// body is the comment's, nil once deleted.
-	body *string
+	c  crecord // its body included, "" once deleted
 }
 
 // importCVoted is an article's comment voter record.
@@ -296,7 +349,14 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 	if l.Body != nil && (strings.TrimSpace(*l.Body) == "" || len(*l.Body) > voting.MaxCommentLen) {
 		return bad("comment %s: body blank or longer than %d bytes", l.ID, voting.MaxCommentLen)
 	}
-	ic := &importComment{id: l.ID, c: c, body: l.Body}
+	if l.Body != nil {
+		c.Body = *l.Body
+	}
+	// Its links and live count, not known yet, take as many bytes now.
+	if head := len(c.String()) - len(c.Body); head > maxHead {
+		return bad("comment %s: its record's head (all but the body) takes %d bytes, more than the store reads, %d", l.ID, head, maxHead)
+	}
+	ic := &importComment{id: l.ID, c: c}
 	imp.byCID[l.ID] = ic
 	imp.comments = append(imp.comments, ic)
 	return nil
@@ -341,6 +401,23 @@ func checkName(what, s string) error {
 	return nil
 }
 
+// placeCmds are the ZADDs that put a comment's places in their sorted
+// sets: those of one key in one, as lib/comments.lua placeAt writes both
+// bands.
+func placeCmds(ps []place) []cmd {
+	var out []cmd
+	for i := 0; i < len(ps); {
+		args := []interface{}{ps[i].key}
+		j := i
+		for ; j < len(ps) && ps[j].key == ps[i].key; j++ {
+			args = append(args, ps[j].value, ps[j].member)
+		}
+		out = append(out, cmd{"ZADD", args})
+		i = j
+	}
+	return out
+}
+
 // writeComments writes the comments of an import, in pipelines of
 // cstep comments: each command short, each write idempotent (a resumed
 // import writes the same again). The records come with every field the
@@ -357,14 +434,8 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 	for _, ic := range imp.comments {
 		c := ic.c
 		t.links(ic.id, &c)
-		key := e.l.key(famComment, ic.id)
-		b.cmds = append(b.cmds, cmd{"HSET", append([]interface{}{key}, c.fields()...)})
-		if ic.body != nil {
-			b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famCBody, ic.id), *ic.body}})
-		}
-		for _, o := range c.orderings() {
-			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.kids(o, c.parentName()), c.value(o), member(ic.id)}})
-		}
+		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famComment, ic.id), c.String()}})
+		b.cmds = append(b.cmds, placeCmds(c.places(e.l, ic.id))...)
 		if err := b.add(); err != nil {
 			return err
 		}
@@ -415,9 +486,12 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 // a parent of its article, at its depth; the linked lists of replies
 // and the live counts as the comments imply them (deriveThreads); the
 // bodies; the counts of the comments whose votes stand against the
-// comment voter record; the kids orderings against the records
-// (voting.Order.Value); and the id counter. What it can, -repair sets
-// right: links, counts, orderings, stray bodies and the counter.
+// comment voter record; the kids sorted sets against the records (both
+// bands of Best and Top, and the optional orderings, with the values of
+// voting.Order.Value); no key of layout 4 left; and the id counter.
+// What it can, -repair sets right: links, counts, sorted sets, keys left
+// behind and the counter; the fields of a record in place (SETRANGE, as
+// the store's scripts write them).
 func (c *checker) comments() error {
 	for _, n := range c.inv.names(famComment) {
 		if !canonicalID(n) {
@@ -468,36 +542,36 @@ func (c *checker) comments() error {
 		want := x
 		t.links(id, &want)
 		key := c.e.l.key(famComment, id)
-		for _, f := range [][3]string{{"f", x.First, want.First}, {"l", x.Last, want.Last}, {"nx", x.Next, want.Next},
-			{"pv", x.Prev, want.Prev}} {
-			if f[1] == f[2] {
-				continue
-			}
-			c.problem(true, "comment %s: field %s is %q, its place makes %q", id, f[0], f[1], f[2])
-			if f[2] == "" {
-				c.cfix = append(c.cfix, cmd{"HDEL", []interface{}{key, f[0]}})
-			} else {
-				set(key, f[0], f[2])
+		for _, f := range []struct {
+			name       string
+			off        int
+			have, want string
+		}{{"first", cFirst, x.First, want.First}, {"last", cLast, x.Last, want.Last},
+			{"next", cNext, x.Next, want.Next}, {"prev", cPrev, x.Prev, want.Prev}} {
+			if f.have != f.want {
+				c.problem(true, "comment %s: link %s is %q, its place makes %q", id, f.name, f.have, f.want)
+				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, f.off, padLink(f.want)}})
 			}
 		}
 		if x.Replies != want.Replies {
 			c.problem(true, "comment %s: %d live replies, its descendants make %d", id, x.Replies, want.Replies)
-			set(key, "r", want.Replies)
+			c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, cReplies, fmt.Sprintf("%010d", want.Replies)}})
 		}
-		if x.Deleted == c.inv.has(famCBody, id) {
-			if x.Deleted {
-				c.problem(true, "comment %s: deleted, with a body", id)
-				c.unlink = append(c.unlink, c.e.l.key(famCBody, id))
-			} else {
-				c.problem(false, "comment %s: no body", id)
-			}
+		switch {
+		case x.Deleted && x.Body != "":
+			// The whole record, as the repairs above leave it.
+			c.problem(true, "comment %s: deleted, with a body", id)
+			want.Body = ""
+			c.cfix = append(c.cfix, cmd{"SET", []interface{}{key, want.String()}})
+		case !x.Deleted && x.Body == "":
+			c.problem(false, "comment %s: no body", id)
 		}
 	}
+	// Keys of layout 4 left behind.
 	for _, id := range c.inv.names(famCBody) {
-		if _, ok := cs[id]; !ok {
-			c.problem(true, "%s: the body of no comment", c.e.l.key(famCBody, id))
-			c.unlink = append(c.unlink, c.e.l.key(famCBody, id))
-		}
+		key := c.e.l.key(famCBody, id)
+		c.problem(true, "%s: a body of layout 4, left behind (layout %d keeps it in the record)", key, voting.LayoutVersion)
+		c.unlink = append(c.unlink, key)
 	}
 	// Each article's top level and live count.
 	counts, err := c.e.hashAll(c.e.l.key(famComments, ""))
@@ -538,7 +612,7 @@ func (c *checker) comments() error {
 			c.cfix = append(c.cfix, cmd{"HDEL", []interface{}{c.e.l.key(famComments, ""), aid}})
 		}
 	}
-	if err := c.kidsOrderings(good); err != nil {
+	if err := c.kids(good); err != nil {
 		return err
 	}
 	// The counter at least the highest id.
@@ -609,29 +683,38 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 				c.problem(true, "comment %s: counts %d up %d down, but its voters are %d up %d down", cid, x.Up, x.Down, n[0], n[1])
 				x.Up, x.Down = n[0], n[1]
 				good[cid] = x
-				c.cfix = append(c.cfix, cmd{"HSET", []interface{}{c.e.l.key(famComment, cid), "u", x.Up, "d", x.Down}})
+				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{c.e.l.key(famComment, cid), cUp,
+					fmt.Sprintf("%010d %010d", x.Up, x.Down)}})
 			}
 		}
 	}
 	return nil
 }
 
-// kidsOrderings checks each parent's orderings of replies against the
-// comments (their counts as commentVotes left them).
-func (c *checker) kidsOrderings(good map[string]crecord) error {
-	want := map[string]map[string]float64{} // key -> member -> value
+// kids checks each parent's sorted sets of replies against the comments
+// (their counts as commentVotes left them): Best and Top, both bands, at
+// kids:<parent>, and the optional orderings at kids:<ordering>:<parent>.
+// A key of another name (kids:best: and kids:top: of layout 4) is left
+// behind.
+func (c *checker) kids(good map[string]crecord) error {
+	want := map[string]map[string]place{} // key -> member -> its place
 	for id, x := range good {
-		for _, o := range x.orderings() {
-			key := c.e.l.kids(o, x.parentName())
-			if want[key] == nil {
-				want[key] = map[string]float64{}
+		for _, p := range x.places(c.e.l, id) {
+			if want[p.key] == nil {
+				want[p.key] = map[string]place{}
 			}
-			want[key][member(id)] = x.value(o)
+			want[p.key][p.member] = p
 		}
 	}
 	keys := map[string]bool{}
 	for _, name := range c.inv.names(famKids) {
-		keys[c.e.l.key(famKids, name)] = true
+		key := c.e.l.key(famKids, name)
+		if _, _, ok := kidsName(name); !ok {
+			c.problem(true, "%s: no key of layout %d (kids:best: and kids:top: are layout 4's), left behind", key, voting.LayoutVersion)
+			c.unlink = append(c.unlink, key)
+			continue
+		}
+		keys[key] = true
 	}
 	for k := range want {
 		keys[k] = true
@@ -644,7 +727,6 @@ func (c *checker) kidsOrderings(good map[string]crecord) error {
 				return err
 			}
 		}
-		ordering, _, _ := strings.Cut(strings.TrimPrefix(key, c.e.l.key(famKids, "")), ":")
 		w := want[key]
 		if len(w) == 0 {
 			c.problem(true, "%s: the replies of no comment", key)
@@ -652,10 +734,13 @@ func (c *checker) kidsOrderings(good map[string]crecord) error {
 			continue
 		}
 		for _, m := range sortedKeys(w) {
-			if v, ok := have[m]; !ok || !sameValue(ordering, v, w[m]) {
-				id, _ := idOf(m)
-				c.problem(true, "%s: comment %s at %s, its record makes %s", key, id, num(v), num(w[m]))
-				c.cfix = append(c.cfix, cmd{"ZADD", []interface{}{key, w[m], m}})
+			p := w[m]
+			if v, ok := have[m]; !ok {
+				c.problem(true, "%s: comment %s missing from %s", key, m[1:], p.ordering)
+				c.cfix = append(c.cfix, cmd{"ZADD", []interface{}{key, p.value, m}})
+			} else if !sameValue(p.ordering, v, p.value) {
+				c.problem(true, "%s: comment %s at %s in %s, its record makes %s", key, m[1:], num(v), p.ordering, num(p.value))
+				c.cfix = append(c.cfix, cmd{"ZADD", []interface{}{key, p.value, m}})
 			}
 		}
 		for _, m := range sortedKeys(have) {

@@ -33,7 +33,7 @@ var commentUsers = []string{"alice", "bob", "carol", "dave", "erin"}
 func fillComments(t *testing.T, addr, prefix string, now *time.Time) *voting.Store {
 	t.Helper()
 	ctx := context.Background()
-	st, err := voting.New(pool(addr), append(commentOptions(prefix), voting.WithClock(func() time.Time { return *now }))...)
+	st, err := voting.New(pool(addr, prefix), append(commentOptions(prefix), voting.WithClock(func() time.Time { return *now }))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestExportImportComments(t *testing.T) {
 				t.Errorf("the export lacks %s", want)
 			}
 		}
-		dst, err := voting.New(pool(addr), append(commentOptions("cdst"), voting.WithClock(func() time.Time { return now }))...)
+		dst, err := voting.New(pool(addr, "cdst"), append(commentOptions("cdst"), voting.WithClock(func() time.Time { return now }))...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,6 +162,14 @@ func TestExportImportComments(t *testing.T) {
 		}
 		aids := []string{"1", "2", "3"}
 		sameComments(t, src, dst, aids, seq)
+		// The records the import writes are the library's, byte for byte.
+		for id := 1; id <= seq; id++ {
+			a, err1 := redis.String(do("GET", "{csrc}:comment:"+strconv.Itoa(id)))
+			b, err2 := redis.String(do("GET", "{cdst}:comment:"+strconv.Itoa(id)))
+			if a != b || err1 != err2 {
+				t.Errorf("comment %d: the library wrote %q (%v), the import %q (%v)", id, a, err1, b, err2)
+			}
+		}
 
 		// The same calls on both give the same results.
 		rng := rand.New(rand.NewSource(7))
@@ -262,6 +270,8 @@ func TestImportBadComments(t *testing.T) {
 			{cvote, []string{`"user":"`, `"user":"zz`, `"vote":1`, `"vote":0`, `"vote":-1`, `"vote":0`}, "0 for its poster's own vote"},
 			{cvote, []string{`"vote":`, `"vote":2,"x":`}, "unknown field"},
 			{top, []string{`"type":"comment","id":"`, `"type":"comment","id":"0`}, "not an id"},
+			{find("comment", `"weight":`, `"deleted"`), []string{`"body":`,
+				`"weight":5e-324,"poster":"` + strings.Repeat("x", voting.MaxNameLen) + `","body":`}, "more than the store reads"},
 		} {
 			bad := append([]string(nil), lines...)
 			for i := 0; i < len(tc.repl); i += 2 {
@@ -291,7 +301,7 @@ func TestImportCommentsResume(t *testing.T) {
 		if err := json.Unmarshal([]byte(strings.SplitN(export[at:], "\n", 2)[0]), &first); err != nil {
 			t.Fatal(err)
 		}
-		do("HSET", "{cdst}:comment:"+first.ID, "u", "1")
+		do("SET", "{cdst}:comment:"+first.ID, "0000000001 partial")
 		if code, _, errs := votectl(t, addr, export, "-prefix", "cdst", "import", "-resume"); code != 0 {
 			t.Fatalf("import -resume: %d %q", code, errs)
 		}
@@ -305,7 +315,8 @@ func TestImportCommentsResume(t *testing.T) {
 }
 
 // check finds what breaks the comments' invariants, and -repair sets
-// right what it can: the threads read as before.
+// right what it can: the threads read as before. A store the library
+// wrote passes with no problem.
 func TestCheckComments(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
@@ -324,32 +335,60 @@ func TestCheckComments(t *testing.T) {
 			return b.String()
 		}
 		before := read()
-		cs, err := redis.Strings(do("KEYS", "{p}:comment:*"))
-		if err != nil || len(cs) < 3 {
-			t.Fatal(cs, err)
+		if code, out, errs := votectl(t, addr, "", "-prefix", "p", "check"); code != 0 || !strings.HasSuffix(out, ": ok\n") {
+			t.Fatalf("check of the library's store: %d\n%s%s", code, out, errs)
 		}
-		c1 := strings.TrimPrefix(cs[0], "{p}:comment:")
-		m, _ := redis.String(do("HGET", cs[0], "m"))
-		aid := strings.Fields(m)[0]
+		// Three live comments: their records, and the kids key of the first.
+		// And a placeholder.
+		var cids []string
+		var recs []crecord
+		placeholder := ""
+		for id := 1; len(cids) < 3 || placeholder == ""; id++ {
+			s, err := redis.String(do("GET", "{p}:comment:"+strconv.Itoa(id)))
+			if err == redis.ErrNil {
+				continue
+			}
+			c, perr := parseComment(s)
+			if err != nil || perr != nil {
+				t.Fatal(err, perr)
+			}
+			if c.Deleted {
+				placeholder = strconv.Itoa(id)
+			} else if len(cids) < 3 {
+				cids, recs = append(cids, strconv.Itoa(id)), append(recs, c)
+			}
+		}
+		key := func(id string) string { return "{p}:comment:" + id }
+		aid, kids := recs[0].Article, "{p}:kids:"+recs[0].parentName()
 		for _, c := range [][]interface{}{
-			{"HSET", cs[0], "r", "77"},
-			{"HSET", cs[1], "pv", "999"},
-			{"HSET", cs[2], "u", "50"},
+			{"SETRANGE", key(cids[0]), cReplies, "0000000077"},
+			{"SETRANGE", key(cids[1]), cPrev, "0000000999"},
+			{"SETRANGE", key(cids[2]), cUp, "0000000050"},
 			{"HDEL", "{p}:thread:" + aid, "l"},
 			{"HINCRBY", "{p}:comments", aid, "3"},
-			{"ZADD", "{p}:kids:top:a" + aid, "1000", member(c1)},
+			{"ZREM", kids, topMember(cids[0])},
+			{"ZADD", "{p}:kids:" + recs[1].parentName(), "0.5", member(cids[1])},
 			{"ZADD", "{p}:kids:hot:a" + aid, "1", "z9"},
 			{"SET", "{p}:cbody:9999", "stray"},
+			{"ZADD", "{p}:kids:best:a" + aid, "1", member(cids[0])},
 			{"SET", "{p}:cseq", "1"},
+			{"APPEND", key(placeholder), "a body"},
 		} {
 			if _, err := do(c[0].(string), c[1:]...); err != nil {
 				t.Fatal(err)
 			}
 		}
 		code, out, _ := votectl(t, addr, "", "-prefix", "p", "check")
-		if code != 1 || !strings.Contains(out, "live replies") || !strings.Contains(out, "field pv") ||
-			!strings.Contains(out, "live comments") || !strings.Contains(out, "is no reply") || !strings.Contains(out, "body of no comment") ||
-			!strings.Contains(out, "its voters are") || !strings.Contains(out, "cseq") {
+		for _, want := range []string{"comment " + cids[0] + ": 77 live replies", "comment " + cids[1] + ": link prev is \"999\"",
+			"comment " + cids[2] + ": counts 50 up", "{p}:thread:" + aid + ": newest", "live comments",
+			kids + ": comment " + cids[0] + " missing from top", "{p}:kids:" + recs[1].parentName() + ": comment " + cids[1] + " at 0.5 in best",
+			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout 5", "{p}:cseq",
+			"comment " + placeholder + ": deleted, with a body"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("check lacks %q", want)
+			}
+		}
+		if code != 1 || strings.Contains(out, "not repairable") {
 			t.Errorf("check: %d\n%s", code, out)
 		}
 		if code, out, errs := votectl(t, addr, "", "-prefix", "p", "check", "-repair"); code != 0 {
@@ -361,6 +400,90 @@ func TestCheckComments(t *testing.T) {
 		if after := read(); after != before {
 			t.Errorf("the threads after -repair:\n%s\nbefore:\n%s", after, before)
 		}
+		// A record that is no record of this layout: a hash of layout 4.
+		do("DEL", key(cids[2]))
+		do("HSET", key(cids[2]), "u", "1")
+		if code, out, _ := votectl(t, addr, "", "-prefix", "p", "check"); code != 1 ||
+			!strings.Contains(out, "comment "+cids[2]+": not a record of layout 5") {
+			t.Errorf("check of a hash: %d\n%s", code, out)
+		}
+	})
+}
+
+// Every record the library writes, a placeholder's among them, reads
+// and writes back byte for byte (crecord.String is commentRecord).
+func TestCommentRecordBytes(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		now := time.Now()
+		fillComments(t, addr, "b", &now)
+		keys, err := redis.Strings(do("KEYS", "{b}:comment:*"))
+		if err != nil || len(keys) < 50 {
+			t.Fatal(len(keys), err)
+		}
+		var deleted, weighted int
+		for _, k := range keys {
+			s, err := redis.String(do("GET", k))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, err := parseComment(s)
+			if err != nil {
+				t.Fatalf("%s: %v: %q", k, err, s)
+			}
+			if got := c.String(); got != s {
+				t.Errorf("%s: the library wrote\n%q, votectl writes\n%q", k, s, got)
+			}
+			if c.Deleted {
+				deleted++
+				if c.Body != "" || c.Poster == "" {
+					t.Errorf("%s: a placeholder with body %q and poster %q", k, c.Body, c.Poster)
+				}
+			}
+			if c.Weight != "" {
+				weighted++
+			}
+		}
+		if deleted == 0 || weighted == 0 {
+			t.Errorf("%d placeholders, %d with a weight: the test covers too little", deleted, weighted)
+		}
+	})
+}
+
+// A store of layout 4, or one whose comments Reconfigure is moving, is
+// refused by the commands that read comments, with what to do; once
+// Reconfigure has run, they read it.
+func TestCommentsOfLayout4Refused(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		now := time.Now()
+		st := fillComments(t, addr, "m", &now)
+		id, err := redis.String(do("GET", "{m}:store"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := func(when, want string) {
+			t.Helper()
+			for _, cmd := range []string{"check", "export"} {
+				code, out, errs := votectl(t, addr, "", "-prefix", "m", cmd)
+				if code != 2 || !strings.Contains(errs, want) || !strings.Contains(errs, "votectl options") || out != "" {
+					t.Errorf("%s %s: exit %d, stderr %q, want 2 and %q\n%s", when, cmd, code, errs, want, out)
+				}
+			}
+			if code, out, errs := votectl(t, addr, "", "-prefix", "m", "info"); code == 2 || !strings.Contains(out, "WARNING: ") || !strings.Contains(out, want) {
+				t.Errorf("%s info: exit %d\n%s%s", when, code, out, errs)
+			}
+		}
+		do("SET", "{m}:store", "4"+strings.TrimPrefix(id, "5"))
+		refused("recorded as layout 4", "the store records layout 4")
+		do("SET", "{m}:store", id)
+		do("SET", "{m}:cmoving", "0")
+		refused("moving", "still moving from layout 4 to 5")
+		// Reconfigure moves what is left, here nothing.
+		if _, err := st.Reconfigure(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if code, out, errs := votectl(t, addr, "", "-prefix", "m", "check"); code != 0 {
+			t.Errorf("check after Reconfigure: %d\n%s%s", code, out, errs)
+		}
 	})
 }
 
@@ -368,7 +491,7 @@ func TestCheckComments(t *testing.T) {
 func TestCheckCommentKarma(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
-		st, err := voting.New(pool(addr), commentOptions("k")...)
+		st, err := voting.New(pool(addr, "k"), commentOptions("k")...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -392,6 +515,32 @@ func TestCheckCommentKarma(t *testing.T) {
 		do("ZINCRBY", "{k}:karma", "5", "bob")
 		if code, out, _ := votectl(t, addr, "", "-prefix", "k", "check"); code != 1 || !strings.Contains(out, `karma of "bob" is -5, its standing votes make 0`) {
 			t.Errorf("check: %d\n%s", code, out)
+		}
+	})
+}
+
+// An export of a store of layout 4 (its comment lines are the same)
+// imports into a store of layout 5, which records its own layout.
+func TestImportExportOfLayout4(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		now := time.Now()
+		fillComments(t, addr, "e4", &now)
+		_, export, _ := votectl(t, addr, "", "-prefix", "e4", "export")
+		old := strings.Replace(export, `"identity":"5 `, `"identity":"4 `, 1)
+		if old == export {
+			t.Fatal("the export records no identity of layout 5")
+		}
+		if code, _, errs := votectl(t, addr, old, "-prefix", "e5", "import"); code != 0 {
+			t.Fatalf("import: %d %s", code, errs)
+		}
+		if id, err := redis.String(do("GET", "{e5}:store")); err != nil || !strings.HasPrefix(id, "5 ") {
+			t.Errorf("the import records %q, %v", id, err)
+		}
+		if code, out, errs := votectl(t, addr, "", "-prefix", "e5", "check"); code != 0 {
+			t.Errorf("check: %d\n%s%s", code, out, errs)
+		}
+		if _, again, _ := votectl(t, addr, "", "-prefix", "e5", "export"); again != export {
+			t.Errorf("the import exports otherwise")
 		}
 	})
 }

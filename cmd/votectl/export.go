@@ -58,7 +58,10 @@ import (
 // caches are not exported: they derive from the records, and import
 // rebuilds them; so are a comment's depth, its place among its siblings
 // (time order is id order), its live replies, the kids orderings and the
-// articles' live comment counts (comments.go).
+// articles' live comment counts (comments.go). The lines are the same
+// whatever the layout of the comments' keys: an export of a store of
+// layout 4 imports into one of this layout (voting.LayoutVersion), which
+// the import records.
 type line struct {
 	Type string `json:"type"`
 	// options
@@ -132,6 +135,9 @@ func cmdExport(e *env, args []string) error {
 	}
 	if len(inv.names(famOther)) > 0 && inv.has(famOther, importMarker) {
 		return usagef("the store holds an unfinished import (%s): finish it with import -resume first", e.l.marker())
+	}
+	if err := e.commentsReadable(inv); err != nil {
+		return err
 	}
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	ids := inv.ids(famArticle)

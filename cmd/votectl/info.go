@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"sort"
@@ -69,6 +70,9 @@ func cmdInfo(e *env, args []string) error {
 		fmt.Fprintf(w, "identity recorded: none (an empty store, or one written before layouts were recorded)\n")
 	}
 	fmt.Fprintf(w, "options the data shows: %s\n", e.shownOptions(inv))
+	if err := e.commentsReadable(inv); err != nil {
+		fmt.Fprintf(w, "WARNING: %v\n", err)
+	}
 	if inv.has(famOther, importMarker) {
 		fmt.Fprintf(w, "WARNING: an unfinished import (%s): run import -resume\n", e.l.marker())
 	}
@@ -113,11 +117,15 @@ func cmdInfo(e *env, args []string) error {
 		fmt.Fprintf(w, "%-12s %10d %14s\n", strings.TrimSuffix(fam, ":"), len(names), approx+bytesize(est))
 	}
 	fmt.Fprintf(w, "%-12s %10d %14s\n", "total", inv.n, bytesize(total))
-	n, err := st.Count(e.ctx)
-	if err != nil {
+	switch n, err := st.Count(e.ctx); {
+	case errors.Is(err, voting.ErrIncompatible):
+		// A store to migrate (the WARNING above): info shows it still.
+		fmt.Fprintf(w, "articles: %d records (Count refused: %v)\n", len(inv.ids(famArticle)), err)
+	case err != nil:
 		return fmt.Errorf("counting articles: %w", err)
+	default:
+		fmt.Fprintf(w, "articles: %d (Count), %d records\n", n, len(inv.ids(famArticle)))
 	}
-	fmt.Fprintf(w, "articles: %d (Count), %d records\n", n, len(inv.ids(famArticle)))
 	fmt.Fprintf(w, "open for voting: %d\n", len(inv.ids(famVoted)))
 	h, err := st.Check(e.ctx)
 	if err != nil {

@@ -6,9 +6,9 @@ package main
 // values, and the writes that put an article and its indexes in place.
 // It follows the package documentation ("Key layout", doc.go),
 // lua/lib/record.lua (RECORD, VOTE_META, eachIndex), lua/lib/comments.lua
-// (CFIELDS, META, corderings) and the orderings' values of
-// voting.Order.Value;
-// when the layout changes, this file changes with it, and nothing else
+// (CREC, commentRecord, topMember, TOP_BASE, placeAt) and the orderings'
+// values of voting.Order.Value (layout 5, voting.LayoutVersion); when
+// the layout changes, this file changes with it, and nothing else
 // in votectl names a key.
 
 import (
@@ -53,11 +53,12 @@ const (
 	famUpvoted   = "upvoted:"
 	famVoteLog   = "votelog:"
 	famLastPost  = "lastpost:"
-	// The comments' (layout 4).
+	// The comments' (layout 5).
 	famCSeq        = "cseq"
 	famComments    = "comments"
+	famMoving      = "cmoving" // while Reconfigure moves the comments of a store of layout 4
 	famComment     = "comment:"
-	famCBody       = "cbody:"
+	famCBody       = "cbody:" // layout 4's bodies: none in a store of layout 5
 	famThread      = "thread:"
 	famKids        = "kids:"
 	famCVoted      = "cvoted:"
@@ -68,7 +69,7 @@ const (
 
 var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
-	famCSeq, famComments, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
+	famCSeq, famComments, famMoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
 
 // importMarker is the key votectl's import writes first and deletes last
 // (export.go): while it exists, the store holds an unfinished import.
@@ -82,7 +83,7 @@ func (l layout) family(key string) (fam, name string, ok bool) {
 		return "", "", false
 	}
 	switch rest {
-	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments:
+	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving:
 		return rest, "", true
 	}
 	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,
@@ -172,17 +173,9 @@ var errMalformed = errors.New("malformed record")
 
 func parseRecord(s string) (record, error) {
 	var f [7]string
-	rest := s
-	for i := range f {
-		sep := byte(' ')
-		if i == 6 {
-			sep = ':'
-		}
-		j := strings.IndexByte(rest, sep)
-		if j < 0 {
-			return record{}, errMalformed
-		}
-		f[i], rest = rest[:j], rest[j+1:]
+	rest, ok := cutFields(s, f[:])
+	if !ok {
+		return record{}, errMalformed
 	}
 	var n [5]int64
 	for i, at := range [...]int{0, 1, 2, 5, 6} {
@@ -201,6 +194,18 @@ func parseRecord(s string) (record, error) {
 	}
 	return record{Up: n[0], Down: n[1], Posted: n[2], Weight: f[3], Orders: f[4],
 		Poster: rest[:np], Title: rest[np : np+nt], Link: rest[np+nt:]}, nil
+}
+
+// cutFields cuts the head of a record (an article's, a comment's), all
+// before its first ':', into the fields f, separated by single spaces,
+// and returns the rest: no field of a head holds a ':'.
+func cutFields(s string, f []string) (rest string, ok bool) {
+	head, rest, ok := strings.Cut(s, ":")
+	if !ok || strings.Count(head, " ") != len(f)-1 {
+		return "", false
+	}
+	copy(f, strings.Split(head, " "))
+	return rest, true
 }
 
 func (r record) String() string {
@@ -370,96 +375,140 @@ func (l layout) putArgs(id string, r record, writeRecord bool, closes, expireAtM
 		r.value("score"), r.value("top"), r.value("hot"), r.value("best"), r.value("controversial")}
 }
 
-// Comments (lua/lib/comments.lua): a comment's record is a hash of the
-// fields CFIELDS names, its body a string of its own, and each parent's
-// replies are a linked list by id (f newest, l oldest, nx next older, pv
-// previous newer) and sorted sets, one per ordering, at
-// kids:<ordering>:<parent>, the parent named by its cid or by "a" and
-// the article's id for the top level.
+// Comments (lua/lib/comments.lua, layout 5): a comment's record is one
+// string, its body included (CREC), and each parent's replies are a
+// linked list by id (first newest, last oldest, next older, prev newer)
+// and sorted sets: Best and Top in one, kids:<parent>, in two bands (the
+// best value under member(cid), the top value less topBase under
+// topMember(cid)), and each optional ordering at
+// kids:<ordering>:<parent>; the parent is named by its cid, or by "a" and
+// the article's id for the top level. Layout 4 kept the record in a hash,
+// the body at cbody:<cid>, and Best and Top at kids:best:<parent> and
+// kids:top:<parent>: votectl refuses a store of layout 4, or one whose
+// comments Reconfigure is moving (cmoving), and check reports those keys
+// in a store of layout 5.
 
 // commentOrders are the optional comment orderings beside best and top,
 // in lib/comments.lua CORDERINGS's order.
 var commentOrders = []string{"hot", "controversial", "score"}
 
-// crecord is a comment's record: META's fields (its m), and the others.
+// topBase is lib/comments.lua TOP_BASE, 2^50: a reply's top value less it
+// is its score in its parent's top band.
+const topBase = 1 << 50
+
+// topMember is a comment's member in its parent's top band: as member,
+// with capitals (lib/comments.lua topMember).
+func topMember(id string) string { return string(rune(64+len(id))) + id }
+
+// crecord is a comment's record (lib/comments.lua CREC).
 type crecord struct {
+	Up, Down, Replies       int64
+	First, Last, Next, Prev string // "" for none
+	Deleted                 bool
 	Article, Parent         string // Parent "" for a reply to the article
 	Posted, Closes          int64
 	Depth                   int
 	Orders, Weight          string // "hot,score" ("" for none); the weight "" unless in score
-	Up, Down, Replies       int64
-	Poster                  string
-	Deleted                 bool
-	First, Last, Next, Prev string // f, l, nx, pv
+	Poster, Body            string // Body "" once deleted; its first byte only from a head (readChunk)
 }
 
-// parseComment reads a comment's record from its hash.
-func parseComment(h map[string]string) (crecord, error) {
-	f := strings.Split(h["m"], " ")
-	if len(f) != 7 {
-		return crecord{}, fmt.Errorf("%w: field m %q", errMalformed, h["m"])
+// The offsets of a record's fields that the store's scripts write in
+// place (lib/comments.lua C_UP...), each of linkDigits digits, and the
+// most bytes of a record's head, all but its body, that the store reads
+// (lib/comments.lua HEAD).
+const (
+	cUp, cReplies, cFirst, cLast, cNext, cPrev = 0, 22, 33, 44, 55, 66
+	linkDigits                                 = 10
+	maxHead                                    = 640
+)
+
+// parseComment reads a comment's record.
+func parseComment(s string) (crecord, error) {
+	var f [16]string
+	rest, ok := cutFields(s, f[:])
+	if !ok {
+		return crecord{}, errMalformed
 	}
-	c := crecord{Article: f[0], Parent: f[1], Orders: f[5], Weight: f[6], Poster: h["n"], Deleted: h["x"] == "1",
-		First: h["f"], Last: h["l"], Next: h["nx"], Prev: h["pv"]}
-	if c.Parent == "0" {
-		c.Parent = ""
-	}
-	var n [8]int64
-	for i, s := range []string{f[2], f[3], f[4], h["u"], h["d"], h["r"]} {
-		v, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			return crecord{}, fmt.Errorf("%w: %q is not a number", errMalformed, s)
+	var n [11]int64 // up, down, replies, the four links, posted, closes, depth, #poster
+	for i, at := range [...]int{0, 1, 2, 3, 4, 5, 6, 10, 11, 12, 15} {
+		v, err := strconv.ParseInt(f[at], 10, 64)
+		if err != nil || v < 0 && at != 10 && at != 11 || at < 7 && len(f[at]) != linkDigits {
+			return crecord{}, fmt.Errorf("%w: field %d %q", errMalformed, at+1, f[at])
 		}
 		n[i] = v
 	}
-	c.Posted, c.Closes, c.Depth, c.Up, c.Down, c.Replies = n[0], n[1], int(n[2]), n[3], n[4], n[5]
-	if !canonicalID(c.Article) || (c.Parent != "" && !canonicalID(c.Parent)) {
-		return crecord{}, fmt.Errorf("%w: field m %q", errMalformed, h["m"])
+	link := func(v int64) string {
+		if v == 0 {
+			return ""
+		}
+		return strconv.FormatInt(v, 10)
+	}
+	c := crecord{Up: n[0], Down: n[1], Replies: n[2], First: link(n[3]), Last: link(n[4]), Next: link(n[5]),
+		Prev: link(n[6]), Deleted: f[7] == "1", Article: f[8], Parent: f[9], Posted: n[7], Closes: n[8],
+		Depth: int(n[9]), Orders: f[13], Weight: f[14]}
+	if c.Parent == "0" {
+		c.Parent = ""
+	}
+	if f[7] != "0" && f[7] != "1" || !canonicalID(c.Article) || (c.Parent != "" && !canonicalID(c.Parent)) {
+		return crecord{}, fmt.Errorf("%w: deleted %q, article %q, parent %q", errMalformed, f[7], f[8], f[9])
 	}
 	if c.Weight != "" {
 		if _, err := strconv.ParseFloat(c.Weight, 64); err != nil {
 			return crecord{}, fmt.Errorf("%w: weight %q", errMalformed, c.Weight)
 		}
 	}
+	if n[10] > int64(len(rest)) {
+		return crecord{}, fmt.Errorf("%w: lengths past its end", errMalformed)
+	}
+	c.Poster, c.Body = rest[:n[10]], rest[n[10]:]
 	return c, nil
 }
 
-// meta is the record's m (lib/comments.lua commentMeta).
-func (c crecord) meta() string {
+// String is the record as lib/comments.lua commentRecord writes it, byte
+// for byte.
+func (c crecord) String() string {
 	p := c.Parent
 	if p == "" {
 		p = "0"
 	}
-	return fmt.Sprintf("%s %s %d %d %d %s %s", c.Article, p, c.Posted, c.Closes, c.Depth, c.Orders, c.Weight)
+	x := "0"
+	if c.Deleted {
+		x = "1"
+	}
+	return fmt.Sprintf("%010d %010d %010d %s %s %s %s %s %s %s %d %d %d %s %s %d:%s%s", c.Up, c.Down, c.Replies,
+		padLink(c.First), padLink(c.Last), padLink(c.Next), padLink(c.Prev), x,
+		c.Article, p, c.Posted, c.Closes, c.Depth, c.Orders, c.Weight, len(c.Poster), c.Poster, c.Body)
 }
 
-// fields are the record's fields and values, in CFIELDS's order, those
-// absent left out: HSET's arguments after the key.
-func (c crecord) fields() []interface{} {
-	out := []interface{}{"u", c.Up, "d", c.Down, "m", c.meta(), "n", c.Poster, "r", c.Replies}
-	if c.Deleted {
-		out = append(out, "x", "1")
-	}
-	for _, f := range [][2]string{{"f", c.First}, {"l", c.Last}, {"nx", c.Next}, {"pv", c.Prev}} {
-		if f[1] != "" {
-			out = append(out, f[0], f[1])
+// padLink is a link field as the record holds it: the cid with leading
+// zeros, all zeros for none.
+func padLink(id string) string {
+	return strings.Repeat("0", max(linkDigits-len(id), 0)) + id
+}
+
+// place is a comment's entry in one of its parent's sorted sets.
+type place struct {
+	key, member string
+	value       float64
+	ordering    string // the ordering of the value: best, top or an optional one
+}
+
+// places are the comment's entries in its parent's sorted sets: its best
+// and top bands, then its optional orderings (lib/comments.lua placeAt).
+func (c crecord) places(l layout, id string) []place {
+	name := c.parentName()
+	out := []place{{l.kids(name), member(id), c.value("best"), "best"},
+		{l.kids(name), topMember(id), c.value("top") - topBase, "top"}}
+	if c.Orders != "" {
+		for _, o := range strings.Split(c.Orders, ",") {
+			out = append(out, place{l.kidsOrdering(o, name), member(id), c.value(o), o})
 		}
 	}
 	return out
 }
 
-// orderings are the orderings of its parent that hold the comment: best
-// and top, then its own (lib/comments.lua corderings).
-func (c crecord) orderings() []string {
-	out := []string{"best", "top"}
-	if c.Orders != "" {
-		out = append(out, strings.Split(c.Orders, ",")...)
-	}
-	return out
-}
-
 // value is the comment's value in an ordering (voting.Order.Value, as
-// lib/comments.lua cvalue): its weight counts in score only.
+// lib/record.lua value): its weight counts in score only.
 func (c crecord) value(ordering string) float64 {
 	w := c.Weight
 	if w == "" {
@@ -476,10 +525,26 @@ func (c crecord) parentName() string {
 	return c.Parent
 }
 
-// kids is the key of the replies to parent (a cid, or "a" and an
-// article id) in an ordering.
-func (l layout) kids(ordering, parent string) string {
+// kids is the key of the replies to parent (a cid, or "a" and an article
+// id) in Best and Top; kidsOrdering in an optional ordering.
+func (l layout) kids(parent string) string { return l.key(famKids, parent) }
+func (l layout) kidsOrdering(ordering, parent string) string {
 	return l.key(famKids, ordering+":"+parent)
+}
+
+// kidsName splits the name of a kids key (after "kids:") into its
+// ordering ("" for Best and Top) and its parent; ok is false for a name
+// layout 5 does not make, kids:best: and kids:top: of layout 4 among
+// them.
+func kidsName(name string) (ordering, parent string, ok bool) {
+	ordering, parent, found := strings.Cut(name, ":")
+	if !found {
+		ordering, parent = "", name
+	} else if !contains(commentOrders, ordering) {
+		return "", "", false
+	}
+	id := strings.TrimPrefix(parent, "a")
+	return ordering, parent, canonicalID(id)
 }
 
 // cvoteField is a vote's field in the article's comment voter record.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +17,15 @@ import (
 	"github.com/votekit/voting/internal/redistest"
 )
 
-// backends runs fn on miniredis and on a redis-server of the test's own.
+func TestMain(m *testing.M) {
+	os.Exit(redistest.Main(m, nil))
+}
+
+// backends runs fn on miniredis, on a redis-server of the test's own, and
+// on the test binary's Redis Cluster (redistest.SharedCluster), where
+// each store is on the node of its prefix's slot: votectl and pool reach
+// it there (clusterAddr), and do sends a command to the node of its
+// first argument.
 func backends(t *testing.T, fn func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error))) {
 	t.Run("miniredis", func(t *testing.T) {
 		mr := miniredis.RunT(t)
@@ -28,6 +38,57 @@ func backends(t *testing.T, fn func(t *testing.T, addr string, do func(string, .
 		srv := redistest.Start(t)
 		fn(t, srv.Addr, srv.Do)
 	})
+	t.Run("cluster", func(t *testing.T) {
+		c, owners := redistest.SharedCluster(t)
+		// The tests share the cluster, and their prefixes: each starts on
+		// an empty one.
+		for _, n := range c.Nodes {
+			if _, err := n.Do("FLUSHALL"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		node := func(key string) string { return owners[redistest.Slot(key)].Addr }
+		clusterMu.Lock()
+		clusterNodes = node
+		clusterMu.Unlock()
+		fn(t, clusterAddr, func(cmd string, args ...interface{}) (interface{}, error) {
+			key := "{" + voting.DefaultKeyPrefix + "}:" // commands of no key: the default store's node
+			if len(args) > 0 && cmd != "FUNCTION" {
+				if s, ok := args[0].(string); ok {
+					key = s
+				}
+			}
+			if cmd == "FLUSHALL" {
+				for _, n := range c.Nodes {
+					if _, err := n.Do(cmd, args...); err != nil {
+						return nil, err
+					}
+				}
+				return "OK", nil
+			}
+			return dialDo(t, node(key))(cmd, args...)
+		})
+	})
+}
+
+// clusterAddr stands for the cluster in the tests' addr: votectl and
+// pool take the node of the prefix they are given.
+const clusterAddr = "cluster"
+
+var (
+	clusterMu    sync.Mutex
+	clusterNodes func(key string) string // the address of the node of key's slot
+)
+
+// nodeOf is addr, or on the cluster, the address of the node of the
+// store under prefix.
+func nodeOf(addr, prefix string) string {
+	if addr != clusterAddr {
+		return addr
+	}
+	clusterMu.Lock()
+	defer clusterMu.Unlock()
+	return clusterNodes("{" + prefix + "}:")
 }
 
 func dialDo(t *testing.T, addr string) func(string, ...interface{}) (interface{}, error) {
@@ -41,13 +102,22 @@ func dialDo(t *testing.T, addr string) func(string, ...interface{}) (interface{}
 	}
 }
 
-func pool(addr string) *redis.Pool {
+// pool reaches the store under prefix.
+func pool(addr, prefix string) *redis.Pool {
+	addr = nodeOf(addr, prefix)
 	return &redis.Pool{MaxIdle: 4, Dial: func() (redis.Conn, error) { return redis.Dial("tcp", addr) }}
 }
 
 // votectl runs the command and returns its exit status, stdout and stderr.
 func votectl(t *testing.T, addr, stdin string, args ...string) (int, string, string) {
 	t.Helper()
+	prefix := voting.DefaultKeyPrefix
+	for i, a := range args {
+		if a == "-prefix" && i+1 < len(args) {
+			prefix = args[i+1]
+		}
+	}
+	addr = nodeOf(addr, prefix)
 	var out, errb bytes.Buffer
 	code := run(context.Background(), append([]string{"-redis", addr, "-quiet"}, args...), strings.NewReader(stdin), &out, &errb, false)
 	return code, out.String(), errb.String()
@@ -67,7 +137,7 @@ func fill(t *testing.T, addr, prefix string) *voting.Store {
 	ctx := context.Background()
 	now := time.Now()
 	clock := func() time.Time { return now }
-	st, err := voting.New(pool(addr), append(fullOptions(prefix), voting.WithClock(func() time.Time { return clock() }))...)
+	st, err := voting.New(pool(addr, prefix), append(fullOptions(prefix), voting.WithClock(func() time.Time { return clock() }))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +220,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 		ctx := context.Background()
 		stores := map[string]*voting.Store{}
 		for _, p := range []string{"src", "dst"} {
-			st, err := voting.New(pool(addr), fullOptions(p)...)
+			st, err := voting.New(pool(addr, p), fullOptions(p)...)
 			if err != nil {
 				t.Fatal(err)
 			}
