@@ -86,6 +86,9 @@ func TestReconfigureLayout4(t *testing.T) {
 				t.Errorf("%s while comments move: %v, want ErrIncompatible", name, err)
 			}
 		}
+		if h, err := s.Check(ctx); err != nil || !h.Serious || !strings.Contains(strings.Join(h.Problems, "\n"), "comments of layout 4") {
+			t.Errorf("Check while comments move = %+v, %v", h.Problems, err)
+		}
 		// A vote on a comment moved counts; cancelled, the store is as it was.
 		if r := mustVoteComment(t, s, "zed", ids[0], Downvote); r.Previous != NoVote {
 			t.Fatalf("a vote on a moved comment: %+v", r)
@@ -104,6 +107,9 @@ func TestReconfigureLayout4(t *testing.T) {
 		}
 		if got := dumpStore(t, b, s); got != want {
 			t.Fatalf("moved:\n%s\nwant\n%s", got, want)
+		}
+		if h, err := s.Check(ctx); err != nil || strings.Contains(strings.Join(h.Problems, "\n"), "comments of layout 4") {
+			t.Errorf("Check after the move = %+v, %v", h.Problems, err)
 		}
 		after, err := s.Thread(ctx, a.ID, Best, MaxThread)
 		if err != nil || len(after) != len(thread) {
