@@ -34,8 +34,8 @@ if tonumber(now) >= tonumber(closes) then
   return {CLOSED}
 end
 
--- The parent, of this article, and not too deep; the ancestors' heads,
--- whose live counts the comment adds to.
+-- The parent, of this article, and not too deep; the ancestors and their
+-- live counts, which the comment adds to.
 moving(k.comment)
 local depth, up, counts = 0, {}, {}
 local pc -- the parent's head

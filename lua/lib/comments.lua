@@ -80,8 +80,7 @@ end
 -- parseComment returns the comment whose record (or head) is s, at key,
 -- as a table: u, d, r its counts, f, l, nx, pv its links (strings, nil
 -- for none), x '1' when deleted, a, p (nil for none), t, c, h, o, w (nil
--- for none) its meta's, n the poster, rec the record and at where the
--- body starts in it.
+-- for none) its meta's, n the poster, and rec the record (or head).
 local function parseComment(s, key)
   local u, d, r, f, l, nx, pv, x, a, p, t, closes, h, o, w, np, at = string.match(s, CREC)
   if not at then
@@ -90,7 +89,7 @@ local function parseComment(s, key)
   np = tonumber(np)
   return {u = u, d = d, r = r, f = unpad(f), l = unpad(l), nx = unpad(nx), pv = unpad(pv),
     x = x == '1' and '1' or nil, a = a, p = p ~= '0' and p or nil, t = t, c = closes, h = h,
-    o = o ~= '' and o or nil, w = w ~= '' and w or nil, n = string.sub(s, at, at + np - 1), rec = s, at = at + np}
+    o = o ~= '' and o or nil, w = w ~= '' and w or nil, n = string.sub(s, at, at + np - 1), rec = s}
 end
 
 -- commentRecord returns the record of c (parseComment's fields) with
@@ -156,11 +155,6 @@ local function linkAt(rec, off, key)
     return error('voting: key ' .. key .. ' holds no comment', 0)
   end
   return tostring(n)
-end
-
--- bodyOf returns the body of c, read whole (readComment).
-local function bodyOf(c)
-  return string.sub(c.rec, c.at)
 end
 
 -- setLink writes a link field of the record at key: off one of C_FIRST,
