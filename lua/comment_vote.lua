@@ -69,7 +69,12 @@ if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
 -- at another fails it after the first is put back (as lib/vote.lua
 -- does). A store with rules writes their keys first (karmaRules, which
 -- checks them), so it checks the orderings before.
-local keys, ords = kidsKeys(k, {a = aid, p = parent, o = orders})
+local keys, ords
+if orders == '' then
+  keys, ords = {k.kids .. (parent or 'a' .. aid)}, NO_ORDERS
+else
+  keys, ords = kidsKeys(k, {a = aid, p = parent, o = orders})
+end
 -- The store's identity (checkStore), deferred to here, where the vote
 -- writes, as lib/vote.lua vote defers it.
 checkStore(storeKey, storeIdentity, 'w')
