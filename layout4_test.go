@@ -237,3 +237,48 @@ func downgrade(t testing.TB, b *backend, s *Store) {
 		cmds = cmds[n:]
 	}
 }
+
+// TestCommentRecordMalformed: a string at a comment's key that is no
+// record of this layout, written by hand, fails every call about it with
+// an error, and changes nothing; so does one whose head is longer than a
+// head read takes (HEAD, which no Comment writes), but for the reads of
+// whole records (Thread, CommentsByID), which read it right.
+func TestCommentRecordMalformed(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, WithEditWindow(time.Hour))
+		a := mustPost(t, s, "alice", "t")
+		c := mustComment(t, s, a.ID, "", "bob", "first")
+		mustComment(t, s, a.ID, c.ID, "carol", "reply")
+		key := s.keys.commentKey(c.ID)
+		rec, err := redis.String(b.do(t, "GET", key), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, _, _ := strings.Cut(rec, ":")
+		cut := head[:strings.LastIndexByte(head, ' ')+1] + "700:bob" + strings.Repeat("x", 700)
+		for _, bad := range []string{"foreign", cut, strings.Replace(rec, " ", "  ", 1)} {
+			b.do(t, "SET", key, bad)
+			before := dumpStore(t, b, s)
+			calls := map[string]func() error{
+				"VoteComment":    func() error { _, err := s.VoteComment(ctx, "dave", c.ID, Upvote); return err },
+				"Thread":         func() error { _, err := s.Thread(ctx, a.ID, TimeDesc, 10); return err },
+				"Replies":        func() error { _, err := s.Replies(ctx, c.ID, Best, 10); return err },
+				"CommentsByID":   func() error { _, err := s.CommentsByID(ctx, []string{c.ID}); return err },
+				"CommentVotesOf": func() error { _, err := s.CommentVotesOf(ctx, "bob", []string{c.ID}); return err },
+				"EditComment":    func() error { _, err := s.EditComment(ctx, c.ID, "bob", "edited"); return err },
+				"DeleteComment":  func() error { return s.DeleteComment(ctx, c.ID) },
+				"Comment":        func() error { _, err := s.Comment(ctx, a.ID, c.ID, "dave", "x"); return err },
+			}
+			for name, call := range calls {
+				err := call()
+				if bad == cut && (name == "Thread" || name == "CommentsByID") {
+					continue
+				}
+				if err == nil || errors.Is(err, ErrNotFound) {
+					t.Errorf("%.20q: %s = %v, want an error", bad, name, err)
+				}
+			}
+			wantUnchanged(t, b, s, "calls on a malformed record", before)
+		}
+	})
+}

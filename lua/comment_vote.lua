@@ -36,7 +36,11 @@ if not (at and up and down) or string.byte(rec, C_DELETED + 1) == 49 then -- 49:
   return {NOT_FOUND}
 end
 if parent == '0' then parent = nil end
-local poster = string.sub(rec, at, at + tonumber(np) - 1)
+np = tonumber(np)
+if at + np - 1 > #rec then -- a head longer than HEAD, which no Comment writes
+  return error('voting: key ' .. key .. ' holds no comment', 0)
+end
+local poster = string.sub(rec, at, at + np - 1)
 if notBefore(now, closes) then
   checkStore(storeKey, storeIdentity, 'w')
   return {CLOSED}

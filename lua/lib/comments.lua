@@ -83,10 +83,12 @@ end
 -- for none) its meta's, n the poster, and rec the record (or head).
 local function parseComment(s, key)
   local u, d, r, f, l, nx, pv, x, a, p, t, closes, h, o, w, np, at = string.match(s, CREC)
-  if not at then
+  np = tonumber(np)
+  -- A head cut short (longer than HEAD, which no Comment writes) is no
+  -- comment either: a write of it would lose the poster.
+  if not at or at + np - 1 > #s then
     return error('voting: key ' .. key .. ' holds no comment', 0)
   end
-  np = tonumber(np)
   return {u = u, d = d, r = r, f = unpad(f), l = unpad(l), nx = unpad(nx), pv = unpad(pv),
     x = x == '1' and '1' or nil, a = a, p = p ~= '0' and p or nil, t = t, c = closes, h = h,
     o = o ~= '' and o or nil, w = w ~= '' and w or nil, n = string.sub(s, at, at + np - 1), rec = s}
