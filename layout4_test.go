@@ -1,8 +1,13 @@
 package voting
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand"
+	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -281,4 +286,143 @@ func TestCommentRecordMalformed(t *testing.T) {
 			wantUnchanged(t, b, s, "calls on a malformed record", before)
 		}
 	})
+}
+
+// TestReconfigureLayout4Recorded: a store that the library of layout 4
+// wrote (testdata/layout4/store.json: 180 comments on three articles,
+// voted, some deleted, one edited; dumped by a driver of release
+// 5cad6e7), moved by Reconfigure, reads as that library read it
+// (testdata/layout4/reads.json: each Thread, Replies, CommentsByID,
+// CommentVotesOf, Articles and UserComments, a line each).
+func TestReconfigureLayout4Recorded(t *testing.T) {
+	var dump []struct {
+		Key    string   `json:"key"`
+		Type   string   `json:"type"`
+		Values []string `json:"values"`
+		PTTL   int64    `json:"pttl"`
+	}
+	var want map[string][]string
+	for name, v := range map[string]interface{}{"store.json": &dump, "reads.json": &want} {
+		b, err := os.ReadFile(filepath.Join("testdata", "layout4", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, WithOrders(Hot, ScoreDesc), WithUserPages(), WithEditWindow(time.Hour))
+		tag := "{" + s.keys.prefix + "}:"
+		for _, e := range dump {
+			key := tag + strings.TrimPrefix(e.Key, "{x}:")
+			args := []interface{}{key}
+			switch e.Type {
+			case "string":
+				b.do(t, "SET", key, e.Values[0])
+				continue
+			case "zset":
+				for i := 0; i < len(e.Values); i += 2 {
+					args = append(args, e.Values[i+1], e.Values[i])
+				}
+				b.do(t, "ZADD", args...)
+			case "hash":
+				for _, v := range e.Values {
+					args = append(args, v)
+				}
+				b.do(t, "HSET", args...)
+			default:
+				t.Fatalf("%s: type %s", e.Key, e.Type)
+			}
+			if e.PTTL > 0 {
+				b.do(t, "PEXPIRE", key, e.PTTL)
+			}
+		}
+		if _, err := s.Thread(ctx, "1", Best, 10); !errors.Is(err, ErrIncompatible) {
+			t.Fatalf("Thread of layout 4 = %v", err)
+		}
+		if was, err := s.Reconfigure(ctx); err != nil || was.Layout != 4 {
+			t.Fatalf("Reconfigure = %v, %v", was, err)
+		}
+		got, err := layout4Reads(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, lines := range want {
+			if !slices.Equal(got[name], lines) {
+				t.Errorf("%s:\n%s\nwant\n%s", name, strings.Join(got[name], "\n"), strings.Join(lines, "\n"))
+			}
+		}
+		if len(got) != len(want) {
+			t.Errorf("%d reads, want %d", len(got), len(want))
+		}
+		for _, k := range b.storeKeys(t, s) {
+			if strings.HasPrefix(k, s.keys.body) || strings.HasPrefix(k, s.keys.kids+"best:") || strings.HasPrefix(k, s.keys.kids+"top:") || k == s.keys.moving {
+				t.Errorf("left by the move: %s", k)
+			}
+		}
+	})
+}
+
+// layout4Reads reads s every way the driver that wrote
+// testdata/layout4/reads.json read its store, a line each.
+func layout4Reads(s *Store) (map[string][]string, error) {
+	out := map[string][]string{}
+	tree := func(name string, list []ThreadComment) {
+		for _, c := range list {
+			out[name] = append(out[name], fmt.Sprintf("%s %d %d", c.ID, c.Depth, c.More))
+		}
+	}
+	for _, aid := range []string{"1", "2", "3"} {
+		for _, o := range []Order{Best, Top, TimeDesc, TimeAsc, Hot, ScoreDesc} {
+			list, err := s.Thread(ctx, aid, o, MaxThread)
+			if err != nil {
+				return nil, err
+			}
+			tree("thread/"+aid+"/"+o.String(), list)
+		}
+	}
+	for _, o := range []Order{Best, TimeAsc} {
+		list, err := s.Replies(ctx, "1", o, MaxThread)
+		if err != nil {
+			return nil, err
+		}
+		tree("replies/1/"+o.String(), list)
+	}
+	var all []string
+	for i := 1; i <= 300; i++ {
+		all = append(all, strconv.Itoa(i))
+	}
+	cs, err := s.CommentsByID(ctx, all)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cs {
+		out["byid"] = append(out["byid"], fmt.Sprintf("%s %s %q %q %q %d %d %d %d %v",
+			c.ID, c.Article, c.Parent, c.Poster, c.Body, c.Posted.Unix(), c.Upvotes, c.Downvotes, c.Replies, c.Deleted))
+	}
+	votes, err := s.CommentVotesOf(ctx, "v3", all)
+	if err != nil {
+		return nil, err
+	}
+	for i, v := range votes {
+		if v != NoVote {
+			out["votes"] = append(out["votes"], all[i]+" "+v.String())
+		}
+	}
+	arts, err := s.Articles(ctx, ScoreDesc, 1)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range arts {
+		out["articles"] = append(out["articles"], fmt.Sprintf("%s %d %d %d", a.ID, a.Comments, a.Upvotes, a.Downvotes))
+	}
+	uc, err := s.UserComments(ctx, "u3", 1)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range uc {
+		out["user"] = append(out["user"], c.ID)
+	}
+	return out, nil
 }
