@@ -98,13 +98,13 @@ if phase == 'comments' then
     if t == 'hash' then
       work = work + 7
       local v = redis.call('HMGET', key, 'u', 'd', 'm', 'n', 'r', 'x', 'f', 'l', 'nx', 'pv')
-      local a, p, t, closes, h, o, w = string.match(v[3] or '', META4)
+      local a, p, posted, closes, h, o, w = string.match(v[3] or '', META4)
       if not a then
         return error('voting: key ' .. key .. ' holds no comment of layout 4', 0)
       end
       local c = {u = v[1] or 0, d = v[2] or 0, n = v[4] or '', r = v[5] or 0, x = v[6] == '1' and '1' or nil,
         f = v[7] or nil, l = v[8] or nil, nx = v[9] or nil, pv = v[10] or nil,
-        a = a, p = p ~= '0' and p or nil, t = t, c = closes, h = h, o = o ~= '' and o or nil, w = w ~= '' and w or nil}
+        a = a, p = p ~= '0' and p or nil, t = posted, c = closes, h = h, o = o ~= '' and o or nil, w = w ~= '' and w or nil}
       expect(k.body .. cid, 'string')
       c.body = c.x and '' or (redis.call('GET', k.body .. cid) or '')
       c.keys, c.ords = kidsKeys(k, c)
