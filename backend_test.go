@@ -409,16 +409,21 @@ func (b *backend) elapse(d time.Duration) {
 	time.Sleep(d)
 }
 
+// storePool returns the pool of the node that holds s's keys: on a
+// cluster, the node of its slot.
+func (b *backend) storePool(s *Store) *redis.Pool {
+	if b.node != nil {
+		return b.node(s.keys.seq)
+	}
+	return b.pool
+}
+
 // storeKeys returns every key under the store's prefix, sorted; on a
 // cluster, from the node of its slot, which its pattern's escapes may not
 // hash to.
 func (b *backend) storeKeys(t testing.TB, s *Store) []string {
 	t.Helper()
-	pool := b.pool
-	if b.node != nil {
-		pool = b.node(s.keys.seq)
-	}
-	c := pool.Get()
+	c := b.storePool(s).Get()
 	defer c.Close()
 	list, err := redis.Strings(c.Do("KEYS", s.keys.pattern()))
 	if err != nil {
@@ -527,11 +532,7 @@ func voterMeta(up, down, groups int, posted, closes int64, orders string) string
 
 func bigGroup(t testing.TB, b *backend, s *Store, group string, ids []string) {
 	t.Helper()
-	pool := b.pool
-	if b.node != nil {
-		pool = b.node(s.keys.seq) // on a cluster, the node of s's slot
-	}
-	c := pool.Get()
+	c := b.storePool(s).Get()
 	defer c.Close()
 	for i, id := range ids {
 		m := member(id)

@@ -249,27 +249,13 @@ func BenchmarkCommentDelete(b *testing.B) {
 	s, _ := newStore(b, be)
 	h := &hooks{}
 	hook(s, h)
-	var trips, usec int64
-	var cpu, wall, took time.Duration
-	ops := min(b.N, 3)
-	for i := 0; i < ops; i++ {
+	var cost stepCost
+	for i := 0; i < min(b.N, 3); i++ {
 		b.StopTimer()
 		a := mustPost(b, s, "poster", "tree").ID
 		ids := commentMany(b, pool, s, on(a), randomTree(100_000, 5_000, int64(i)), "A comment of about the length of a line of text.")
 		voteCommentsMany(b, pool, s, ids, 100_000, int64(i))
-		m := meter(b, pool, time.Millisecond)
-		t0 := h.trips.Load()
-		start := time.Now()
-		cpu = max(cpu, scriptCPU(b, pool, s, "delete", func() {
-			if err := s.Delete(ctx, a); err != nil {
-				b.Fatal(err)
-			}
-		}))
-		took += time.Since(start)
-		_, _, u := m.used(b)
-		usec += u
-		trips += h.trips.Load() - t0
-		wall = max(wall, longest(slowLog(b, pool)).took)
+		cost.run(b, pool, s, h, "delete", func() error { return s.Delete(ctx, a) })
 		if list, err := s.CommentsByID(ctx, ids[:MaxBatch]); err != nil || len(list) != 0 {
 			b.Fatalf("comments of the deleted article: %d left, %v", len(list), err)
 		}
@@ -277,13 +263,47 @@ func BenchmarkCommentDelete(b *testing.B) {
 			b.Fatalf("%d keys left after the Delete: %.8v", len(keys), keys)
 		}
 	}
-	b.ReportMetric(float64(took.Nanoseconds())/float64(ops), "ns/op")
-	b.ReportMetric(float64(usec)/float64(ops), "redis-µs/op")
-	b.ReportMetric(float64(trips)/float64(ops), "trips/op")
-	b.ReportMetric(float64(wall.Microseconds()), "max-cmd-µs")
-	b.ReportMetric(float64(cpu.Microseconds()), "max-cpu-µs")
-	if cpu >= 10*time.Millisecond {
-		b.Errorf("a step of Delete took %v of CPU time", cpu)
+	cost.report(b, "Delete")
+}
+
+// stepCost adds up the cost of calls made of bounded steps (a Delete of
+// an article with comments, a Reconfigure moving comments): their time,
+// Redis time and round trips, and their longest step, by the slow log's
+// wall time and by the CPU time of the server's main thread (scriptCPU).
+type stepCost struct {
+	ops             int
+	trips, usec     int64
+	cpu, wall, took time.Duration
+}
+
+// run makes call, whose steps are the script name, and adds up its cost.
+func (c *stepCost) run(b *testing.B, pool *redis.Pool, s *Store, h *hooks, name string, call func() error) {
+	m := meter(b, pool, time.Millisecond)
+	t0 := h.trips.Load()
+	start := time.Now()
+	c.cpu = max(c.cpu, scriptCPU(b, pool, s, name, func() {
+		if err := call(); err != nil {
+			b.Fatal(err)
+		}
+	}))
+	c.took += time.Since(start)
+	_, _, u := m.used(b)
+	c.usec += u
+	c.trips += h.trips.Load() - t0
+	c.wall = max(c.wall, longest(slowLog(b, pool)).took)
+	c.ops++
+}
+
+// report reports the cost per call of op, and fails where a step took 10
+// ms of CPU time.
+func (c *stepCost) report(b *testing.B, op string) {
+	b.ReportMetric(float64(c.took.Nanoseconds())/float64(c.ops), "ns/op")
+	b.ReportMetric(float64(c.usec)/float64(c.ops), "redis-µs/op")
+	b.ReportMetric(float64(c.trips)/float64(c.ops), "trips/op")
+	b.ReportMetric(float64(c.wall.Microseconds()), "max-cmd-µs")
+	b.ReportMetric(float64(c.cpu.Microseconds()), "max-cpu-µs")
+	if c.cpu >= 10*time.Millisecond {
+		b.Errorf("a step of %s took %v of CPU time", op, c.cpu)
 	}
 }
 
@@ -407,35 +427,14 @@ func BenchmarkCommentMove(b *testing.B) {
 	a := mustPost(b, s, "poster", "tree").ID
 	ids := commentMany(b, pool, s, on(a), randomTree(100_000, 5_000, 29), "A comment of about the length of a line of text.")
 	voteCommentsMany(b, pool, s, ids, 100_000, 29)
-	var trips, usec int64
-	var cpu, wall, took time.Duration
-	ops := min(b.N, 2)
-	for i := 0; i < ops; i++ {
+	var cost stepCost
+	for i := 0; i < min(b.N, 2); i++ {
 		b.StopTimer()
 		downgrade(b, be, s)
-		m := meter(b, pool, time.Millisecond)
-		t0 := h.trips.Load()
-		start := time.Now()
-		cpu = max(cpu, scriptCPU(b, pool, s, "reconfigure", func() {
-			if _, err := s.Reconfigure(ctx); err != nil {
-				b.Fatal(err)
-			}
-		}))
-		took += time.Since(start)
-		_, _, u := m.used(b)
-		usec += u
-		trips += h.trips.Load() - t0
-		wall = max(wall, longest(slowLog(b, pool)).took)
+		cost.run(b, pool, s, h, "reconfigure", func() error { _, err := s.Reconfigure(ctx); return err })
 		if list, err := s.CommentsByID(ctx, ids[:MaxBatch]); err != nil || len(list) != MaxBatch {
 			b.Fatalf("comments moved: %d of %d, %v", len(list), MaxBatch, err)
 		}
 	}
-	b.ReportMetric(float64(took.Nanoseconds())/float64(ops), "ns/op")
-	b.ReportMetric(float64(usec)/float64(ops), "redis-µs/op")
-	b.ReportMetric(float64(trips)/float64(ops), "trips/op")
-	b.ReportMetric(float64(wall.Microseconds()), "max-cmd-µs")
-	b.ReportMetric(float64(cpu.Microseconds()), "max-cpu-µs")
-	if cpu >= 10*time.Millisecond {
-		b.Errorf("a step of Reconfigure took %v of CPU time", cpu)
-	}
+	cost.report(b, "Reconfigure")
 }

@@ -141,11 +141,7 @@ func TestReconfigureLayout4(t *testing.T) {
 // commands, a thousand keys at a time.
 func downgrade(t testing.TB, b *backend, s *Store) {
 	t.Helper()
-	pool := b.pool
-	if b.node != nil {
-		pool = b.node(s.keys.seq)
-	}
-	c := pool.Get()
+	c := b.storePool(s).Get()
 	defer c.Close()
 	// read reads each key of list with cmd and args, and passes the
 	// reply to rewrite.
