@@ -51,7 +51,7 @@ if parent ~= '' then
   if depth > maxDepth - 1 then
     return {INVALID, 'comment ' .. parent .. ' is at the deepest level, ' .. (maxDepth - 1)}
   end
-  up, counts = ancestors(k.comment, parent)
+  up, counts = ancestors(k.comment, parent, pc)
 end
 if interval then
   expect(lastKey, 'string')

@@ -268,19 +268,24 @@ local ANCESTOR = '^%d+ (%d+)'
 -- for a reply to the article), nearest first, and their live counts,
 -- checking each is a record: at most MaxCommentDepth reads of the front
 -- of a record (the counts and meta's first fields: an article id has at
--- most 20 digits), before any write.
-local function ancestors(prefix, p)
+-- most 20 digits), before any write. head, where given, is p's head,
+-- read already (parseComment), which it reads no more.
+local function ancestors(prefix, p, head)
   local list, counts = {}, {}
   while p do
-    local key = prefix .. p
-    local s = fetch(key, 'GETRANGE', 0, 127)
-    if s == '' then
-      return error('voting: comment ' .. p .. ', an ancestor, is missing', 0)
-    end
-    local r = tonumber(string.sub(s, C_REPLIES + 1, C_REPLIES + 10))
-    local parent = string.match(s, ANCESTOR, C_META + 1)
-    if not (r and parent) then
-      return error('voting: key ' .. key .. ' holds no comment', 0)
+    local r, parent
+    if head then
+      r, parent, head = tonumber(head.r), head.p or '0', nil
+    else
+      local key = prefix .. p
+      local s = fetch(key, 'GETRANGE', 0, 127)
+      if s == '' then
+        return error('voting: comment ' .. p .. ', an ancestor, is missing', 0)
+      end
+      r, parent = tonumber(string.sub(s, C_REPLIES + 1, C_REPLIES + 10)), string.match(s, ANCESTOR, C_META + 1)
+      if not (r and parent) then
+        return error('voting: key ' .. key .. ' holds no comment', 0)
+      end
     end
     list[#list + 1], counts[#counts + 1] = p, r
     p = parent ~= '0' and parent or nil
