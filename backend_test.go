@@ -54,18 +54,52 @@ var prefixSeq atomic.Int64
 var ctx = context.Background()
 
 // forEachBackend runs fn as a subtest on miniredis, on the real server and
-// on the cluster.
+// on the cluster, the three at once: they share no server, and the test
+// that calls forEachBackend ends when all three have.
 func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 	t.Helper()
+	forBackends(t, true, fn)
+}
+
+// forEachBackendLong is forEachBackend for the long scenarios, which
+// miniredis's Lua interpreter runs several times slower than redis-server:
+// on miniredis only under VOTING_LONG=1 (see long), on the real server and
+// the cluster always.
+func forEachBackendLong(t *testing.T, fn func(t *testing.T, b *backend)) {
+	t.Helper()
+	forBackends(t, long, fn)
+}
+
+// long is whether the long scenarios run at full size: VOTING_LONG=1, as
+// CI sets it for a run of the tests without -race. Without it, they run
+// smaller, and on the real servers only, to the same checks.
+var long = os.Getenv("VOTING_LONG") == "1"
+
+// longOr returns full under VOTING_LONG=1, short otherwise.
+func longOr(short, full int) int {
+	if long {
+		return full
+	}
+	return short
+}
+
+func forBackends(t *testing.T, mini bool, fn func(t *testing.T, b *backend)) {
+	t.Helper()
 	t.Run("miniredis", func(t *testing.T) {
+		if !mini {
+			t.Skip("a long scenario: on miniredis under VOTING_LONG=1 only")
+		}
+		t.Parallel()
 		mr := miniredis.RunT(t)
 		fn(t, newBackend(t, "miniredis", mr.Addr(), mr))
 	})
 	t.Run("redis", func(t *testing.T) {
+		t.Parallel()
 		srv := redistest.Shared(t)
 		fn(t, newBackend(t, "redis", srv.Addr, nil))
 	})
 	t.Run("cluster", func(t *testing.T) {
+		t.Parallel()
 		fn(t, newClusterBackend(t))
 	})
 }

@@ -388,7 +388,7 @@ func TestThreadModel(t *testing.T) {
 		{"orders", []Option{commentOptions}, allOrders},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			forEachBackend(t, func(t *testing.T, b *backend) {
+			forEachBackendLong(t, func(t *testing.T, b *backend) {
 				opts := append([]Option{WithEditWindow(DefaultVoteWindow)}, tc.opts...)
 				s, clock := newStore(t, b, opts...)
 				runThreadModel(t, s, clock.Add, 29, 600, tc.orders)

@@ -160,7 +160,7 @@ func TestForeignValueAtEveryKey(t *testing.T) {
 		WithCommentInterval(time.Second)}
 	// fixture returns a store and its articles: a and c in groups with
 	// warm caches, votes of bob and carol.
-	fixture := func() (*Store, []Article) {
+	fixture := func(t *testing.T) (*Store, []Article) {
 		s, clock := newStore(t, b, opts...)
 		var list []Article
 		for i, poster := range []string{"alice", "dave", "erin"} {
@@ -235,48 +235,56 @@ func TestForeignValueAtEveryKey(t *testing.T) {
 		{"cold group page", func(s *Store, a []Article) error { _, err := s.GroupArticles(ctx, "g2", Top, 1); return err }},
 	}
 	for _, op := range ops {
-		// The keys the call writes, found on a twin store: each key of
-		// the store, and each the call creates, by its name after the
-		// prefix.
-		twin, list := fixture()
-		before := snapshot(t, b, twin)
-		if err := op.call(twin, list); err != nil {
-			t.Fatalf("%s on a clean store: %v", op.name, err)
+		t.Run(op.name, func(t *testing.T) {
+			t.Parallel() // each on stores of its own
+			foreignValueAtEveryKey(t, b, fixture, op.name, op.call)
+		})
+	}
+}
+
+// foreignValueAtEveryKey checks op against a foreign value at each key
+// it writes, each on a store of its own made by fixture.
+func foreignValueAtEveryKey(t *testing.T, b *backend, fixture func(*testing.T) (*Store, []Article), op string, call func(s *Store, a []Article) error) {
+	// The keys the call writes, found on a twin store: each key of the
+	// store, and each the call creates, by its name after the prefix.
+	twin, list := fixture(t)
+	before := snapshot(t, b, twin)
+	if err := call(twin, list); err != nil {
+		t.Fatalf("%s on a clean store: %v", op, err)
+	}
+	names := map[string]bool{}
+	tag := "{" + twin.keys.prefix + "}:"
+	for k := range snapshot(t, b, twin) {
+		names[strings.TrimPrefix(k, tag)] = true
+	}
+	for k := range before {
+		names[strings.TrimPrefix(k, tag)] = true
+	}
+	for name := range names {
+		s, list := fixture(t)
+		key := "{" + s.keys.prefix + "}:" + name
+		if typ, _ := redis.String(b.do(t, "TYPE", key), nil); typ == "string" {
+			b.do(t, "DEL", key)
+			b.do(t, "HSET", key, "foreign", "value")
+		} else {
+			b.do(t, "DEL", key)
+			b.do(t, "SET", key, "foreign")
 		}
-		names := map[string]bool{}
-		tag := "{" + twin.keys.prefix + "}:"
-		for k := range snapshot(t, b, twin) {
-			names[strings.TrimPrefix(k, tag)] = true
+		before := snapshot(t, b, s)
+		err := call(s, list)
+		if err == nil {
+			continue // the call does not need the key, or tolerates it (a group cache)
 		}
-		for k := range before {
-			names[strings.TrimPrefix(k, tag)] = true
-		}
-		for name := range names {
-			s, list := fixture()
-			key := "{" + s.keys.prefix + "}:" + name
-			if typ, _ := redis.String(b.do(t, "TYPE", key), nil); typ == "string" {
-				b.do(t, "DEL", key)
-				b.do(t, "HSET", key, "foreign", "value")
-			} else {
-				b.do(t, "DEL", key)
-				b.do(t, "SET", key, "foreign")
-			}
-			before := snapshot(t, b, s)
-			err := op.call(s, list)
-			if err == nil {
-				continue // the call does not need the key, or tolerates it (a group cache)
-			}
-			if after := snapshot(t, b, s); !maps.Equal(before, after) {
-				t.Errorf("%s with a foreign value at %s: %v, and it changed the store:", op.name, name, err)
-				for k, v := range after {
-					if before[k] != v {
-						t.Errorf("  %s: %.120s, was %.120s", k, v, before[k])
-					}
+		if after := snapshot(t, b, s); !maps.Equal(before, after) {
+			t.Errorf("%s with a foreign value at %s: %v, and it changed the store:", op, name, err)
+			for k, v := range after {
+				if before[k] != v {
+					t.Errorf("  %s: %.120s, was %.120s", k, v, before[k])
 				}
-				for k := range before {
-					if _, ok := after[k]; !ok {
-						t.Errorf("  %s: deleted", k)
-					}
+			}
+			for k := range before {
+				if _, ok := after[k]; !ok {
+					t.Errorf("  %s: deleted", k)
 				}
 			}
 		}

@@ -169,7 +169,7 @@ func (m *groupModel) someGroups(rng *rand.Rand) []string {
 // check finds them complete (no read rebuilds them), so it is the
 // mutations that keep them exact.
 func TestGroupPagesMatchModel(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendLong(t, func(t *testing.T, b *backend) {
 		// A weight of 1 and posts one or no second apart make ties in
 		// every ordering, which break by id; ids reach two digits.
 		const ttl = time.Hour
@@ -373,7 +373,7 @@ func postGroup(t testing.TB, b *backend, s *Store, clock *testclock.Clock, group
 // are exact: nothing is lost, nothing stale. Cache keys being built
 // expire, as complete ones do.
 func TestGroupReadDuringBuild(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendLong(t, func(t *testing.T, b *backend) {
 		const ttl = time.Hour
 		s, clock := newStore(t, b, WithOrders(Top), WithPageSize(200), WithGroupCacheTTL(ttl))
 		s.walk = 0 // the build alone; TestGroupColdPages reads cold pages with walks
@@ -1491,7 +1491,7 @@ var coldSteps = []struct{ walk, step int }{{walkStep, buildStep}, {64, buildStep
 // half built and half walked by the earlier ones' steps, which are never
 // read as complete.
 func TestGroupColdPages(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendLong(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, optionalOrders)
 		groups := coldGroups(t, b, s, clock, 2*buildStep+100)
 		built, err := New(b.pool, WithKeyPrefix(s.keys.prefix), WithClock(s.now), optionalOrders)
@@ -1539,7 +1539,7 @@ func TestGroupColdPages(t *testing.T) {
 // changes made by goroutines on other connections at once, with walks
 // of 64 and build steps of one member, checked once they stop.
 func TestGroupColdPagesWhileChanging(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendLong(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, optionalOrders)
 		groups := coldGroups(t, b, s, clock, 2*buildStep+100)
 		ref := wholeStore(t, b, s)
@@ -1872,7 +1872,7 @@ func TestGroupColdStepBound(t *testing.T) {
 // vote must add the lifted member to the walked part. Each page must be
 // the model's, and the cache the reads leave must be exact once built.
 func TestGroupColdFrontier(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendLong(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, optionalOrders)
 		ids := postGroup(t, b, s, clock, "all", 400)
 		members := map[string]bool{}

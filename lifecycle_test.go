@@ -709,12 +709,12 @@ func TestDropSteps(t *testing.T) {
 // timed check fails on a busy machine.
 func TestPruneStepBound(t *testing.T) {
 	if testing.Short() {
-		t.Skip("50,000 articles: not under -short")
+		t.Skip("thousands of articles: not under -short")
 	}
 	srv := redistest.Start(t)
 	pool := srv.Pool()
 	defer pool.Close()
-	const n, groups, perArticle = 50000, 20, 10
+	n, groups, perArticle := longOr(5000, 50000), 20, 10
 	s := fill(t, pool, n, groups, perArticle, WithOrders(extraOrders...), WithUniqueLinks(), WithGroupCacheTTL(0))
 	var steps, most int64
 	hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {

@@ -735,7 +735,7 @@ func TestTopSinceEdges(t *testing.T) {
 // over posts placed around 10-minute and day bucket boundaries over
 // several days, posted out of time order, with many ties of net votes.
 func TestTopSince(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendLong(t, func(t *testing.T, b *backend) {
 		const size = 6
 		s, clock := newStore(t, b, WithOrders(Top), WithPageSize(size))
 		rng := rand.New(rand.NewSource(3))
@@ -807,7 +807,7 @@ func TestTopSinceDepth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("posts over a thousand articles")
 	}
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendLong(t, func(t *testing.T, b *backend) {
 		const size = 7
 		s, clock := newStore(t, b, WithOrders(Top), WithPageSize(size))
 		loadScripts(t, b.pool)

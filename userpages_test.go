@@ -240,7 +240,7 @@ func TestUserPagesMatchModel(t *testing.T) {
 // and a list of entries whose articles were all pruned reads empty, its
 // entries dropped by the read, which walks at most the cap.
 func TestUserPagesCap(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendLong(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, WithUserPages(), WithPageSize(MaxPageSize/3))
 		m := newPagesModel()
 		n := MaxUserPageEntries + 30

@@ -494,10 +494,7 @@ func TestConcurrentVotes(t *testing.T) {
 // their waits overlap. t must be a top-level test.
 func forEachBackendAtOnce(t *testing.T, fn func(t *testing.T, b *backend)) {
 	t.Parallel()
-	forEachBackend(t, func(t *testing.T, b *backend) {
-		t.Parallel()
-		fn(t, b)
-	})
+	forEachBackend(t, fn)
 }
 
 // otherStore returns a second store on s's prefix, as another process
