@@ -1041,6 +1041,7 @@ func bigGroupIDs(n int) []string {
 // measured by BenchmarkGroupBuild, not here: a timed check fails on a
 // busy machine.
 func TestGroupBuildBound(t *testing.T) {
+	t.Parallel() // on a server of its own
 	if testing.Short() {
 		t.Skip("builds a group of 100,000 members")
 	}
@@ -1719,6 +1720,7 @@ func TestGroupColdPagesWhileChanging(t *testing.T) {
 // is built. What a script costs in time is measured by
 // BenchmarkGroupCold, not here: a timed check fails on a busy machine.
 func TestGroupColdStepBound(t *testing.T) {
+	t.Parallel() // on a server of its own
 	if testing.Short() {
 		t.Skip("writes a store of 50,000 articles")
 	}

@@ -708,6 +708,7 @@ func TestDropSteps(t *testing.T) {
 // server is measured by BenchmarkPrune (max-step-cpu-µs), not here: a
 // timed check fails on a busy machine.
 func TestPruneStepBound(t *testing.T) {
+	t.Parallel() // on a server of its own
 	if testing.Short() {
 		t.Skip("thousands of articles: not under -short")
 	}

@@ -63,6 +63,7 @@ func (c retryConn) Bind(keys ...string) error { return redisc.BindConn(c.bound, 
 // move completes and every error is ErrTryAgain or the network's
 // (internal/storetest Reshard).
 func TestReshard(t *testing.T) {
+	t.Parallel() // on a server of its own
 	if testing.Short() {
 		t.Skip("a cluster of its own: not under -short")
 	}
