@@ -42,6 +42,10 @@
 // trials on one's own machine and says so in the log. The secret never
 // appears in the log or in a reply.
 //
+//	go run . token -user alice [-role moderator] [-ttl 24h] [-secret-file PATH | -insecure-dev]
+//
+// prints a token, with the secret as the service reads it.
+//
 // A page of /articles or /groups/{group} reads
 // {"order": "score", "page": 1, "pages": 4, "total": 87, "articles": [...]}
 // (and "group"), with the order as the request named it: total is the number of articles listed, pages the
@@ -126,6 +130,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -143,6 +148,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "token" {
+		os.Exit(tokenCommand(os.Args[2:], os.Getenv, time.Now(), os.Stdout, os.Stderr))
+	}
 	var cfg config
 	flag.StringVar(&cfg.addr, "addr", "localhost:8080", "serve HTTP on `host:port`")
 	flag.StringVar(&cfg.redis, "redis", "", "use the Redis at `addr` (host:port or redis:// URL) instead of an embedded miniredis")
@@ -153,6 +161,12 @@ func main() {
 	flag.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "the most a request waits for Redis: then it gets 503 timeout, logged (at least 1ms)")
 	cfg.rules.register(flag.CommandLine)
 	cfg.secret.register(flag.CommandLine)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: newsapi [flags]          serve the API\n"+
+			"       newsapi token -user NAME [-role user|moderator] [-ttl 24h] [-secret-file PATH | -insecure-dev]\n"+
+			"                                      print a token (with %s, or either flag)\n\nflags:\n", secretEnv)
+		flag.PrintDefaults()
+	}
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "newsapi: unexpected argument %q\n", flag.Arg(0))
@@ -373,4 +387,66 @@ func followClock(mr *miniredis.Miniredis, interval time.Duration, now func() tim
 		close(quit)
 		<-done
 	}
+}
+
+// defaultTTL is how long a token of the token command lasts by default.
+const defaultTTL = 24 * time.Hour
+
+// tokenCommand runs "newsapi token": it prints a token for -user, with
+// -role, that expires -ttl after now, signed with the secret of
+// -secret-file, NEWSAPI_SECRET (read with getenv) or -insecure-dev, as
+// the service reads it. It returns the process's exit status: 2 for bad
+// usage, 1 for any other failure.
+func tokenCommand(args []string, getenv func(string) string, now time.Time, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("newsapi token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		sf   secretFlags
+		user = fs.String("user", "", "the token's user `name` (required): the user every write request with it acts as")
+		name = fs.String("role", string(roleUser), "the token's `role`: user, or moderator, who may also delete others' articles and comments and change their groups")
+		ttl  = fs.Duration("ttl", defaultTTL, "how long the token lasts (e.g. 1h, 720h)")
+	)
+	sf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: newsapi token -user NAME [-role user|moderator] [-ttl 24h] [-secret-file PATH | -insecure-dev]\n"+
+			"prints a token for Authorization: Bearer TOKEN; the secret comes from -secret-file, %s or -insecure-dev, as the service's\n", secretEnv)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
+		return 2
+	}
+	fail := func(status int, format string, args ...any) int {
+		fmt.Fprintf(stderr, "newsapi token: "+format+"\n", args...)
+		return status
+	}
+	if fs.NArg() > 0 {
+		return fail(2, "unexpected argument %q", fs.Arg(0))
+	}
+	if *user == "" {
+		return fail(2, "-user is required")
+	}
+	r, err := parseRole(*name)
+	if err != nil {
+		return fail(2, "-role: %v", err)
+	}
+	if *ttl <= 0 {
+		return fail(2, "-ttl %v is not positive", *ttl)
+	}
+	sf.env = secret(getenv(secretEnv))
+	key, err := sf.key()
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if sf.insecureDev {
+		fmt.Fprintln(stderr, "newsapi token: "+devWarning)
+	}
+	exp := now.Add(*ttl).Unix()
+	token, err := sign(key, claims{Sub: *user, Role: r, Exp: &exp})
+	if err != nil {
+		return fail(2, "-user: %v", err)
+	}
+	fmt.Fprintln(stdout, token)
+	return 0
 }

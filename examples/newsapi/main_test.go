@@ -431,3 +431,75 @@ func TestSecretNotLeaked(t *testing.T) {
 		}
 	}
 }
+
+// noEnv is an environment without variables.
+func noEnv(string) string { return "" }
+
+// env returns an environment with NEWSAPI_SECRET set to value.
+func env(value string) func(string) string {
+	return func(name string) string {
+		if name == secretEnv {
+			return value
+		}
+		return ""
+	}
+}
+
+// "newsapi token" prints a token of the secret the service would read,
+// for the user, role and time to live asked; it refuses bad arguments
+// and a missing secret, and never prints the secret.
+func TestTokenCommand(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	key := string(testKey)
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		getenv   func(string) string
+		key      string // the key the token verifies with
+		sub      string
+		role     role
+		ttl      time.Duration
+		status   int
+		stderr   string // what stderr says
+		noStderr bool   // stderr must be empty
+	}{
+		{"env", []string{"-user", "alice"}, env(key), key, "alice", roleUser, defaultTTL, 0, "", true},
+		{"moderator", []string{"-user", "mod", "-role", "moderator", "-ttl", "1h"}, env(key), key, "mod", roleModerator, time.Hour, 0, "", true},
+		{"file", []string{"-user", "bob", "-secret-file", writeSecret(t, key+"\n")}, noEnv, key, "bob", roleUser, defaultTTL, 0, "", true},
+		{"a name with spaces", []string{"-user", "Zoë Ørsted"}, env(key), key, "Zoë Ørsted", roleUser, defaultTTL, 0, "", true},
+		{"insecure dev", []string{"-insecure-dev", "-user", "alice"}, noEnv, devSecret, "alice", roleUser, defaultTTL, 0, "WARNING: -insecure-dev", false},
+		{"no secret", []string{"-user", "alice"}, noEnv, "", "", "", 0, 1, "-secret-file PATH or set NEWSAPI_SECRET", false},
+		{"short secret", []string{"-user", "alice"}, env("too short"), "", "", "", 0, 1, "the secret is 9 bytes; it must have at least 32", false},
+		{"two secrets", []string{"-user", "alice", "-insecure-dev"}, env(key), "", "", "", 0, 1, "one way only", false},
+		{"no user", []string{}, env(key), "", "", "", 0, 2, "-user is required", false},
+		{"blank user", []string{"-user", "  "}, env(key), "", "", "", 0, 2, "user is blank", false},
+		{"long user", []string{"-user", strings.Repeat("u", voting.MaxNameLen+1)}, env(key), "", "", "", 0, 2, "longer than 256 bytes", false},
+		{"bad role", []string{"-user", "alice", "-role", "admin"}, env(key), "", "", "", 0, 2, `role "admin" is not user or moderator`, false},
+		{"zero ttl", []string{"-user", "alice", "-ttl", "0s"}, env(key), "", "", "", 0, 2, "-ttl 0s is not positive", false},
+		{"bad flag", []string{"-user", "alice", "-admin"}, env(key), "", "", "", 0, 2, "flag provided but not defined: -admin", false},
+		{"help", []string{"-h"}, noEnv, "", "", "", 0, 0, "usage: newsapi token -user NAME", false},
+		{"argument", []string{"-user", "alice", "extra"}, env(key), "", "", "", 0, 2, `unexpected argument "extra"`, false},
+	} {
+		var stdout, stderr bytes.Buffer
+		status := tokenCommand(tc.args, tc.getenv, now, &stdout, &stderr)
+		if status != tc.status || !strings.Contains(stderr.String(), tc.stderr) || tc.noStderr && stderr.Len() > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want %d, %q", tc.name, status, stderr.String(), tc.status, tc.stderr)
+		}
+		for _, out := range []string{stdout.String(), stderr.String()} {
+			if strings.Contains(out, key) {
+				t.Errorf("%s: the output holds the secret: %q", tc.name, out)
+			}
+		}
+		if tc.status != 0 || tc.key == "" {
+			if stdout.Len() > 0 {
+				t.Errorf("%s: printed %q", tc.name, stdout.String())
+			}
+			continue
+		}
+		token, ok := strings.CutSuffix(stdout.String(), "\n")
+		c, err := verify(secret(tc.key), token, now)
+		if !ok || err != nil || c.Sub != tc.sub || c.Role != tc.role || *c.Exp != now.Add(tc.ttl).Unix() {
+			t.Errorf("%s: printed %q: %+v, %v", tc.name, stdout.String(), c, err)
+		}
+	}
+}
