@@ -132,7 +132,9 @@ func (a *api) articlePoster(ctx context.Context, id string) (string, error) {
 }
 
 // commentOf returns the comment id, for mayActOn; an unknown one is a
-// 404, as the store words it.
+// 404, as the store words it. A live comment's poster never changes and
+// a deleted comment stays deleted: the answer holds when the store acts
+// on it afterwards.
 func (a *api) commentOf(ctx context.Context, id string) (voting.Comment, error) {
 	list, err := a.store.CommentsByID(ctx, []string{id})
 	if err != nil {
