@@ -58,34 +58,40 @@ type api struct {
 	// timeout is the most a request waits for the store (-timeout): past
 	// it the request gets 503 timeout. None if 0.
 	timeout time.Duration
+	// key checks the tokens of write requests (auth.go, token.go).
+	key secret
+	// now is the time tokens expire against; time.Now if nil.
+	now func() time.Time
 }
 
-// routes returns the API's handler: one route per Store operation. A
+// routes returns the API's handler: one route per Store operation. The
+// routes that write take their user from a bearer token (handleWrite);
+// reads need none. A
 // request that matches no route gets the mux's 404, or 405 with an Allow
 // header, as a JSON error like every other; so does a path that is not
 // clean ("//articles", "/articles/../top"), which the mux would redirect
 // with an HTML body.
 func (a *api) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("POST /articles", a.handle(a.postArticle))
+	mux.Handle("POST /articles", a.handleWrite(a.postArticle))
 	mux.Handle("GET /articles", a.handle(a.listArticles))
 	mux.Handle("GET /articles/{id}", a.handle(a.getArticle))
-	mux.Handle("DELETE /articles/{id}", a.handle(a.deleteArticle))
-	mux.Handle("PUT /articles/{id}/vote", a.handle(a.vote))
-	mux.Handle("PUT /articles/{id}/groups/{group}", a.handle(a.addToGroup))
-	mux.Handle("DELETE /articles/{id}/groups/{group}", a.handle(a.removeFromGroup))
+	mux.Handle("DELETE /articles/{id}", a.handleWrite(a.deleteArticle))
+	mux.Handle("PUT /articles/{id}/vote", a.handleWrite(a.vote))
+	mux.Handle("PUT /articles/{id}/groups/{group}", a.handleWrite(a.addToGroup))
+	mux.Handle("DELETE /articles/{id}/groups/{group}", a.handleWrite(a.removeFromGroup))
 	mux.Handle("GET /groups/{group}", a.handle(a.listGroup))
 	mux.Handle("GET /top", a.handle(a.top))
-	mux.Handle("POST /votes", a.handle(a.voteBatch))
+	mux.Handle("POST /votes", a.handleWrite(a.voteBatch))
 	mux.Handle("GET /users/{name}", a.handle(a.getUser))
 	mux.Handle("GET /users", a.handle(a.listUsers))
-	mux.Handle("PATCH /articles/{id}", a.handle(a.editArticle))
-	mux.Handle("POST /articles/{id}/comments", a.handle(a.postComment))
+	mux.Handle("PATCH /articles/{id}", a.handleWrite(a.editArticle))
+	mux.Handle("POST /articles/{id}/comments", a.handleWrite(a.postComment))
 	mux.Handle("GET /articles/{id}/comments", a.handle(a.listComments))
 	mux.Handle("GET /comments/{id}/replies", a.handle(a.listReplies))
-	mux.Handle("PUT /comments/{id}/vote", a.handle(a.voteComment))
-	mux.Handle("PATCH /comments/{id}", a.handle(a.editComment))
-	mux.Handle("DELETE /comments/{id}", a.handle(a.deleteComment))
+	mux.Handle("PUT /comments/{id}/vote", a.handleWrite(a.voteComment))
+	mux.Handle("PATCH /comments/{id}", a.handleWrite(a.editComment))
+	mux.Handle("DELETE /comments/{id}", a.handleWrite(a.deleteComment))
 	mux.Handle("GET /healthz", a.handle(a.healthz))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Path; p != cleanPath(p) {
@@ -231,8 +237,8 @@ func toVoteReply(r voting.VoteResult) voteReply {
 	return voteReply{r.Previous, r.Score, r.Upvotes, r.Downvotes}
 }
 
-// POST /articles {"poster": "alice", "title": "...", "link": "..."}
-func (a *api) postArticle(w http.ResponseWriter, r *http.Request) error {
+// POST /articles {"title": "...", "link": "..."}: the caller posts it.
+func (a *api) postArticle(w http.ResponseWriter, r *http.Request, c caller) error {
 	var req struct {
 		Poster string `json:"poster"`
 		Title  string `json:"title"`
@@ -241,10 +247,14 @@ func (a *api) postArticle(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &req); err != nil {
 		return err
 	}
+	poster, err := c.actAs(`"poster"`, req.Poster)
+	if err != nil {
+		return err
+	}
 	if err := checkArticle(req.Title, req.Link); err != nil {
 		return err
 	}
-	art, err := a.store.Post(r.Context(), req.Poster, req.Title, req.Link)
+	art, err := a.store.Post(r.Context(), poster, req.Title, req.Link)
 	if errors.Is(err, voting.ErrDuplicate) { // -unique-links, -repost-after
 		a.duplicate(w, art, err)
 		return nil
@@ -306,31 +316,32 @@ func (a *api) getArticle(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// DELETE /articles/{id}
-func (a *api) deleteArticle(w http.ResponseWriter, r *http.Request) error {
-	return a.remove(w, r, a.store.Delete)
-}
-
-// remove serves a DELETE of the item {id} of the path: del removes it,
-// and the reply is 204 with no body.
-func (a *api) remove(w http.ResponseWriter, r *http.Request, del func(ctx context.Context, id string) error) error {
-	if err := del(r.Context(), r.PathValue("id")); err != nil {
+// DELETE /articles/{id}: its poster's, or a moderator's.
+func (a *api) deleteArticle(w http.ResponseWriter, r *http.Request, c caller) error {
+	id := r.PathValue("id")
+	poster, err := a.articlePoster(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if err := mayActOn(c, poster, "delete an article"); err != nil {
+		return err
+	}
+	if err := a.store.Delete(r.Context(), id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 
-// PUT /articles/{id}/vote {"user": "bob", "vote": "up"}; "down", or
-// "none" to cancel.
-func (a *api) vote(w http.ResponseWriter, r *http.Request) error {
-	return a.castVote(w, r, a.store.Vote)
+// PUT /articles/{id}/vote {"vote": "up"}; "down", or "none" to cancel.
+func (a *api) vote(w http.ResponseWriter, r *http.Request, c caller) error {
+	return a.castVote(w, r, c, a.store.Vote)
 }
 
-// castVote serves a vote request on the item {id} of the path, an
-// article or a comment: it decodes {"user": ..., "vote": ...}, casts the
-// vote with cast, and replies with its outcome.
-func (a *api) castVote(w http.ResponseWriter, r *http.Request,
+// castVote serves the caller's vote on the item {id} of the path, an
+// article or a comment: it decodes {"vote": ...}, casts the vote with
+// cast, and replies with its outcome.
+func (a *api) castVote(w http.ResponseWriter, r *http.Request, c caller,
 	cast func(ctx context.Context, user, id string, v voting.VoteType) (voting.VoteResult, error)) error {
 	var req struct {
 		User string           `json:"user"`
@@ -339,10 +350,14 @@ func (a *api) castVote(w http.ResponseWriter, r *http.Request,
 	if err := decode(w, r, &req); err != nil {
 		return err
 	}
+	user, err := c.actAs(`"user"`, req.User)
+	if err != nil {
+		return err
+	}
 	if req.Vote == nil {
 		return errNoVote
 	}
-	res, err := cast(r.Context(), req.User, r.PathValue("id"), *req.Vote)
+	res, err := cast(r.Context(), user, r.PathValue("id"), *req.Vote)
 	if err != nil {
 		return a.voteError(err, *req.Vote)
 	}
@@ -350,14 +365,16 @@ func (a *api) castVote(w http.ResponseWriter, r *http.Request,
 	return nil
 }
 
-// POST /votes [{"user": "bob", "id": "1", "vote": "up"}, ...]: up to
-// voting.MaxBatch ballots, applied in order in one round trip. The reply
+// POST /votes [{"id": "1", "vote": "up"}, ...]: up to voting.MaxBatch
+// ballots of the caller, applied in order in one round trip. A ballot
+// that names another "user" fails the whole request with 403, before
+// any is cast. The reply
 // is 200 with one result per ballot, in order: the vote's outcome as PUT
 // /articles/{id}/vote gives it, or {"error": "...", "status": 404} with
 // the status and message that route would fail with. A body that is not
 // an array of ballots fails as a whole with 400, more ballots than
 // voting.MaxBatch with 413.
-func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) error {
+func (a *api) voteBatch(w http.ResponseWriter, r *http.Request, c caller) error {
 	var req []struct {
 		User string `json:"user"`
 		ID   string `json:"id"`
@@ -370,6 +387,11 @@ func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	if len(req) > voting.MaxBatch {
 		return fmt.Errorf("%w: %d ballots, the limit is %d", errTooLarge, len(req), voting.MaxBatch)
+	}
+	for i, b := range req {
+		if _, err := c.actAs(fmt.Sprintf(`ballot %d's "user"`, i+1), b.User); err != nil {
+			return err
+		}
 	}
 	results := make([]any, len(req))
 	ballots := make([]voting.Ballot, 0, len(req))
@@ -384,7 +406,7 @@ func (a *api) voteBatch(w http.ResponseWriter, r *http.Request) error {
 			results[i] = a.ballotError(r, err)
 			continue
 		}
-		ballots = append(ballots, voting.Ballot{User: b.User, ID: b.ID, Vote: v})
+		ballots = append(ballots, voting.Ballot{User: c.name, ID: b.ID, Vote: v})
 		at = append(at, i)
 	}
 	if len(ballots) > 0 {
@@ -464,18 +486,33 @@ func (a *api) ballotError(r *http.Request, err error) ballotError {
 	return ballotError{body, status}
 }
 
-// PUT /articles/{id}/groups/{group}
-func (a *api) addToGroup(w http.ResponseWriter, r *http.Request) error {
-	if err := a.store.AddToGroups(r.Context(), r.PathValue("id"), r.PathValue("group")); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
+// PUT /articles/{id}/groups/{group}: the article's poster, or a
+// moderator, puts it in the group.
+func (a *api) addToGroup(w http.ResponseWriter, r *http.Request, c caller) error {
+	return a.regroup(w, r, c, "put an article in a group", a.store.AddToGroups)
 }
 
-// DELETE /articles/{id}/groups/{group}
-func (a *api) removeFromGroup(w http.ResponseWriter, r *http.Request) error {
-	if err := a.store.RemoveFromGroups(r.Context(), r.PathValue("id"), r.PathValue("group")); err != nil {
+// DELETE /articles/{id}/groups/{group}: the article's poster, or a
+// moderator, takes it out of the group.
+func (a *api) removeFromGroup(w http.ResponseWriter, r *http.Request, c caller) error {
+	return a.regroup(w, r, c, "take an article out of a group", a.store.RemoveFromGroups)
+}
+
+// regroup serves a change of the groups of the article {id} of the
+// path, by the caller, who must be its poster or a moderator (to do
+// what): change adds it to the group {group} or removes it. The reply is
+// 204 with no body.
+func (a *api) regroup(w http.ResponseWriter, r *http.Request, c caller, what string,
+	change func(ctx context.Context, id string, groups ...string) error) error {
+	id := r.PathValue("id")
+	poster, err := a.articlePoster(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if err := mayActOn(c, poster, what); err != nil {
+		return err
+	}
+	if err := change(r.Context(), id, r.PathValue("group")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

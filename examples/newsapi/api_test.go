@@ -21,13 +21,56 @@ import (
 	"github.com/votekit/voting/internal/testclock"
 )
 
-// testAPI serves a fresh store on miniredis.
+// testAPI serves a fresh store on miniredis. Its requests carry a
+// token of user, if set (as).
 type testAPI struct {
 	t       *testing.T
 	handler http.Handler
 	clock   *testclock.Clock
 	logged  *bytes.Buffer
 	mr      *miniredis.Miniredis
+	now     func() time.Time // the API's clock, which tokens expire on
+	user    string           // the user of the requests' token; none if ""
+	role    role             // and their role
+}
+
+// as returns ta sending requests with a token of user, of role user.
+func (ta *testAPI) as(user string) *testAPI { return ta.asRole(user, roleUser) }
+
+// asRole returns ta sending requests with a token of user, of role r.
+func (ta *testAPI) asRole(user string, r role) *testAPI {
+	c := *ta
+	c.user, c.role = user, r
+	return &c
+}
+
+// newRequest returns a request with ta's token, if it has a user: a
+// token that expires an hour from the API's now.
+func (ta *testAPI) newRequest(method, target, body string) *http.Request {
+	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	if ta.user != "" {
+		req.Header.Set("Authorization", "Bearer "+mustToken(ta.t, ta.user, ta.role, ta.now().Add(time.Hour)))
+	}
+	return req
+}
+
+// serve sends a request with ta's token and returns the recorded reply.
+func (ta *testAPI) serve(method, target, body string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	ta.handler.ServeHTTP(rec, ta.newRequest(method, target, body))
+	return rec
+}
+
+// mustToken returns a token of user, role r, expiring at exp, signed
+// with testKey.
+func mustToken(t *testing.T, user string, r role, exp time.Time) string {
+	t.Helper()
+	e := exp.Unix()
+	token, err := sign(testKey, claims{Sub: user, Role: r, Exp: &e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return token
 }
 
 // testPageSize is the page size of the tests' stores.
@@ -62,11 +105,15 @@ func newTestAPI(t *testing.T, cfg config) *testAPI {
 // (-user-pages, -karma).
 func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock, cfg ...config) *testAPI {
 	var logged bytes.Buffer
-	a := &api{store: store, pageSize: testPageSize, log: log.New(&logged, "", 0)}
+	now := time.Now
+	if c != nil {
+		now = c.Now
+	}
+	a := &api{store: store, pageSize: testPageSize, log: log.New(&logged, "", 0), key: testKey, now: now}
 	for _, c := range cfg {
 		a.userPages, a.karma, a.rules, a.timeout = c.userPages, c.rules.karma != nil, c.rules, c.timeout
 	}
-	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged}
+	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged, now: now}
 }
 
 // do sends a request and returns the status and the decoded JSON body
@@ -81,8 +128,7 @@ func (ta *testAPI) do(method, target, body string) (int, map[string]any) {
 // into v and returns the status.
 func (ta *testAPI) doInto(method, target, body string, v any) int {
 	ta.t.Helper()
-	rec := httptest.NewRecorder()
-	ta.handler.ServeHTTP(rec, httptest.NewRequest(method, target, strings.NewReader(body)))
+	rec := ta.serve(method, target, body)
 	if rec.Body.Len() == 0 {
 		return rec.Code
 	}
@@ -141,7 +187,7 @@ func checkMessage(t *testing.T, what, msg string) {
 // its id.
 func (ta *testAPI) post(title string) string {
 	ta.t.Helper()
-	v := ta.must(http.StatusCreated, "POST", "/articles", `{"poster":"alice","title":"`+title+`"}`)
+	v := ta.as("alice").must(http.StatusCreated, "POST", "/articles", `{"title":"`+title+`"}`)
 	ta.clock.Add(time.Minute)
 	return v["id"].(string)
 }
@@ -157,9 +203,7 @@ func ids(v map[string]any) string {
 
 func TestPostAndGet(t *testing.T) {
 	ta := newTestAPI(t, config{})
-	rec := httptest.NewRecorder()
-	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/articles",
-		strings.NewReader(`{"poster":"alice","title":"Redis in Action","link":"https://example.com/1"}`)))
+	rec := ta.as("alice").serve("POST", "/articles", `{"title":"Redis in Action","link":"https://example.com/1"}`)
 	if rec.Code != http.StatusCreated || rec.Header().Get("Location") != "/articles/1" {
 		t.Fatalf("POST /articles: %d, Location %q: %s", rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
@@ -179,7 +223,7 @@ func TestList(t *testing.T) {
 	for _, title := range []string{"one", "two", "three"} {
 		ta.post(title)
 	}
-	ta.must(http.StatusOK, "PUT", "/articles/1/vote", `{"user":"bob","vote":"up"}`)
+	ta.as("bob").must(http.StatusOK, "PUT", "/articles/1/vote", `{"vote":"up"}`)
 	for _, tc := range []struct{ query, order, ids string }{
 		// The order is echoed as the request names it; "score" by
 		// default.
@@ -215,7 +259,7 @@ func TestListTotals(t *testing.T) {
 		if i > 0 {
 			id := ta.post("article")
 			if i%2 == 1 {
-				ta.must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/odd", "")
+				ta.as("alice").must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/odd", "")
 			}
 		}
 		v := ta.must(http.StatusOK, "GET", "/articles?page=9", "")
@@ -227,8 +271,8 @@ func TestListTotals(t *testing.T) {
 	if v["group"] != "odd" || v["order"] != "hot" || v["total"] != 3.0 || v["pages"] != 2.0 || ids(v) != "5,3" {
 		t.Errorf("GET /groups/odd?order=hot: %v", v)
 	}
-	ta.must(http.StatusNoContent, "DELETE", "/articles/5", "")
-	ta.must(http.StatusNoContent, "DELETE", "/articles/1/groups/odd", "")
+	ta.as("alice").must(http.StatusNoContent, "DELETE", "/articles/5", "")
+	ta.as("alice").must(http.StatusNoContent, "DELETE", "/articles/1/groups/odd", "")
 	if v := ta.must(http.StatusOK, "GET", "/groups/odd", ""); v["total"] != 1.0 || v["pages"] != 1.0 || ids(v) != "3" {
 		t.Errorf("GET /groups/odd after a delete and a removal: %v", v)
 	}
@@ -246,14 +290,14 @@ func TestOrders(t *testing.T) {
 	ta := newTestAPI(t, config{})
 	for _, title := range []string{"one", "two", "three"} {
 		id := ta.post(title)
-		ta.must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/all", "")
+		ta.as("alice").must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/all", "")
 	}
 	for _, b := range []struct{ user, id, vote string }{
 		{"bob", "1", "up"},
 		{"bob", "2", "up"}, {"carol", "2", "up"}, {"dave", "2", "down"},
 		{"bob", "3", "down"},
 	} {
-		ta.must(http.StatusOK, "PUT", "/articles/"+b.id+"/vote", `{"user":"`+b.user+`","vote":"`+b.vote+`"}`)
+		ta.as(b.user).must(http.StatusOK, "PUT", "/articles/"+b.id+"/vote", `{"vote":"`+b.vote+`"}`)
 	}
 	for _, tc := range []struct{ order, page1, page2 string }{
 		{"score", "2,1", "3"},
@@ -297,9 +341,9 @@ func TestTop(t *testing.T) {
 	start := ta.clock.Now()
 	ta.post("old") // 1, at start
 	ta.clock.Add(48 * time.Hour)
-	ta.post("recent")                                                               // 2, at start+48h1m
-	ta.post("popular")                                                              // 3, at start+48h2m
-	ta.must(http.StatusOK, "PUT", "/articles/3/vote", `{"user":"bob","vote":"up"}`) // now start+48h3m
+	ta.post("recent")                                                            // 2, at start+48h1m
+	ta.post("popular")                                                           // 3, at start+48h2m
+	ta.as("bob").must(http.StatusOK, "PUT", "/articles/3/vote", `{"vote":"up"}`) // now start+48h3m
 	if got := ta.clock.Now().Sub(start); got != 48*time.Hour+3*time.Minute {
 		t.Fatalf("the clock is %v after the start", got)
 	}
@@ -341,12 +385,11 @@ func TestVote(t *testing.T) {
 		{"none", "down", 1, 0},
 	})
 	path := "/articles/" + id + "/vote"
-	ta.fails(http.StatusBadRequest, "invalid vote type", "PUT", path, `{"user":"bob","vote":"sideways"}`)
-	ta.fails(http.StatusBadRequest, "vote is missing", "PUT", path, `{"user":"bob"}`)
-	ta.fails(http.StatusBadRequest, "user is empty", "PUT", path, `{"vote":"up"}`)
-	ta.fails(http.StatusNotFound, "article not found", "PUT", "/articles/99/vote", `{"user":"bob","vote":"up"}`)
+	ta.as("bob").fails(http.StatusBadRequest, "invalid vote type", "PUT", path, `{"vote":"sideways"}`)
+	ta.as("bob").fails(http.StatusBadRequest, "vote is missing", "PUT", path, `{}`)
+	ta.as("bob").fails(http.StatusNotFound, "article not found", "PUT", "/articles/99/vote", `{"vote":"up"}`)
 	ta.clock.Add(voting.DefaultVoteWindow)
-	ta.fails(http.StatusConflict, "voting closed", "PUT", path, `{"user":"carol","vote":"up"}`)
+	ta.as("carol").fails(http.StatusConflict, "voting closed", "PUT", path, `{"vote":"up"}`)
 }
 
 // voteStep is a vote of voteSteps and what its reply must say: the
@@ -361,7 +404,7 @@ type voteStep struct {
 func (ta *testAPI) voteSteps(path, user string, points bool, steps []voteStep) {
 	ta.t.Helper()
 	for _, tc := range steps {
-		v := ta.must(http.StatusOK, "PUT", path, `{"user":"`+user+`","vote":"`+tc.vote+`"}`)
+		v := ta.as(user).must(http.StatusOK, "PUT", path, `{"vote":"`+tc.vote+`"}`)
 		if v["previous"] != tc.previous || v["upvotes"] != tc.up || v["downvotes"] != tc.down || points && v["score"] != tc.up-tc.down {
 			ta.t.Errorf("PUT %s, vote %s: %v, want previous %s, up %v, down %v", path, tc.vote, v, tc.previous, tc.up, tc.down)
 		}
@@ -371,11 +414,11 @@ func (ta *testAPI) voteSteps(path, user string, points bool, steps []voteStep) {
 func TestGroups(t *testing.T) {
 	ta := newTestAPI(t, config{})
 	a, b, c := ta.post("a"), ta.post("b"), ta.post("c")
-	ta.must(http.StatusOK, "PUT", "/articles/"+b+"/vote", `{"user":"bob","vote":"up"}`)
+	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+b+"/vote", `{"vote":"up"}`)
 	for _, id := range []string{a, b, c} {
-		ta.must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/redis", "")
+		ta.as("alice").must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/redis", "")
 	}
-	ta.must(http.StatusNoContent, "PUT", "/articles/"+a+"/groups/go%20lang", "")
+	ta.as("alice").must(http.StatusNoContent, "PUT", "/articles/"+a+"/groups/go%20lang", "")
 	if v := ta.must(http.StatusOK, "GET", "/articles/"+a, ""); len(v["groups"].([]any)) != 2 {
 		t.Errorf("GET /articles/%s: groups %v, want [go lang redis]", a, v["groups"])
 	}
@@ -386,7 +429,7 @@ func TestGroups(t *testing.T) {
 	if v := ta.must(http.StatusOK, "GET", "/groups/go%20lang", ""); v["group"] != "go lang" || ids(v) != a {
 		t.Errorf("GET /groups/go%%20lang: %v", v)
 	}
-	ta.must(http.StatusNoContent, "DELETE", "/articles/"+b+"/groups/redis", "")
+	ta.as("alice").must(http.StatusNoContent, "DELETE", "/articles/"+b+"/groups/redis", "")
 	if v := ta.must(http.StatusOK, "GET", "/groups/redis?order=time&page=1", ""); ids(v) != c+","+a {
 		t.Errorf("GET /groups/redis after removing %s: %v", b, ids(v))
 	}
@@ -394,10 +437,13 @@ func TestGroups(t *testing.T) {
 		t.Errorf("GET /groups/empty: %v", v)
 	}
 	long := strings.Repeat("g", voting.MaxNameLen+1)
-	ta.fails(http.StatusNotFound, "article not found", "PUT", "/articles/99/groups/redis", "")
-	ta.fails(http.StatusNotFound, "article not found", "DELETE", "/articles/99/groups/redis", "")
-	ta.fails(http.StatusBadRequest, "group name is longer", "PUT", "/articles/"+a+"/groups/"+long, "")
-	ta.fails(http.StatusBadRequest, "group name is longer", "DELETE", "/articles/"+a+"/groups/"+long, "")
+	ta.as("alice").fails(http.StatusNotFound, "article not found", "PUT", "/articles/99/groups/redis", "")
+	ta.as("bob").fails(http.StatusForbidden, "only its poster or a moderator may put an article in a group", "PUT", "/articles/"+b+"/groups/bob", "")
+	ta.as("bob").fails(http.StatusForbidden, "only its poster or a moderator may take an article out of a group", "DELETE", "/articles/"+a+"/groups/redis", "")
+	ta.asRole("mod", roleModerator).must(http.StatusNoContent, "PUT", "/articles/"+b+"/groups/moderated", "")
+	ta.as("alice").fails(http.StatusNotFound, "article not found", "DELETE", "/articles/99/groups/redis", "")
+	ta.as("alice").fails(http.StatusBadRequest, "group name is longer", "PUT", "/articles/"+a+"/groups/"+long, "")
+	ta.as("alice").fails(http.StatusBadRequest, "group name is longer", "DELETE", "/articles/"+a+"/groups/"+long, "")
 	ta.fails(http.StatusBadRequest, "group name is longer", "GET", "/groups/"+long, "")
 	ta.fails(http.StatusBadRequest, `order "cold"`, "GET", "/groups/redis?order=cold", "")
 	ta.fails(http.StatusBadRequest, "page -1 is below 1", "GET", "/groups/redis?page=-1", "")
@@ -406,10 +452,10 @@ func TestGroups(t *testing.T) {
 func TestDelete(t *testing.T) {
 	ta := newTestAPI(t, config{})
 	id := ta.post("short-lived")
-	ta.must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/redis", "")
-	ta.must(http.StatusNoContent, "DELETE", "/articles/"+id, "")
+	ta.as("alice").must(http.StatusNoContent, "PUT", "/articles/"+id+"/groups/redis", "")
+	ta.as("alice").must(http.StatusNoContent, "DELETE", "/articles/"+id, "")
 	ta.fails(http.StatusNotFound, "article not found", "GET", "/articles/"+id, "")
-	ta.fails(http.StatusNotFound, "article not found", "DELETE", "/articles/"+id, "")
+	ta.as("alice").fails(http.StatusNotFound, "article not found", "DELETE", "/articles/"+id, "")
 	if v := ta.must(http.StatusOK, "GET", "/groups/redis", ""); ids(v) != "" {
 		t.Errorf("a deleted article is still in its group: %v", v)
 	}
@@ -438,18 +484,21 @@ func (ta *testAPI) votes(body string) []ballot {
 	return res
 }
 
-// POST /votes applies its ballots in order, each as PUT
+// POST /votes applies the caller's ballots in order, each as PUT
 // /articles/{id}/vote would, and fails each bad ballot alone with the
 // status and message that route gives.
 func TestVoteBatch(t *testing.T) {
 	ta := newTestAPI(t, config{})
 	a, b := ta.post("a"), ta.post("b")
-	res := ta.votes(`[
-		{"user":"bob","id":"1","vote":"up"},
-		{"user":"bob","id":"1","vote":"down"},
-		{"user":"carol","id":"2","vote":"none"},
-		{"user":"carol","id":"2","vote":"up"}
+	res := ta.as("bob").votes(`[
+		{"id":"1","vote":"up"},
+		{"id":"1","vote":"down"}
 	]`)
+	// A ballot may name its voter, the token's user.
+	res = append(res, ta.as("carol").votes(`[
+		{"user":"carol","id":"2","vote":"none"},
+		{"id":"2","vote":"up"}
+	]`)...)
 	want := []ballot{
 		{Previous: "none", Upvotes: 2, Downvotes: 0},
 		{Previous: "up", Upvotes: 1, Downvotes: 1},
@@ -471,16 +520,13 @@ func TestVoteBatch(t *testing.T) {
 
 	// Each bad ballot fails alone, as the single vote fails: the good
 	// ones around it count.
-	long := strings.Repeat("u", voting.MaxNameLen+1)
-	bad := []struct{ user, id, vote string }{
-		{"dave", "99", `"up"`},
-		{"dave", "abc", `"up"`},
-		{"dave", "", `"up"`},
-		{"", a, `"up"`},
-		{long, a, `"up"`},
-		{"dave", a, `"sideways"`},
-		{"dave", a, `""`},
-		{"dave", a, ""}, // no vote
+	bad := []struct{ id, vote string }{
+		{"99", `"up"`},
+		{"abc", `"up"`},
+		{"", `"up"`},
+		{a, `"sideways"`},
+		{a, `""`},
+		{a, ""}, // no vote
 	}
 	var body []string
 	for _, x := range bad {
@@ -488,18 +534,19 @@ func TestVoteBatch(t *testing.T) {
 		if x.vote != "" {
 			vote = `,"vote":` + x.vote
 		}
-		body = append(body, `{"user":"`+x.user+`","id":"`+x.id+`"`+vote+`}`, `{"user":"erin","id":"`+b+`","vote":"down"}`)
+		body = append(body, `{"id":"`+x.id+`"`+vote+`}`, `{"id":"`+b+`","vote":"down"}`)
 	}
-	res = ta.votes("[" + strings.Join(body, ",") + "]")
+	dave := ta.as("dave")
+	res = dave.votes("[" + strings.Join(body, ",") + "]")
 	if len(res) != 2*len(bad) {
 		t.Fatalf("%d results of %d ballots", len(res), 2*len(bad))
 	}
 	for i, x := range bad {
 		vote := ""
 		if x.vote != "" {
-			vote = `,"vote":` + x.vote
+			vote = `"vote":` + x.vote
 		}
-		status, single := ta.do("PUT", "/articles/"+url.PathEscape(x.id)+"/vote", `{"user":"`+x.user+`"`+vote+`}`)
+		status, single := dave.do("PUT", "/articles/"+url.PathEscape(x.id)+"/vote", `{`+vote+`}`)
 		if x.id == "" {
 			status, single = http.StatusNotFound, map[string]any{"code": "not_found", "error": `article not found: ""`}
 		}
@@ -517,11 +564,11 @@ func TestVoteBatch(t *testing.T) {
 
 	// Once voting has closed: 409, as for one vote.
 	ta.clock.Add(voting.DefaultVoteWindow)
-	res = ta.votes(`[{"user":"frank","id":"1","vote":"up"}]`)
+	res = ta.as("frank").votes(`[{"id":"1","vote":"up"}]`)
 	if len(res) != 1 || res[0].Status != http.StatusConflict || !strings.Contains(res[0].Error, "voting closed") {
 		t.Errorf("POST /votes after the window: %+v", res)
 	}
-	if res := ta.votes(`[]`); len(res) != 0 {
+	if res := ta.as("frank").votes(`[]`); len(res) != 0 {
 		t.Errorf("POST /votes []: %+v", res)
 	}
 	if ta.logged.Len() > 0 {
@@ -532,8 +579,9 @@ func TestVoteBatch(t *testing.T) {
 // A body that is not an array of ballots fails as a whole, with a
 // message in the API's terms; more than voting.MaxBatch ballots get 413.
 func TestVoteBatchErrors(t *testing.T) {
-	ta := newTestAPI(t, config{})
-	ta.post("a")
+	api := newTestAPI(t, config{})
+	api.post("a")
+	ta := api.as("bob")
 	const shape = `; it must be a JSON array of objects with fields "user", "id" and "vote"`
 	for _, tc := range []struct{ body, msg string }{
 		{``, "request body is empty" + shape},
@@ -566,7 +614,7 @@ func TestVoteBatchErrors(t *testing.T) {
 	ta.fails(http.StatusRequestEntityTooLarge, "request body too large: the limit is 524288 bytes", "POST", "/votes", huge)
 	// The longest names fit, MaxBatch times.
 	long := `{"user":"` + strings.Repeat("u", voting.MaxNameLen) + `","id":"1234567890123456789","vote":"down"},`
-	if res := ta.votes("[" + strings.TrimSuffix(strings.Repeat(long, voting.MaxBatch), ",") + "]"); len(res) != voting.MaxBatch || res[0].Status != http.StatusNotFound {
+	if res := api.as(strings.Repeat("u", voting.MaxNameLen)).votes("[" + strings.TrimSuffix(strings.Repeat(long, voting.MaxBatch), ",") + "]"); len(res) != voting.MaxBatch || res[0].Status != http.StatusNotFound {
 		t.Errorf("POST /votes of MaxBatch ballots with the longest names: %d results, the first %+v", len(res), res[0])
 	}
 	ta.fails(http.StatusMethodNotAllowed, "method not allowed", "GET", "/votes", "")
@@ -580,8 +628,7 @@ func TestVoteBatchInternalError(t *testing.T) {
 	ta.post("a")
 	ta.mr.HSet("{"+testPrefix+"}:voted:1", "bob", "sideways") // not a vote
 	// The ballot fails alone, as a 500 of its own, and is logged.
-	rec := httptest.NewRecorder()
-	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/votes", strings.NewReader(`[{"user":"bob","id":"1","vote":"up"}]`)))
+	rec := ta.as("bob").serve("POST", "/votes", `[{"id":"1","vote":"up"}]`)
 	if rec.Code != http.StatusOK || strings.TrimSpace(rec.Body.String()) != `[{"code":"internal","error":"internal error","status":500}]` {
 		t.Errorf("POST /votes with a corrupt voter record: %d %s", rec.Code, rec.Body)
 	}
@@ -601,11 +648,9 @@ func TestVoteBatchInternalError(t *testing.T) {
 // article; without, it posts again.
 func TestUniqueLinks(t *testing.T) {
 	ta := newTestAPI(t, config{uniqueLinks: true})
-	const post = `{"poster":"alice","title":"Redis in Action","link":"https://example.com/1"}`
-	first := ta.must(http.StatusCreated, "POST", "/articles", post)
-	rec := httptest.NewRecorder()
-	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/articles",
-		strings.NewReader(`{"poster":"bob","title":"the same","link":"https://example.com/1"}`)))
+	const post = `{"title":"Redis in Action","link":"https://example.com/1"}`
+	first := ta.as("alice").must(http.StatusCreated, "POST", "/articles", post)
+	rec := ta.as("bob").serve("POST", "/articles", `{"title":"the same","link":"https://example.com/1"}`)
 	var v struct {
 		Code    string         `json:"code"`
 		Error   string         `json:"error"`
@@ -619,16 +664,16 @@ func TestUniqueLinks(t *testing.T) {
 		fmt.Sprint(v.Article) != fmt.Sprint(first) || rec.Header().Get("Location") != "/articles/1" {
 		t.Errorf("POST of a duplicate link: %d, Location %q: %s", rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
-	ta.must(http.StatusCreated, "POST", "/articles", `{"poster":"alice","title":"no link"}`)
-	ta.must(http.StatusCreated, "POST", "/articles", `{"poster":"alice","title":"no link"}`)
-	ta.must(http.StatusNoContent, "DELETE", "/articles/1", "")
-	if v := ta.must(http.StatusCreated, "POST", "/articles", post); v["id"] != "4" {
+	ta.as("alice").must(http.StatusCreated, "POST", "/articles", `{"title":"no link"}`)
+	ta.as("alice").must(http.StatusCreated, "POST", "/articles", `{"title":"no link"}`)
+	ta.as("alice").must(http.StatusNoContent, "DELETE", "/articles/1", "")
+	if v := ta.as("alice").must(http.StatusCreated, "POST", "/articles", post); v["id"] != "4" {
 		t.Errorf("POST of a deleted article's link: %v", v)
 	}
 
 	plain := newTestAPI(t, config{})
-	plain.must(http.StatusCreated, "POST", "/articles", post)
-	plain.must(http.StatusCreated, "POST", "/articles", post)
+	plain.as("alice").must(http.StatusCreated, "POST", "/articles", post)
+	plain.as("alice").must(http.StatusCreated, "POST", "/articles", post)
 }
 
 // TestErrors checks every mapping of an error to a status, each with a
@@ -650,7 +695,8 @@ func TestErrors(t *testing.T) {
 		// 400: input out of the Store's limits, or an unreadable body
 		// (TestDecodeErrors has them all).
 		{400, "title is blank", "POST", "/articles", `{"poster":"alice","title":" "}`},
-		{400, "poster is empty", "POST", "/articles", `{"title":"t"}`},
+		// 403: a body naming another user than the token's.
+		{403, `forbidden: "poster" is "bob", but the token is "alice"'s`, "POST", "/articles", `{"poster":"bob","title":"t"}`},
 		{400, "title is longer", "POST", "/articles", `{"poster":"alice","title":"` + strings.Repeat("x", voting.MaxTitleLen+1) + `"}`},
 		{400, "bad request: request body is not a JSON object", "POST", "/articles", `{"poster":`},
 		// 413: a body over maxBody.
@@ -661,7 +707,7 @@ func TestErrors(t *testing.T) {
 		{405, "method not allowed", "PUT", "/articles/1", ""},
 		{405, "method not allowed", "POST", "/groups/redis", ""},
 	} {
-		ta.fails(tc.status, tc.msg, tc.method, tc.target, tc.body)
+		ta.as("alice").fails(tc.status, tc.msg, tc.method, tc.target, tc.body)
 	}
 	rec := httptest.NewRecorder()
 	ta.handler.ServeHTTP(rec, httptest.NewRequest("PUT", "/articles/1", nil))
@@ -681,6 +727,7 @@ func TestErrors(t *testing.T) {
 func TestDecodeErrors(t *testing.T) {
 	ta := newTestAPI(t, config{})
 	id := ta.post("exists")
+	ta = ta.as("alice")
 	const (
 		postShape = `; it must be a JSON object with fields "poster", "title" and "link"`
 		voteShape = `; it must be a JSON object with fields "user" and "vote"`
@@ -733,18 +780,18 @@ func TestInternalError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ta := newTestAPIOn(t, store, nil)
+	ta := newTestAPIOn(t, store, nil).as("alice")
 	for _, r := range []struct{ method, target, body string }{
-		{"POST", "/articles", `{"poster":"alice","title":"t"}`},
+		{"POST", "/articles", `{"title":"t"}`},
 		{"GET", "/articles", ""},
 		{"GET", "/articles/1", ""},
 		{"DELETE", "/articles/1", ""},
-		{"PUT", "/articles/1/vote", `{"user":"bob","vote":"up"}`},
+		{"PUT", "/articles/1/vote", `{"vote":"up"}`},
 		{"PUT", "/articles/1/groups/redis", ""},
 		{"DELETE", "/articles/1/groups/redis", ""},
 		{"GET", "/groups/redis", ""},
 		{"GET", "/top", ""},
-		{"POST", "/votes", `[{"user":"bob","id":"1","vote":"up"}]`},
+		{"POST", "/votes", `[{"id":"1","vote":"up"}]`},
 	} {
 		code, v := ta.do(r.method, r.target, r.body)
 		if code != http.StatusInternalServerError || v["error"] != "internal error" {
@@ -771,11 +818,11 @@ func listOf(v map[string]any, field string) string {
 func TestUserPages(t *testing.T) {
 	ta := newTestAPI(t, config{userPages: true})
 	first, second, third := ta.post("first"), ta.post("second"), ta.post("third")
-	ta.must(http.StatusOK, "PUT", "/articles/"+first+"/vote", `{"user":"bob","vote":"up"}`)
+	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+first+"/vote", `{"vote":"up"}`)
 	ta.clock.Add(time.Minute)
-	ta.must(http.StatusOK, "PUT", "/articles/"+second+"/vote", `{"user":"bob","vote":"up"}`)
-	ta.must(http.StatusOK, "PUT", "/articles/"+third+"/vote", `{"user":"bob","vote":"up"}`)
-	ta.must(http.StatusOK, "PUT", "/articles/"+third+"/vote", `{"user":"bob","vote":"none"}`)
+	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+second+"/vote", `{"vote":"up"}`)
+	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+third+"/vote", `{"vote":"up"}`)
+	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+third+"/vote", `{"vote":"none"}`)
 	v := ta.must(http.StatusOK, "GET", "/users/alice", "")
 	// Pages of testPageSize: the newest two.
 	if v["user"] != "alice" || listOf(v, "submitted") != third+" "+second || listOf(v, "upvoted") != third+" "+second {
@@ -784,7 +831,7 @@ func TestUserPages(t *testing.T) {
 	if v := ta.must(http.StatusOK, "GET", "/users/bob", ""); listOf(v, "submitted") != "" || listOf(v, "upvoted") != second+" "+first {
 		t.Errorf("GET /users/bob: %v", v)
 	}
-	ta.must(http.StatusNoContent, "DELETE", "/articles/"+second, "")
+	ta.as("alice").must(http.StatusNoContent, "DELETE", "/articles/"+second, "")
 	if v := ta.must(http.StatusOK, "GET", "/users/bob", ""); listOf(v, "upvoted") != first {
 		t.Errorf("GET /users/bob after a delete: %v", v)
 	}
@@ -797,7 +844,7 @@ func TestUserPages(t *testing.T) {
 	// With -karma too: the user's karma.
 	both := newTestAPI(t, config{userPages: true, rules: ruleFlags{karma: &[2]int64{1, -1}}})
 	a := both.post("first")
-	both.must(http.StatusOK, "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"up"}`)
+	both.as("bob").must(http.StatusOK, "PUT", "/articles/"+a+"/vote", `{"vote":"up"}`)
 	if v := both.must(http.StatusOK, "GET", "/users/alice", ""); v["karma"] != 1.0 || listOf(v, "submitted") != a {
 		t.Errorf("GET /users/alice with -karma: %v", v)
 	}
@@ -825,8 +872,8 @@ func TestUserPages(t *testing.T) {
 func TestUsers(t *testing.T) {
 	ta := newTestAPI(t, config{rules: ruleFlags{karma: &[2]int64{1, -1}, voteCost: &[2]int64{0, 1}}})
 	a := ta.post("A")
-	for _, v := range []string{`{"user":"bob","vote":"up"}`, `{"user":"carol","vote":"up"}`, `{"user":"dave","vote":"down"}`} {
-		ta.must(http.StatusOK, "PUT", "/articles/"+a+"/vote", v)
+	for user, v := range map[string]string{"bob": "up", "carol": "up", "dave": "down"} {
+		ta.as(user).must(http.StatusOK, "PUT", "/articles/"+a+"/vote", `{"vote":"`+v+`"}`)
 	}
 	v := ta.must(http.StatusOK, "GET", "/users", "")
 	if got := fmt.Sprint(v); got != "map[page:1 users:[map[karma:1 user:alice] map[karma:-1 user:dave]]]" {
@@ -844,20 +891,20 @@ func TestUsers(t *testing.T) {
 func TestEditArticle(t *testing.T) {
 	ta := newTestAPI(t, config{uniqueLinks: true, rules: ruleFlags{editWindow: 15 * time.Minute}})
 	a := ta.post("A") // a minute passes
-	other := ta.must(http.StatusCreated, "POST", "/articles", `{"poster":"bob","title":"B","link":"https://b"}`)
-	v := ta.must(http.StatusOK, "PATCH", "/articles/"+a, `{"user":"alice","title":"A2","link":"https://a"}`)
+	other := ta.as("bob").must(http.StatusCreated, "POST", "/articles", `{"title":"B","link":"https://b"}`)
+	v := ta.as("alice").must(http.StatusOK, "PATCH", "/articles/"+a, `{"title":"A2","link":"https://a"}`)
 	if v["title"] != "A2" || v["link"] != "https://a" {
 		t.Errorf("PATCH: %v", v)
 	}
-	ta.fails(http.StatusForbidden, "not allowed", "PATCH", "/articles/"+a, `{"user":"bob","title":"mine"}`)
-	ta.fails(http.StatusNotFound, "not found", "PATCH", "/articles/99", `{"user":"alice","title":"x"}`)
-	ta.fails(http.StatusBadRequest, "title", "PATCH", "/articles/"+a, `{"user":"alice","title":""}`)
-	code, v := ta.do("PATCH", "/articles/"+a, `{"user":"alice","title":"A3","link":"https://b"}`)
+	ta.as("bob").fails(http.StatusForbidden, "not allowed", "PATCH", "/articles/"+a, `{"title":"mine"}`)
+	ta.as("alice").fails(http.StatusNotFound, "not found", "PATCH", "/articles/99", `{"title":"x"}`)
+	ta.as("alice").fails(http.StatusBadRequest, "title", "PATCH", "/articles/"+a, `{"title":""}`)
+	code, v := ta.as("alice").do("PATCH", "/articles/"+a, `{"title":"A3","link":"https://b"}`)
 	if art, _ := v["article"].(map[string]any); code != http.StatusConflict || art["id"] != other["id"] {
 		t.Errorf("PATCH to a taken link: %d %v", code, v)
 	}
 	ta.clock.Add(14 * time.Minute)
-	ta.fails(http.StatusForbidden, "not allowed", "PATCH", "/articles/"+a, `{"user":"alice","title":"late"}`)
+	ta.as("alice").fails(http.StatusForbidden, "not allowed", "PATCH", "/articles/"+a, `{"title":"late"}`)
 }
 
 // newLimitedAPI returns an API with -karma 1,-1, -min-karma 0,10,
@@ -869,27 +916,26 @@ func newLimitedAPI(t *testing.T) (*testAPI, string) {
 		voteLimit: 1, votePer: time.Hour, postInterval: 90 * time.Second,
 	}})
 	a := ta.post("A")
-	ta.must(http.StatusOK, "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"up"}`)
+	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+a+"/vote", `{"vote":"up"}`)
 	return ta, a
 }
 
 // -vote-limit and -post-interval answer 429 with Retry-After; -min-karma 403.
 func TestRateLimits(t *testing.T) {
 	ta, a := newLimitedAPI(t)
-	retry := func(want int, wantRetry, method, target, body string) {
+	retry := func(want int, wantRetry, user, method, target, body string) {
 		t.Helper()
-		rec := httptest.NewRecorder()
-		ta.handler.ServeHTTP(rec, httptest.NewRequest(method, target, strings.NewReader(body)))
+		rec := ta.as(user).serve(method, target, body)
 		if rec.Code != want || rec.Header().Get("Retry-After") != wantRetry {
 			t.Errorf("%s %s: %d, Retry-After %q: %s; want %d, %q", method, target, rec.Code, rec.Header().Get("Retry-After"), rec.Body, want, wantRetry)
 		}
 	}
-	retry(http.StatusTooManyRequests, "3600", "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"none"}`)
-	retry(http.StatusForbidden, "", "PUT", "/articles/"+a+"/vote", `{"user":"carol","vote":"down"}`)
+	retry(http.StatusTooManyRequests, "3600", "bob", "PUT", "/articles/"+a+"/vote", `{"vote":"none"}`)
+	retry(http.StatusForbidden, "", "carol", "PUT", "/articles/"+a+"/vote", `{"vote":"down"}`)
 	// ta.post moved the clock a minute: 30 s to wait, and a ballot of
 	// POST /votes gets 429 in its result.
-	retry(http.StatusTooManyRequests, "30", "POST", "/articles", `{"poster":"alice","title":"B"}`)
-	if res := ta.votes(`[{"user":"bob","id":"` + a + `","vote":"none"}]`); res[0].Status != http.StatusTooManyRequests {
+	retry(http.StatusTooManyRequests, "30", "alice", "POST", "/articles", `{"title":"B"}`)
+	if res := ta.as("bob").votes(`[{"id":"` + a + `","vote":"none"}]`); res[0].Status != http.StatusTooManyRequests {
 		t.Errorf("POST /votes over the limit: %+v", res)
 	}
 }
@@ -930,5 +976,5 @@ func TestHealthz(t *testing.T) {
 		!strings.Contains(fmt.Sprint(v["problems"]), "karma 1,-1 here, off in the store") {
 		t.Fatalf("GET /healthz of other options = %d %v", code, v)
 	}
-	ot.fails(http.StatusServiceUnavailable, "incompatible store", "POST", "/articles", `{"poster":"bob","title":"t"}`)
+	ot.as("bob").fails(http.StatusServiceUnavailable, "incompatible store", "POST", "/articles", `{"title":"t"}`)
 }

@@ -31,6 +31,8 @@ const (
 	codeBadRequest       = "bad_request"        // 400: a body or query the API cannot read
 	codeTooLarge         = "too_large"          // 413: a body over its limit, or too many ballots
 	codeNotAllowed       = "not_allowed"        // 403: a rule of the service forbids the call; the message says which
+	codeUnauthorized     = "unauthorized"       // 401: a write without a token the service takes (none, malformed, wrongly signed, expired), with a WWW-Authenticate header
+	codeForbidden        = "forbidden"          // 403: the token's user may not do this: act as another user, or act on another's item without being a moderator
 	codeRateLimited      = "rate_limited"       // 429, with retry_after
 	codeTryAgain         = "try_again"          // 503: Redis refused the call for a passing reason; nothing changed
 	codeOutOfMemory      = "out_of_memory"      // 503: Redis is full; nothing changed

@@ -22,31 +22,34 @@ func TestErrorCodes(t *testing.T) {
 	ta := newTestAPI(t, config{})
 	id := ta.post("exists")
 	closed := ta.post("closed later")
-	huge := `{"poster":"alice","title":"` + strings.Repeat("x", maxBody) + `"}`
+	huge := `{"title":"` + strings.Repeat("x", maxBody) + `"}`
 	for _, tc := range []struct {
 		status               int
 		code, msg            string
 		method, target, body string
 	}{
 		{404, "not_found", `article not found: "42"`, "GET", "/articles/42", ""},
-		{404, "not_found", `article not found: "42"`, "PUT", "/articles/42/vote", `{"user":"bob","vote":"up"}`},
-		{400, "invalid_vote", "invalid vote", "PUT", "/articles/" + id + "/vote", `{"user":"bob","vote":"sideways"}`},
-		{400, "bad_request", "vote is missing", "PUT", "/articles/" + id + "/vote", `{"user":"bob"}`},
-		{400, "invalid_argument", "invalid argument: title is blank", "POST", "/articles", `{"poster":"alice","title":" "}`},
+		{404, "not_found", `article not found: "42"`, "PUT", "/articles/42/vote", `{"vote":"up"}`},
+		{400, "invalid_vote", "invalid vote", "PUT", "/articles/" + id + "/vote", `{"vote":"sideways"}`},
+		{400, "bad_request", "vote is missing", "PUT", "/articles/" + id + "/vote", `{}`},
+		{400, "invalid_argument", "invalid argument: title is blank", "POST", "/articles", `{"title":" "}`},
 		{400, "invalid_argument", "invalid argument: page 0 is below 1", "GET", "/articles?page=0", ""},
 		{400, "bad_request", `order "worst"`, "GET", "/articles?order=worst", ""},
-		{400, "bad_request", "request body is not a JSON object", "POST", "/articles", `{"poster":`},
+		{400, "bad_request", "request body is not a JSON object", "POST", "/articles", `{"title":`},
 		{413, "too_large", "the limit is 65536 bytes", "POST", "/articles", huge},
 		{404, "not_found", "not found", "GET", "/nowhere", ""},
 		{405, "method_not_allowed", "method not allowed", "PUT", "/articles/1", ""},
+		{403, "forbidden", `forbidden: "user" is "alice", but the token is "bob"'s`, "PUT", "/articles/" + id + "/vote", `{"user":"alice","vote":"up"}`},
+		{403, "forbidden", "forbidden: only its poster or a moderator may delete an article", "DELETE", "/articles/" + id, ""},
 	} {
-		v := ta.failsWith(tc.status, tc.code, tc.msg, tc.method, tc.target, tc.body)
+		v := ta.as("bob").failsWith(tc.status, tc.code, tc.msg, tc.method, tc.target, tc.body)
 		if e, _ := v["error"].(string); !strings.HasPrefix(e, tc.msg) && tc.status != 413 && tc.code != "bad_request" {
 			t.Errorf("%s %s: message %q does not start with %q", tc.method, tc.target, e, tc.msg)
 		}
 	}
+	ta.failsWith(401, "unauthorized", "unauthorized: this request needs a token", "PUT", "/articles/"+id+"/vote", `{"vote":"up"}`)
 	ta.clock.Add(voting.DefaultVoteWindow)
-	ta.failsWith(409, "voting_closed", `voting closed: "`+closed+`"`, "PUT", "/articles/"+closed+"/vote", `{"user":"bob","vote":"up"}`)
+	ta.as("bob").failsWith(409, "voting_closed", `voting closed: "`+closed+`"`, "PUT", "/articles/"+closed+"/vote", `{"vote":"up"}`)
 	if ta.logged.Len() > 0 {
 		t.Errorf("client errors were logged: %s", ta.logged)
 	}
@@ -98,15 +101,15 @@ func TestClassify(t *testing.T) {
 // so has a ballot over the limit; a 403 says why.
 func TestRefusalBodies(t *testing.T) {
 	ta, a := newLimitedAPI(t)
-	v := ta.failsWith(http.StatusTooManyRequests, codeRateLimited, "rate limited: try again in 3600 seconds", "PUT", "/articles/"+a+"/vote", `{"user":"bob","vote":"none"}`)
+	v := ta.as("bob").failsWith(http.StatusTooManyRequests, codeRateLimited, "rate limited: try again in 3600 seconds", "PUT", "/articles/"+a+"/vote", `{"vote":"none"}`)
 	if v["retry_after"] != 3600.0 {
 		t.Errorf("429 without retry_after 3600: %v", v)
 	}
-	v = ta.failsWith(http.StatusTooManyRequests, codeRateLimited, "try again in 30 seconds", "POST", "/articles", `{"poster":"alice","title":"B"}`)
+	v = ta.as("alice").failsWith(http.StatusTooManyRequests, codeRateLimited, "try again in 30 seconds", "POST", "/articles", `{"title":"B"}`)
 	if v["retry_after"] != 30.0 {
 		t.Errorf("429 of a post without retry_after 30: %v", v)
 	}
-	res := ta.votes(`[{"user":"bob","id":"` + a + `","vote":"none"},{"user":"carol","id":"` + a + `","vote":"down"}]`)
+	res := append(ta.as("bob").votes(`[{"id":"`+a+`","vote":"none"}]`), ta.as("carol").votes(`[{"id":"`+a+`","vote":"down"}]`)...)
 	if r := res[0]; r.Status != http.StatusTooManyRequests || r.Code != codeRateLimited || r.RetryAfter != 3600 || r.Error != "rate limited: try again in 3600 seconds" {
 		t.Errorf("a ballot over the limit: %+v", r)
 	}
@@ -114,7 +117,7 @@ func TestRefusalBodies(t *testing.T) {
 	if r := res[1]; r.Status != http.StatusForbidden || r.Code != codeNotAllowed || r.Error != why || r.RetryAfter != 0 {
 		t.Errorf("a ballot under -min-karma: %+v", r)
 	}
-	if v := ta.failsWith(http.StatusForbidden, codeNotAllowed, why, "PUT", "/articles/"+a+"/vote", `{"user":"carol","vote":"down"}`); v["error"] != why {
+	if v := ta.as("carol").failsWith(http.StatusForbidden, codeNotAllowed, why, "PUT", "/articles/"+a+"/vote", `{"vote":"down"}`); v["error"] != why {
 		t.Errorf("403 of -min-karma: %v", v)
 	}
 }
@@ -124,13 +127,13 @@ func TestRefusalBodies(t *testing.T) {
 func TestEditRefusals(t *testing.T) {
 	off := newTestAPI(t, config{})
 	a := off.post("A")
-	v := off.failsWith(http.StatusNotFound, codeFeatureOff, "", "PATCH", "/articles/"+a, `{"user":"alice","title":"A2"}`)
+	v := off.as("alice").failsWith(http.StatusNotFound, codeFeatureOff, "", "PATCH", "/articles/"+a, `{"title":"A2"}`)
 	if v["error"] != "editing is off: start the service with -edit-window" {
 		t.Errorf("PATCH without -edit-window: %v", v)
 	}
 	on := newTestAPI(t, config{rules: ruleFlags{editWindow: 15 * time.Minute}})
 	a = on.post("A")
-	v = on.failsWith(http.StatusForbidden, codeNotAllowed, "", "PATCH", "/articles/"+a, `{"user":"bob","title":"mine"}`)
+	v = on.as("bob").failsWith(http.StatusForbidden, codeNotAllowed, "", "PATCH", "/articles/"+a, `{"title":"mine"}`)
 	if v["error"] != "not allowed: only its poster may edit an article, within 15m0s of posting it" {
 		t.Errorf("PATCH by another user: %v", v)
 	}
@@ -159,9 +162,9 @@ func TestLinksAndTitles(t *testing.T) {
 	id := ta.post("A")
 	long := "https://example.com/" + strings.Repeat("x", maxLink-len("https://example.com/"))
 	for _, link := range []string{"", "https://example.com/1", "http://example.com", "HTTPS://EXAMPLE.COM/a?b=c#d", "https://[::1]:8080/x", long} {
-		body := fmt.Sprintf(`{"poster":"alice","title":"good","link":%q}`, link)
+		body := fmt.Sprintf(`{"title":"good","link":%q}`, link)
 		ta.clock.Add(time.Minute)
-		if v := ta.must(http.StatusCreated, "POST", "/articles", body); v["link"] != link {
+		if v := ta.as("alice").must(http.StatusCreated, "POST", "/articles", body); v["link"] != link {
 			t.Errorf("POST with link %q: %v", link, v)
 		}
 	}
@@ -183,10 +186,9 @@ func TestLinksAndTitles(t *testing.T) {
 		{"tab\there", "", "title contains a control character"},
 		{"c1\u0085", "", "title contains a control character"},
 	} {
-		body := fmt.Sprintf(`{"poster":"alice","title":%s,"link":%s}`, jsonString(tc.title), jsonString(tc.link))
-		ta.failsWith(http.StatusBadRequest, codeInvalidArgument, "invalid argument: "+tc.msg, "POST", "/articles", body)
-		body = fmt.Sprintf(`{"user":"alice","title":%s,"link":%s}`, jsonString(tc.title), jsonString(tc.link))
-		ta.failsWith(http.StatusBadRequest, codeInvalidArgument, "invalid argument: "+tc.msg, "PATCH", "/articles/"+id, body)
+		body := fmt.Sprintf(`{"title":%s,"link":%s}`, jsonString(tc.title), jsonString(tc.link))
+		ta.as("alice").failsWith(http.StatusBadRequest, codeInvalidArgument, "invalid argument: "+tc.msg, "POST", "/articles", body)
+		ta.as("alice").failsWith(http.StatusBadRequest, codeInvalidArgument, "invalid argument: "+tc.msg, "PATCH", "/articles/"+id, body)
 	}
 	if v := ta.must(http.StatusOK, "GET", "/articles", ""); v["total"] != 7.0 {
 		t.Errorf("refused posts were stored: %v", v)
@@ -260,13 +262,13 @@ func TestTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	const timeout = 50 * time.Millisecond
-	ta := newTestAPIOn(t, store, nil, config{timeout: timeout})
+	ta := newTestAPIOn(t, store, nil, config{timeout: timeout}).as("alice")
 	for _, r := range []struct{ method, target, body string }{
 		{"GET", "/articles/1", ""},
 		{"GET", "/articles", ""},
-		{"POST", "/articles", `{"poster":"alice","title":"t"}`},
-		{"PUT", "/articles/1/vote", `{"user":"bob","vote":"up"}`},
-		{"POST", "/votes", `[{"user":"bob","id":"1","vote":"up"}]`},
+		{"POST", "/articles", `{"title":"t"}`},
+		{"PUT", "/articles/1/vote", `{"vote":"up"}`},
+		{"POST", "/votes", `[{"id":"1","vote":"up"}]`},
 	} {
 		ta.logged.Reset()
 		start := time.Now()

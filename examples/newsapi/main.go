@@ -1,26 +1,50 @@
 // Command newsapi is a small HTTP JSON service on the voting library,
 // on net/http (method and path patterns), with OpenTelemetry metrics.
+// README.md beside it shows every route with curl.
 //
-//	POST   /articles                       {"poster":"alice","title":"...","link":"..."} -> 201
+// The routes marked W write: they act as the user of the request's
+// bearer token (Authorization: Bearer TOKEN), and reads need no token.
+//
+//	POST   /articles                       W {"title":"...","link":"..."} -> 201
 //	GET    /articles?order=score&page=1    order: score, time (or new), old, score-asc, time-asc, top, hot, best, controversial
 //	GET    /articles/{id}                  the article and its groups
-//	PUT    /articles/{id}/vote             {"user":"bob","vote":"up"}; "down", or "none" to cancel
-//	POST   /votes                          [{"user":"bob","id":"1","vote":"up"}, ...] -> a result per ballot
-//	PUT    /articles/{id}/groups/{group}   -> 204
-//	DELETE /articles/{id}/groups/{group}   -> 204
+//	PUT    /articles/{id}/vote             W {"vote":"up"}; "down", or "none" to cancel
+//	POST   /votes                          W [{"id":"1","vote":"up"}, ...] -> a result per ballot
+//	PUT    /articles/{id}/groups/{group}   W -> 204; the article's poster or a moderator
+//	DELETE /articles/{id}/groups/{group}   W -> 204; the article's poster or a moderator
 //	GET    /groups/{group}?order=score&page=1
 //	GET    /top?since=24h&page=1           since: a Go duration (90m, 24h) or days (7d); 24h by default
-//	DELETE /articles/{id}                  -> 204
+//	DELETE /articles/{id}                  W -> 204; its poster or a moderator
 //	GET    /users/{name}                   with -karma or -user-pages; else 404 feature_off
 //	GET    /users?page=1                   users by karma: with -karma; else 404 feature_off
-//	PATCH  /articles/{id}                  {"user":"alice","title":"...","link":"..."}: with -edit-window; else 404 feature_off
-//	POST   /articles/{id}/comments         {"poster":"bob","body":"...","parent":"1"} -> 201; parent "" or absent: on the article
+//	PATCH  /articles/{id}                  W {"title":"...","link":"..."}: its poster, with -edit-window; else 404 feature_off
+//	POST   /articles/{id}/comments         W {"body":"...","parent":"1"} -> 201; parent "" or absent: on the article
 //	GET    /articles/{id}/comments?order=best&limit=200   the thread, best-first; order: best, top, new, old, hot, controversial
 //	GET    /comments/{id}/replies?order=best&limit=200    the replies under a comment, as a thread
-//	PUT    /comments/{id}/vote             {"user":"carol","vote":"up"}; the score is upvotes minus downvotes
-//	PATCH  /comments/{id}                  {"user":"bob","body":"..."}: with -edit-window; else 404 feature_off
-//	DELETE /comments/{id}                  -> 204; one with replies stays as {"deleted": true} without poster or body
+//	PUT    /comments/{id}/vote             W {"vote":"up"}; the score is upvotes minus downvotes
+//	PATCH  /comments/{id}                  W {"body":"..."}: its poster, with -edit-window; else 404 feature_off
+//	DELETE /comments/{id}                  W -> 204; its poster or a moderator; one with replies stays as {"deleted": true} without poster or body
 //	GET    /metrics                        Prometheus text
+//
+// # Authentication
+//
+// A token (token.go) is a JSON Web Token signed with HMAC-SHA256, whose
+// claims name the user ("sub"), their role ("role": user or moderator)
+// and when it expires ("exp", Unix seconds). A write without a token, or
+// with one malformed, wrongly signed or expired, gets 401
+// {"code": "unauthorized"} and a WWW-Authenticate: Bearer header. A body
+// need not name the acting user; one that does ("user", "poster") must
+// name the token's: anyone else gets 403 {"code": "forbidden"}, and so
+// does a user acting on another's article or comment, unless a
+// moderator. The secret that signs tokens comes from -secret-file PATH
+// or NEWSAPI_SECRET, at least 32 bytes; without one the service does not
+// start, unless -insecure-dev, which uses a fixed, public secret for
+// trials on one's own machine and says so in the log. The secret never
+// appears in the log or in a reply.
+//
+//	go run . token -user alice [-role moderator] [-ttl 24h] [-secret-file PATH | -insecure-dev]
+//
+// prints a token, with the secret as the service reads it.
 //
 // A page of /articles or /groups/{group} reads
 // {"order": "score", "page": 1, "pages": 4, "total": 87, "articles": [...]}
@@ -51,8 +75,9 @@
 // person (errors.go lists the codes). 404 for an unknown article or path,
 // and for the routes of a feature the service runs without
 // (feature_off, naming the flag: GET /users needs -karma); 409 once its
-// voting has closed; 400 for bad input; 403 with the reason for a call a
-// rule forbids; 429 with "retry_after" (seconds) and a Retry-After
+// voting has closed; 400 for bad input; 401 for a write without a valid
+// token; 403 forbidden for a user acting as another, or on another's
+// item; 403 not_allowed with the reason for a call a rule forbids; 429 with "retry_after" (seconds) and a Retry-After
 // header over a rate limit; 413 for a body over 64 KiB (512 KiB for POST
 // /votes) or more than voting.MaxBatch ballots; 503 when Redis refuses a
 // call for a passing reason, or does not answer within -timeout (code
@@ -64,7 +89,7 @@
 //
 // Usage:
 //
-//	(cd examples/newsapi && go run . [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi] [-window 168h] [-unique-links] [-timeout 3s])
+//	(cd examples/newsapi && go run . (-secret-file PATH | -insecure-dev) [-addr localhost:8080] [-redis ADDR|URL] [-prefix newsapi] [-window 168h] [-unique-links] [-timeout 3s])
 //
 // -timeout is the most a request waits for Redis (3s by default): a
 // stalled Redis gets the client a 503 {"code": "timeout"} then, and the
@@ -105,6 +130,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -122,6 +148,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "token" {
+		os.Exit(tokenCommand(os.Args[2:], os.Getenv, time.Now(), os.Stdout, os.Stderr))
+	}
 	var cfg config
 	flag.StringVar(&cfg.addr, "addr", "localhost:8080", "serve HTTP on `host:port`")
 	flag.StringVar(&cfg.redis, "redis", "", "use the Redis at `addr` (host:port or redis:// URL) instead of an embedded miniredis")
@@ -131,7 +160,20 @@ func main() {
 	flag.BoolVar(&cfg.userPages, "user-pages", false, "keep each user's submitted and upvoted pages: GET /users/{name} shows their first pages")
 	flag.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "the most a request waits for Redis: then it gets 503 timeout, logged (at least 1ms)")
 	cfg.rules.register(flag.CommandLine)
+	cfg.secret.register(flag.CommandLine)
+	flag.Usage = func() {
+		fmt.Fprintf(flag.CommandLine.Output(), "usage: newsapi [flags]          serve the API\n"+
+			"       newsapi token -user NAME [-role user|moderator] [-ttl 24h] [-secret-file PATH | -insecure-dev]\n"+
+			"                                      print a token (with %s, or either flag)\n\nflags:\n", secretEnv)
+		flag.PrintDefaults()
+	}
 	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "newsapi: unexpected argument %q\n", flag.Arg(0))
+		flag.Usage()
+		os.Exit(2)
+	}
+	cfg.secret.env = secret(os.Getenv(secretEnv))
 	logger := log.New(os.Stderr, "newsapi: ", 0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -153,6 +195,7 @@ type config struct {
 	userPages   bool          // -user-pages
 	timeout     time.Duration // -timeout
 	rules       ruleFlags     // -karma, -vote-limit, ... (rules.go)
+	secret      secretFlags   // -secret-file, NEWSAPI_SECRET, -insecure-dev (secret.go)
 }
 
 // defaultTimeout is the most a request waits for Redis by default: a
@@ -197,6 +240,13 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 	if cfg.timeout < time.Millisecond {
 		return fmt.Errorf("-timeout %v is under one millisecond", cfg.timeout)
 	}
+	key, err := cfg.secret.key()
+	if err != nil {
+		return err
+	}
+	if cfg.secret.insecureDev {
+		logger.Print(devWarning)
+	}
 	pool, where, closeRedis, err := dial(ctx, cfg.redis, cfg.timeout)
 	if err != nil {
 		return err
@@ -223,7 +273,7 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 		return err
 	}
 	srv := newServer(cfg, metrics.handler((&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages,
-		karma: cfg.rules.karma != nil, rules: cfg.rules, timeout: cfg.timeout}).routes()), logger)
+		karma: cfg.rules.karma != nil, rules: cfg.rules, timeout: cfg.timeout, key: key}).routes()), logger)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	ready(fmt.Sprintf("http://%s (data in %s)", ln.Addr(), where))
@@ -337,4 +387,66 @@ func followClock(mr *miniredis.Miniredis, interval time.Duration, now func() tim
 		close(quit)
 		<-done
 	}
+}
+
+// defaultTTL is how long a token of the token command lasts by default.
+const defaultTTL = 24 * time.Hour
+
+// tokenCommand runs "newsapi token": it prints a token for -user, with
+// -role, that expires -ttl after now, signed with the secret of
+// -secret-file, NEWSAPI_SECRET (read with getenv) or -insecure-dev, as
+// the service reads it. It returns the process's exit status: 2 for bad
+// usage, 1 for any other failure.
+func tokenCommand(args []string, getenv func(string) string, now time.Time, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("newsapi token", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		sf   secretFlags
+		user = fs.String("user", "", "the token's user `name` (required): the user every write request with it acts as")
+		name = fs.String("role", string(roleUser), "the token's `role`: user, or moderator, who may also delete others' articles and comments and change their groups")
+		ttl  = fs.Duration("ttl", defaultTTL, "how long the token lasts (e.g. 1h, 720h)")
+	)
+	sf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: newsapi token -user NAME [-role user|moderator] [-ttl 24h] [-secret-file PATH | -insecure-dev]\n"+
+			"prints a token for Authorization: Bearer TOKEN; the secret comes from -secret-file, %s or -insecure-dev, as the service's\n", secretEnv)
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return 0
+	} else if err != nil {
+		return 2
+	}
+	fail := func(status int, format string, args ...any) int {
+		fmt.Fprintf(stderr, "newsapi token: "+format+"\n", args...)
+		return status
+	}
+	if fs.NArg() > 0 {
+		return fail(2, "unexpected argument %q", fs.Arg(0))
+	}
+	if *user == "" {
+		return fail(2, "-user is required")
+	}
+	r, err := parseRole(*name)
+	if err != nil {
+		return fail(2, "-role: %v", err)
+	}
+	if *ttl <= 0 {
+		return fail(2, "-ttl %v is not positive", *ttl)
+	}
+	sf.env = secret(getenv(secretEnv))
+	key, err := sf.key()
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	if sf.insecureDev {
+		fmt.Fprintln(stderr, "newsapi token: "+devWarning)
+	}
+	exp := now.Add(*ttl).Unix()
+	token, err := sign(key, claims{Sub: *user, Role: r, Exp: &exp})
+	if err != nil {
+		return fail(2, "-user: %v", err)
+	}
+	fmt.Fprintln(stdout, token)
+	return 0
 }

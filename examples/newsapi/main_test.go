@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log"
 	"net/http"
@@ -28,7 +30,7 @@ func TestServe(t *testing.T) {
 
 func testServe(t *testing.T, redisAddr string) {
 	base, shutdown := startServe(t, testConfig(redisAddr, voting.DefaultVoteWindow))
-	location := request(t, "POST", base+"/articles", `{"poster":"alice","title":"served","link":"https://example.com/served"}`, http.StatusCreated)
+	location := requestAs(t, "alice", "POST", base+"/articles", `{"title":"served","link":"https://example.com/served"}`, http.StatusCreated)
 	if body := request(t, "GET", base+location, "", http.StatusOK); !strings.Contains(body, `"title":"served"`) {
 		t.Errorf("GET %s: %s", location, body)
 	}
@@ -42,7 +44,7 @@ func testServe(t *testing.T, redisAddr string) {
 		t.Errorf("GET /top?since=1h: %s", body)
 	}
 	// Without -unique-links, a link may be posted twice.
-	request(t, "POST", base+"/articles", `{"poster":"bob","title":"again","link":"https://example.com/served"}`, http.StatusCreated)
+	requestAs(t, "bob", "POST", base+"/articles", `{"title":"again","link":"https://example.com/served"}`, http.StatusCreated)
 	if err := shutdown(); err != nil {
 		t.Errorf("serve after shutdown: %v", err)
 	}
@@ -53,10 +55,11 @@ func testServe(t *testing.T, redisAddr string) {
 func TestServeWindow(t *testing.T) {
 	base, shutdown := startServe(t, testConfig("", time.Second))
 	defer shutdown()
-	vote := request(t, "POST", base+"/articles", `{"poster":"alice","title":"soon closed"}`, http.StatusCreated) + "/vote"
-	request(t, "PUT", base+vote, `{"user":"bob","vote":"up"}`, http.StatusOK)
+	vote := requestAs(t, "alice", "POST", base+"/articles", `{"title":"soon closed"}`, http.StatusCreated) + "/vote"
+	requestAs(t, "bob", "PUT", base+vote, `{"vote":"up"}`, http.StatusOK)
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		req, _ := http.NewRequest("PUT", base+vote, strings.NewReader(`{"user":"carol","vote":"up"}`))
+		req, _ := http.NewRequest("PUT", base+vote, strings.NewReader(`{"vote":"up"}`))
+		req.Header.Set("Authorization", "Bearer "+mustToken(t, "carol", roleUser, time.Now().Add(time.Hour)))
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -79,9 +82,9 @@ func TestServeUniqueLinks(t *testing.T) {
 	cfg.uniqueLinks = true
 	base, shutdown := startServe(t, cfg)
 	defer shutdown()
-	const post = `{"poster":"alice","title":"first","link":"https://example.com/once"}`
-	location := request(t, "POST", base+"/articles", post, http.StatusCreated)
-	if got := request(t, "POST", base+"/articles", post, http.StatusConflict); got != location {
+	const post = `{"title":"first","link":"https://example.com/once"}`
+	location := requestAs(t, "alice", "POST", base+"/articles", post, http.StatusCreated)
+	if got := requestAs(t, "alice", "POST", base+"/articles", post, http.StatusConflict); got != location {
 		t.Errorf("POST of a duplicate link: Location %q, want %q", got, location)
 	}
 }
@@ -140,9 +143,11 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // testConfig is the service's config on a free port, on the Redis at
-// redisAddr (empty for an embedded miniredis).
+// redisAddr (empty for an embedded miniredis), with testKey as its
+// secret, given as NEWSAPI_SECRET.
 func testConfig(redisAddr string, window time.Duration) config {
-	return config{addr: "127.0.0.1:0", redis: redisAddr, prefix: "newsapi-test", window: window, timeout: defaultTimeout}
+	return config{addr: "127.0.0.1:0", redis: redisAddr, prefix: "newsapi-test", window: window, timeout: defaultTimeout,
+		secret: secretFlags{env: testKey}}
 }
 
 // startServe starts the service as main does, with cfg, and returns its
@@ -175,13 +180,23 @@ func startServeLog(t *testing.T, cfg config, logw io.Writer) (base string, shutd
 	}
 }
 
-// request sends a request that must get status want, and returns the
-// reply's Location header if it has one, else its body.
+// request sends a request without a token that must get status want,
+// and returns the reply's Location header if it has one, else its body.
 func request(t *testing.T, method, url, body string, want int) string {
+	t.Helper()
+	return requestAs(t, "", method, url, body, want)
+}
+
+// requestAs is request with a token of user, signed with testKey, or
+// without a token if user is empty.
+func requestAs(t *testing.T, user, method, url, body string, want int) string {
 	t.Helper()
 	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if user != "" {
+		req.Header.Set("Authorization", "Bearer "+mustToken(t, user, roleUser, time.Now().Add(time.Hour)))
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -203,8 +218,8 @@ func request(t *testing.T, method, url, body string, want int) string {
 func TestServeMetrics(t *testing.T) {
 	base, shutdown := startServe(t, testConfig("", voting.DefaultVoteWindow))
 	defer shutdown()
-	location := request(t, "POST", base+"/articles", `{"poster":"alice","title":"measured"}`, http.StatusCreated)
-	request(t, "PUT", base+location+"/vote", `{"user":"bob","vote":"up"}`, http.StatusOK)
+	location := requestAs(t, "alice", "POST", base+"/articles", `{"title":"measured"}`, http.StatusCreated)
+	requestAs(t, "bob", "PUT", base+location+"/vote", `{"vote":"up"}`, http.StatusOK)
 	request(t, "GET", base+"/articles/999", "", http.StatusNotFound)
 	body := request(t, "GET", base+"/metrics", "", http.StatusOK)
 	for _, want := range []string{
@@ -237,7 +252,7 @@ func TestServeStalledRedis(t *testing.T) {
 	cfg := testConfig("redis://"+srv.Addr, voting.DefaultVoteWindow)
 	cfg.timeout = 300 * time.Millisecond
 	base, shutdown := startServeLog(t, cfg, &logged)
-	location := request(t, "POST", base+"/articles", `{"poster":"alice","title":"paused"}`, http.StatusCreated)
+	location := requestAs(t, "alice", "POST", base+"/articles", `{"title":"paused"}`, http.StatusCreated)
 	if _, err := srv.Do("CLIENT", "PAUSE", 1000, "ALL"); err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +280,7 @@ func TestServeStalledRedis(t *testing.T) {
 func TestServeUncleanPath(t *testing.T) {
 	base, shutdown := startServe(t, testConfig("", voting.DefaultVoteWindow))
 	defer shutdown()
-	request(t, "POST", base+"/articles", `{"poster":"alice","title":"A"}`, http.StatusCreated)
+	requestAs(t, "alice", "POST", base+"/articles", `{"title":"A"}`, http.StatusCreated)
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	for _, path := range []string{"//articles", "//metrics", "/articles/../metrics"} {
 		resp, err := client.Get(base + path)
@@ -296,6 +311,195 @@ func TestServerTimeouts(t *testing.T) {
 		err := serve(context.Background(), log.New(io.Discard, "", 0), cfg, func(string) { t.Errorf("-timeout %v: served", timeout) })
 		if err == nil || !strings.Contains(err.Error(), "-timeout") {
 			t.Errorf("serve with -timeout %v: %v", timeout, err)
+		}
+	}
+}
+
+// Without a secret, or with one too short, the service does not start:
+// the error says how to give one, and never holds the secret.
+func TestServeRefusesWithoutSecret(t *testing.T) {
+	short := "short-secret-" + strings.Repeat("x", 10)
+	for _, tc := range []struct {
+		name   string
+		secret secretFlags
+		want   []string
+	}{
+		{"none", secretFlags{}, []string{"-secret-file", "NEWSAPI_SECRET", "-insecure-dev", "at least 32 bytes"}},
+		{"short env", secretFlags{env: secret(short)}, []string{"NEWSAPI_SECRET", "23 bytes", "at least 32"}},
+		{"short file", secretFlags{file: writeSecret(t, short)}, []string{"-secret-file", "23 bytes", "at least 32"}},
+		{"two ways", secretFlags{env: testKey, insecureDev: true}, []string{"one way only"}},
+	} {
+		var logged bytes.Buffer
+		cfg := testConfig("", voting.DefaultVoteWindow)
+		cfg.secret = tc.secret
+		err := serve(context.Background(), log.New(&logged, "", 0), cfg, func(string) { t.Errorf("%s: served", tc.name) })
+		if err == nil {
+			t.Errorf("%s: serve = nil", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: serve = %q, want it to say %q", tc.name, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), short) || strings.Contains(logged.String(), short) {
+			t.Errorf("%s: the secret is in the error %q or the log %q", tc.name, err, logged.String())
+		}
+	}
+}
+
+// With -insecure-dev the service starts, says loudly that anyone can
+// act as anyone, and takes tokens of the public development secret.
+func TestServeInsecureDev(t *testing.T) {
+	var logged syncBuffer
+	cfg := testConfig("", voting.DefaultVoteWindow)
+	cfg.secret = secretFlags{insecureDev: true}
+	base, shutdown := startServeLog(t, cfg, &logged)
+	defer shutdown()
+	if !strings.Contains(logged.String(), "WARNING: -insecure-dev") || !strings.Contains(logged.String(), "Never use it in production") {
+		t.Errorf("the log does not warn of -insecure-dev: %q", logged.String())
+	}
+	exp := time.Now().Add(time.Hour).Unix()
+	token, err := sign(secret(devSecret), claims{Sub: "alice", Role: roleUser, Exp: &exp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("POST", base+"/articles", strings.NewReader(`{"title":"dev"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Errorf("POST with a -insecure-dev token: %s", resp.Status)
+	}
+	// A token of testKey is not one of the development secret.
+	requestAs(t, "alice", "POST", base+"/articles", `{"title":"dev"}`, http.StatusUnauthorized)
+}
+
+// The secret appears nowhere a person or a client reads: not in the
+// log, not in a reply's body or headers, whatever the requests.
+func TestSecretNotLeaked(t *testing.T) {
+	key := "s3cr3t-" + strings.Repeat("k", 40)
+	var logged syncBuffer
+	cfg := testConfig("", voting.DefaultVoteWindow)
+	cfg.secret = secretFlags{file: writeSecret(t, key+"\n")}
+	base, shutdown := startServeLog(t, cfg, &logged)
+	exp := time.Now().Add(time.Hour).Unix()
+	good, err := sign(secret(key), claims{Sub: "alice", Role: roleUser, Exp: &exp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour).Unix()
+	expired, _ := sign(secret(key), claims{Sub: "alice", Role: roleUser, Exp: &past})
+	var seen strings.Builder
+	for _, r := range []struct{ method, path, auth, body string }{
+		{"POST", "/articles", good, `{"title":"kept"}`},
+		{"POST", "/articles", good, `{"poster":"bob","title":"as bob"}`},
+		{"POST", "/articles", expired, `{"title":"late"}`},
+		{"POST", "/articles", key, `{"title":"the secret as a token"}`},
+		{"POST", "/articles", good + "x", `{"title":"bad signature"}`},
+		{"POST", "/articles", "", `{"title":"none"}`},
+		{"PUT", "/articles/1/vote", good, `{"vote":"sideways"}`},
+		{"DELETE", "/articles/9", good, ""},
+		{"GET", "/articles/1", "", ""},
+		{"GET", "/healthz", "", ""},
+		{"GET", "/metrics", "", ""},
+	} {
+		req, _ := http.NewRequest(r.method, base+r.path, strings.NewReader(r.body))
+		if r.auth != "" {
+			req.Header.Set("Authorization", "Bearer "+r.auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		fmt.Fprintf(&seen, "%s %s: %s %v %s\n", r.method, r.path, resp.Status, resp.Header, b)
+	}
+	if err := shutdown(); err != nil {
+		t.Errorf("serve after shutdown: %v", err)
+	}
+	if !strings.Contains(seen.String(), "201 Created") || !strings.Contains(seen.String(), "401 Unauthorized") {
+		t.Errorf("the requests did not run as expected:\n%s", seen.String())
+	}
+	for what, text := range map[string]string{"the log": logged.String(), "the replies": seen.String()} {
+		if strings.Contains(text, key) || strings.Contains(text, "kkkkkkkk") {
+			t.Errorf("%s hold the secret:\n%s", what, text)
+		}
+	}
+}
+
+// noEnv is an environment without variables.
+func noEnv(string) string { return "" }
+
+// env returns an environment with NEWSAPI_SECRET set to value.
+func env(value string) func(string) string {
+	return func(name string) string {
+		if name == secretEnv {
+			return value
+		}
+		return ""
+	}
+}
+
+// "newsapi token" prints a token of the secret the service would read,
+// for the user, role and time to live asked; it refuses bad arguments
+// and a missing secret, and never prints the secret.
+func TestTokenCommand(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	key := string(testKey)
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		getenv   func(string) string
+		key      string // the key the token verifies with
+		sub      string
+		role     role
+		ttl      time.Duration
+		status   int
+		stderr   string // what stderr says
+		noStderr bool   // stderr must be empty
+	}{
+		{"env", []string{"-user", "alice"}, env(key), key, "alice", roleUser, defaultTTL, 0, "", true},
+		{"moderator", []string{"-user", "mod", "-role", "moderator", "-ttl", "1h"}, env(key), key, "mod", roleModerator, time.Hour, 0, "", true},
+		{"file", []string{"-user", "bob", "-secret-file", writeSecret(t, key+"\n")}, noEnv, key, "bob", roleUser, defaultTTL, 0, "", true},
+		{"a name with spaces", []string{"-user", "Zoë Ørsted"}, env(key), key, "Zoë Ørsted", roleUser, defaultTTL, 0, "", true},
+		{"insecure dev", []string{"-insecure-dev", "-user", "alice"}, noEnv, devSecret, "alice", roleUser, defaultTTL, 0, "WARNING: -insecure-dev", false},
+		{"no secret", []string{"-user", "alice"}, noEnv, "", "", "", 0, 1, "-secret-file PATH or set NEWSAPI_SECRET", false},
+		{"short secret", []string{"-user", "alice"}, env("too short"), "", "", "", 0, 1, "the secret is 9 bytes; it must have at least 32", false},
+		{"two secrets", []string{"-user", "alice", "-insecure-dev"}, env(key), "", "", "", 0, 1, "one way only", false},
+		{"no user", []string{}, env(key), "", "", "", 0, 2, "-user is required", false},
+		{"blank user", []string{"-user", "  "}, env(key), "", "", "", 0, 2, "user is blank", false},
+		{"long user", []string{"-user", strings.Repeat("u", voting.MaxNameLen+1)}, env(key), "", "", "", 0, 2, "longer than 256 bytes", false},
+		{"bad role", []string{"-user", "alice", "-role", "admin"}, env(key), "", "", "", 0, 2, `role "admin" is not user or moderator`, false},
+		{"zero ttl", []string{"-user", "alice", "-ttl", "0s"}, env(key), "", "", "", 0, 2, "-ttl 0s is not positive", false},
+		{"bad flag", []string{"-user", "alice", "-admin"}, env(key), "", "", "", 0, 2, "flag provided but not defined: -admin", false},
+		{"help", []string{"-h"}, noEnv, "", "", "", 0, 0, "usage: newsapi token -user NAME", false},
+		{"argument", []string{"-user", "alice", "extra"}, env(key), "", "", "", 0, 2, `unexpected argument "extra"`, false},
+	} {
+		var stdout, stderr bytes.Buffer
+		status := tokenCommand(tc.args, tc.getenv, now, &stdout, &stderr)
+		if status != tc.status || !strings.Contains(stderr.String(), tc.stderr) || tc.noStderr && stderr.Len() > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want %d, %q", tc.name, status, stderr.String(), tc.status, tc.stderr)
+		}
+		for _, out := range []string{stdout.String(), stderr.String()} {
+			if strings.Contains(out, key) {
+				t.Errorf("%s: the output holds the secret: %q", tc.name, out)
+			}
+		}
+		if tc.status != 0 || tc.key == "" {
+			if stdout.Len() > 0 {
+				t.Errorf("%s: printed %q", tc.name, stdout.String())
+			}
+			continue
+		}
+		token, ok := strings.CutSuffix(stdout.String(), "\n")
+		c, err := verify(secret(tc.key), token, now)
+		if !ok || err != nil || c.Sub != tc.sub || c.Role != tc.role || *c.Exp != now.Add(tc.ttl).Unix() {
+			t.Errorf("%s: printed %q: %+v, %v", tc.name, stdout.String(), c, err)
 		}
 	}
 }

@@ -133,9 +133,9 @@ func (a *api) decodeEdit(w http.ResponseWriter, r *http.Request, v any) error {
 	return decode(w, r, v)
 }
 
-// PATCH /articles/{id} {"user": "alice", "title": "...", "link": "..."}:
-// the poster changes the title and link within the edit window.
-func (a *api) editArticle(w http.ResponseWriter, r *http.Request) error {
+// PATCH /articles/{id} {"title": "...", "link": "..."}: the poster
+// changes the title and link within the edit window.
+func (a *api) editArticle(w http.ResponseWriter, r *http.Request, c caller) error {
 	var req struct {
 		User  string `json:"user"`
 		Title string `json:"title"`
@@ -144,10 +144,14 @@ func (a *api) editArticle(w http.ResponseWriter, r *http.Request) error {
 	if err := a.decodeEdit(w, r, &req); err != nil {
 		return err
 	}
+	user, err := c.actAs(`"user"`, req.User)
+	if err != nil {
+		return err
+	}
 	if err := checkArticle(req.Title, req.Link); err != nil {
 		return err
 	}
-	art, err := a.store.Edit(r.Context(), r.PathValue("id"), req.User, req.Title, req.Link)
+	art, err := a.store.Edit(r.Context(), r.PathValue("id"), user, req.Title, req.Link)
 	if errors.Is(err, voting.ErrDuplicate) {
 		a.duplicate(w, art, err)
 		return nil

@@ -68,10 +68,10 @@ func toThread(list []voting.ThreadComment) []threadComment {
 	})
 }
 
-// POST /articles/{id}/comments {"poster": "bob", "body": "...", "parent": "3"}:
-// a comment on the article, or with parent a reply to one of its
+// POST /articles/{id}/comments {"body": "...", "parent": "3"}: the
+// caller's comment on the article, or with parent a reply to one of its
 // comments.
-func (a *api) postComment(w http.ResponseWriter, r *http.Request) error {
+func (a *api) postComment(w http.ResponseWriter, r *http.Request, c caller) error {
 	var req struct {
 		Poster string `json:"poster"`
 		Body   string `json:"body"`
@@ -80,12 +80,16 @@ func (a *api) postComment(w http.ResponseWriter, r *http.Request) error {
 	if err := decode(w, r, &req); err != nil {
 		return err
 	}
-	c, err := a.store.Comment(r.Context(), r.PathValue("id"), req.Parent, req.Poster, req.Body)
+	poster, err := c.actAs(`"poster"`, req.Poster)
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Location", "/comments/"+c.ID)
-	a.reply(w, http.StatusCreated, toComment(c))
+	posted, err := a.store.Comment(r.Context(), r.PathValue("id"), req.Parent, poster, req.Body)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/comments/"+posted.ID)
+	a.reply(w, http.StatusCreated, toComment(posted))
 	return nil
 }
 
@@ -148,16 +152,15 @@ func threadQuery(r *http.Request) (voting.Order, string, int, error) {
 	return order, name, limit, nil
 }
 
-// PUT /comments/{id}/vote {"user": "bob", "vote": "up"}; "down", or
-// "none" to cancel. The reply's score is the comment's points, upvotes
-// minus downvotes.
-func (a *api) voteComment(w http.ResponseWriter, r *http.Request) error {
-	return a.castVote(w, r, a.store.VoteComment)
+// PUT /comments/{id}/vote {"vote": "up"}; "down", or "none" to cancel.
+// The reply's score is the comment's points, upvotes minus downvotes.
+func (a *api) voteComment(w http.ResponseWriter, r *http.Request, c caller) error {
+	return a.castVote(w, r, c, a.store.VoteComment)
 }
 
-// PATCH /comments/{id} {"user": "bob", "body": "..."}: the poster
-// changes the body within the edit window.
-func (a *api) editComment(w http.ResponseWriter, r *http.Request) error {
+// PATCH /comments/{id} {"body": "..."}: the poster changes the body
+// within the edit window.
+func (a *api) editComment(w http.ResponseWriter, r *http.Request, c caller) error {
 	var req struct {
 		User string `json:"user"`
 		Body string `json:"body"`
@@ -165,12 +168,32 @@ func (a *api) editComment(w http.ResponseWriter, r *http.Request) error {
 	if err := a.decodeEdit(w, r, &req); err != nil {
 		return err
 	}
-	c, err := a.store.EditComment(r.Context(), r.PathValue("id"), req.User, req.Body)
-	return a.edited(w, "a comment", toComment(c), err)
+	user, err := c.actAs(`"user"`, req.User)
+	if err != nil {
+		return err
+	}
+	edited, err := a.store.EditComment(r.Context(), r.PathValue("id"), user, req.Body)
+	return a.edited(w, "a comment", toComment(edited), err)
 }
 
-// DELETE /comments/{id}: a comment without replies goes; one with
-// replies stays in its place as deleted, without poster or body.
-func (a *api) deleteComment(w http.ResponseWriter, r *http.Request) error {
-	return a.remove(w, r, a.store.DeleteComment)
+// DELETE /comments/{id}: its poster's, or a moderator's. A comment
+// without replies goes; one with replies stays in its place as deleted,
+// without poster or body. Deleting a deleted comment again changes
+// nothing: 204, whoever asks.
+func (a *api) deleteComment(w http.ResponseWriter, r *http.Request, c caller) error {
+	id := r.PathValue("id")
+	cm, err := a.commentOf(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if !cm.Deleted {
+		if err := mayActOn(c, cm.Poster, "delete a comment"); err != nil {
+			return err
+		}
+		if err := a.store.DeleteComment(r.Context(), id); err != nil {
+			return err
+		}
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,11 +14,11 @@ import (
 // none), and returns its id.
 func (ta *testAPI) comment(article, parent, poster, body string) string {
 	ta.t.Helper()
-	req := `{"poster":"` + poster + `","body":"` + body + `"`
+	req := `{"body":"` + body + `"`
 	if parent != "" {
 		req += `,"parent":"` + parent + `"`
 	}
-	v := ta.must(http.StatusCreated, "POST", "/articles/"+article+"/comments", req+"}")
+	v := ta.as(poster).must(http.StatusCreated, "POST", "/articles/"+article+"/comments", req+"}")
 	return v["id"].(string)
 }
 
@@ -46,8 +45,7 @@ func TestComments(t *testing.T) {
 	a := ta.post("threads")
 	other := ta.post("another")
 
-	rec := httptest.NewRecorder()
-	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/articles/"+a+"/comments", strings.NewReader(`{"poster":"bob","body":"first!"}`)))
+	rec := ta.as("bob").serve("POST", "/articles/"+a+"/comments", `{"body":"first!"}`)
 	if rec.Code != http.StatusCreated || rec.Header().Get("Location") != "/comments/1" {
 		t.Fatalf("POST /articles/%s/comments: %d, Location %q: %s", a, rec.Code, rec.Header().Get("Location"), rec.Body)
 	}
@@ -55,13 +53,13 @@ func TestComments(t *testing.T) {
 	if rec.Body.String() != want {
 		t.Errorf("POST a comment:\n got %s\nwant %s", rec.Body, want)
 	}
-	v := ta.must(http.StatusCreated, "POST", "/articles/"+a+"/comments", `{"poster":"carol","body":"a reply","parent":"1"}`)
+	v := ta.as("carol").must(http.StatusCreated, "POST", "/articles/"+a+"/comments", `{"body":"a reply","parent":"1"}`)
 	if v["id"] != "2" || v["parent"] != "1" || v["article"] != a {
 		t.Errorf("POST a reply: %v", v)
 	}
 	third := ta.comment(a, "", "dave", "second")
 	for _, u := range []string{"bob", "carol"} {
-		ta.must(http.StatusOK, "PUT", "/comments/"+third+"/vote", `{"user":"`+u+`","vote":"up"}`)
+		ta.as(u).must(http.StatusOK, "PUT", "/comments/"+third+"/vote", `{"vote":"up"}`)
 	}
 	if v := ta.must(http.StatusOK, "GET", "/articles/"+a, ""); v["comments"] != 3.0 {
 		t.Errorf("GET /articles/%s: %v, want 3 comments", a, v)
@@ -108,13 +106,12 @@ func TestComments(t *testing.T) {
 
 	// Bad requests.
 	path := "/articles/" + a + "/comments"
-	ta.failsWith(http.StatusBadRequest, codeInvalidArgument, "body", "POST", path, `{"poster":"bob","body":"  "}`)
-	ta.failsWith(http.StatusBadRequest, codeInvalidArgument, "body", "POST", path, `{"poster":"bob","body":"`+strings.Repeat("x", voting.MaxCommentLen+1)+`"}`)
-	ta.failsWith(http.StatusBadRequest, codeInvalidArgument, "poster", "POST", path, `{"body":"who?"}`)
-	ta.failsWith(http.StatusBadRequest, codeBadRequest, "unknown field", "POST", path, `{"poster":"bob","body":"x","title":"y"}`)
-	ta.failsWith(http.StatusNotFound, codeNotFound, "not found", "POST", "/articles/99/comments", `{"poster":"bob","body":"x"}`)
-	ta.failsWith(http.StatusNotFound, codeNotFound, "not found", "POST", path, `{"poster":"bob","body":"x","parent":"99"}`)
-	ta.failsWith(http.StatusBadRequest, codeInvalidArgument, "", "POST", "/articles/"+other+"/comments", `{"poster":"bob","body":"x","parent":"1"}`)
+	ta.as("bob").failsWith(http.StatusBadRequest, codeInvalidArgument, "body", "POST", path, `{"body":"  "}`)
+	ta.as("bob").failsWith(http.StatusBadRequest, codeInvalidArgument, "body", "POST", path, `{"body":"`+strings.Repeat("x", voting.MaxCommentLen+1)+`"}`)
+	ta.as("bob").failsWith(http.StatusBadRequest, codeBadRequest, "unknown field", "POST", path, `{"body":"x","title":"y"}`)
+	ta.as("bob").failsWith(http.StatusNotFound, codeNotFound, "not found", "POST", "/articles/99/comments", `{"body":"x"}`)
+	ta.as("bob").failsWith(http.StatusNotFound, codeNotFound, "not found", "POST", path, `{"body":"x","parent":"99"}`)
+	ta.as("bob").failsWith(http.StatusBadRequest, codeInvalidArgument, "", "POST", "/articles/"+other+"/comments", `{"body":"x","parent":"1"}`)
 	ta.failsWith(http.StatusBadRequest, codeBadRequest, "order", "GET", path+"?order=sideways", "")
 	ta.failsWith(http.StatusBadRequest, codeInvalidArgument, "", "GET", path+"?order=score-asc", "")
 	ta.failsWith(http.StatusBadRequest, codeBadRequest, "limit", "GET", path+"?limit=x", "")
@@ -122,13 +119,13 @@ func TestComments(t *testing.T) {
 	ta.failsWith(http.StatusBadRequest, codeInvalidArgument, "limit", "GET", path+"?limit="+strconv.Itoa(voting.MaxThread+1), "")
 	ta.failsWith(http.StatusNotFound, codeNotFound, "not found", "GET", "/comments/99/replies", "")
 	ta.failsWith(http.StatusNotFound, codeNotFound, "not found", "GET", "/comments/x/replies", "")
-	ta.failsWith(http.StatusBadRequest, codeInvalidVote, "invalid vote type", "PUT", "/comments/1/vote", `{"user":"bob","vote":"sideways"}`)
-	ta.failsWith(http.StatusBadRequest, codeBadRequest, "vote is missing", "PUT", "/comments/1/vote", `{"user":"bob"}`)
-	ta.failsWith(http.StatusNotFound, codeNotFound, "not found", "PUT", "/comments/99/vote", `{"user":"bob","vote":"up"}`)
+	ta.as("bob").failsWith(http.StatusBadRequest, codeInvalidVote, "invalid vote type", "PUT", "/comments/1/vote", `{"vote":"sideways"}`)
+	ta.as("bob").failsWith(http.StatusBadRequest, codeBadRequest, "vote is missing", "PUT", "/comments/1/vote", `{}`)
+	ta.as("bob").failsWith(http.StatusNotFound, codeNotFound, "not found", "PUT", "/comments/99/vote", `{"vote":"up"}`)
 
 	// Deletes: a comment with replies stays as deleted, without poster or
 	// body; its last reply's delete takes it along.
-	ta.must(http.StatusNoContent, "DELETE", "/comments/1", "")
+	ta.as("bob").must(http.StatusNoContent, "DELETE", "/comments/1", "")
 	v = ta.must(http.StatusOK, "GET", path+"?order=old", "")
 	if got := threadOf(v); got != "1x/0/0 2/1/0 3/0/0" {
 		t.Errorf("thread after deleting 1: %s", got)
@@ -139,18 +136,18 @@ func TestComments(t *testing.T) {
 	if v := ta.must(http.StatusOK, "GET", "/articles/"+a, ""); v["comments"] != 2.0 {
 		t.Errorf("GET /articles/%s after a delete: %v, want 2 comments", a, v)
 	}
-	ta.must(http.StatusNoContent, "DELETE", "/comments/2", "")
+	ta.as("carol").must(http.StatusNoContent, "DELETE", "/comments/2", "")
 	if got := threadOf(ta.must(http.StatusOK, "GET", path, "")); got != "3/0/0" {
 		t.Errorf("thread after deleting 2: %s", got)
 	}
 	ta.failsWith(http.StatusNotFound, codeNotFound, "not found", "GET", "/comments/1/replies", "")
-	ta.failsWith(http.StatusNotFound, codeNotFound, "not found", "DELETE", "/comments/1", "")
+	ta.as("bob").failsWith(http.StatusNotFound, codeNotFound, "not found", "DELETE", "/comments/1", "")
 
 	// Once the article's voting closes, so does commenting; votes on a
 	// comment close a window after it was posted.
 	ta.clock.Add(voting.DefaultVoteWindow)
-	ta.failsWith(http.StatusConflict, codeVotingClosed, "voting closed", "POST", path, `{"poster":"bob","body":"late"}`)
-	ta.failsWith(http.StatusConflict, codeVotingClosed, "voting closed", "PUT", "/comments/"+third+"/vote", `{"user":"eve","vote":"up"}`)
+	ta.as("bob").failsWith(http.StatusConflict, codeVotingClosed, "voting closed", "POST", path, `{"body":"late"}`)
+	ta.as("eve").failsWith(http.StatusConflict, codeVotingClosed, "voting closed", "PUT", "/comments/"+third+"/vote", `{"vote":"up"}`)
 }
 
 // PATCH /comments/{id} edits within -edit-window, for the poster only.
@@ -158,20 +155,20 @@ func TestEditComment(t *testing.T) {
 	ta := newTestAPI(t, config{rules: ruleFlags{editWindow: 15 * time.Minute}})
 	a := ta.post("A") // a minute passes
 	c := ta.comment(a, "", "bob", "frist")
-	v := ta.must(http.StatusOK, "PATCH", "/comments/"+c, `{"user":"bob","body":"first"}`)
+	v := ta.as("bob").must(http.StatusOK, "PATCH", "/comments/"+c, `{"body":"first"}`)
 	if v["body"] != "first" || v["poster"] != "bob" || v["id"] != c {
 		t.Errorf("PATCH: %v", v)
 	}
-	ta.failsWith(http.StatusForbidden, codeNotAllowed, "only its poster may edit a comment", "PATCH", "/comments/"+c, `{"user":"carol","body":"mine"}`)
-	ta.failsWith(http.StatusNotFound, codeNotFound, "not found", "PATCH", "/comments/99", `{"user":"bob","body":"x"}`)
-	ta.failsWith(http.StatusBadRequest, codeInvalidArgument, "body", "PATCH", "/comments/"+c, `{"user":"bob","body":""}`)
+	ta.as("carol").failsWith(http.StatusForbidden, codeNotAllowed, "only its poster may edit a comment", "PATCH", "/comments/"+c, `{"body":"mine"}`)
+	ta.as("bob").failsWith(http.StatusNotFound, codeNotFound, "not found", "PATCH", "/comments/99", `{"body":"x"}`)
+	ta.as("bob").failsWith(http.StatusBadRequest, codeInvalidArgument, "body", "PATCH", "/comments/"+c, `{"body":""}`)
 	ta.clock.Add(15 * time.Minute)
-	ta.failsWith(http.StatusForbidden, codeNotAllowed, "not allowed", "PATCH", "/comments/"+c, `{"user":"bob","body":"late"}`)
+	ta.as("bob").failsWith(http.StatusForbidden, codeNotAllowed, "not allowed", "PATCH", "/comments/"+c, `{"body":"late"}`)
 
 	plain := newTestAPI(t, config{})
 	a = plain.post("A")
 	c = plain.comment(a, "", "bob", "x")
-	plain.failsWith(http.StatusNotFound, codeFeatureOff, "-edit-window", "PATCH", "/comments/"+c, `{"user":"bob","body":"y"}`)
+	plain.as("bob").failsWith(http.StatusNotFound, codeFeatureOff, "-edit-window", "PATCH", "/comments/"+c, `{"body":"y"}`)
 }
 
 // With -user-pages, GET /users/{name} lists the user's latest comments,
@@ -180,8 +177,7 @@ func TestUserComments(t *testing.T) {
 	ta := newTestAPI(t, config{userPages: true, rules: ruleFlags{commentInterval: 30 * time.Second}})
 	a := ta.post("A")
 	first := ta.comment(a, "", "bob", "one")
-	rec := httptest.NewRecorder()
-	ta.handler.ServeHTTP(rec, httptest.NewRequest("POST", "/articles/"+a+"/comments", strings.NewReader(`{"poster":"bob","body":"two"}`)))
+	rec := ta.as("bob").serve("POST", "/articles/"+a+"/comments", `{"body":"two"}`)
 	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "30" {
 		t.Errorf("a comment within -comment-interval: %d, Retry-After %q: %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
