@@ -774,7 +774,7 @@ func randomVotes(b *testing.B, ctx context.Context, f *benchFixture, s *Store, n
 	for i := range ids {
 		ids[i] = strconv.Itoa(i + 1)
 	}
-	votes := []VoteType{Upvote, Downvote, NoVote}
+	votes := []VoteType{Upvote, Downvote, CancelVote}
 	var seed atomic.Int64
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -68,14 +68,14 @@ func TestVoteBatchLikeVote(t *testing.T) {
 		}
 		var ballots []Ballot
 		for len(ballots) < 12*batchStep+5 {
-			v := VoteType(rng.Intn(3) - 1)
+			v := []VoteType{Upvote, Downvote, CancelVote}[rng.Intn(3)]
 			if rng.Intn(30) == 0 {
-				v = VoteType(2 - 4*rng.Intn(2))
+				v = []VoteType{NoVote, 3, -3}[rng.Intn(3)] // refused
 			}
 			bal := Ballot{User: pick(users, 4), ID: pick(ids, 6), Vote: v}
 			ballots = append(ballots, bal)
 			if rng.Intn(5) == 0 { // the same user on the same article again
-				bal.Vote = VoteType(rng.Intn(3) - 1)
+				bal.Vote = []VoteType{Upvote, Downvote, CancelVote}[rng.Intn(3)]
 				ballots = append(ballots, bal)
 			}
 		}
@@ -145,9 +145,9 @@ func TestVoteBatchOrder(t *testing.T) {
 		cycle := []VoteType{Upvote, Downvote, NoVote, Downvote, Upvote}
 		var ballots []Ballot
 		for i := 0; i < 3*batchStep+2; i++ {
-			ballots = append(ballots, Ballot{"bob", a.ID, cycle[i%len(cycle)]})
+			ballots = append(ballots, Ballot{"bob", a.ID, ballot(cycle[i%len(cycle)])})
 			if i%7 == 0 {
-				ballots = append(ballots, Ballot{"alice", a.ID, cycle[i%len(cycle)]})
+				ballots = append(ballots, Ballot{"alice", a.ID, ballot(cycle[i%len(cycle)])})
 			}
 		}
 		results, err := s.VoteBatch(ctx, ballots)
@@ -159,7 +159,7 @@ func TestVoteBatchOrder(t *testing.T) {
 			if r := results[i]; r.Err != nil || r.Previous != last[bal.User] {
 				t.Fatalf("ballot %d (%s %v): %+v; want previous %v", i, bal.User, bal.Vote, r, last[bal.User])
 			}
-			last[bal.User] = bal.Vote
+			last[bal.User] = held(bal.Vote)
 		}
 		for user, v := range last {
 			if got, err := s.VoteOf(ctx, user, a.ID); err != nil || got != v {
@@ -362,7 +362,7 @@ func TestVoteBatchBadKeys(t *testing.T) {
 		up := int64(1)
 		for i, r := range results {
 			if bal := ballots[i]; bal == bad1 || bal == bad2 {
-				_, want := s.Vote(ctx, bal.User, bal.ID, bal.Vote)
+				_, want := s.Vote(ctx, bal.User, bal.ID, ballot(bal.Vote))
 				// Redis adds the failing script's hash and line to Vote's
 				// error, and miniredis garbles it.
 				wantMsg, _, _ := strings.Cut(errString(want), " script: ")
@@ -505,7 +505,7 @@ func BenchmarkVoteBatch(b *testing.B) {
 				start := time.Now()
 				for _, bal := range list {
 					wait.Store(true)
-					if _, err := s.Vote(ctx, bal.User, bal.ID, bal.Vote); err != nil {
+					if _, err := s.Vote(ctx, bal.User, bal.ID, ballot(bal.Vote)); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -61,7 +61,8 @@ func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body s
 }
 
 // VoteComment records user's vote v on the comment, exactly as Vote
-// does on an article: [Upvote], [Downvote], or [NoVote] to cancel; it
+// does on an article: [Upvote], [Downvote], or [CancelVote] to take it
+// back ([NoVote], the zero value, gets [ErrInvalidVote]); it
 // replaces the user's previous vote, which the result reports, and
 // voting the same way again changes nothing. Voting is open for the
 // store's vote window after the comment was posted ([ErrVotingClosed]

@@ -324,7 +324,7 @@ func BenchmarkCommentRedisTime(b *testing.B) {
 	for i := range users {
 		users[i] = benchUser(i)
 	}
-	votes := []VoteType{Upvote, Downvote, NoVote}
+	votes := []VoteType{Upvote, Downvote, CancelVote}
 	type pair struct {
 		name     string
 		f        *benchFixture

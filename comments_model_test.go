@@ -454,7 +454,7 @@ func runThreadModel(t *testing.T, s *Store, advance func(time.Duration), seed in
 				continue
 			}
 			u, v := user(), VoteType(rng.Intn(3)-1)
-			got, err := s.VoteComment(ctx, u, c.ID(), v)
+			got, err := s.VoteComment(ctx, u, c.ID(), ballot(v))
 			if c.deleted {
 				// A placeholder takes no votes, as Reddit's deleted
 				// comments do: ErrNotFound, and nothing changes (the

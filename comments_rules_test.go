@@ -22,7 +22,7 @@ func mustComment(t testing.TB, s *Store, article, parent, poster, body string) C
 
 func mustVoteComment(t testing.TB, s *Store, user, id string, v VoteType) VoteResult {
 	t.Helper()
-	r, err := s.VoteComment(ctx, user, id, v)
+	r, err := s.VoteComment(ctx, user, id, ballot(v)) // as mustVote
 	return mustOK(t, r, err, "%s votes %v on comment %s", user, v, id)
 }
 
@@ -95,10 +95,10 @@ func TestCommentKarmaInvariant(t *testing.T) {
 		raceOps(t, 12, 60, func(_ int, rng *rand.Rand) error {
 			u, v := users[rng.Intn(len(users))], VoteType(rng.Intn(3)-1)
 			if rng.Intn(3) == 0 {
-				_, err := s.Vote(ctx, u, articles[rng.Intn(len(articles))], v)
+				_, err := s.Vote(ctx, u, articles[rng.Intn(len(articles))], ballot(v))
 				return err
 			}
-			_, err := s.VoteComment(ctx, u, comments[rng.Intn(len(comments))], v)
+			_, err := s.VoteComment(ctx, u, comments[rng.Intn(len(comments))], ballot(v))
 			return err
 		})
 		check := func() {
@@ -178,7 +178,7 @@ func wantCommentClosed(t testing.TB, s *Store, id string, users ...string) {
 	before := commentByID(t, s, id)
 	for _, u := range users {
 		for _, v := range []VoteType{Upvote, Downvote, NoVote} {
-			if r, err := s.VoteComment(ctx, u, id, v); !errors.Is(err, ErrVotingClosed) {
+			if r, err := s.VoteComment(ctx, u, id, ballot(v)); !errors.Is(err, ErrVotingClosed) {
 				t.Errorf("%s votes %v on comment %s = %+v, %v; want ErrVotingClosed", u, v, id, r, err)
 			}
 		}
@@ -274,7 +274,7 @@ func TestConcurrentCommentVotesAtClose(t *testing.T) {
 		a := mustPost(t, s, "poster", "t")
 		c := mustComment(t, s, a.ID, "", "poster", "c")
 		users, up, down, accepted := raceToClose(t, b, func(user string, v VoteType) error {
-			_, err := s.VoteComment(ctx, user, c.ID, v)
+			_, err := s.VoteComment(ctx, user, c.ID, ballot(v))
 			return err
 		})
 		if got := commentByID(t, s, c.ID); got.Upvotes != up || got.Downvotes != down {

@@ -188,7 +188,7 @@ func TestCommentBadInput(t *testing.T) {
 			"too many ids":     func() error { _, err := s.CommentsByID(ctx, make([]string, MaxBatch+1)); return err },
 			"too many votes":   func() error { _, err := s.CommentVotesOf(ctx, "bob", make([]string, MaxBatch+1)); return err },
 			"no user pages":    func() error { _, err := s.UserComments(ctx, "bob", 1); return err },
-			"invalid vote":     func() error { _, err := s.VoteComment(ctx, "bob", c1.ID, 2); return err },
+			"invalid vote":     func() error { _, err := s.VoteComment(ctx, "bob", c1.ID, 3); return err },
 			"blank voter":      func() error { _, err := s.VoteComment(ctx, "", c1.ID, Upvote); return err },
 			"blank edit":       func() error { _, err := s.EditComment(ctx, c1.ID, "bob", " "); return err },
 			"oversize edit":    func() error { _, err := s.EditComment(ctx, c1.ID, "bob", long); return err },
@@ -302,7 +302,7 @@ func TestCommentRules(t *testing.T) {
 		if karma("bob") != 1 || karma("carol") != 0 {
 			t.Fatalf("karma bob %d, carol %d", karma("bob"), karma("carol"))
 		}
-		if _, err := s.VoteComment(ctx, "bob", c.ID, NoVote); err != nil {
+		if _, err := s.VoteComment(ctx, "bob", c.ID, CancelVote); err != nil {
 			t.Fatal(err)
 		}
 		if karma("bob") != 1 {
@@ -338,7 +338,7 @@ func TestCommentRules(t *testing.T) {
 			t.Fatal(err)
 		}
 		before = dumpStore(t, b, s)
-		_, err = s.VoteComment(ctx, "erin", c.ID, NoVote)
+		_, err = s.VoteComment(ctx, "erin", c.ID, CancelVote)
 		if !errors.Is(err, ErrRateLimited) || RetryAfter(err) <= 0 {
 			t.Fatalf("erin's fourth vote: %v", err)
 		}
@@ -378,7 +378,7 @@ func TestCommentVoting(t *testing.T) {
 				defer wg.Done()
 				for i := 0; i < 10; i++ {
 					v := []VoteType{Upvote, Downvote, Upvote}[(w+i)%3]
-					if _, err := s.VoteComment(ctx, "u"+strconv.Itoa(w%4), c.ID, v); err != nil {
+					if _, err := s.VoteComment(ctx, "u"+strconv.Itoa(w%4), c.ID, ballot(v)); err != nil {
 						t.Error(err)
 						return
 					}
@@ -418,7 +418,7 @@ func TestCommentVoting(t *testing.T) {
 		}
 		// Closed on the store's clock an hour after the comment.
 		clock.Add(time.Hour)
-		if _, err := s.VoteComment(ctx, "u9", c.ID, NoVote); !errors.Is(err, ErrVotingClosed) {
+		if _, err := s.VoteComment(ctx, "u9", c.ID, CancelVote); !errors.Is(err, ErrVotingClosed) {
 			t.Fatalf("a vote after the window: %v", err)
 		}
 		if _, err := s.Comment(ctx, a.ID, "", "bob", "late"); !errors.Is(err, ErrVotingClosed) {

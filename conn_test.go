@@ -770,7 +770,7 @@ func load(s *Store, l *ledger, ids []string, workers int, deadline time.Duration
 				user := "u" + strconv.Itoa(w) + "-" + strconv.Itoa(rng.Intn(3))
 				id := ids[rng.Intn(len(ids))]
 				v := VoteType(rng.Intn(3) - 1)
-				_, err := s.Vote(cctx, user, id, v)
+				_, err := s.Vote(cctx, user, id, ballot(v))
 				l.vote(user, id, v, err)
 				c.err = err
 			}
@@ -1041,7 +1041,7 @@ func TestLostReplyRetry(t *testing.T) {
 						mustVote(t, s, "u", a.ID, old)
 					}
 					armed.Store(true)
-					if _, err := s.Vote(ctx, "u", a.ID, v); !errors.Is(err, errLostReply) {
+					if _, err := s.Vote(ctx, "u", a.ID, ballot(v)); !errors.Is(err, errLostReply) {
 						t.Fatalf("%v->%v: Vote with a lost reply = %v", old, v, err)
 					}
 					if r := mustVote(t, s, "u", a.ID, v); r != want(a, v) {
@@ -1063,7 +1063,7 @@ func TestLostReplyRetry(t *testing.T) {
 					if old != NoVote {
 						mustVote(t, s, "u", a.ID, old)
 					}
-					ballots = append(ballots, Ballot{User: "u", ID: a.ID, Vote: v})
+					ballots = append(ballots, Ballot{User: "u", ID: a.ID, Vote: ballot(v)})
 					posted = append(posted, a)
 				}
 			}
@@ -1077,8 +1077,8 @@ func TestLostReplyRetry(t *testing.T) {
 			}
 			var ids []string
 			for i, r := range results {
-				if r.Err != nil || r.VoteResult != want(posted[i], ballots[i].Vote) {
-					t.Errorf("ballot %d (%v): retried = %+v, want %+v", i, ballots[i].Vote, r, want(posted[i], ballots[i].Vote))
+				if r.Err != nil || r.VoteResult != want(posted[i], held(ballots[i].Vote)) {
+					t.Errorf("ballot %d (%v): retried = %+v, want %+v", i, ballots[i].Vote, r, want(posted[i], held(ballots[i].Vote)))
 				}
 				ids = append(ids, posted[i].ID)
 			}

@@ -32,8 +32,11 @@
 //
 // Each user has at most one vote per article: [Upvote], [Downvote] or
 // none. [Store.Vote] replaces the user's previous vote (switching from down
-// to up moves the net count by two), [NoVote] cancels it, and voting the
-// same way again changes nothing, so a retried request is harmless.
+// to up moves the net count by two), [CancelVote] takes it back, and voting
+// the same way again changes nothing, so a retried request is harmless.
+// [NoVote], the zero VoteType, is what a read says where there is no
+// vote; as a ballot it gets [ErrInvalidVote], so a request that left its
+// vote out changes nothing.
 // Voting is open for the vote window after posting (a week by default);
 // after it Vote returns [ErrVotingClosed], the score is frozen, and the
 // voter records expire so their memory is reclaimed. The vote window is

@@ -19,7 +19,8 @@ var (
 	ErrNotFound = errors.New("voting: article not found")
 	// ErrVotingClosed means the article's voting window has ended.
 	ErrVotingClosed = errors.New("voting: voting closed")
-	// ErrInvalidVote means a VoteType outside [NoVote], [Upvote] and [Downvote].
+	// ErrInvalidVote means a ballot other than [Upvote], [Downvote] and
+	// [CancelVote]: [NoVote], the zero value, included.
 	ErrInvalidVote = errors.New("voting: invalid vote type")
 	// ErrInvalidArgument means an input out of the documented limits: an
 	// empty or over-long name or title, a bad page or Order, or an option

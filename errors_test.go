@@ -203,10 +203,10 @@ func TestForeignValueAtEveryKey(t *testing.T) {
 	}{
 		{"vote", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "frank", a[0].ID, Upvote); return err }},
 		{"switch", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "bob", a[0].ID, Downvote); return err }},
-		{"cancel", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "carol", a[0].ID, NoVote); return err }},
+		{"cancel", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "carol", a[0].ID, CancelVote); return err }},
 		{"batch", func(s *Store, a []Article) error {
 			// One ballot: a batch is atomic ballot by ballot, not whole.
-			r, err := s.VoteBatch(ctx, []Ballot{{User: "bob", ID: a[0].ID, Vote: NoVote}})
+			r, err := s.VoteBatch(ctx, []Ballot{{User: "bob", ID: a[0].ID, Vote: CancelVote}})
 			if err == nil {
 				err = r[0].Err
 			}
@@ -225,7 +225,7 @@ func TestForeignValueAtEveryKey(t *testing.T) {
 		{"comment", func(s *Store, a []Article) error { _, err := s.Comment(ctx, a[0].ID, "2", "frank", "new"); return err }},
 		{"comment vote", func(s *Store, a []Article) error { _, err := s.VoteComment(ctx, "frank", "2", Upvote); return err }},
 		{"comment own switch", func(s *Store, a []Article) error { _, err := s.VoteComment(ctx, "bob", "1", Downvote); return err }},
-		{"comment cancel", func(s *Store, a []Article) error { _, err := s.VoteComment(ctx, "erin", "3", NoVote); return err }},
+		{"comment cancel", func(s *Store, a []Article) error { _, err := s.VoteComment(ctx, "erin", "3", CancelVote); return err }},
 		{"edit comment", func(s *Store, a []Article) error { _, err := s.EditComment(ctx, "2", "carol", "edited"); return err }},
 		{"delete comment", func(s *Store, a []Article) error { return s.DeleteComment(ctx, "2") }},
 		{"delete comment kept", func(s *Store, a []Article) error { return s.DeleteComment(ctx, "1") }},

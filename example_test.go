@@ -191,8 +191,8 @@ func ExampleStore_Vote() {
 		{"bob", voting.Upvote},
 		{"carol", voting.Downvote},
 		{"carol", voting.Upvote}, // carol changes her mind
-		{"bob", voting.NoVote},   // bob cancels
-		{"bob", voting.NoVote},   // a repeat changes nothing
+		{"bob", voting.CancelVote}, // bob takes his vote back
+		{"bob", voting.CancelVote}, // a repeat changes nothing
 	} {
 		r, err := store.Vote(context.Background(), v.user, a.ID, v.vote)
 		if err != nil {
@@ -205,8 +205,8 @@ func ExampleStore_Vote() {
 	// bob   up   (was none) up=2 down=0 score=+864
 	// carol down (was none) up=2 down=1 score=+432
 	// carol up   (was down) up=3 down=0 score=+1296
-	// bob   none (was up  ) up=2 down=0 score=+864
-	// bob   none (was none) up=2 down=0 score=+864
+	// bob   cancel (was up  ) up=2 down=0 score=+864
+	// bob   cancel (was none) up=2 down=0 score=+864
 }
 
 // Every error wraps a sentinel: check it with errors.Is.
@@ -219,7 +219,8 @@ func ExampleStore_Vote_errors() {
 	ctx := context.Background()
 	_, err := store.Vote(ctx, "bob", "404", voting.Upvote)
 	fmt.Println(errors.Is(err, voting.ErrNotFound), err)
-	_, err = store.Vote(ctx, "bob", a.ID, voting.VoteType(2))
+	var missing voting.VoteType // a request that left its vote out
+	_, err = store.Vote(ctx, "bob", a.ID, missing)
 	fmt.Println(errors.Is(err, voting.ErrInvalidVote), err)
 	_, err = store.Vote(ctx, "", a.ID, voting.Upvote)
 	fmt.Println(errors.Is(err, voting.ErrInvalidArgument), err)
@@ -228,7 +229,7 @@ func ExampleStore_Vote_errors() {
 	fmt.Println(errors.Is(err, voting.ErrVotingClosed), err)
 	// Output:
 	// true voting: vote: article not found: "404"
-	// true voting: vote: invalid vote type: 2
+	// true voting: vote: invalid vote type: NoVote, the zero VoteType, is no ballot: send Upvote, Downvote, or CancelVote to take a vote back
 	// true voting: vote: invalid argument: user is empty
 	// true voting: vote: voting closed: "1"
 }
@@ -592,15 +593,16 @@ func ExampleStore_Prune() {
 
 // ParseVoteType reads a vote from a form or a query string.
 func ExampleParseVoteType() {
-	for _, s := range []string{"up", "down", "none", "sideways"} {
+	for _, s := range []string{"up", "down", "cancel", "none", "sideways"} {
 		v, err := voting.ParseVoteType(s)
-		fmt.Println(v.Valid(), int(v), err)
+		fmt.Println(v.IsBallot(), int(v), err)
 	}
 	// Output:
 	// true 1 <nil>
 	// true -1 <nil>
-	// true 0 <nil>
-	// false -128 voting: invalid vote type: "sideways" is not up, down or none
+	// true 2 <nil>
+	// false 0 <nil>
+	// false -128 voting: invalid vote type: "sideways" is not up, down, cancel or none
 }
 
 // ParseOrder reads a page's order from a query string.
@@ -657,19 +659,30 @@ func ExampleOrder_UnmarshalText() {
 }
 
 func ExampleVoteType_String() {
-	fmt.Println(voting.Upvote, voting.Downvote, voting.NoVote, voting.VoteType(7))
+	fmt.Println(voting.Upvote, voting.Downvote, voting.CancelVote, voting.NoVote, voting.VoteType(7))
 	// Output:
-	// up down none VoteType(7)
+	// up down cancel none VoteType(7)
 }
 
 // Valid checks a vote that did not come from ParseVoteType.
 func ExampleVoteType_Valid() {
-	for _, n := range []int{1, 0, -1, 2} {
+	for _, n := range []int{1, 0, -1, 2, 3} {
 		fmt.Print(voting.VoteType(n).Valid(), " ")
 	}
 	fmt.Println()
 	// Output:
-	// true true true false
+	// true true true true false
+}
+
+// IsBallot tells the votes a vote call takes from NoVote, the zero value
+// and a read's answer, which it refuses.
+func ExampleVoteType_IsBallot() {
+	for _, v := range []voting.VoteType{voting.Upvote, voting.Downvote, voting.CancelVote, voting.NoVote} {
+		fmt.Print(v, " ", v.IsBallot(), "; ")
+	}
+	fmt.Println()
+	// Output:
+	// up true; down true; cancel true; none false;
 }
 
 // A page's arrows, as JSON for a web client.
@@ -851,7 +864,7 @@ func ExampleWithKarma() {
 	a := post(store, "alice", "Redis in Action")[0]
 	vote(store, "alice", voting.Downvote, a.ID)
 
-	for _, v := range []voting.VoteType{voting.Upvote, voting.Downvote, voting.NoVote} {
+	for _, v := range []voting.VoteType{voting.Upvote, voting.Downvote, voting.CancelVote} {
 		vote(store, "bob", v, a.ID)
 		k, err := store.Karma(context.Background(), "alice")
 		fmt.Println(v, k, err)
@@ -859,7 +872,7 @@ func ExampleWithKarma() {
 	// Output:
 	// up 1 <nil>
 	// down -1 <nil>
-	// none 0 <nil>
+	// cancel 0 <nil>
 }
 
 // Votes cost their voter karma, lamernews style: 1 an upvote and 6 a
@@ -1504,7 +1517,7 @@ func ExampleStore_VoteComment() {
 	a := post(store, "alice", "Redis in Action")[0]
 	c := comments(store, a.ID, []int{-1}, "bob: Great book")[0]
 
-	for _, v := range []voting.VoteType{voting.Downvote, voting.Upvote, voting.NoVote} {
+	for _, v := range []voting.VoteType{voting.Downvote, voting.Upvote, voting.CancelVote} {
 		r, err := store.VoteComment(context.Background(), "carol", c, v)
 		fmt.Println(r.Previous, r.Score, r.Upvotes, r.Downvotes, err)
 	}

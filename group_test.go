@@ -255,13 +255,13 @@ func TestGroupPagesMatchModel(t *testing.T) {
 			case r < 35: // vote
 				id, user, v := m.pick(rng), users[rng.Intn(len(users))], VoteType(rng.Intn(3)-1)
 				what = fmt.Sprintf("%s votes %v on %s", user, v, id)
-				if res, err := s.Vote(ctx, user, id, v); done(op, what, id, err) {
+				if res, err := s.Vote(ctx, user, id, ballot(v)); done(op, what, id, err) {
 					kinds[res.Previous.String()+"->"+v.String()]++
 				}
 			case r < 45: // a batch of votes
 				var ballots []Ballot
 				for j := rng.Intn(4); j >= 0; j-- {
-					ballots = append(ballots, Ballot{users[rng.Intn(len(users))], m.pick(rng), VoteType(rng.Intn(3) - 1)})
+					ballots = append(ballots, Ballot{users[rng.Intn(len(users))], m.pick(rng), ballot(VoteType(rng.Intn(3) - 1))})
 				}
 				what = fmt.Sprintf("vote batch %v", ballots)
 				res, err := s.VoteBatch(ctx, ballots)
@@ -1135,7 +1135,7 @@ func BenchmarkGroupVote(b *testing.B) {
 						if i/len(users)%2 == 1 {
 							v = Downvote
 						}
-						if _, err := s.Vote(ctx, users[i%len(users)], a.ID, v); err != nil {
+						if _, err := s.Vote(ctx, users[i%len(users)], a.ID, ballot(v)); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -1387,7 +1387,7 @@ func BenchmarkGroupCold(b *testing.B) {
 							v = Downvote
 						}
 						t0 := time.Now()
-						if _, err := voter.Vote(ctx, "voter"+strconv.Itoa(i/(2*len(d.voted))%100), d.voted[i%len(d.voted)], v); err != nil {
+						if _, err := voter.Vote(ctx, "voter"+strconv.Itoa(i/(2*len(d.voted))%100), d.voted[i%len(d.voted)], ballot(v)); err != nil {
 							b.Error(err)
 						}
 						took = append(took, time.Since(t0))
@@ -1571,7 +1571,7 @@ func TestGroupColdPagesWhileChanging(t *testing.T) {
 			defer mu.Unlock()
 			for i := 0; i < 3; i++ {
 				if id := pick(groups[g]); id != "" {
-					if _, err := other.Vote(ctx, "w"+strconv.Itoa(rng.Intn(9)), id, []VoteType{Upvote, Downvote, NoVote}[rng.Intn(3)]); err != nil {
+					if _, err := other.Vote(ctx, "w"+strconv.Itoa(rng.Intn(9)), id, ballot([]VoteType{Upvote, Downvote, CancelVote}[rng.Intn(3)])); err != nil {
 						t.Error(err)
 					}
 				}
@@ -1584,7 +1584,7 @@ func TestGroupColdPagesWhileChanging(t *testing.T) {
 				v := []VoteType{Upvote, Downvote}[rng.Intn(2)]
 				for i := 0; i < 6; i++ {
 					jumps++
-					if _, err := other.Vote(ctx, "j"+strconv.Itoa(jumps), id, v); err != nil {
+					if _, err := other.Vote(ctx, "j"+strconv.Itoa(jumps), id, ballot(v)); err != nil {
 						t.Error(err)
 					}
 				}
@@ -1899,7 +1899,7 @@ func TestGroupColdFrontier(t *testing.T) {
 		votes := func(id string, v VoteType, n int) {
 			for i := 0; i < n; i++ {
 				voter++
-				if _, err := other.Vote(ctx, "x"+strconv.Itoa(voter), id, v); err != nil {
+				if _, err := other.Vote(ctx, "x"+strconv.Itoa(voter), id, ballot(v)); err != nil {
 					t.Error(err)
 				}
 			}

@@ -79,7 +79,7 @@ func TestIncompatibleOptions(t *testing.T) {
 		writes := map[string]func() error{
 			"Post":             func() error { _, err := other.Post(ctx, "carol", "t", "https://x.example"); return err },
 			"Vote":             func() error { _, err := other.Vote(ctx, "carol", a.ID, Downvote); return err },
-			"Cancel":           func() error { _, err := other.Vote(ctx, "bob", a.ID, NoVote); return err },
+			"Cancel":           func() error { _, err := other.Vote(ctx, "bob", a.ID, CancelVote); return err },
 			"Edit":             func() error { _, err := other.Edit(ctx, a.ID, "alice", "e", ""); return err },
 			"AddToGroups":      func() error { return other.AddToGroups(ctx, a.ID, "h") },
 			"RemoveFromGroups": func() error { return other.RemoveFromGroups(ctx, a.ID, "g") },

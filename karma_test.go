@@ -63,7 +63,7 @@ func TestKarma(t *testing.T) {
 			{Upvote, 3, -1},
 		}
 		for _, st := range steps {
-			if _, err := s.Vote(ctx, "bob", a.ID, st.v); err != nil {
+			if _, err := s.Vote(ctx, "bob", a.ID, ballot(st.v)); err != nil {
 				t.Fatal(err)
 			}
 			want("alice", st.alice)
@@ -71,14 +71,14 @@ func TestKarma(t *testing.T) {
 		}
 		// The poster's own votes move nothing.
 		for _, v := range []VoteType{NoVote, Downvote, Upvote} {
-			if _, err := s.Vote(ctx, "alice", a.ID, v); err != nil {
+			if _, err := s.Vote(ctx, "alice", a.ID, ballot(v)); err != nil {
 				t.Fatal(err)
 			}
 			want("alice", 3)
 		}
 		// Karma stays after voting closes, and after a delete.
 		clock.Add(DefaultVoteWindow)
-		if _, err := s.Vote(ctx, "bob", a.ID, NoVote); !errors.Is(err, ErrVotingClosed) {
+		if _, err := s.Vote(ctx, "bob", a.ID, CancelVote); !errors.Is(err, ErrVotingClosed) {
 			t.Fatalf("vote after the window: %v", err)
 		}
 		want("alice", 3)
@@ -110,7 +110,7 @@ func TestTopUsers(t *testing.T) {
 			{"x", posts["dave"], Downvote},
 		}
 		for _, v := range votes {
-			if _, err := s.Vote(ctx, v.User, v.ID, v.Vote); err != nil {
+			if _, err := s.Vote(ctx, v.User, v.ID, ballot(v.Vote)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -189,10 +189,10 @@ func TestKarmaInvariant(t *testing.T) {
 			id := ids[rng.Intn(len(ids))]
 			v := VoteType(rng.Intn(3) - 1)
 			if g%3 == 0 {
-				_, err := s.VoteBatch(ctx, []Ballot{{u, id, v}, {u, id, VoteType(rng.Intn(3) - 1)}})
+				_, err := s.VoteBatch(ctx, []Ballot{{u, id, ballot(v)}, {u, id, ballot(VoteType(rng.Intn(3) - 1))}})
 				return err
 			}
-			_, err := s.Vote(ctx, u, id, v)
+			_, err := s.Vote(ctx, u, id, ballot(v))
 			return err
 		})
 		check := func() {

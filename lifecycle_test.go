@@ -583,7 +583,7 @@ func TestPruneWhileVoting(t *testing.T) {
 						_, err = s.GroupArticles(ctx, groups[rng.Intn(len(groups))], Order(rng.Intn(8)), 1+rng.Intn(4))
 					} else {
 						user := pruneUsers[1+rng.Intn(len(pruneUsers)-1)]
-						_, err = s.Vote(ctx, user, strconv.Itoa(1+rng.Intn(n)), VoteType(rng.Intn(3)-1))
+						_, err = s.Vote(ctx, user, strconv.Itoa(1+rng.Intn(n)), ballot(VoteType(rng.Intn(3)-1)))
 						votes.Add(1)
 					}
 					if err != nil && !errors.Is(err, ErrNotFound) {

@@ -1038,7 +1038,7 @@ func BenchmarkVoteOrders(b *testing.B) {
 					v = Downvote
 				}
 				next++
-				if _, err := s.Vote(ctx, user, id, v); err != nil {
+				if _, err := s.Vote(ctx, user, id, ballot(v)); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -39,7 +39,7 @@ func BenchmarkRedisTime(b *testing.B) {
 	for i := range users {
 		users[i] = benchUser(i)
 	}
-	votes := []VoteType{Upvote, Downvote, NoVote}
+	votes := []VoteType{Upvote, Downvote, CancelVote}
 	run := func(name string, f *benchFixture, call func(w, i int) error) { redisTimeRun(b, name, f, workers, call) }
 	ctx := context.Background()
 	voteOn := func(s *Store) func(w, i int) error {

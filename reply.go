@@ -335,7 +335,7 @@ func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ erro
 		r.Downvotes, err = redis.Int64(rest[3], nil)
 	}
 	r.Previous = VoteType(prev)
-	if err == nil && !r.Previous.Valid() {
+	if err == nil && !r.Previous.held() {
 		err = fmt.Errorf("vote reply: previous vote %d", prev)
 	}
 	return statusOK, r, err
@@ -366,7 +366,7 @@ func parseVoteDone(b []byte) (r VoteResult, _ error) {
 		r.Downvotes, err = strconv.ParseInt(string(f[3]), 10, 64)
 	}
 	r.Previous = VoteType(prev)
-	if err == nil && !r.Previous.Valid() {
+	if err == nil && !r.Previous.held() {
 		err = fmt.Errorf("vote reply: previous vote %d", prev)
 	}
 	if err != nil {

@@ -45,7 +45,7 @@ func TestVoteLimit(t *testing.T) {
 			ids = append(ids, post(t, s, "p", "").ID)
 		}
 		vote := func(id string, v VoteType) error {
-			_, err := s.Vote(ctx, "v", id, v)
+			_, err := s.Vote(ctx, "v", id, ballot(v))
 			return err
 		}
 		t0 := clock.Now()
@@ -74,7 +74,7 @@ func TestVoteLimit(t *testing.T) {
 		if want := "voting: vote: rate limited: retry after 30s"; err.Error() != want {
 			t.Errorf("error %q, want %q", err, want)
 		}
-		refused(t, vote(ids[0], NoVote), ErrRateLimited, 30*time.Second) // cancels count too
+		refused(t, vote(ids[0], CancelVote), ErrRateLimited, 30*time.Second) // cancels count too
 		at(time.Minute - time.Millisecond)
 		refused(t, vote(ids[2], Upvote), ErrRateLimited, time.Millisecond)
 		unchanged(t, b, s, before)
@@ -109,7 +109,7 @@ func TestVoteLimitBatch(t *testing.T) {
 		s, clock := newStore(t, b, WithVoteLimit(2, time.Hour), WithKarma(1, -1), WithMinKarma(-10, 1))
 		a, c := post(t, s, "p", ""), post(t, s, "q", "")
 		res, err := s.VoteBatch(ctx, []Ballot{
-			{"v", a.ID, Upvote}, {"v", a.ID, Upvote}, {"v", c.ID, Downvote}, {"v", c.ID, Upvote}, {"v", a.ID, NoVote},
+			{"v", a.ID, Upvote}, {"v", a.ID, Upvote}, {"v", c.ID, Downvote}, {"v", c.ID, Upvote}, {"v", a.ID, CancelVote},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -126,7 +126,7 @@ func TestVoteLimitBatch(t *testing.T) {
 			t.Errorf("karma of p: %d", got)
 		}
 		clock.Add(time.Hour)
-		res, err = s.VoteBatch(ctx, []Ballot{{"v", a.ID, NoVote}})
+		res, err = s.VoteBatch(ctx, []Ballot{{"v", a.ID, CancelVote}})
 		if err != nil || res[0].Err != nil {
 			t.Fatalf("after an hour: %v, %v", err, res[0].Err)
 		}
@@ -140,7 +140,7 @@ func TestMinKarma(t *testing.T) {
 		o1, o2 := post(t, s, "p", ""), post(t, s, "p", "")
 		own := post(t, s, "v", "")
 		vote := func(user, id string, v VoteType) error {
-			_, err := s.Vote(ctx, user, id, v)
+			_, err := s.Vote(ctx, user, id, ballot(v))
 			return err
 		}
 		// At 0, exactly the least to upvote; the upvote costs 1.
@@ -175,7 +175,7 @@ func TestMinKarma(t *testing.T) {
 		}
 		refused(t, vote("v", o1.ID, Downvote), ErrNotAllowed, 0) // a switch needs the least too
 		// Cancelling is always allowed, and gives the cost back.
-		if err := vote("v", o2.ID, NoVote); err != nil {
+		if err := vote("v", o2.ID, CancelVote); err != nil {
 			t.Fatalf("cancel: %v", err)
 		}
 		if k := karmaOf(t, s, "v"); k != 2 {

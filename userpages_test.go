@@ -189,7 +189,7 @@ func TestUserPagesMatchModel(t *testing.T) {
 				case r < 15:
 					id := ids[rng.Intn(len(ids))]
 					v := []VoteType{Upvote, Upvote, Downvote, NoVote}[rng.Intn(4)]
-					_, err := s.Vote(ctx, user, id, v)
+					_, err := s.Vote(ctx, user, id, ballot(v))
 					if m.live[id] != (err == nil) {
 						t.Fatalf("vote on %s (live %v): %v", id, m.live[id], err)
 					}
@@ -199,7 +199,7 @@ func TestUserPagesMatchModel(t *testing.T) {
 				case r < 17:
 					var ballots []Ballot
 					for range 5 {
-						ballots = append(ballots, Ballot{users[rng.Intn(len(users))], ids[rng.Intn(len(ids))], VoteType(rng.Intn(3) - 1)})
+						ballots = append(ballots, Ballot{users[rng.Intn(len(users))], ids[rng.Intn(len(ids))], ballot(VoteType(rng.Intn(3) - 1))})
 					}
 					results, err := s.VoteBatch(ctx, ballots)
 					if err != nil {
@@ -603,7 +603,7 @@ func BenchmarkVoteUserPages(b *testing.B) {
 			v = Downvote
 		}
 		st.next++
-		if _, err := st.s.Vote(ctx, user, id, v); err != nil {
+		if _, err := st.s.Vote(ctx, user, id, ballot(v)); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -805,7 +805,7 @@ func TestUserPagesWithRules(t *testing.T) {
 		if err != nil || results[0].Err != nil || !errors.Is(results[1].Err, ErrRateLimited) {
 			t.Fatalf("batch past the vote limit: %v, %+v", err, results)
 		}
-		if _, err := s.Vote(ctx, "bob", a.ID, NoVote); !errors.Is(err, ErrRateLimited) {
+		if _, err := s.Vote(ctx, "bob", a.ID, CancelVote); !errors.Is(err, ErrRateLimited) {
 			t.Fatalf("a cancel past the vote limit: %v", err)
 		}
 		pages := func(user string) string {

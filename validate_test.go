@@ -86,7 +86,8 @@ func hostileCases() []hostileCase {
 			}
 			return err
 		}},
-		{"Vote: type 2", vote0, func(t *testing.T, s *Store) error { _, err := s.Vote(ctx, "u", "1", 2); return err }},
+		{"Vote: type 3", vote0, func(t *testing.T, s *Store) error { _, err := s.Vote(ctx, "u", "1", 3); return err }},
+		{"Vote: NoVote", vote0, func(t *testing.T, s *Store) error { _, err := s.Vote(ctx, "u", "1", NoVote); return err }},
 		{"Vote: type -128", vote0, func(t *testing.T, s *Store) error { _, err := s.Vote(ctx, "u", "1", -128); return err }},
 		{"Vote: type 3 by no user on no id", vote0, func(t *testing.T, s *Store) error { _, err := s.Vote(ctx, "", "", 3); return err }},
 

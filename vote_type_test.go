@@ -7,13 +7,14 @@ import (
 )
 
 // FuzzParseVoteType checks that ParseVoteType accepts exactly what String
-// returns for the three votes and agrees with the text methods; that it
-// rejects all else with ErrInvalidVote and a VoteType that is not Valid,
-// so a caller that drops the error cannot cancel a vote (NoVote) by
-// accident; and that any VoteType value is Valid exactly when it is one
-// of the three, and otherwise refused by MarshalText.
+// returns for the four constants and agrees with the text methods; that
+// it rejects all else with ErrInvalidVote and a VoteType that is not
+// Valid, so a caller that drops the error cannot take a vote back by
+// accident; that any VoteType value is Valid exactly when it is one of
+// the four, and otherwise refused by MarshalText; and that it is a
+// ballot exactly when it is Upvote, Downvote or CancelVote.
 func FuzzParseVoteType(f *testing.F) {
-	for _, s := range []string{"up", "down", "none", "", "UP", " up", "up\x00", "+1", "-1", "0", "cancel", "VoteType(2)", "\xff"} {
+	for _, s := range []string{"up", "down", "none", "", "UP", " up", "up\x00", "+1", "-1", "0", "cancel", "Cancel", "VoteType(2)", "\xff"} {
 		f.Add(s, int8(len(s)-3))
 	}
 	f.Fuzz(func(t *testing.T, s string, n int8) {
@@ -30,7 +31,7 @@ func FuzzParseVoteType(f *testing.F) {
 			if u != NoVote {
 				t.Fatalf("UnmarshalText(%q) changed the value to %v", s, u)
 			}
-			if s == "up" || s == "down" || s == "none" {
+			if s == "up" || s == "down" || s == "cancel" || s == "none" {
 				t.Fatalf("ParseVoteType(%q) rejected a valid vote", s)
 			}
 		} else {
@@ -41,8 +42,11 @@ func FuzzParseVoteType(f *testing.F) {
 		}
 
 		w := VoteType(n)
-		if w.Valid() != (n >= -1 && n <= 1) {
+		if w.Valid() != (n >= -1 && n <= 2) {
 			t.Fatalf("VoteType(%d).Valid() = %v", n, w.Valid())
+		}
+		if w.IsBallot() != (n == -1 || n == 1 || n == 2) {
+			t.Fatalf("VoteType(%d).IsBallot() = %v", n, w.IsBallot())
 		}
 		text, merr := w.MarshalText()
 		switch {

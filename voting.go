@@ -312,11 +312,11 @@ func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) 
 	return n, nil
 }
 
-// Vote records user's vote v on the article: [Upvote], [Downvote], or [NoVote] to
-// cancel. It replaces the user's previous vote, which the result reports;
-// voting the same way again changes nothing, so a retried Vote is safe.
-// It returns an error wrapping [ErrInvalidVote] for any v outside the three
-// constants (before Redis is touched), [ErrNotFound] for an unknown article,
+// Vote records user's vote v on the article: [Upvote], [Downvote], or
+// [CancelVote] to take it back. It replaces the user's previous vote, which
+// the result reports; voting the same way again changes nothing, so a
+// retried Vote is safe. It returns an error wrapping [ErrInvalidVote] for
+// any other v, [NoVote] (the zero value) included, before Redis is touched; [ErrNotFound] for an unknown article,
 // and [ErrVotingClosed] once voting has closed: the store's clock passed the
 // article's close, or its voter records expired. A voter record holding
 // anything but a vote (written by hand) gets an error that wraps none of
@@ -343,8 +343,11 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 // checkBallot validates a vote and its user; ids are checked apart, as
 // a malformed one is not found.
 func checkBallot(user, id string, v VoteType) error {
-	if !v.Valid() {
-		return fmt.Errorf("%w: %d", ErrInvalidVote, int(v))
+	switch {
+	case v == NoVote:
+		return fmt.Errorf("%w: NoVote, the zero VoteType, is no ballot: send Upvote, Downvote, or CancelVote to take a vote back", ErrInvalidVote)
+	case !v.IsBallot():
+		return fmt.Errorf("%w: %v", ErrInvalidVote, v)
 	}
 	return checkName("user", user)
 }

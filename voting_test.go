@@ -36,9 +36,30 @@ func mustPost(t testing.TB, s *Store, poster, title string) Article {
 	return mustOK(t, a, err, "post %q", title)
 }
 
+// ballot is the ballot that leaves a user with the vote v: v itself, or
+// CancelVote for NoVote, which no vote call takes.
+func ballot(v VoteType) VoteType {
+	if v == NoVote {
+		return CancelVote
+	}
+	return v
+}
+
+// held is the vote a user holds after the ballot v: NoVote after
+// CancelVote.
+func held(v VoteType) VoteType {
+	if v == CancelVote {
+		return NoVote
+	}
+	return v
+}
+
+// mustVote sets user's vote on the article id to v, which may be NoVote:
+// the test says what vote the user is to have, and ballot turns it into
+// what Vote takes.
 func mustVote(t testing.TB, s *Store, user, id string, v VoteType) VoteResult {
 	t.Helper()
-	r, err := s.Vote(ctx, user, id, v)
+	r, err := s.Vote(ctx, user, id, ballot(v))
 	return mustOK(t, r, err, "%s votes %v on %s", user, v, id)
 }
 
@@ -275,7 +296,7 @@ func TestInvalidVote(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
 		a := mustPost(t, s, "alice", "t")
-		for _, v := range []VoteType{2, -2, 127, -128} {
+		for _, v := range []VoteType{NoVote, 3, -2, 127, -128} {
 			if _, err := s.Vote(ctx, "bob", a.ID, v); !errors.Is(err, ErrInvalidVote) {
 				t.Errorf("Vote(%d) = %v, want ErrInvalidVote", v, err)
 			}
@@ -297,7 +318,7 @@ func TestVoteWindow(t *testing.T) {
 		mustBatch(t, s, []Ballot{{User: "carol", ID: a.ID, Vote: Upvote}})
 		r := mustVote(t, s, "bob", a.ID, Downvote)
 		clock.Add(time.Second) // at the close
-		for _, v := range []VoteType{Upvote, Downvote, NoVote} {
+		for _, v := range []VoteType{Upvote, Downvote, CancelVote} {
 			if _, err := s.Vote(ctx, "bob", a.ID, v); !errors.Is(err, ErrVotingClosed) {
 				t.Fatalf("Vote(%v) at the close = %v, want ErrVotingClosed", v, err)
 			}
@@ -469,7 +490,7 @@ func TestConcurrentVotes(t *testing.T) {
 					user := "u" + strconv.Itoa(rng.Intn(users))
 					id := strconv.Itoa(1 + rng.Intn(articles))
 					v := VoteType(rng.Intn(3) - 1)
-					if _, err := s.Vote(ctx, user, id, v); err != nil {
+					if _, err := s.Vote(ctx, user, id, ballot(v)); err != nil {
 						errs <- err
 						return
 					}
@@ -543,7 +564,7 @@ func wantClosed(t testing.TB, s *Store, id string, users ...string) {
 	}
 	var ballots []Ballot
 	for _, u := range users {
-		for _, v := range []VoteType{Upvote, Downvote, NoVote} {
+		for _, v := range []VoteType{Upvote, Downvote, CancelVote} {
 			if r, err := s.Vote(ctx, u, id, v); !errors.Is(err, ErrVotingClosed) {
 				t.Errorf("%s votes %v on %s = %+v, %v; want ErrVotingClosed", u, v, id, r, err)
 			}
@@ -1046,7 +1067,7 @@ func TestWeights(t *testing.T) {
 				vote VoteType
 				net  float64
 			}{{"bob", Downvote, 0}, {"carol", Downvote, -1}, {"alice", Downvote, -3}, {"carol", NoVote, -2}} {
-				r, err := s.Vote(ctx, v.user, a.ID, v.vote)
+				r, err := s.Vote(ctx, v.user, a.ID, ballot(v.vote))
 				if err != nil {
 					t.Fatalf("weight %g: %v", w, err)
 				}
@@ -1106,7 +1127,7 @@ func TestCorruptVoterRecord(t *testing.T) {
 			a := mustPost(t, s, "poster", "t")
 			b.do(t, "HSET", s.keys.votedKey(a.ID), "alice", bad)
 			for _, v := range []VoteType{Upvote, Downvote, NoVote} {
-				if r, err := s.Vote(ctx, "alice", a.ID, v); err == nil || isSentinel(err) {
+				if r, err := s.Vote(ctx, "alice", a.ID, ballot(v)); err == nil || isSentinel(err) {
 					t.Errorf("record %q: Vote %v = %+v, %v; want an error", bad, v, r, err)
 				}
 			}
@@ -1220,7 +1241,7 @@ func TestConcurrentVotesAtClose(t *testing.T) {
 		s, _ := newStore(t, b, WithVoteWindow(time.Second), WithVoteWeight(0.1))
 		a := mustPost(t, s, "poster", "t")
 		users, up, down, accepted := raceToClose(t, b, func(user string, v VoteType) error {
-			_, err := s.Vote(ctx, user, a.ID, v)
+			_, err := s.Vote(ctx, user, a.ID, ballot(v))
 			return err
 		})
 		got, err := s.Article(ctx, a.ID)

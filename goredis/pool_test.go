@@ -286,7 +286,7 @@ var (
 // adapter.
 func BenchmarkVote(b *testing.B) {
 	stores := benchStores(b)
-	votes := []voting.VoteType{voting.Upvote, voting.Downvote, voting.NoVote}
+	votes := []voting.VoteType{voting.Upvote, voting.Downvote, voting.CancelVote}
 	for _, name := range []string{"redigo", "goredis"} {
 		s := stores[name]
 		b.Run(name, func(b *testing.B) {

@@ -65,7 +65,7 @@ func BenchmarkVote(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			votes := []voting.VoteType{voting.Upvote, voting.Downvote, voting.NoVote}
+			votes := []voting.VoteType{voting.Upvote, voting.Downvote, voting.CancelVote}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for n := 0; n < b.N; n++ {

@@ -68,7 +68,7 @@ func fillComments(t *testing.T, addr, prefix string, now *time.Time) *voting.Sto
 			cids = append(cids, c.ID)
 			of[c.ID] = aid
 		case n < 8:
-			v := []voting.VoteType{voting.Upvote, voting.Downvote, voting.NoVote}[rng.Intn(3)]
+			v := []voting.VoteType{voting.Upvote, voting.Downvote, voting.CancelVote}[rng.Intn(3)]
 			if _, err := st.VoteComment(ctx, user, cids[rng.Intn(len(cids))], v); err != nil && !errors.Is(err, voting.ErrNotFound) {
 				t.Fatal(err)
 			}
@@ -200,7 +200,7 @@ func TestExportImportComments(t *testing.T) {
 				r1, err1 = post(src)
 				r2, err2 = post(dst)
 			default:
-				v := []voting.VoteType{voting.Upvote, voting.Downvote, voting.NoVote}[rng.Intn(3)]
+				v := []voting.VoteType{voting.Upvote, voting.Downvote, voting.CancelVote}[rng.Intn(3)]
 				r1, err1 = src.VoteComment(ctx, user, cid, v)
 				r2, err2 = dst.VoteComment(ctx, user, cid, v)
 			}
@@ -504,7 +504,7 @@ func TestCheckCommentKarma(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, b := range []voting.Ballot{{User: "carol", ID: c.ID, Vote: voting.Downvote}, {User: "dave", ID: c.ID, Vote: voting.Upvote},
-			{User: "bob", ID: c.ID, Vote: voting.NoVote}} {
+			{User: "bob", ID: c.ID, Vote: voting.CancelVote}} {
 			if _, err := st.VoteComment(ctx, b.User, b.ID, b.Vote); err != nil {
 				t.Fatal(err)
 			}

@@ -227,7 +227,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 			stores[p] = st
 		}
 		for _, b := range []voting.Ballot{{User: "erin", ID: "1", Vote: voting.Upvote}, {User: "bob", ID: "1", Vote: voting.Downvote},
-			{User: "alice", ID: "2", Vote: voting.NoVote}, {User: "erin", ID: "6", Vote: voting.Upvote}} {
+			{User: "alice", ID: "2", Vote: voting.CancelVote}, {User: "erin", ID: "6", Vote: voting.Upvote}} {
 			r1, err1 := stores["src"].Vote(ctx, b.User, b.ID, b.Vote)
 			r2, err2 := stores["dst"].Vote(ctx, b.User, b.ID, b.Vote)
 			if r1 != r2 || fmt.Sprint(err1) != fmt.Sprint(err2) {

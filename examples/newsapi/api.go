@@ -41,7 +41,7 @@ var errBadRequest = errors.New("bad request")
 var errTooLarge = errors.New("request body too large")
 
 // errNoVote is a vote request without its vote.
-var errNoVote = fmt.Errorf("%w: vote is missing: up, down or none", errBadRequest)
+var errNoVote = fmt.Errorf("%w: vote is missing: up, down or cancel", errBadRequest)
 
 // api serves a voting Store as JSON over HTTP.
 type api struct {
@@ -333,7 +333,7 @@ func (a *api) deleteArticle(w http.ResponseWriter, r *http.Request, c caller) er
 	return nil
 }
 
-// PUT /articles/{id}/vote {"vote": "up"}; "down", or "none" to cancel.
+// PUT /articles/{id}/vote {"vote": "up"}; "down", or "cancel" to take it back.
 func (a *api) vote(w http.ResponseWriter, r *http.Request, c caller) error {
 	return a.castVote(w, r, c, a.store.Vote)
 }

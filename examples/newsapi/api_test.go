@@ -382,10 +382,11 @@ func TestVote(t *testing.T) {
 		{"up", "none", 2, 0},
 		{"up", "up", 2, 0},
 		{"down", "up", 1, 1},
-		{"none", "down", 1, 0},
+		{"cancel", "down", 1, 0},
 	})
 	path := "/articles/" + id + "/vote"
 	ta.as("bob").fails(http.StatusBadRequest, "invalid vote type", "PUT", path, `{"vote":"sideways"}`)
+	ta.as("bob").fails(http.StatusBadRequest, "invalid vote type", "PUT", path, `{"vote":"none"}`) // a read's word, no ballot
 	ta.as("bob").fails(http.StatusBadRequest, "vote is missing", "PUT", path, `{}`)
 	ta.as("bob").fails(http.StatusNotFound, "article not found", "PUT", "/articles/99/vote", `{"vote":"up"}`)
 	ta.clock.Add(voting.DefaultVoteWindow)
@@ -496,7 +497,7 @@ func TestVoteBatch(t *testing.T) {
 	]`)
 	// A ballot may name its voter, the token's user.
 	res = append(res, ta.as("carol").votes(`[
-		{"user":"carol","id":"2","vote":"none"},
+		{"user":"carol","id":"2","vote":"cancel"},
 		{"id":"2","vote":"up"}
 	]`)...)
 	want := []ballot{
@@ -822,7 +823,7 @@ func TestUserPages(t *testing.T) {
 	ta.clock.Add(time.Minute)
 	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+second+"/vote", `{"vote":"up"}`)
 	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+third+"/vote", `{"vote":"up"}`)
-	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+third+"/vote", `{"vote":"none"}`)
+	ta.as("bob").must(http.StatusOK, "PUT", "/articles/"+third+"/vote", `{"vote":"cancel"}`)
 	v := ta.must(http.StatusOK, "GET", "/users/alice", "")
 	// Pages of testPageSize: the newest two.
 	if v["user"] != "alice" || listOf(v, "submitted") != third+" "+second || listOf(v, "upvoted") != third+" "+second {
@@ -930,12 +931,12 @@ func TestRateLimits(t *testing.T) {
 			t.Errorf("%s %s: %d, Retry-After %q: %s; want %d, %q", method, target, rec.Code, rec.Header().Get("Retry-After"), rec.Body, want, wantRetry)
 		}
 	}
-	retry(http.StatusTooManyRequests, "3600", "bob", "PUT", "/articles/"+a+"/vote", `{"vote":"none"}`)
+	retry(http.StatusTooManyRequests, "3600", "bob", "PUT", "/articles/"+a+"/vote", `{"vote":"cancel"}`)
 	retry(http.StatusForbidden, "", "carol", "PUT", "/articles/"+a+"/vote", `{"vote":"down"}`)
 	// ta.post moved the clock a minute: 30 s to wait, and a ballot of
 	// POST /votes gets 429 in its result.
 	retry(http.StatusTooManyRequests, "30", "alice", "POST", "/articles", `{"title":"B"}`)
-	if res := ta.as("bob").votes(`[{"id":"` + a + `","vote":"none"}]`); res[0].Status != http.StatusTooManyRequests {
+	if res := ta.as("bob").votes(`[{"id":"` + a + `","vote":"cancel"}]`); res[0].Status != http.StatusTooManyRequests {
 		t.Errorf("POST /votes over the limit: %+v", res)
 	}
 }

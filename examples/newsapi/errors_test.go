@@ -101,7 +101,7 @@ func TestClassify(t *testing.T) {
 // so has a ballot over the limit; a 403 says why.
 func TestRefusalBodies(t *testing.T) {
 	ta, a := newLimitedAPI(t)
-	v := ta.as("bob").failsWith(http.StatusTooManyRequests, codeRateLimited, "rate limited: try again in 3600 seconds", "PUT", "/articles/"+a+"/vote", `{"vote":"none"}`)
+	v := ta.as("bob").failsWith(http.StatusTooManyRequests, codeRateLimited, "rate limited: try again in 3600 seconds", "PUT", "/articles/"+a+"/vote", `{"vote":"cancel"}`)
 	if v["retry_after"] != 3600.0 {
 		t.Errorf("429 without retry_after 3600: %v", v)
 	}
@@ -109,7 +109,7 @@ func TestRefusalBodies(t *testing.T) {
 	if v["retry_after"] != 30.0 {
 		t.Errorf("429 of a post without retry_after 30: %v", v)
 	}
-	res := append(ta.as("bob").votes(`[{"id":"`+a+`","vote":"none"}]`), ta.as("carol").votes(`[{"id":"`+a+`","vote":"down"}]`)...)
+	res := append(ta.as("bob").votes(`[{"id":"`+a+`","vote":"cancel"}]`), ta.as("carol").votes(`[{"id":"`+a+`","vote":"down"}]`)...)
 	if r := res[0]; r.Status != http.StatusTooManyRequests || r.Code != codeRateLimited || r.RetryAfter != 3600 || r.Error != "rate limited: try again in 3600 seconds" {
 		t.Errorf("a ballot over the limit: %+v", r)
 	}

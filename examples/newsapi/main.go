@@ -8,7 +8,7 @@
 //	POST   /articles                       W {"title":"...","link":"..."} -> 201
 //	GET    /articles?order=score&page=1    order: score, time (or new), old, score-asc, time-asc, top, hot, best, controversial
 //	GET    /articles/{id}                  the article and its groups
-//	PUT    /articles/{id}/vote             W {"vote":"up"}; "down", or "none" to cancel
+//	PUT    /articles/{id}/vote             W {"vote":"up"}; "down", or "cancel" to take it back
 //	POST   /votes                          W [{"id":"1","vote":"up"}, ...] -> a result per ballot
 //	PUT    /articles/{id}/groups/{group}   W -> 204; the article's poster or a moderator
 //	DELETE /articles/{id}/groups/{group}   W -> 204; the article's poster or a moderator

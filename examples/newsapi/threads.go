@@ -152,7 +152,7 @@ func threadQuery(r *http.Request) (voting.Order, string, int, error) {
 	return order, name, limit, nil
 }
 
-// PUT /comments/{id}/vote {"vote": "up"}; "down", or "none" to cancel.
+// PUT /comments/{id}/vote {"vote": "up"}; "down", or "cancel" to take it back.
 // The reply's score is the comment's points, upvotes minus downvotes.
 func (a *api) voteComment(w http.ResponseWriter, r *http.Request, c caller) error {
 	return a.castVote(w, r, c, a.store.VoteComment)

@@ -101,7 +101,7 @@ func TestComments(t *testing.T) {
 		{"down", "none", 1, 1},
 		{"down", "down", 1, 1},
 		{"up", "down", 2, 0},
-		{"none", "up", 1, 0},
+		{"cancel", "up", 1, 0},
 	})
 
 	// Bad requests.

@@ -234,7 +234,7 @@ func (rs *reshardStore) work(ctx context.Context, w int) {
 		rs.mu.Lock()
 		id := rs.ids[rng.Intn(len(rs.ids))]
 		rs.mu.Unlock()
-		v := voting.VoteType(rng.Intn(3) - 1)
+		v := []voting.VoteType{voting.Upvote, voting.Downvote, voting.CancelVote}[rng.Intn(3)]
 		switch r := rng.Intn(20); {
 		case r == 0:
 			if posts == 20 || rng.Intn(10) > 0 {
@@ -294,6 +294,8 @@ func (rs *reshardStore) voted(user, id string, v voting.VoteType, op string, err
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	switch {
+	case ok && v == voting.CancelVote:
+		rs.votes[user+" "+id] = voting.NoVote // what VoteOf reads
 	case ok:
 		rs.votes[user+" "+id] = v
 	case !errors.Is(err, voting.ErrTryAgain):

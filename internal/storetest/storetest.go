@@ -135,7 +135,7 @@ func Behaviour(t *testing.T, b Backend) {
 		check(t, "bob's downvote", r, nil, voting.VoteResult{Previous: voting.Upvote, Score: base, Upvotes: 1, Downvotes: 1})
 		v, err := s.VoteOf(ctx, "bob", a.ID)
 		check(t, "VoteOf", v, err, voting.Downvote)
-		r = s.vote(t, "bob", a.ID, voting.NoVote)
+		r = s.vote(t, "bob", a.ID, voting.CancelVote)
 		check(t, "bob's cancel", r, nil, voting.VoteResult{Previous: voting.Downvote, Score: base + w, Upvotes: 1})
 		list, err := s.VotesOf(ctx, "alice", []string{a.ID, "999", "x"})
 		check(t, "VotesOf", list, err, []voting.VoteType{voting.Upvote, voting.NoVote, voting.NoVote})
