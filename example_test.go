@@ -190,7 +190,7 @@ func ExampleStore_Vote() {
 	}{
 		{"bob", voting.Upvote},
 		{"carol", voting.Downvote},
-		{"carol", voting.Upvote}, // carol changes her mind
+		{"carol", voting.Upvote},   // carol changes her mind
 		{"bob", voting.CancelVote}, // bob takes his vote back
 		{"bob", voting.CancelVote}, // a repeat changes nothing
 	} {
