@@ -630,7 +630,7 @@ func (noPipelineConn) Receive() (interface{}, error)     { return nil, errNoPipe
 // runs, and WithWaitReplicas waits in a round trip of its own, with and
 // without Functions.
 func TestWithoutPipelining(t *testing.T) {
-	t.Parallel() // on a server of its own
+	t.Parallel()              // on a server of its own
 	srv := redistest.Start(t) // of its own: other tests give the shared one replicas
 	for _, scripts := range []bool{false, true} {
 		for _, wait := range []bool{false, true} {
