@@ -141,3 +141,37 @@ func TestCheckIdentityCommand(t *testing.T) {
 		}
 	})
 }
+
+// TestHelp: -h, --help and help print the usage on stdout and exit 0,
+// for votectl and each command; a flag it does not know exits 2 with
+// the usage on stderr.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"-help"}, {"help"}} {
+		code, out, errs := votectl(t, "127.0.0.1:1", "", args...)
+		if code != 0 || errs != "" || !strings.Contains(out, "usage: votectl") || !strings.Contains(out, "-prefix") ||
+			!strings.Contains(out, "options [-dry-run]") {
+			t.Errorf("votectl %q: %d %q %q", args, code, out, errs)
+		}
+	}
+	for name := range commands {
+		for _, args := range [][]string{{name, "-h"}, {name, "--help"}, {"help", name}} {
+			code, out, errs := votectl(t, "127.0.0.1:1", "", args...)
+			if code != 0 || errs != "" || !strings.Contains(out, "usage: votectl [-redis ADDR] [-prefix PREFIX] [-quiet] "+name) {
+				t.Errorf("votectl %q: %d %q %q", args, code, out, errs)
+			}
+		}
+	}
+	code, out, _ := votectl(t, "127.0.0.1:1", "", "options", "-h")
+	for _, f := range []string{"-orders", "-karma", "-vote-cost", "-min-karma", "-vote-limit", "-post-interval", "-comment-interval",
+		"-repost-after", "-edit-window", "-user-pages", "-unique-links", "-dry-run", "off turns it off"} {
+		if code != 0 || !strings.Contains(out, f) {
+			t.Errorf("options -h lacks %s:\n%s", f, out)
+		}
+	}
+	for _, args := range [][]string{{"-nosuch", "info"}, {"options", "-nosuch"}, {"check", "-nosuch"}} {
+		code, out, errs := votectl(t, "127.0.0.1:1", "", args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "not defined: -nosuch") || !strings.Contains(errs, "usage: votectl") {
+			t.Errorf("votectl %q: %d %q %q", args, code, out, errs)
+		}
+	}
+}
