@@ -88,7 +88,6 @@ func printHealth(e *env, h voting.Health) bool {
 type sharedFlags struct {
 	words map[string]string // option name -> its word; "" to turn it off
 	names []string          // the options given, in the order given
-	err   error             // the first value that is not one
 }
 
 // set records name's word w ("" for off).
