@@ -19,7 +19,9 @@ import (
 // in front of each script by scripts.go identityPrologue; a vote, before
 // its first write): a write runs only where they are equal, a read where
 // the layouts are. Post records the identity of an empty store with its
-// first write. The Store's methods about it are reconfigure.go's.
+// first write; CheckIdentity, below, makes a write's comparison for a
+// service at start. The Store's other methods about it are
+// reconfigure.go's.
 
 // LayoutVersion is the version of the key layout this package reads and
 // writes (doc.go, "Key layout"). Versions 1 and 2, which kept articles as
