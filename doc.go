@@ -348,8 +348,12 @@
 // where they are equal, and a read where the layouts are; otherwise the
 // call returns an error wrapping [ErrIncompatible] that names the
 // difference ("karma 1,-1 here, off in the store", "layout 2, this
-// library reads 5") and changes nothing. VotesOf, which runs no script,
-// reads the record in its pipeline and makes a read's check in Go. A
+// library reads 5") and changes nothing. New does not talk to Redis:
+// [Store.CheckIdentity] makes a write's comparison in one round trip,
+// for a service to call at start and refuse to start on, with the
+// votectl command that records its options in the error. VotesOf, which
+// runs no script, reads the record in its pipeline and makes a read's
+// check in Go. A
 // store with data (an id at {prefix}:seq) and no record was written by a
 // version before layouts were recorded: every call but Drop gets
 // ErrIncompatible. Upgrading

@@ -1370,6 +1370,32 @@ func ExampleStore_Reconfigure() {
 	// old options: true
 }
 
+// A service checks, once at start, that the store records its options,
+// and refuses to start otherwise: New does not talk to Redis, and
+// without the check the difference shows at the first write.
+func ExampleStore_CheckIdentity() {
+	_, pool, done := examplePool()
+	defer done()
+	ctx := context.Background()
+	site, _ := voting.New(pool, voting.WithKeyPrefix("news"), voting.WithOrders(voting.Hot, voting.Best),
+		voting.WithVoteLimit(5, time.Minute))
+	fmt.Println("empty store:", site.CheckIdentity(ctx))
+	site.Post(ctx, "alice", "Redis in Action", "")
+	fmt.Println("same options:", site.CheckIdentity(ctx))
+
+	other, _ := voting.New(pool, voting.WithKeyPrefix("news"), voting.WithOrders(voting.Hot, voting.Best),
+		voting.WithVoteLimit(5, time.Minute), voting.WithKarma(1, -1))
+	if err := other.CheckIdentity(ctx); err != nil {
+		fmt.Println(errors.Is(err, voting.ErrIncompatible))
+		fmt.Println(err)
+	}
+	// Output:
+	// empty store: <nil>
+	// same options: <nil>
+	// true
+	// voting: check identity: incompatible store: karma 1,-1 here, off in the store: to write with this process's options, record them first with "votectl -prefix news options -karma 1,-1"; or start the process with the store's: no -karma
+}
+
 // Check tells an operator, or a health endpoint, whether the store's
 // deployment is sound.
 func ExampleStore_Check() {

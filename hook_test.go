@@ -113,6 +113,7 @@ func methodCalls() []methodCall {
 		{Call{Op: "Delete"}, ErrNotFound, func(s *Store) error { return s.Delete(ctx, "2") }},
 		{Call{Op: "Prune"}, nil, func(s *Store) error { return e(s.Prune(ctx, epoch.Add(-time.Hour))) }},
 		{Call{Op: "Recorded"}, nil, func(s *Store) error { _, _, err := s.Recorded(ctx); return err }},
+		{Call{Op: "CheckIdentity"}, nil, func(s *Store) error { return s.CheckIdentity(ctx) }},
 		{Call{Op: "Reconfigure"}, nil, func(s *Store) error { return e(s.Reconfigure(ctx)) }},
 		{Call{Op: "Check"}, nil, func(s *Store) error { return e(s.Check(ctx)) }},
 		{Call{Op: "Drop"}, nil, func(s *Store) error { return s.Drop(ctx) }},

@@ -1,10 +1,14 @@
 package voting
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // A store's identity is recorded in Redis, at {prefix}:store: the
@@ -15,7 +19,9 @@ import (
 // in front of each script by scripts.go identityPrologue; a vote, before
 // its first write): a write runs only where they are equal, a read where
 // the layouts are. Post records the identity of an empty store with its
-// first write. The Store's methods about it are reconfigure.go's.
+// first write; CheckIdentity, below, makes a write's comparison for a
+// service at start. The Store's other methods about it are
+// reconfigure.go's.
 
 // LayoutVersion is the version of the key layout this package reads and
 // writes (doc.go, "Key layout"). Versions 1 and 2, which kept articles as
@@ -205,6 +211,23 @@ func difference(recorded, here string) string {
 	if r.Layout != h.Layout {
 		return fmt.Sprintf("layout %d, this library reads %d", r.Layout, h.Layout)
 	}
+	var diffs []string
+	for _, d := range optionDiffs(r, h) {
+		diffs = append(diffs, fmt.Sprintf("%s %s here, %s in the store", d.name, onOff(d.here), onOff(d.recorded)))
+	}
+	if len(diffs) == 0 {
+		return fmt.Sprintf("the store records %q, this store is %q", recorded, here)
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// optionDiff is a shared option whose value differs between two
+// identities: "" where it is off, "on" for an option without a value.
+type optionDiff struct{ name, recorded, here string }
+
+// optionDiffs returns the shared options whose values differ between
+// recorded and here, in the order here names them, then recorded.
+func optionDiffs(recorded, here Identity) []optionDiff {
 	values := func(id Identity) (map[string]string, []string) {
 		m := map[string]string{}
 		var names []string
@@ -220,28 +243,210 @@ func difference(recorded, here string) string {
 		}
 		return m, names
 	}
-	hm, hn := values(h)
-	rm, rn := values(r)
-	var diffs []string
+	hm, hn := values(here)
+	rm, rn := values(recorded)
+	var diffs []optionDiff
+	seen := map[string]bool{}
 	for _, name := range append(hn, rn...) {
-		hv, rv := hm[name], rm[name]
-		if hv == rv {
+		if seen[name] || hm[name] == rm[name] {
 			continue
 		}
-		delete(hm, name)
-		delete(rm, name)
-		if hv == "" {
-			hv = "off"
-		}
-		if rv == "" {
-			rv = "off"
-		}
-		diffs = append(diffs, fmt.Sprintf("%s %s here, %s in the store", name, hv, rv))
+		seen[name] = true
+		diffs = append(diffs, optionDiff{name: name, recorded: rm[name], here: hm[name]})
 	}
-	if len(diffs) == 0 {
-		return fmt.Sprintf("the store records %q, this store is %q", recorded, here)
+	return diffs
+}
+
+// onOff is an option's value as difference names it: "off" for none.
+func onOff(v string) string {
+	if v == "" {
+		return "off"
 	}
-	return strings.Join(diffs, "; ")
+	return v
+}
+
+// optionFlags are the flags of votectl options (and of examples/newsapi)
+// that set each shared option, by the option's name in an identity.
+var optionFlags = map[string]string{
+	"orders": "orders", "karma": "karma", "cost": "vote-cost", "minkarma": "min-karma",
+	"votelimit": "vote-limit", "postinterval": "post-interval", "repostafter": "repost-after",
+	"editwindow": "edit-window", "commentinterval": "comment-interval",
+	"userpages": "user-pages", "uniquelinks": "unique-links",
+}
+
+// optionFlag returns the flag of votectl options that sets the shared
+// option name to v, an identity's value ("" for off, "on" for an option
+// without a value): "-karma 1,-1", "-vote-limit 10/1m", "-karma off",
+// "-user-pages=false". ok is false for an option votectl does not know.
+func optionFlag(name, v string) (flag string, ok bool) {
+	f, ok := optionFlags[name]
+	if !ok {
+		return "", false
+	}
+	switch {
+	case v == "on":
+		return "-" + f, true
+	case v == "" && (name == "userpages" || name == "uniquelinks"):
+		return "-" + f + "=false", true
+	case v == "":
+		return "-" + f + " off", true
+	case name == "votelimit":
+		n, ms, ok := strings.Cut(v, ",")
+		d, err := strconv.ParseInt(ms, 10, 64)
+		if !ok || err != nil {
+			return "", false
+		}
+		return "-" + f + " " + n + "/" + shortDuration(time.Duration(d)*time.Millisecond), true
+	case name == "postinterval" || name == "repostafter" || name == "editwindow" || name == "commentinterval":
+		d, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return "", false
+		}
+		return "-" + f + " " + shortDuration(time.Duration(d)*time.Millisecond), true
+	}
+	return "-" + f + " " + v, true
+}
+
+// shortDuration is d as time.Duration.String writes it, less its zero
+// minutes and seconds: "24h", "1m", "1h30m", "1.5s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// reconcile returns how to end the difference between the identity
+// recorded for the store under prefix and here, its options: the votectl
+// command that records here's options, and the flags that give a
+// process the recorded ones ("no -karma" for one off in the record). ok
+// is false where the layouts differ, or either names an option votectl
+// does not set.
+func reconcile(prefix string, recorded, here Identity) (command, flags string, ok bool) {
+	if recorded.Layout != here.Layout {
+		return "", "", false
+	}
+	cmd := []string{"votectl", "-prefix", shellWord(prefix), "options"}
+	var start []string
+	for _, d := range optionDiffs(recorded, here) {
+		f, ok1 := optionFlag(d.name, d.here)
+		g, ok2 := optionFlag(d.name, d.recorded)
+		if !ok1 || !ok2 {
+			return "", "", false
+		}
+		cmd = append(cmd, f)
+		if d.recorded == "" {
+			g = "no -" + optionFlags[d.name]
+		}
+		start = append(start, g)
+	}
+	if len(start) == 0 {
+		return "", "", false
+	}
+	return strings.Join(cmd, " "), strings.Join(start, ", "), true
+}
+
+// shellWord quotes s for a POSIX shell where it needs it.
+func shellWord(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.:/@+=,", r)) {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// identityError is CheckIdentity's error: the difference between the
+// identity recorded for the store under prefix (recorded; "" for none,
+// on a store with data) and the store's (here), and how to end it.
+type identityError struct{ prefix, recorded, here string }
+
+func (e *identityError) Error() string {
+	msg := ErrIncompatible.Error() + ": " + difference(e.recorded, e.here)
+	r, ok1 := parseIdentity(e.recorded)
+	h, ok2 := parseIdentity(e.here)
+	if !ok1 || !ok2 {
+		return msg
+	}
+	if cmd, flags, ok := reconcile(e.prefix, r, h); ok {
+		msg += fmt.Sprintf(": to write with this process's options, record them first with %q; "+
+			"or start the process with the store's: %s", cmd, flags)
+	}
+	return msg
+}
+
+func (e *identityError) Unwrap() error { return ErrIncompatible }
+
+// CheckIdentity compares the identity recorded for the store's prefix
+// ([Store.Recorded]) with the store's own ([Store.Identity]) as a write
+// does, reading the record and the id counter's type on the primary in
+// one round trip. It returns nil where they are equal, and for an empty
+// store (no record, no id), whose first Post records the store's
+// identity. Otherwise every write of this store would fail, and it
+// returns an error wrapping [ErrIncompatible] that names the difference
+// ("karma off here, 1,-1 in the store") and, where only shared options
+// differ, how to end it: the votectl command that records this store's
+// options, and the flags of the store's options.
+//
+// New does not talk to Redis, and a store whose options differ from the
+// record reads as usual: a service calls CheckIdentity once after New,
+// and refuses to start on its error.
+func (s *Store) CheckIdentity(ctx context.Context) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "CheckIdentity"}, s.CheckIdentity)
+	}
+	const op = "check identity"
+	c, err := getConn(ctx, s.pool, s.keys.seq)
+	if err != nil {
+		return opErr(op, err)
+	}
+	c = s.counted(ctx, c)
+	defer c.Close()
+	var replies []interface{}
+	if err := c.Send("GET", s.keys.record); err != nil {
+		// A connection that cannot pipeline (redisc's RetryConn refuses
+		// Send, having sent nothing) sends the two commands one by one.
+		for _, cmd := range [][]interface{}{{"GET", s.keys.record}, {"TYPE", s.keys.seq}} {
+			r, err := do(ctx, c, cmd[0].(string), cmd[1:])
+			if err != nil && !errors.Is(err, redis.ErrNil) {
+				return opErr(op, scriptError(err))
+			}
+			replies = append(replies, r)
+		}
+	} else {
+		if err := c.Send("TYPE", s.keys.seq); err != nil {
+			return opErr(op, contextError(ctx, err))
+		}
+		if err := c.Flush(); err != nil {
+			return opErr(op, contextError(ctx, err))
+		}
+		if replies, err = redis.Values(do(ctx, c, "", nil)); err != nil {
+			return opErr(op, scriptError(err))
+		}
+	}
+	if len(replies) != 2 {
+		return opErr(op, fmt.Errorf("%d replies for 2 commands", len(replies)))
+	}
+	record, err := redis.Bytes(replies[0], nil)
+	if errors.Is(err, redis.ErrNil) {
+		record, err = nil, nil
+	}
+	if err != nil {
+		return opErr(op, fmt.Errorf("key %s: %w", s.keys.record, scriptError(err)))
+	}
+	seqType, err := redis.String(replies[1], nil)
+	if err != nil {
+		return opErr(op, fmt.Errorf("key %s: %w", s.keys.seq, scriptError(err)))
+	}
+	here := s.shared.String()
+	if string(record) == here || record == nil && seqType == "none" {
+		return nil
+	}
+	return opErr(op, &identityError{prefix: s.keys.prefix, recorded: string(record), here: here})
 }
 
 // StoreOptions returns the shared options of a store whose identity is

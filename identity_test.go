@@ -344,3 +344,109 @@ func TestStoreOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckIdentity: CheckIdentity passes on an empty store and on one
+// that records the store's identity, and otherwise names the difference,
+// the votectl command that records the store's options and the flags of
+// the recorded ones, without writing.
+func TestCheckIdentity(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, WithOrders(Hot, Best), WithVoteLimit(5, time.Minute))
+		if err := s.CheckIdentity(ctx); err != nil {
+			t.Fatalf("CheckIdentity of an empty store: %v", err)
+		}
+		if keys := b.storeKeys(t, s); len(keys) != 0 {
+			t.Fatalf("CheckIdentity wrote %v", keys)
+		}
+		mustPost(t, s, "alice", "first")
+		if err := s.CheckIdentity(ctx); err != nil {
+			t.Fatalf("CheckIdentity of the recording store: %v", err)
+		}
+		same, _ := otherStore(t, s, clock.Now(), WithVoteLimit(5, time.Minute), WithOrders(Best, Hot), WithPageSize(10))
+		if err := same.CheckIdentity(ctx); err != nil {
+			t.Fatalf("CheckIdentity of a store of the same shared options: %v", err)
+		}
+		p := s.keys.prefix
+		for _, tc := range []struct {
+			opts []Option
+			want []string
+		}{
+			{[]Option{WithOrders(Hot, Best), WithVoteLimit(5, time.Minute), WithKarma(1, -1)}, []string{
+				"karma 1,-1 here, off in the store",
+				`"votectl -prefix ` + p + ` options -karma 1,-1"`,
+				"start the process with the store's: no -karma"}},
+			{[]Option{WithOrders(Top), WithKarma(1, -1)}, []string{
+				"orders top here, hot,best in the store", "karma 1,-1 here, off in the store",
+				"votelimit off here, 5,60000 in the store",
+				`"votectl -prefix ` + p + ` options -orders top -karma 1,-1 -vote-limit off"`,
+				"store's: -orders hot,best, no -karma, -vote-limit 5/1m"}},
+			{[]Option{WithVoteLimit(10, 24*time.Hour), WithUserPages(), WithEditWindow(90 * time.Minute)}, []string{
+				"orders off here, hot,best in the store", "votelimit 10,86400000 here, 5,60000 in the store",
+				"userpages on here, off in the store",
+				`"votectl -prefix ` + p + ` options -vote-limit 10/24h -edit-window 1h30m -user-pages -orders off"`,
+				"store's: -vote-limit 5/1m, no -edit-window, no -user-pages, -orders hot,best"}},
+		} {
+			o, _ := otherStore(t, s, clock.Now(), tc.opts...)
+			before := dumpStore(t, b, s)
+			err := o.CheckIdentity(ctx)
+			if !errors.Is(err, ErrIncompatible) {
+				t.Errorf("%s: CheckIdentity = %v, want ErrIncompatible", o.Identity(), err)
+				continue
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%s: %q does not say %q", o.Identity(), err, w)
+				}
+			}
+			if after := dumpStore(t, b, s); after != before {
+				t.Errorf("CheckIdentity changed the store:\n%s\nwas\n%s", after, before)
+			}
+		}
+		// Data and no record: a write fails, and so does the check,
+		// without a command; so for a record of another layout.
+		for _, record := range []string{"", "3 orders=hot,best", "9"} {
+			if record == "" {
+				b.do(t, "DEL", s.keys.record)
+			} else {
+				b.do(t, "SET", s.keys.record, record)
+			}
+			err := s.CheckIdentity(ctx)
+			want := map[string]string{"": "has data and no recorded layout", "3 orders=hot,best": "layout 3, this library reads 5: Reconfigure",
+				"9": "layout 9, this library reads 5"}[record]
+			if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "votectl -prefix") {
+				t.Errorf("record %q: CheckIdentity = %v, want ErrIncompatible saying %q", record, err, want)
+			}
+		}
+	})
+}
+
+func TestOptionFlag(t *testing.T) {
+	for _, tc := range []struct{ name, v, want string }{
+		{"orders", "top,hot", "-orders top,hot"},
+		{"orders", "", "-orders off"},
+		{"karma", "1,-1", "-karma 1,-1"},
+		{"cost", "", "-vote-cost off"},
+		{"minkarma", "0,30", "-min-karma 0,30"},
+		{"votelimit", "100,86400000", "-vote-limit 100/24h"},
+		{"votelimit", "3,1500", "-vote-limit 3/1.5s"},
+		{"postinterval", "900000", "-post-interval 15m"},
+		{"repostafter", "172800000", "-repost-after 48h"},
+		{"editwindow", "5400000", "-edit-window 1h30m"},
+		{"commentinterval", "30000", "-comment-interval 30s"},
+		{"userpages", "on", "-user-pages"},
+		{"uniquelinks", "", "-unique-links=false"},
+	} {
+		if got, ok := optionFlag(tc.name, tc.v); !ok || got != tc.want {
+			t.Errorf("optionFlag(%q, %q) = %q, %v, want %q", tc.name, tc.v, got, ok, tc.want)
+		}
+	}
+	if got, ok := optionFlag("sideways", "1"); ok {
+		t.Errorf("optionFlag of an unknown option = %q", got)
+	}
+	if got := shellWord("news"); got != "news" {
+		t.Errorf("shellWord(news) = %q", got)
+	}
+	if got := shellWord("it's news"); got != `'it'\''s news'` {
+		t.Errorf("shellWord = %q", got)
+	}
+}

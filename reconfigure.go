@@ -10,8 +10,8 @@ import (
 
 // A store's identity in Redis: what a store records (Identity, Recorded)
 // and the one operation that changes it (Reconfigure). The identity's
-// type, its text and the refusal of a store of another one are
-// identity.go's, below the store.
+// type, its text, the refusal of a store of another one and
+// CheckIdentity, which tells a service at start, are identity.go's.
 
 // Identity returns the store's own identity: what it records in an empty
 // store, and what it needs to find recorded to write.

@@ -132,6 +132,7 @@ func calls() []call {
 		{"Delete", nil, "not_found", func(s *voting.Store) error { return s.Delete(ctx, "2") }},
 		{"Prune", nil, "", func(s *voting.Store) error { return e(s.Prune(ctx, epoch.Add(-time.Hour))) }},
 		{"Recorded", nil, "", func(s *voting.Store) error { _, _, err := s.Recorded(ctx); return err }},
+		{"CheckIdentity", nil, "", func(s *voting.Store) error { return s.CheckIdentity(ctx) }},
 		{"Reconfigure", nil, "", func(s *voting.Store) error { return e(s.Reconfigure(ctx)) }},
 		{"Check", nil, "", func(s *voting.Store) error { return e(s.Check(ctx)) }},
 		{"Drop", nil, "", func(s *voting.Store) error { return s.Drop(ctx) }},

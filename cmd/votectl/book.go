@@ -25,8 +25,8 @@ func cmdImportBook(e *env, args []string) error {
 	var bp *string
 	var resume *bool
 	if _, err := subFlags(e, "import-book", args, 0, func(fs *flag.FlagSet) {
-		bp = fs.String("book-prefix", "", "")
-		resume = fs.Bool("resume", false, "")
+		bp = fs.String("book-prefix", "", "the `prefix` of the book's keys (article:ID, score:, time:, voted:ID, group:NAME)")
+		resume = fs.Bool("resume", false, "finish an interrupted import-book")
 	}); err != nil {
 		return err
 	}

@@ -66,9 +66,9 @@ func cmdCheck(e *env, args []string) error {
 	var repair *bool
 	var karma, cost *[2]int64
 	inv, err := scanFlags(e, "check", args, func(fs *flag.FlagSet) {
-		repair = fs.Bool("repair", false, "")
-		fs.Func("karma", "", pairFlag(&karma))
-		fs.Func("vote-cost", "", pairFlag(&cost))
+		repair = fs.Bool("repair", false, "rebuild what derives from the records (the README's votectl section lists what it can repair)")
+		fs.Func("karma", "the karma a vote moves: `UP,DOWN` (the recorded options' by default)", pairFlag(&karma))
+		fs.Func("vote-cost", "the karma a standing vote costs its voter: `UP,DOWN` (the recorded options' by default)", pairFlag(&cost))
 	})
 	if err != nil {
 		return err

@@ -122,7 +122,7 @@ func TestOptionsChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, errs := votectl(t, addr, "", "-prefix", "opt", "options", "-karma", "1,-1", "-user-pages", "-unique-links", "-orders", "top")
-		if code != 0 || !strings.Contains(out, "recorded: 5 orders=top karma=1,-1 userpages uniquelinks") {
+		if code != 0 || !strings.Contains(out, "after:  5 orders=top karma=1,-1 userpages uniquelinks") {
 			t.Fatalf("options: %d %q %s", code, out, errs)
 		}
 		if _, err := old.Vote(context.Background(), "bob", a.ID, voting.Upvote); !errors.Is(err, voting.ErrIncompatible) {

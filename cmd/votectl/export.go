@@ -522,7 +522,7 @@ func contains(list []string, s string) bool {
 func cmdImport(e *env, args []string) error {
 	var resume *bool
 	if _, err := subFlags(e, "import", args, 0, func(fs *flag.FlagSet) {
-		resume = fs.Bool("resume", false, "")
+		resume = fs.Bool("resume", false, "finish an interrupted import (its marker key left)")
 	}); err != nil {
 		return err
 	}

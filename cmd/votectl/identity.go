@@ -82,84 +82,155 @@ func printHealth(e *env, h voting.Health) bool {
 }
 
 // sharedFlags are the flags of the shared options, named as
-// examples/newsapi names them, for `options` to change.
+// examples/newsapi names them, for options to change: each flag given
+// sets its option's word of an identity ("karma=1,-1"), or, for the
+// value off (or an empty value; false for a switch), removes it.
 type sharedFlags struct {
-	orders                     string
-	karma, cost, minKarma      *[2]int64
-	voteLimit                  string
-	postInterval, repost, edit time.Duration
-	userPages, uniqueLinks     bool
+	words map[string]string // option name -> its word; "" to turn it off
+	names []string          // the options given, in the order given
 }
+
+// set records name's word w ("" for off).
+func (f *sharedFlags) set(name, w string) {
+	if _, ok := f.words[name]; !ok {
+		f.names = append(f.names, name)
+	}
+	f.words[name] = w
+}
+
+// off reports whether v turns an option off.
+func off(v string) bool { return v == "off" || strings.TrimSpace(v) == "" }
 
 func (f *sharedFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&f.orders, "orders", "", "the optional orders, comma-separated: top,hot,best,controversial")
-	fs.Func("karma", "", pairFlag(&f.karma))
-	fs.Func("vote-cost", "", pairFlag(&f.cost))
-	fs.Func("min-karma", "", pairFlag(&f.minKarma))
-	fs.StringVar(&f.voteLimit, "vote-limit", "", "N/DURATION")
-	fs.DurationVar(&f.postInterval, "post-interval", 0, "")
-	fs.DurationVar(&f.repost, "repost-after", 0, "")
-	fs.DurationVar(&f.edit, "edit-window", 0, "")
-	fs.BoolVar(&f.userPages, "user-pages", false, "")
-	fs.BoolVar(&f.uniqueLinks, "unique-links", false, "")
-}
-
-// options returns the store options the flags name.
-func (f *sharedFlags) options() ([]voting.Option, error) {
-	var opts []voting.Option
-	if f.orders != "" {
-		var orders []voting.Order
-		for _, n := range strings.Split(f.orders, ",") {
+	f.words = map[string]string{}
+	value := func(flagName, name, usage string, word func(v string) (string, error)) {
+		if name == "orders" {
+			usage += "; off or none turns it off"
+		} else {
+			usage += "; off turns it off"
+		}
+		fs.Func(flagName, usage, func(v string) error {
+			if off(v) || name == "orders" && v == "none" {
+				f.set(name, "")
+				return nil
+			}
+			w, err := word(v)
+			if err != nil {
+				return err
+			}
+			f.set(name, name+"="+w)
+			return nil
+		})
+	}
+	value("orders", "orders", "the optional orders (WithOrders), comma-separated: `top,hot,best,controversial`, score for comments", func(v string) (string, error) {
+		var names []string
+		for _, n := range strings.Split(v, ",") {
 			o, err := voting.ParseOrder(strings.TrimSpace(n))
 			if err != nil {
-				return nil, usagef("options: -orders: %v", err)
+				return "", err
 			}
-			orders = append(orders, o)
+			names = append(names, o.String())
 		}
-		opts = append(opts, voting.WithOrders(orders...))
-	}
-	for _, p := range []struct {
-		v   *[2]int64
-		opt func(up, down int64) voting.Option
-	}{{f.karma, voting.WithKarma}, {f.cost, voting.WithVoteCost}, {f.minKarma, voting.WithMinKarma}} {
-		if p.v != nil {
-			opts = append(opts, p.opt(p.v[0], p.v[1]))
+		return strings.Join(names, ","), nil
+	})
+	pair := func(v string) (string, error) {
+		var p *[2]int64
+		if err := pairFlag(&p)(v); err != nil {
+			return "", err
 		}
+		return fmt.Sprintf("%d,%d", p[0], p[1]), nil
 	}
-	if f.voteLimit != "" {
-		n, d, ok := strings.Cut(f.voteLimit, "/")
+	value("karma", "karma", "karma (WithKarma): `UP,DOWN` points a vote gives the poster, e.g. 1,-1", pair)
+	value("vote-cost", "cost", "with karma, the karma each standing vote costs the voter (WithVoteCost): `UP,DOWN`, e.g. 1,6", pair)
+	value("min-karma", "minkarma", "with karma, the least karma to upvote and to downvote (WithMinKarma): `UP,DOWN`, e.g. 0,30", pair)
+	value("vote-limit", "votelimit", "at most N votes per user in any span of DURATION (WithVoteLimit): `N/DURATION`, e.g. 100/24h", func(v string) (string, error) {
+		n, d, ok := strings.Cut(v, "/")
 		limit, err1 := strconv.Atoi(n)
 		per, err2 := time.ParseDuration(d)
 		if !ok || err1 != nil || err2 != nil {
-			return nil, usagef("options: -vote-limit %q is not N/DURATION", f.voteLimit)
+			return "", fmt.Errorf("%q is not N/DURATION", v)
 		}
-		opts = append(opts, voting.WithVoteLimit(limit, per))
+		ms, err := millis(per)
+		return fmt.Sprintf("%d,%s", limit, ms), err
+	})
+	for _, d := range []struct{ flag, name, usage string }{
+		{"post-interval", "postinterval", "the least time between two posts of one user (WithPostInterval): a `duration`, e.g. 15m"},
+		{"comment-interval", "commentinterval", "the least time between two comments of one user (WithCommentInterval): a `duration`, e.g. 30s"},
+		{"repost-after", "repostafter", "a link may be posted again this long after (WithRepostAfter): a `duration`, e.g. 48h"},
+		{"edit-window", "editwindow", "how long a poster may edit (WithEditWindow): a `duration`, e.g. 15m"},
+	} {
+		value(d.flag, d.name, d.usage, func(v string) (string, error) {
+			per, err := time.ParseDuration(v)
+			if err != nil {
+				return "", err
+			}
+			return millis(per)
+		})
 	}
-	for _, d := range []struct {
-		v   time.Duration
-		opt func(time.Duration) voting.Option
-	}{{f.postInterval, voting.WithPostInterval}, {f.repost, voting.WithRepostAfter}, {f.edit, voting.WithEditWindow}} {
-		if d.v != 0 {
-			opts = append(opts, d.opt(d.v))
+	for _, b := range []struct{ flag, name, usage string }{
+		{"user-pages", "userpages", "keep each user's submitted and upvoted pages (WithUserPages); -user-pages=false turns it off"},
+		{"unique-links", "uniquelinks", "one live article per link (WithUniqueLinks); -unique-links=false turns it off"},
+	} {
+		fs.BoolFunc(b.flag, b.usage, func(v string) error {
+			on, err := strconv.ParseBool(v)
+			if err != nil {
+				return err
+			}
+			if on {
+				f.set(b.name, b.name)
+			} else {
+				f.set(b.name, "")
+			}
+			return nil
+		})
+	}
+}
+
+// millis is d in whole milliseconds, as an identity records it.
+func millis(d time.Duration) (string, error) {
+	if d <= 0 || d%time.Millisecond != 0 {
+		return "", fmt.Errorf("%v is not a positive whole number of milliseconds", d)
+	}
+	return strconv.FormatInt(d.Milliseconds(), 10), nil
+}
+
+// apply returns id with the options the flags give changed.
+func (f *sharedFlags) apply(id voting.Identity) voting.Identity {
+	out := voting.Identity{Layout: id.Layout}
+	done := map[string]bool{}
+	for _, word := range id.Options {
+		name, _, _ := strings.Cut(word, "=")
+		w, given := f.words[name]
+		switch {
+		case !given:
+			out.Options = append(out.Options, word)
+		case w != "" && !done[name]:
+			out.Options = append(out.Options, w)
+		}
+		done[name] = true
+	}
+	for _, name := range f.names {
+		if w := f.words[name]; w != "" && !done[name] {
+			out.Options = append(out.Options, w)
 		}
 	}
-	if f.userPages {
-		opts = append(opts, voting.WithUserPages())
-	}
-	if f.uniqueLinks {
-		opts = append(opts, voting.WithUniqueLinks())
-	}
-	return opts, nil
+	return out
 }
 
 // cmdOptions shows the store's recorded identity, or, given the flags of
-// the shared options, changes it to theirs (Store.Reconfigure: the
-// record, then the existing data in steps, resumable): the one
-// operation of a change, before the processes restart with the new
-// options (doc.go, "The store's identity").
+// shared options, changes those options of the record and records the
+// result (Store.Reconfigure: the record, then the existing data in
+// steps, resumable): the one operation of a change, before the processes
+// restart with the new options (doc.go, "The store's identity"). It
+// prints the record before and after; -dry-run prints what it would
+// record, and changes nothing.
 func cmdOptions(e *env, args []string) error {
 	var f sharedFlags
-	if _, err := subFlags(e, "options", args, 0, f.define); err != nil {
+	var dryRun *bool
+	if _, err := subFlags(e, "options", args, 0, func(fs *flag.FlagSet) {
+		f.define(fs)
+		dryRun = fs.Bool("dry-run", false, "print the record before and the one it would record, and change nothing")
+	}); err != nil {
 		return err
 	}
 	if len(args) == 0 {
@@ -179,7 +250,19 @@ func cmdOptions(e *env, args []string) error {
 		}
 		return printJSON(e, out)
 	}
-	opts, err := f.options()
+	plain, err := e.store()
+	if err != nil {
+		return err
+	}
+	before, ok, err := plain.Recorded(e.ctx)
+	if err != nil {
+		return err
+	}
+	base := before
+	if !ok {
+		base = voting.Identity{Layout: voting.LayoutVersion}
+	}
+	opts, err := f.apply(base).StoreOptions()
 	if err != nil {
 		return err
 	}
@@ -187,15 +270,23 @@ func cmdOptions(e *env, args []string) error {
 	if err != nil {
 		return usagef("options: %v", err)
 	}
+	shown := "none (an empty store, or one written before layouts were recorded)"
+	if ok {
+		shown = before.String()
+	}
+	after := st.Identity()
+	fmt.Fprintf(e.stdout, "before: %s\n", shown)
+	if *dryRun {
+		fmt.Fprintf(e.stdout, "would record: %s (dry run: nothing changed)\n", after)
+		return nil
+	}
 	was, err := st.Reconfigure(e.ctx)
 	if err != nil {
 		return err
 	}
-	if was.Layout == 0 {
-		fmt.Fprintf(e.stdout, "was: none\n")
-	} else {
-		fmt.Fprintf(e.stdout, "was: %s\n", was)
+	if ok && was.String() != before.String() || !ok && was.Layout != 0 {
+		fmt.Fprintf(e.stderr, "votectl: options: the record changed to %q meanwhile; Reconfigure replaced that\n", was)
 	}
-	fmt.Fprintf(e.stdout, "recorded: %s\n", st.Identity())
+	fmt.Fprintf(e.stdout, "after:  %s\n", after)
 	return nil
 }

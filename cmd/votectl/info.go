@@ -250,7 +250,9 @@ func cmdUser(e *env, args []string) error {
 // this library version's; -prune deletes the others.
 func cmdFunctions(e *env, args []string) error {
 	var prune *bool
-	if _, err := subFlags(e, "functions", args, 0, func(fs *flag.FlagSet) { prune = fs.Bool("prune", false, "") }); err != nil {
+	if _, err := subFlags(e, "functions", args, 0, func(fs *flag.FlagSet) {
+		prune = fs.Bool("prune", false, "delete the voting libraries of other versions")
+	}); err != nil {
 		return err
 	}
 	reply, err := redis.Values(e.do("FUNCTION", "LIST", "LIBRARYNAME", "voting_*"))

@@ -11,12 +11,16 @@
 //	votectl -redis ADDR -prefix PREFIX export > backup.jsonl
 //	votectl -redis ADDR -prefix PREFIX import [-resume] < backup.jsonl
 //	votectl -redis ADDR -prefix PREFIX import-book [-book-prefix P] [-resume]
-//	votectl -redis ADDR -prefix PREFIX options [-orders top,hot -karma 1,-1 -vote-cost 1,6 -min-karma 0,30 -vote-limit 100/24h -post-interval 15m -repost-after 48h -edit-window 15m -user-pages -unique-links]
+//	votectl -redis ADDR -prefix PREFIX options [-dry-run] [-orders top,hot -karma 1,-1 -vote-cost 1,6 -min-karma 0,30 -vote-limit 100/24h -post-interval 15m -comment-interval 30s -repost-after 48h -edit-window 15m -user-pages -unique-links]
 //	votectl -redis ADDR functions [-prune]
+//	votectl help [COMMAND]
 //
 // -redis takes host:port or a redis:// URL (default localhost:6379).
-// Exit status: 0 ok, 1 check found problems, 2 bad input, usage or a
-// Redis error, with one line on stderr saying which. Work over the whole
+// votectl -h, votectl help and votectl COMMAND -h print the usage and
+// every flag on stdout and exit 0. Exit status: 0 ok, 1 check found
+// problems, 2 bad input, usage or a Redis error, with one line on stderr
+// saying which (and the usage, for a flag or command votectl does not
+// know). Work over the whole
 // store runs in bounded steps (no command reads more than a few hundred
 // entries) and shows its progress on stderr when stderr is a terminal
 // (-quiet turns it off). The README's "votectl" section shows the output.
@@ -48,13 +52,18 @@ const (
 // errProblems is returned by check when an invariant breaks: exit 1.
 var errProblems = errors.New("problems found")
 
-// usageError is bad input: exit 2, with the message.
-type usageError struct{ msg string }
+// errHelp is returned by a command asked for its usage (-h), which it
+// printed on stdout: exit 0.
+var errHelp = errors.New("help requested")
+
+// usageError is bad input: exit 2, with the message, then usage where
+// the input was a flag or command votectl does not know.
+type usageError struct{ msg, usage string }
 
 func (e usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...interface{}) error {
-	return usageError{fmt.Sprintf(format, args...)}
+	return usageError{msg: fmt.Sprintf(format, args...)}
 }
 
 // env is what every command gets.
@@ -81,8 +90,13 @@ commands:
   export                    the whole store as JSON lines on stdout
   import [-resume]          JSON lines from stdin into an empty store
   import-book [-book-prefix P] [-resume]  the book's layout on the same server into an empty store
-  options [-karma 1,-1 ...] show the recorded shared options, or change them (Reconfigure)
+  options [-dry-run] [-karma 1,-1 ...]  show the recorded shared options, or change those given (Reconfigure)
   functions [-prune]        the voting Functions libraries on the server
+  help [COMMAND]            this usage, or a command's flags
+
+votectl COMMAND -h lists the command's flags.
+
+flags:
 `
 
 func main() {
@@ -95,17 +109,34 @@ func main() {
 // run runs votectl with args and returns its exit status.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, tty bool) int {
 	fs := flag.NewFlagSet("votectl", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, usage); fs.PrintDefaults() }
+	fs.SetOutput(io.Discard) // the error and the usage are printed below
+	fs.Usage = func() {}
 	addr := fs.String("redis", "localhost:6379", "the Redis at `addr` (host:port or redis:// URL)")
 	prefix := fs.String("prefix", voting.DefaultKeyPrefix, "the store's key `prefix`")
 	quiet := fs.Bool("quiet", false, "no progress on stderr")
-	if err := fs.Parse(args); err != nil {
+	printUsage := func(w io.Writer) {
+		fmt.Fprint(w, usage)
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp) || err == nil && fs.Arg(0) == "help" && fs.NArg() == 1:
+		printUsage(stdout)
+		return exitOK
+	case err != nil:
+		fmt.Fprintln(stderr, "votectl:", err)
+		printUsage(stderr)
+		return exitError
+	case fs.NArg() == 0:
+		printUsage(stderr)
 		return exitError
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return exitError
+	cmd, cmdArgs := fs.Arg(0), fs.Args()[1:]
+	if cmd == "help" {
+		// help COMMAND: the command's usage, as COMMAND -h prints it.
+		cmd, cmdArgs = fs.Arg(1), []string{"-h"}
 	}
 	if *prefix == "" || len(*prefix) > voting.MaxPrefixLen || strings.ContainsAny(*prefix, "{}") {
 		fmt.Fprintf(stderr, "votectl: bad -prefix %q: non-empty, at most %d bytes, no braces\n", *prefix, voting.MaxPrefixLen)
@@ -123,9 +154,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return redis.DialContext(ctx, "tcp", a, opts...)
 	}}
 	defer e.pool.Close()
-	err := dispatch(e, fs.Arg(0), fs.Args()[1:])
+	err = dispatch(e, cmd, cmdArgs)
 	switch {
-	case err == nil:
+	case err == nil, errors.Is(err, errHelp):
 		return exitOK
 	case errors.Is(err, errProblems):
 		return exitProblems
@@ -133,6 +164,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var u usageError
 	if errors.As(err, &u) {
 		fmt.Fprintln(stderr, "votectl:", u.msg)
+		if u.usage != "" {
+			fmt.Fprint(stderr, u.usage)
+		}
 	} else {
 		fmt.Fprintln(stderr, "votectl:", redact(err.Error(), a))
 	}
@@ -146,23 +180,63 @@ var commands = map[string]func(e *env, args []string) error{
 	"options": cmdOptions, "functions": cmdFunctions,
 }
 
+// synopses are each command's arguments and what it does, for its
+// usage (subFlags).
+var synopses = map[string]string{
+	"info":    "info\n\nThe store's layout, options, counts and memory per key family, and the server's health.",
+	"article": "article ID\n\nOne article as JSON: its fields, groups and open voters.",
+	"user":    "user NAME\n\nA user's karma, submitted and upvoted pages as JSON.",
+	"check": "check [-repair] [-karma UP,DOWN] [-vote-cost UP,DOWN]\n\n" +
+		"The store's invariants, a problem a line; exit 1 when any breaks.",
+	"export":      "export > backup.jsonl\n\nThe whole store as JSON lines on stdout.",
+	"import":      "import [-resume] < backup.jsonl\n\nJSON lines from stdin into an empty store.",
+	"import-book": "import-book [-book-prefix P] [-resume]\n\nThe book's layout on the same server into an empty store.",
+	"options": "options [-dry-run] [FLAGS]\n\n" +
+		"Without flags, the store's recorded identity and the options its data shows, as JSON.\n" +
+		"With flags, it changes the options the flags name, keeps the others as recorded, and\n" +
+		"records the result by Reconfigure (resumable: run it again after an interruption),\n" +
+		"printing the record before and after; -dry-run prints what it would record, and changes\n" +
+		"nothing. A flag's value off (or an empty value) turns its option off, as =false does a\n" +
+		"switch's: -karma off, -orders off, -user-pages=false. The processes then need the new\n" +
+		"options: the running ones get ErrIncompatible on every write until restarted with them.",
+	"functions": "functions [-prune]\n\nThe voting Functions libraries on the server, and which is this votectl's.",
+}
+
 func dispatch(e *env, cmd string, args []string) error {
 	if run, ok := commands[cmd]; ok {
 		return run(e, args)
 	}
-	return usagef("unknown command %q (commands: info, article, user, check, export, import, import-book, options, functions)", cmd)
+	return usagef("unknown command %q (commands: info, article, user, check, export, import, import-book, options, functions; votectl -h lists them)", cmd)
 }
 
 // subFlags parses a command's own flags; n is the number of positional
-// arguments it takes.
+// arguments it takes. Asked for its usage (-h), it prints the command's
+// synopsis and flags on stdout and returns errHelp; a flag it does not
+// know gets a usageError with them.
 func subFlags(e *env, name string, args []string, n int, define func(fs *flag.FlagSet)) (*flag.FlagSet, error) {
 	fs := flag.NewFlagSet("votectl "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	if define != nil {
 		define(fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		return nil, usagef("%s: %v", name, err)
+	help := func() string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "usage: votectl [-redis ADDR] [-prefix PREFIX] [-quiet] %s\n", synopses[name])
+		n := 0
+		fs.VisitAll(func(*flag.Flag) { n++ })
+		if n > 0 {
+			b.WriteString("\nflags:\n")
+			fs.SetOutput(&b)
+			fs.PrintDefaults()
+			fs.SetOutput(io.Discard)
+		}
+		return b.String()
+	}
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(e.stdout, help())
+		return nil, errHelp
+	} else if err != nil {
+		return nil, usageError{msg: fmt.Sprintf("%s: %v", name, err), usage: help()}
 	}
 	if fs.NArg() != n {
 		return nil, usagef("%s takes %d argument(s), got %d: %q", name, n, fs.NArg(), fs.Args())

@@ -109,7 +109,11 @@
 //
 // By default it keeps its data in an embedded miniredis, which goes away
 // with the process. With -redis (host:port or a redis:// URL) it uses that
-// server, under the key prefix given by -prefix.
+// server, under the key prefix given by -prefix. A store there that
+// records other shared options than the flags give (-karma, -vote-limit,
+// -user-pages, ...; voting.Store.CheckIdentity) keeps the service from
+// starting: it logs the difference and the votectl command that records
+// the flags' options, and exits with status 1.
 //
 // -window is the vote window: how long after posting an article takes
 // votes (a Go duration of at least 1s; a week by default). With
@@ -267,6 +271,10 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 	store, err := voting.New(pool, opts...)
 	if err != nil {
 		return err
+	}
+	if err := store.CheckIdentity(ctx); err != nil {
+		// Its writes would fail: the store records other shared options.
+		return fmt.Errorf("not starting: %w", err)
 	}
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {

@@ -105,6 +105,48 @@ func TestServeBadRedis(t *testing.T) {
 	}
 }
 
+// A store that records other shared options than the flags give keeps
+// the service from starting, with the difference and the votectl
+// command that records the flags' options; the same options start.
+func TestServeRefusesOtherOptions(t *testing.T) {
+	for _, backend := range []string{"miniredis", "redis"} {
+		t.Run(backend, func(t *testing.T) {
+			var addr string
+			if backend == "miniredis" {
+				addr = miniredis.RunT(t).Addr()
+			} else {
+				addr = redistest.Start(t).Addr
+			}
+			cfg := testConfig(addr, voting.DefaultVoteWindow)
+			cfg.rules.karma = &[2]int64{1, -1}
+			base, shutdown := startServe(t, cfg)
+			requestAs(t, "alice", "POST", base+"/articles", `{"title":"recorded"}`, http.StatusCreated)
+			if err := shutdown(); err != nil {
+				t.Fatal(err)
+			}
+
+			cfg.rules.karma = nil
+			cfg.rules.voteLimit, cfg.rules.votePer = 5, time.Minute
+			var logged bytes.Buffer
+			err := serve(context.Background(), log.New(&logged, "", 0), cfg, func(string) { t.Error("served") })
+			for _, want := range []string{"not starting", "incompatible store", "karma off here, 1,-1 in the store",
+				"votelimit 5,60000 here, off in the store", `"votectl -prefix newsapi-test options -vote-limit 5/1m -karma off"`,
+				"start the process with the store's: no -vote-limit, -karma 1,-1"} {
+				if err == nil || !strings.Contains(err.Error(), want) {
+					t.Errorf("serve with other options: %v, want %q", err, want)
+				}
+			}
+
+			cfg.rules.karma = &[2]int64{1, -1}
+			cfg.rules.voteLimit, cfg.rules.votePer = 0, 0
+			_, shutdown = startServe(t, cfg)
+			if err := shutdown(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
 // followClock moves the embedded server's clock as its own clock moves,
 // so keys expire; once stopped, it moves it no more.
 func TestFollowClock(t *testing.T) {

@@ -387,8 +387,8 @@ func (s *store) commentID() string {
 
 // MethodNames returns the names of the methods the suite calls, every
 // method of Store but Drop, Check (several commands), Recorded (a GET,
-// no script) and Identity (none),
-// for a test that keeps the list complete.
+// no script), CheckIdentity (a GET and a TYPE) and Identity (none), for
+// a test that keeps the list complete.
 func MethodNames() []string {
 	var names []string
 	for _, m := range methods {
