@@ -70,8 +70,9 @@ func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body s
 // poster's own upvote is recorded with the comment. [WithKarma],
 // [WithVoteCost] and [WithMinKarma] apply as to article votes, moving
 // the comment poster's karma, and [WithVoteLimit] counts comment votes
-// with article votes. VoteResult.Score is the comment's points, Upvotes
-// − Downvotes, as Reddit shows a comment's score. A malformed or unknown
+// with article votes. The result's Points is the comment's Upvotes −
+// Downvotes, as Reddit shows a comment's score; its Score, an article's,
+// is 0. A malformed or unknown
 // comment id, or a deleted comment kept for its replies, gets
 // [ErrNotFound]. A refused vote changes nothing.
 func (s *Store) VoteComment(ctx context.Context, user, commentID string, v VoteType) (VoteResult, error) {
@@ -86,7 +87,9 @@ func (s *Store) VoteComment(ctx context.Context, user, commentID string, v VoteT
 	}
 	t := s.now()
 	reply, err := s.eval(ctx, commentVoteScript, s.appendVoteRules(s.commentVoteArgs(user, commentID, v, t.Unix()), t))
-	return voteReply(op, commentID, reply, err, commentNotFound)
+	r, err := voteReply(op, commentID, reply, err, commentNotFound)
+	r.Score = 0 // the script's score field holds the points, which r.Points has
+	return r, err
 }
 
 // Thread returns the article's comments as a tree, flattened in display

@@ -73,7 +73,7 @@ func (m *commentModel) vote(c *mComment, user string, v VoteType) VoteResult {
 	c.up += int64(max(v, 0))
 	c.down -= int64(min(v, 0))
 	c.votes[user] = v
-	return VoteResult{Previous: prev, Score: float64(c.up - c.down), Upvotes: c.up, Downvotes: c.down}
+	return VoteResult{Previous: prev, Points: c.up - c.down, Upvotes: c.up, Downvotes: c.down}
 }
 
 // remove applies DeleteComment to c: a comment without replies goes,

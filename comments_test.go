@@ -39,11 +39,11 @@ func TestCommentBasics(t *testing.T) {
 			t.Fatalf("page = %+v, %v", page, err)
 		}
 		r, err := s.VoteComment(ctx, "erin", c3.ID, Upvote)
-		if err != nil || r.Score != 2 || r.Upvotes != 2 {
+		if err != nil || r.Points != 2 || r.Score != 0 || r.Upvotes != 2 {
 			t.Fatalf("vote = %+v, %v", r, err)
 		}
 		r, err = s.VoteComment(ctx, "bob", c1.ID, Downvote)
-		if err != nil || r.Previous != Upvote || r.Score != -1 {
+		if err != nil || r.Previous != Upvote || r.Points != -1 {
 			t.Fatalf("own downvote = %+v, %v", r, err)
 		}
 		for _, o := range []Order{Best, Top, TimeDesc, TimeAsc, Hot} {

@@ -1027,7 +1027,7 @@ func TestLostReplyRetry(t *testing.T) {
 		case Downvote:
 			down++
 		}
-		return VoteResult{Previous: v, Upvotes: up, Downvotes: down,
+		return VoteResult{Previous: v, Upvotes: up, Downvotes: down, Points: up - down,
 			Score: float64(a.Posted.Unix()) + DefaultVoteWeight*float64(up-down)}
 	}
 	forEachBackend(t, func(t *testing.T, b *backend) {

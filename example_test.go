@@ -1545,12 +1545,33 @@ func ExampleStore_VoteComment() {
 
 	for _, v := range []voting.VoteType{voting.Downvote, voting.Upvote, voting.CancelVote} {
 		r, err := store.VoteComment(context.Background(), "carol", c, v)
-		fmt.Println(r.Previous, r.Score, r.Upvotes, r.Downvotes, err)
+		fmt.Println(r.Previous, r.Points, r.Upvotes, r.Downvotes, err)
 	}
 	// Output:
 	// none 0 1 1 <nil>
 	// down 2 2 0 <nil>
 	// up 1 1 0 <nil>
+}
+
+// A batch's results as JSON for a queue consumer's log: a ballot's
+// result, or its error.
+func ExampleBallotResult_MarshalJSON() {
+	now := time.Date(2030, 1, 1, 9, 0, 0, 0, time.UTC)
+	store, done := exampleStore(&now)
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+
+	results, err := store.VoteBatch(context.Background(), []voting.Ballot{
+		{User: "bob", ID: a.ID, Vote: voting.Upvote},
+		{User: "carol", ID: "9", Vote: voting.Upvote},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, _ := json.Marshal(results)
+	fmt.Println(string(out))
+	// Output:
+	// [{"previous":"none","score":1893489264,"points":2,"upvotes":2,"downvotes":0},{"previous":"none","points":0,"upvotes":0,"downvotes":0,"error":"voting: vote: article not found: \"9\""}]
 }
 
 // The replies under one comment, as a thread of their own: its direct

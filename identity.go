@@ -60,8 +60,8 @@ func migrates(layout int) bool { return layout >= oldestMigrated && layout < Lay
 // settings of one process (WithKeyPrefix aside, which names the store):
 // page size, group cache TTL, clock, read pool and waits.
 type Identity struct {
-	Layout  int
-	Options []string
+	Layout  int      `json:"layout"`
+	Options []string `json:"options"`
 }
 
 // String returns the identity as the store records it: the layout, then

@@ -9,8 +9,8 @@ import (
 
 // UserKarma is a user and their karma, as TopUsers lists them.
 type UserKarma struct {
-	User  string
-	Karma int64
+	User  string `json:"user"`
+	Karma int64  `json:"karma"`
 }
 
 // Karma returns the user's karma ([WithKarma]): 0 for a user who has

@@ -334,7 +334,7 @@ func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ erro
 	if err == nil {
 		r.Downvotes, err = redis.Int64(rest[3], nil)
 	}
-	r.Previous = VoteType(prev)
+	r.Previous, r.Points = VoteType(prev), r.Upvotes-r.Downvotes
 	if err == nil && !r.Previous.held() {
 		err = fmt.Errorf("vote reply: previous vote %d", prev)
 	}
@@ -365,7 +365,7 @@ func parseVoteDone(b []byte) (r VoteResult, _ error) {
 	if err == nil {
 		r.Downvotes, err = strconv.ParseInt(string(f[3]), 10, 64)
 	}
-	r.Previous = VoteType(prev)
+	r.Previous, r.Points = VoteType(prev), r.Upvotes-r.Downvotes
 	if err == nil && !r.Previous.held() {
 		err = fmt.Errorf("vote reply: previous vote %d", prev)
 	}

@@ -1,6 +1,7 @@
 package voting
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -10,43 +11,58 @@ import (
 )
 
 // Article is a posted article as the store holds it.
+//
+// Every result type of the package reads in JSON with snake_case names,
+// as here: {"id": "1", "title": ..., "posted": "2024-01-01T00:00:00Z",
+// "score": ..., "upvotes": 1, "downvotes": 0, "comments": 0}.
 type Article struct {
-	ID                  string
-	Title, Link, Poster string
-	Posted              time.Time // whole seconds, in UTC
+	ID     string    `json:"id"`
+	Title  string    `json:"title"`
+	Link   string    `json:"link"` // "" for a text post
+	Poster string    `json:"poster"`
+	Posted time.Time `json:"posted"` // whole seconds, in UTC
 	// Score is Posted.Unix() + weight × (Upvotes − Downvotes), with the
 	// weight the article was posted with.
-	Score              float64
-	Upvotes, Downvotes int64
+	Score     float64 `json:"score"`
+	Upvotes   int64   `json:"upvotes"`
+	Downvotes int64   `json:"downvotes"`
 	// Comments is the article's live comments, all levels (deleted ones
 	// left out), kept by Comment and DeleteComment.
-	Comments int64
+	Comments int64 `json:"comments"`
 }
 
 // Comment is a comment as the store holds it.
 type Comment struct {
-	ID, Article, Parent string // Parent "" for a reply to the article itself
-	Poster, Body        string
-	Posted              time.Time
-	Upvotes, Downvotes  int64
-	Replies             int64 // its live descendants, all levels
-	Deleted             bool  // deleted but kept for its replies: Poster and Body are ""
+	ID        string    `json:"id"`
+	Article   string    `json:"article"`
+	Parent    string    `json:"parent"` // "" for a reply to the article itself
+	Poster    string    `json:"poster"`
+	Body      string    `json:"body"`
+	Posted    time.Time `json:"posted"`
+	Upvotes   int64     `json:"upvotes"`
+	Downvotes int64     `json:"downvotes"`
+	Replies   int64     `json:"replies"` // its live descendants, all levels
+	Deleted   bool      `json:"deleted"` // deleted but kept for its replies: Poster and Body are ""
 }
 
 // ThreadComment is a comment of a Thread or a Replies, with its place in
 // the tree.
 type ThreadComment struct {
 	Comment
-	Depth int   // 0 for a reply to the article
-	More  int64 // its descendants not in this reply ("load more")
+	Depth int   `json:"depth"` // 0 for a reply to the article
+	More  int64 `json:"more"`  // its descendants not in this reply ("load more")
 }
 
 // VoteResult is the outcome of a vote: the vote it replaced and the
-// article's standing after it.
+// article's or the comment's standing after it.
 type VoteResult struct {
-	Previous           VoteType
-	Score              float64
-	Upvotes, Downvotes int64
+	Previous VoteType `json:"previous"` // NoVote, Upvote or Downvote
+	// Score is an article's score after the vote (Article.Score); 0, and
+	// left out of JSON, for a comment, which has Points alone.
+	Score     float64 `json:"score,omitempty"`
+	Points    int64   `json:"points"` // Upvotes − Downvotes, as Reddit shows a comment's score
+	Upvotes   int64   `json:"upvotes"`
+	Downvotes int64   `json:"downvotes"`
 }
 
 // Store is article voting on one Redis (or one Cluster hash slot), under
@@ -186,9 +202,25 @@ type Ballot struct {
 
 // BallotResult is the outcome of one ballot: what Vote would have
 // returned for it.
+//
+// In JSON it is its VoteResult's fields, and "error", Err's text, where
+// Err is not nil.
 type BallotResult struct {
 	VoteResult
-	Err error
+	Err error `json:"-"`
+}
+
+// MarshalJSON encodes r as its VoteResult's fields and, where Err is not
+// nil, "error": its text.
+func (r BallotResult) MarshalJSON() ([]byte, error) {
+	out := struct {
+		VoteResult
+		Error string `json:"error,omitempty"`
+	}{VoteResult: r.VoteResult}
+	if r.Err != nil {
+		out.Error = r.Err.Error()
+	}
+	return json.Marshal(out)
 }
 
 // votesCarryPages reports whether the arguments of vote.lua carry the

@@ -218,7 +218,7 @@ func FuzzParsePage(f *testing.F) {
 // are not one, which are errors.
 func TestParseVoteDone(t *testing.T) {
 	r, err := parseVoteDone([]byte("-1 1900000432.5 12345 678"))
-	if err != nil || r != (VoteResult{Previous: Downvote, Score: 1900000432.5, Upvotes: 12345, Downvotes: 678}) {
+	if err != nil || r != (VoteResult{Previous: Downvote, Score: 1900000432.5, Points: 12345 - 678, Upvotes: 12345, Downvotes: 678}) {
 		t.Fatalf("parseVoteDone = %+v, %v", r, err)
 	}
 	for _, bad := range []string{"", "1", "1 2 3", "1 2 3 ", "2 1 1 1", "1 x 1 1", "1 1 1 1 1", "1 1  1"} {
@@ -270,7 +270,7 @@ func TestVoteTransitions(t *testing.T) {
 						down++
 					}
 					want := VoteResult{
-						Previous: old, Upvotes: up, Downvotes: down,
+						Previous: old, Upvotes: up, Downvotes: down, Points: up - down,
 						Score: float64(a.Posted.Unix()) + 432*float64(up-down),
 					}
 					if r != want {

@@ -224,17 +224,19 @@ func (a *api) toPage(group, order string, n int, total int64, list []voting.Arti
 	}
 }
 
-// voteReply is the outcome of a vote, as PUT /articles/{id}/vote and
-// each ballot of POST /votes show it.
+// voteReply is the outcome of a vote, as PUT /articles/{id}/vote, PUT
+// /comments/{id}/vote and each ballot of POST /votes show it: an
+// article's score (none for a comment), and the points, up − down.
 type voteReply struct {
 	Previous  voting.VoteType `json:"previous"`
-	Score     float64         `json:"score"`
+	Score     float64         `json:"score,omitempty"`
+	Points    int64           `json:"points"`
 	Upvotes   int64           `json:"upvotes"`
 	Downvotes int64           `json:"downvotes"`
 }
 
 func toVoteReply(r voting.VoteResult) voteReply {
-	return voteReply{r.Previous, r.Score, r.Upvotes, r.Downvotes}
+	return voteReply{r.Previous, r.Score, r.Points, r.Upvotes, r.Downvotes}
 }
 
 // POST /articles {"title": "...", "link": "..."}: the caller posts it.

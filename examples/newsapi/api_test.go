@@ -401,12 +401,13 @@ type voteStep struct {
 }
 
 // voteSteps casts user's votes of steps in turn with PUT path, checking
-// each reply; with points, also its score: up − down, a comment's.
+// each reply; with points (a comment's vote), also its points, up − down,
+// and no score.
 func (ta *testAPI) voteSteps(path, user string, points bool, steps []voteStep) {
 	ta.t.Helper()
 	for _, tc := range steps {
 		v := ta.as(user).must(http.StatusOK, "PUT", path, `{"vote":"`+tc.vote+`"}`)
-		if v["previous"] != tc.previous || v["upvotes"] != tc.up || v["downvotes"] != tc.down || points && v["score"] != tc.up-tc.down {
+		if v["previous"] != tc.previous || v["upvotes"] != tc.up || v["downvotes"] != tc.down || points && (v["points"] != tc.up-tc.down || v["score"] != nil) {
 			ta.t.Errorf("PUT %s, vote %s: %v, want previous %s, up %v, down %v", path, tc.vote, v, tc.previous, tc.up, tc.down)
 		}
 	}

@@ -96,7 +96,7 @@ func TestComments(t *testing.T) {
 		t.Errorf("GET /comments/2/replies: %v", v)
 	}
 
-	// Votes: the score is the comment's points.
+	// Votes: a comment has points, no score.
 	ta.voteSteps("/comments/1/vote", "eve", true, []voteStep{
 		{"down", "none", 1, 1},
 		{"down", "down", 1, 1},

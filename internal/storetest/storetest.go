@@ -130,13 +130,13 @@ func Behaviour(t *testing.T, b Backend) {
 		w := voting.DefaultVoteWeight
 		base := float64(epoch.Unix())
 		r := s.vote(t, "bob", a.ID, voting.Upvote)
-		check(t, "bob's upvote", r, nil, voting.VoteResult{Previous: voting.NoVote, Score: base + 2*w, Upvotes: 2})
+		check(t, "bob's upvote", r, nil, voting.VoteResult{Previous: voting.NoVote, Score: base + 2*w, Points: 2, Upvotes: 2})
 		r = s.vote(t, "bob", a.ID, voting.Downvote)
 		check(t, "bob's downvote", r, nil, voting.VoteResult{Previous: voting.Upvote, Score: base, Upvotes: 1, Downvotes: 1})
 		v, err := s.VoteOf(ctx, "bob", a.ID)
 		check(t, "VoteOf", v, err, voting.Downvote)
 		r = s.vote(t, "bob", a.ID, voting.CancelVote)
-		check(t, "bob's cancel", r, nil, voting.VoteResult{Previous: voting.Downvote, Score: base + w, Upvotes: 1})
+		check(t, "bob's cancel", r, nil, voting.VoteResult{Previous: voting.Downvote, Score: base + w, Points: 1, Upvotes: 1})
 		list, err := s.VotesOf(ctx, "alice", []string{a.ID, "999", "x"})
 		check(t, "VotesOf", list, err, []voting.VoteType{voting.Upvote, voting.NoVote, voting.NoVote})
 
