@@ -31,6 +31,10 @@ var (
 	// badNames break the rules of user, poster and group names.
 	badNames = []string{"", " ", " \t ", "\u00a0\u2003", mib, "a\x00b", "a\nb", "a\u0085b", "a\u200bb", "\u202eevil",
 		"\ufeffalice", "\ue000", "a\u2028b", "\xff\xfe", "\xed\xa0\x80"}
+	// spacedNames have white space at an end: no write takes them (so
+	// "alice " is never a second alice), and a lookup of one, which could
+	// name data a store kept under WithRawText, gets a result.
+	spacedNames = []string{"alice ", " alice", "alice\u00a0", "\u3000alice", "alice\u2003"}
 )
 
 // votesOnMalformed is the case of votesOf, the method named name
@@ -54,7 +58,7 @@ func hostileCases() []hostileCase {
 	bad, gone, vote0 := ErrInvalidArgument, ErrNotFound, ErrInvalidVote
 	cases := []hostileCase{
 		{"Post: key syntax and globs in every field", nil, func(t *testing.T, s *Store) error {
-			const poster, title, link = "{other}:*", "{", "{other}:link:*?[ab]\\"
+			const poster, title, link = "{other}:*", "{", "https://example.com/{other}:link:*?[ab]\\"
 			a, err := s.Post(ctx, poster, title, link)
 			if err != nil {
 				return err
@@ -69,12 +73,14 @@ func hostileCases() []hostileCase {
 			return err
 		}},
 		{"Post: unicode names and text", nil, func(t *testing.T, s *Store) error {
-			_, err := s.Post(ctx, "Zoë 渡辺 🗳", "Ünïcode ✓ title\nwith a NUL \x00", "https://例え.jp/パス")
+			_, err := s.Post(ctx, "Zoë 渡辺 🗳", "Ünïcode ✓ title, with a family 👨\u200d👩\u200d👧", "https://例え.jp/パス")
 			return err
 		}},
 		{"Post: 1 MiB title", bad, func(t *testing.T, s *Store) error { _, err := s.Post(ctx, "p", mib, ""); return err }},
 		{"Post: 1 MiB link", bad, func(t *testing.T, s *Store) error { _, err := s.Post(ctx, "p", "t", mib); return err }},
 		{"Post: invalid UTF-8 link", bad, func(t *testing.T, s *Store) error { _, err := s.Post(ctx, "p", "t", "\x80"); return err }},
+		{"Post: javascript: link", bad, func(t *testing.T, s *Store) error { _, err := s.Post(ctx, "p", "t", "javascript:alert(1)"); return err }},
+		{"Post: ESC in the title", bad, func(t *testing.T, s *Store) error { _, err := s.Post(ctx, "p", "a\x1b[2J", ""); return err }},
 
 		{"Vote: key syntax user", nil, func(t *testing.T, s *Store) error {
 			if _, err := s.Vote(ctx, "{other}:*", "1", Downvote); err != nil {
@@ -126,7 +132,7 @@ func hostileCases() []hostileCase {
 		}},
 
 		{"Comment: key syntax and globs in the poster and body", nil, func(t *testing.T, s *Store) error {
-			const poster, body = "{other}:*", "{other}:comment:*?[ab]\\ \x00"
+			const poster, body = "{other}:*", "{other}:comment:*?[ab]\\ \n\ttabbed"
 			c, err := s.Comment(ctx, "1", "", poster, body)
 			if err != nil {
 				return err
@@ -312,6 +318,38 @@ func hostileCases() []hostileCase {
 			hostileCase{"GroupCount: name " + q, bad, func(t *testing.T, s *Store) error { _, err := s.GroupCount(ctx, n); return err }},
 			hostileCase{"Submitted: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Submitted(ctx, n, 1); return err }},
 			hostileCase{"Upvoted: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Upvoted(ctx, n, 1); return err }},
+		)
+	}
+	for _, n := range spacedNames {
+		q := fmt.Sprintf("%q", n)
+		cases = append(cases,
+			hostileCase{"Post: poster " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Post(ctx, n, "t", ""); return err }},
+			hostileCase{"Edit: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Edit(ctx, "1", n, "t", ""); return err }},
+			hostileCase{"Vote: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Vote(ctx, n, "1", Upvote); return err }},
+			hostileCase{"VoteBatch: user " + q, bad, func(t *testing.T, s *Store) error {
+				r, err := s.VoteBatch(ctx, []Ballot{{n, "1", Upvote}})
+				if err == nil {
+					err = r[0].Err
+				}
+				return err
+			}},
+			hostileCase{"Comment: poster " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Comment(ctx, "1", "", n, "b"); return err }},
+			hostileCase{"EditComment: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.EditComment(ctx, "1", n, "b"); return err }},
+			hostileCase{"VoteComment: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.VoteComment(ctx, n, "1", Upvote); return err }},
+			hostileCase{"AddToGroups: name " + q, bad, func(t *testing.T, s *Store) error { return s.AddToGroups(ctx, "1", "g", n) }},
+			hostileCase{"RemoveFromGroups: name " + q, nil, func(t *testing.T, s *Store) error { return s.RemoveFromGroups(ctx, "1", n) }},
+			hostileCase{"VoteOf: user " + q, nil, func(t *testing.T, s *Store) error { _, err := s.VoteOf(ctx, n, "1"); return err }},
+			hostileCase{"VotesOf: user " + q, nil, func(t *testing.T, s *Store) error { _, err := s.VotesOf(ctx, n, []string{"1"}); return err }},
+			hostileCase{"ArticlesFor: user " + q, nil, func(t *testing.T, s *Store) error {
+				_, _, err := s.ArticlesFor(ctx, n, ScoreDesc, 1)
+				return err
+			}},
+			hostileCase{"GroupArticles: name " + q, nil, emptyPage(func(s *Store) ([]Article, error) { return s.GroupArticles(ctx, n, ScoreDesc, 1) })},
+			hostileCase{"GroupCount: name " + q, nil, func(t *testing.T, s *Store) error { _, err := s.GroupCount(ctx, n); return err }},
+			hostileCase{"Submitted: user " + q, nil, emptyPage(func(s *Store) ([]Article, error) { return s.Submitted(ctx, n, 1) })},
+			hostileCase{"Upvoted: user " + q, nil, emptyPage(func(s *Store) ([]Article, error) { return s.Upvoted(ctx, n, 1) })},
+			hostileCase{"Karma: user " + q, nil, func(t *testing.T, s *Store) error { _, err := s.Karma(ctx, n); return err }},
+			hostileCase{"UserComments: user " + q, nil, func(t *testing.T, s *Store) error { _, err := s.UserComments(ctx, n, 1); return err }},
 		)
 	}
 	// Karma and the rules (karma.go, rules.go).

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"math/rand"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ func mustOK[T any](t testing.TB, v T, err error, what string, args ...interface{
 
 func mustPost(t testing.TB, s *Store, poster, title string) Article {
 	t.Helper()
-	a, err := s.Post(ctx, poster, title, "https://example.com/"+title)
+	a, err := s.Post(ctx, poster, title, "https://example.com/"+url.PathEscape(title))
 	return mustOK(t, a, err, "post %q", title)
 }
 
