@@ -1087,6 +1087,18 @@ func ExampleStore_Post_safeText() {
 	// voting: comment: invalid argument: body: contains a bidi control U+202E at byte 8
 }
 
+// A service that issues user names checks them as the store will.
+func ExampleCheckUserName() {
+	for _, name := range []string{"alice", "Zoë Ørsted", "alice ", "al\u200bice"} {
+		fmt.Println(voting.CheckUserName(name))
+	}
+	// Output:
+	// <nil>
+	// <nil>
+	// voting: invalid argument: user "alice ": ends with white space U+0020 at byte 5
+	// voting: invalid argument: user "al\u200bice": contains a character that is not printable U+200B at byte 2
+}
+
 // WithLinkSchemes sets the schemes a link may have: here ftp besides
 // http and https.
 func ExampleWithLinkSchemes() {
@@ -1130,7 +1142,7 @@ func ExampleWithRawText() {
 	fmt.Println(err)
 	// Output:
 	// "alice " "Column A\tColumn B" "urn:isbn:9781617290855" <nil>
-	// voting: post: invalid argument: poster "alice " ends with white space U+0020 at byte 5
+	// voting: post: invalid argument: poster "alice ": ends with white space U+0020 at byte 5
 }
 
 // Two sites on one Redis, each under its prefix: every key of a store is

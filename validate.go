@@ -111,6 +111,16 @@ func checkName(what, s string) error {
 	return nil
 }
 
+// CheckUserName returns nil for a user name that the writes of a store
+// without [WithRawText] take (as a poster, a voter), else an error
+// wrapping [ErrInvalidArgument] that says why: it is empty, longer than
+// [MaxNameLen] bytes, blank, holds a character that is not printable
+// (a control, zero-width, bidi or other invisible character, invalid
+// UTF-8), or white space at either end. Group names follow the same
+// rules. A service that issues names (a sign-up form, tokens) checks them
+// with it, so that a name it issues never fails later as a bad argument.
+func CheckUserName(user string) error { return textRules{}.name("user", user) }
+
 // textRules are the checks of the text a write stores: the names it
 // writes, titles, links and comment bodies. The zero value holds the
 // rules of a store without [WithRawText] or [WithLinkSchemes].
@@ -138,10 +148,10 @@ func (r textRules) name(what, s string) error {
 		return err
 	}
 	if c, _ := utf8.DecodeRuneInString(s); unicode.IsSpace(c) {
-		return fmt.Errorf("%w: %s %q starts with white space %U", ErrInvalidArgument, what, s, c)
+		return fmt.Errorf("%w: %s %q: starts with white space %U", ErrInvalidArgument, what, s, c)
 	}
 	if c, n := utf8.DecodeLastRuneInString(s); unicode.IsSpace(c) {
-		return fmt.Errorf("%w: %s %q ends with white space %U at byte %d", ErrInvalidArgument, what, s, c, len(s)-n)
+		return fmt.Errorf("%w: %s %q: ends with white space %U at byte %d", ErrInvalidArgument, what, s, c, len(s)-n)
 	}
 	return nil
 }

@@ -553,7 +553,7 @@ func textCases() []textCase {
 		{"name", "alice", "", true},
 		{"name", "Zoë 渡辺 🗳", "", true},
 		{"name", "a b\u00a0c", "", true}, // spaces inside
-		{"name", "alice ", `"alice " ends with white space U+0020 at byte 5`, true},
+		{"name", "alice ", `"alice ": ends with white space U+0020 at byte 5`, true},
 		{"name", " alice", "starts with white space U+0020", true},
 		{"name", "alice\u00a0", "ends with white space U+00A0", true},
 		{"name", "\u2003alice", "starts with white space U+2003", true},
