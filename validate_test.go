@@ -863,3 +863,16 @@ func TestRawTextReadsBack(t *testing.T) {
 		t.Errorf("raw Edit: %+v, %v", e, err)
 	}
 }
+
+// TestNameAllocs: the check of a voter's name, on Vote's path, allocates
+// nothing for a name it takes.
+func TestNameAllocs(t *testing.T) {
+	r := textRules{}
+	if n := testing.AllocsPerRun(100, func() {
+		if r.ballot("Zoë 渡辺 🗳 user000042", Upvote) != nil {
+			t.Fatal("refused")
+		}
+	}); n != 0 {
+		t.Errorf("ballot check: %v allocations, want 0", n)
+	}
+}
