@@ -190,7 +190,7 @@ func TestLinksAndTitles(t *testing.T) {
 		{"txt.\u202eexe", "", "title: contains a bidi control U+202E at byte 4"},
 		{"a\u2066b", "", "title: contains a bidi control U+2066"},
 		{"a\u2028b", "", "title: contains a line or paragraph separator U+2028"},
-		} {
+	} {
 		body := fmt.Sprintf(`{"title":%s,"link":%s}`, jsonString(tc.title), jsonString(tc.link))
 		ta.as("alice").failsWith(http.StatusBadRequest, codeInvalidArgument, "invalid argument: "+tc.msg, "POST", "/articles", body)
 		ta.as("alice").failsWith(http.StatusBadRequest, codeInvalidArgument, "invalid argument: "+tc.msg, "PATCH", "/articles/"+id, body)
