@@ -202,8 +202,8 @@ func WithLinkSchemes(schemes ...string) Option {
 // WithRawText makes the writes keep any text within the limits, as it
 // is given: titles, comment bodies and links of valid UTF-8 (titles and
 // bodies not blank) of at most [MaxTitleLen], [MaxCommentLen] and
-// [MaxLinkLen] bytes, and names of printable UTF-8 (checkName's rule,
-// which every lookup applies) with white space at either end allowed.
+// [MaxLinkLen] bytes, and names of printable UTF-8 (the rule every
+// lookup of a name applies), white space at either end allowed.
 // Default off: Post, Edit, Comment and EditComment refuse, with
 // [ErrInvalidArgument], titles and bodies with control characters (a
 // body keeps newlines and tabs), bidi embeddings, overrides and
