@@ -32,7 +32,7 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 		return observe(ctx, s, Call{Op: "VoteBatch", Count: len(ballots)}, func(ctx context.Context) ([]BallotResult, error) { return s.VoteBatch(ctx, ballots) })
 	}
 	const op = "vote batch"
-	results, valid, at, err := sortBallots(ballots)
+	results, valid, at, err := s.text.sortBallots(ballots)
 	if err != nil {
 		return nil, opErr(op, err)
 	}
@@ -74,14 +74,14 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 // them (checkBatch), or else each one as Vote checks it. It returns the
 // batch's results, with the error of each ballot refused, and the valid
 // ballots with the index in ballots of each (at).
-func sortBallots(ballots []Ballot) (results []BallotResult, valid []Ballot, at []int, err error) {
+func (r textRules) sortBallots(ballots []Ballot) (results []BallotResult, valid []Ballot, at []int, err error) {
 	if err := checkBatch(len(ballots), "ballots"); err != nil {
 		return nil, nil, nil, err
 	}
 	results = make([]BallotResult, len(ballots))
 	valid = make([]Ballot, 0, len(ballots))
 	for i, b := range ballots {
-		if err := checkBallot(b.User, b.ID, b.Vote); err != nil {
+		if err := r.ballot(b.User, b.Vote); err != nil {
 			results[i].Err = opErr("vote", err)
 		} else if !canonicalID(b.ID) {
 			results[i].Err = notFound("vote", b.ID)

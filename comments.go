@@ -18,11 +18,12 @@ import (
 // upvote, as Post does: the comment starts with one upvote. Ids come
 // from a counter of their own ("1", "2", ...); a refused or failed
 // Comment takes none. The body must not be blank, is kept byte for
-// byte and may be up to [MaxCommentLen] bytes; the poster is checked as
-// Post's. Commenting is open while the article's voting is ([ErrVotingClosed]
-// after). An unknown article or parent gets [ErrNotFound]; a parent of
-// another article, or one at depth [MaxCommentDepth]-1, gets
-// [ErrInvalidArgument]. A deleted parent may be replied to. With
+// byte and may be up to [MaxCommentLen] bytes of text without control
+// characters but newlines and tabs, or bidi controls ([WithRawText]
+// relaxes that); the poster is checked as Post's. Commenting is open
+// while the article's voting is ([ErrVotingClosed] after). An unknown
+// article or parent gets [ErrNotFound]; a parent of another article, or
+// one at depth [MaxCommentDepth]-1, gets [ErrInvalidArgument]. A deleted parent may be replied to. With
 // [WithCommentInterval], a comment too soon after the poster's last gets
 // [ErrRateLimited] ([RetryAfter]). A refused Comment changes nothing.
 func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body string) (Comment, error) {
@@ -32,7 +33,7 @@ func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body s
 		})
 	}
 	const op = "comment"
-	if err := checkComment("poster", poster, body); err != nil {
+	if err := s.text.comment("poster", poster, body); err != nil {
 		return Comment{}, opErr(op, err)
 	}
 	if !canonicalID(articleID) {
@@ -82,7 +83,7 @@ func (s *Store) VoteComment(ctx context.Context, user, commentID string, v VoteT
 		})
 	}
 	const op = "vote comment"
-	if err := checkVote(op, user, commentID, v, commentNotFound); err != nil {
+	if err := s.text.vote(op, user, commentID, v, commentNotFound); err != nil {
 		return VoteResult{}, err
 	}
 	t := s.now()
@@ -223,7 +224,7 @@ func (s *Store) EditComment(ctx context.Context, commentID, user, body string) (
 		return observe(ctx, s, Call{Op: "EditComment"}, func(ctx context.Context) (Comment, error) { return s.EditComment(ctx, commentID, user, body) })
 	}
 	const op = "edit comment"
-	if err := checkComment("user", user, body); err != nil {
+	if err := s.text.comment("user", user, body); err != nil {
 		return Comment{}, opErr(op, err)
 	}
 	if !canonicalID(commentID) {

@@ -683,10 +683,25 @@
 // "voting: <operation>: <what>: <detail>", as in `voting: vote: article
 // not found: "9"`. Input
 // is validated before Redis is touched; any string that is not an id the
-// store issues is not found. A voter record that holds anything but a
-// vote (written by hand) gets an error that wraps none of the sentinels
-// from Vote, VoteOf and for its ballot in VoteBatch, and reads as NoVote
-// in VotesOf; it never surfaces as an invalid VoteType.
+// store issues is not found.
+//
+// Writes take safe text alone, and refuse the rest with
+// [ErrInvalidArgument] naming the field, the character and its byte
+// ("title: contains a control character U+001B at byte 4"): titles and
+// comment bodies of valid UTF-8 without control characters (a body keeps
+// newlines and tabs) or bidi embeddings, overrides and isolates, titles
+// without line or paragraph separators; links that are absolute http or
+// https URLs with a host and no user info ([WithLinkSchemes]), or
+// empty; names of printable characters without white space at either
+// end (no zero-width or bidi characters, so two names that look alike
+// are alike). [WithRawText] relaxes these to the limits of length, valid
+// UTF-8 and printable names. Reads return what is stored, as it is, and
+// a lookup refuses only a name no store takes at all.
+//
+// A voter record that holds anything but a vote (written by hand) gets
+// an error that wraps none of the sentinels from Vote, VoteOf and for
+// its ballot in VoteBatch, and reads as NoVote in VotesOf; it never
+// surfaces as an invalid VoteType.
 //
 // # Defaults
 //
@@ -711,4 +726,6 @@
 //	WithCommentInterval    off         >= 1 ms
 //	WithWaitReplicas       off         n >= 1, timeout >= 1 ms
 //	WithWaitAOF            off         local 0 or 1, replicas >= 0, not both 0; timeout >= 1 ms
+//	WithLinkSchemes        http, https RFC 3986 schemes, at least one; not with WithRawText
+//	WithRawText            off
 package voting

@@ -23,8 +23,9 @@ var (
 	// [CancelVote]: [NoVote], the zero value, included.
 	ErrInvalidVote = errors.New("voting: invalid vote type")
 	// ErrInvalidArgument means an input out of the documented limits: an
-	// empty or over-long name or title, a bad page or Order, or an option
-	// value New rejects.
+	// empty or over-long name or title, text a write refuses (a control
+	// character, a link that is not an http or https URL: doc.go,
+	// "Errors"), a bad page or Order, or an option value New rejects.
 	ErrInvalidArgument = errors.New("voting: invalid argument")
 	// ErrDuplicate means Post found an article with the same link that
 	// the store's rules keep it from repeating: a live one with

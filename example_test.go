@@ -1074,6 +1074,90 @@ func ExampleWithUniqueLinks() {
 	// voting: post: duplicate link: "https://redis.io" is article "1"
 }
 
+// By default a write refuses text that could hide what it shows or run
+// in a browser: a javascript: link, an escape sequence in a title, a
+// right-to-left override in a comment, a name with a space at its end.
+func ExampleStore_Post_safeText() {
+	store, done := exampleStore(nil)
+	defer done()
+	ctx := context.Background()
+
+	_, err := store.Post(ctx, "mallory", "Free prizes", "javascript:alert(1)")
+	fmt.Println(err)
+	_, err = store.Post(ctx, "mallory", "Title\x1b[2J", "")
+	fmt.Println(err)
+	_, err = store.Post(ctx, "alice ", "Redis in Action", "https://redis.io")
+	fmt.Println(errors.Is(err, voting.ErrInvalidArgument))
+	a, err := store.Post(ctx, "alice", "Redis in Action", "HTTPS://redis.io/docs")
+	fmt.Println(a.ID, err)
+	_, err = store.Comment(ctx, a.ID, "", "mallory", "see gpj.\u202eexe")
+	fmt.Println(err)
+	// Output:
+	// voting: post: invalid argument: link: scheme "javascript" is not http or https
+	// voting: post: invalid argument: title: contains a control character U+001B at byte 5
+	// true
+	// 1 <nil>
+	// voting: comment: invalid argument: body: contains a bidi control U+202E at byte 8
+}
+
+// A service that issues user names checks them as the store will.
+func ExampleCheckUserName() {
+	for _, name := range []string{"alice", "Zoë Ørsted", "alice ", "al\u200bice"} {
+		fmt.Println(voting.CheckUserName(name))
+	}
+	// Output:
+	// <nil>
+	// <nil>
+	// voting: invalid argument: user "alice ": ends with white space U+0020 at byte 5
+	// voting: invalid argument: user "al\u200bice": contains a character that is not printable U+200B at byte 2
+}
+
+// WithLinkSchemes sets the schemes a link may have: here ftp besides
+// http and https.
+func ExampleWithLinkSchemes() {
+	store, done := exampleStore(nil, voting.WithLinkSchemes("http", "https", "ftp"))
+	defer done()
+	ctx := context.Background()
+
+	a, err := store.Post(ctx, "alice", "The RFCs", "ftp://ftp.rfc-editor.org/in-notes/")
+	fmt.Println(a.Link, err)
+	_, err = store.Post(ctx, "alice", "A mail", "mailto:alice@example.com")
+	fmt.Println(err)
+	// Output:
+	// ftp://ftp.rfc-editor.org/in-notes/ <nil>
+	// voting: post: invalid argument: link: scheme "mailto" is not http, https or ftp
+}
+
+// WithRawText keeps any text within the limits as given, for a site that
+// shows it where control and bidi characters are harmless, or that moves
+// data kept under other rules. A store without the option reads it back
+// as it is.
+func ExampleWithRawText() {
+	_, pool, done := examplePool()
+	defer done()
+	ctx := context.Background()
+	raw, err := voting.New(pool, voting.WithRawText())
+	if err != nil {
+		log.Fatal(err)
+	}
+	a, err := raw.Post(ctx, "alice ", "Column A\tColumn B", "urn:isbn:9781617290855")
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	strict, err := voting.New(pool)
+	if err != nil {
+		log.Fatal(err)
+	}
+	got, err := strict.Article(ctx, a.ID)
+	fmt.Printf("%q %q %q %v\n", got.Poster, got.Title, got.Link, err)
+	_, err = strict.Post(ctx, "alice ", "Column A\tColumn B", "")
+	fmt.Println(err)
+	// Output:
+	// "alice " "Column A\tColumn B" "urn:isbn:9781617290855" <nil>
+	// voting: post: invalid argument: poster "alice ": ends with white space U+0020 at byte 5
+}
+
 // Two sites on one Redis, each under its prefix: every key of a store is
 // "{prefix}:...", so they share nothing, and on a Redis Cluster each
 // site's keys are in one slot.

@@ -8,9 +8,10 @@ import (
 
 // AddToGroups adds the article to each of groups, and to the cached pages
 // those groups have, so group pages show it at once; adding it to a group
-// it is in already changes nothing. Group names follow the rules of user
-// names (1 to [MaxNameLen] bytes of printable UTF-8). An article may be in
-// at most [MaxArticleGroups] groups: beyond that the call gets
+// it is in already changes nothing. Group names follow the rules of the
+// user names a call writes (1 to [MaxNameLen] bytes of printable UTF-8,
+// no white space at either end unless [WithRawText]). An article may be
+// in at most [MaxArticleGroups] groups: beyond that the call gets
 // ErrInvalidArgument and changes nothing. An unknown article gets
 // ErrNotFound. A name given twice counts once; the script's work follows
 // the groups the article joins (at most MaxArticleGroups), not the names
@@ -19,7 +20,7 @@ func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) er
 	if s.hooked(ctx) {
 		return observeErr(ctx, s, Call{Op: "AddToGroups", Count: len(groups)}, func(ctx context.Context) error { return s.AddToGroups(ctx, id, groups...) })
 	}
-	return s.changeGroups(ctx, "add to groups", groupAddScript, s.groupAddArgs, id, groups)
+	return s.changeGroups(ctx, "add to groups", groupAddScript, s.groupAddArgs, id, groups, s.text.name)
 }
 
 // RemoveFromGroups removes the article from each of groups, and from their
@@ -31,14 +32,15 @@ func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...strin
 	if s.hooked(ctx) {
 		return observeErr(ctx, s, Call{Op: "RemoveFromGroups", Count: len(groups)}, func(ctx context.Context) error { return s.RemoveFromGroups(ctx, id, groups...) })
 	}
-	return s.changeGroups(ctx, "remove from groups", groupRemoveScript, s.groupRemoveArgs, id, groups)
+	return s.changeGroups(ctx, "remove from groups", groupRemoveScript, s.groupRemoveArgs, id, groups, checkName)
 }
 
-// changeGroups validates a change of the article's groups and runs its
-// script; without groups it only checks that the article exists.
+// changeGroups validates a change of the article's groups, each name with
+// check, and runs its script; without groups it only checks that the
+// article exists.
 func (s *Store) changeGroups(ctx context.Context, op string, sc script,
-	args func(id string, groups []string) []interface{}, id string, groups []string) error {
-	if err := checkGroups(groups); err != nil {
+	args func(id string, groups []string) []interface{}, id string, groups []string, check func(what, s string) error) error {
+	if err := checkGroups(groups, check); err != nil {
 		return opErr(op, err)
 	}
 	if !canonicalID(id) {

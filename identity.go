@@ -58,7 +58,8 @@ func migrates(layout int) bool { return layout >= oldestMigrated && layout < Lay
 // The vote weight and window are not shared: each article keeps those it
 // was posted with, whichever store counts its votes. Neither are the
 // settings of one process (WithKeyPrefix aside, which names the store):
-// page size, group cache TTL, clock, read pool and waits.
+// page size, group cache TTL, clock, read pool, waits and the checks of
+// text (WithRawText, WithLinkSchemes).
 type Identity struct {
 	Layout  int      `json:"layout"`
 	Options []string `json:"options"`

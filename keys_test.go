@@ -62,7 +62,7 @@ func families(k keys, key string) []string {
 	if rest, ok := strings.CutPrefix(key, k.group); ok && checkName("group name", rest) == nil {
 		list = append(list, "group")
 	}
-	if rest, ok := strings.CutPrefix(key, k.link); ok && rest != "" && checkText("link", rest, MaxLinkLen, false) == nil {
+	if rest, ok := strings.CutPrefix(key, k.link); ok && rest != "" && (textRules{raw: true}).link(rest) == nil {
 		list = append(list, "link")
 	}
 	if key == k.karma {
@@ -226,7 +226,7 @@ func FuzzKeys(f *testing.F) {
 			add("upvoted", k.upvotedKey(name))
 			add("commented", k.commentedKey(name))
 		}
-		if name != "" && checkText("link", name, MaxLinkLen, false) == nil {
+		if name != "" && (textRules{raw: true}).link(name) == nil {
 			add("link", k.link+name)
 		}
 

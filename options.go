@@ -3,6 +3,8 @@ package voting
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -38,6 +40,8 @@ type config struct {
 
 	hooks   []Hook // WithHook (hook.go, call.go)
 	nilHook bool   // WithHook was given nil
+
+	text textConfig // WithRawText, WithLinkSchemes (the checks: validate.go)
 }
 
 func defaultConfig() config {
@@ -174,7 +178,93 @@ func (c *config) validate() error {
 	if err := c.durability.validate(); err != nil {
 		return err
 	}
+	if err := c.text.validate(); err != nil {
+		return err
+	}
 	return c.rules.validate()
+}
+
+// WithLinkSchemes sets the schemes an article's link may have, in place
+// of "http" and "https", the default: Post and Edit take a link that is
+// an absolute URL of one of them (in any case), with a host and no user
+// info, without white space or control characters, and refuse others
+// with [ErrInvalidArgument]; an empty link is a text post. For example,
+// WithLinkSchemes("http", "https", "ftp") lets ftp links in. Each scheme
+// must be a scheme by RFC 3986 (a letter, then letters, digits, "+", "-"
+// or "."); New rejects another, an empty list, and the option together
+// with [WithRawText], which checks no link's form. It is a setting of
+// the process, not recorded in the store's identity: the links stored
+// before stay, and every read returns them as they are.
+func WithLinkSchemes(schemes ...string) Option {
+	return func(c *config) { c.text.schemes, c.text.hasSchemes = append([]string(nil), schemes...), true }
+}
+
+// WithRawText makes the writes keep any text within the limits, as it
+// is given: titles, comment bodies and links of valid UTF-8 (titles and
+// bodies not blank) of at most [MaxTitleLen], [MaxCommentLen] and
+// [MaxLinkLen] bytes, and names of printable UTF-8 (the rule every
+// lookup of a name applies), white space at either end allowed.
+// Default off: Post, Edit, Comment and EditComment refuse, with
+// [ErrInvalidArgument], titles and bodies with control characters (a
+// body keeps newlines and tabs), bidi embeddings, overrides and
+// isolates, and titles with line or paragraph separators; links that
+// are not http or https URLs with a host ([WithLinkSchemes]); and every
+// write refuses names (posters, voters, the groups an article joins)
+// with white space at either end. A site that shows text where those
+// characters are harmless, or that moves data kept under other rules,
+// takes this option. It is a setting of the process, not recorded in
+// the store's identity: the checks apply to what a call writes, and
+// every read returns what is stored.
+func WithRawText() Option {
+	return func(c *config) { c.text.raw = true }
+}
+
+// textConfig holds WithRawText's and WithLinkSchemes's values.
+type textConfig struct {
+	raw        bool
+	schemes    []string
+	hasSchemes bool
+}
+
+func (c *textConfig) validate() error {
+	switch {
+	case c.hasSchemes && c.raw:
+		return fmt.Errorf("%w: WithLinkSchemes with WithRawText, which checks no link's form", ErrInvalidArgument)
+	case c.hasSchemes && len(c.schemes) == 0:
+		return fmt.Errorf("%w: WithLinkSchemes names no scheme", ErrInvalidArgument)
+	}
+	for _, s := range c.schemes {
+		if !validScheme(s) {
+			return fmt.Errorf("%w: link scheme %q is not a URL scheme (a letter, then letters, digits, \"+\", \"-\" or \".\")", ErrInvalidArgument, s)
+		}
+	}
+	return nil
+}
+
+// rules returns the checks of a store of these options.
+func (c *textConfig) rules() textRules {
+	r := textRules{raw: c.raw}
+	for _, s := range c.schemes {
+		if s = strings.ToLower(s); !slices.Contains(r.schemes, s) {
+			r.schemes = append(r.schemes, s)
+		}
+	}
+	return r
+}
+
+// validScheme reports whether s is a URL scheme by RFC 3986: ALPHA
+// *( ALPHA / DIGIT / "+" / "-" / "." ).
+func validScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20 // lower case, for letters
+		switch {
+		case c >= 'a' && c <= 'z':
+		case i > 0 && (s[i] >= '0' && s[i] <= '9' || s[i] == '+' || s[i] == '-' || s[i] == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
 }
 
 // WithKarma keeps each user's karma: every vote on an article moves its

@@ -27,7 +27,7 @@ func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article
 		return observe(ctx, s, Call{Op: "Edit"}, func(ctx context.Context) (Article, error) { return s.Edit(ctx, id, user, title, link) })
 	}
 	const op = "edit"
-	if err := checkPost("user", user, title, link); err != nil {
+	if err := s.text.post("user", user, title, link); err != nil {
 		return Article{}, opErr(op, err)
 	}
 	if !canonicalID(id) {

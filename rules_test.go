@@ -458,16 +458,16 @@ func BenchmarkRulesMemory(b *testing.B) {
 // hold.
 func TestLongRuleSpans(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		const span = 200 * 365 * 24 * time.Hour
+		const span, link = 200 * 365 * 24 * time.Hour, "https://example.com/L"
 		s, _ := newStore(t, b, WithVoteLimit(1, span), WithPostInterval(span), WithRepostAfter(span))
-		a, err := s.Post(ctx, "ann", "a", "L")
+		a, err := s.Post(ctx, "ann", "a", link)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if _, err := s.Post(ctx, "ann", "b", ""); !errors.Is(err, ErrRateLimited) {
 			t.Errorf("a second post within the interval: %v", err)
 		}
-		if _, err := s.Post(ctx, "bob", "c", "L"); !errors.Is(err, ErrDuplicate) {
+		if _, err := s.Post(ctx, "bob", "c", link); !errors.Is(err, ErrDuplicate) {
 			t.Errorf("a repost within the span: %v", err)
 		}
 		if n, err := s.Count(ctx); err != nil || n != 1 {
@@ -477,7 +477,7 @@ func TestLongRuleSpans(t *testing.T) {
 		if _, err := s.Vote(ctx, "bob", a.ID, Downvote); !errors.Is(err, ErrRateLimited) {
 			t.Errorf("a second vote within the span: %v", err)
 		}
-		for _, key := range []string{s.keys.voteLog + "bob", s.keys.lastPostKey("ann"), s.keys.link + "L"} {
+		for _, key := range []string{s.keys.voteLog + "bob", s.keys.lastPostKey("ann"), s.keys.link + link} {
 			if ttl := b.ttl(t, key); ttl < span {
 				t.Errorf("TTL of %s = %v, want the longest", key, ttl)
 			}

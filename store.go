@@ -105,6 +105,7 @@ type Store struct {
 	funcs        functions   // whether the server runs the library (functions.go)
 	readPool     Pool        // the pool of the reads (WithReadPool); nil for none
 	rules        storeRules  // karma and the rules, for their scripts (rules.go)
+	text         textRules   // the checks of the text writes store (validate.go)
 	waits        []waitCmd   // sent after each script that writes (durable.go); nil for none
 	// walk bounds the work of one call's walk of a cold group page
 	// (walkStep; 0 in the tests of the cache's build alone), step its
@@ -149,6 +150,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	s.votePrefixes = s.keys.votePrefixes()
 	s.orderingArgs = boxedOrderings(s.keys)
 	s.rules = newRules(c.rules, s.keys)
+	s.text = c.text.rules()
 	s.waits = c.durability.commands()
 	s.userPages = c.userPages
 	if s.votesCarryPages() {

@@ -1,7 +1,10 @@
 package voting
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -86,48 +89,221 @@ func checkPrefix(p string) error {
 	return nil
 }
 
-// checkName validates a user, poster or group name: 1 to [MaxNameLen] bytes
-// of printable UTF-8 (graphic characters and spaces: no control, format
-// or invisible characters, so two names that look alike are alike), not
-// only white space.
+// checkName validates a user, poster or group name that a call looks
+// up: 1 to [MaxNameLen] bytes of printable UTF-8 (graphic characters and
+// spaces: no control, format or invisible characters, so two names that
+// look alike are alike), not only white space. No name the store ever
+// took breaks it, so a lookup it refuses could find nothing; a name a
+// call writes is checked by textRules.name too.
 func checkName(what, s string) error {
 	switch {
 	case s == "":
 		return fmt.Errorf("%w: %s is empty", ErrInvalidArgument, what)
 	case len(s) > MaxNameLen:
 		return fmt.Errorf("%w: %s is longer than %d bytes", ErrInvalidArgument, what, MaxNameLen)
-	case !printable(s):
-		return fmt.Errorf("%w: %s %q is not printable UTF-8", ErrInvalidArgument, what, s)
-	case strings.TrimSpace(s) == "":
+	}
+	if i := unprintableAt(s); i >= 0 {
+		return fmt.Errorf("%w: %s %q: %s", ErrInvalidArgument, what, s, badRune(s, i, "a character that is not printable"))
+	}
+	if strings.TrimSpace(s) == "" {
 		return fmt.Errorf("%w: %s is blank", ErrInvalidArgument, what)
 	}
 	return nil
 }
 
-// checkPost checks the user (named who), title and link of a Post or an
-// Edit.
-func checkPost(who, user, title, link string) error {
-	if err := checkName(who, user); err != nil {
-		return err
-	}
-	if err := checkText("title", title, MaxTitleLen, true); err != nil {
-		return err
-	}
-	return checkText("link", link, MaxLinkLen, false)
+// CheckUserName returns nil for a user name that the writes of a store
+// without [WithRawText] take (as a poster, a voter), else an error
+// wrapping [ErrInvalidArgument] that says why: it is empty, longer than
+// [MaxNameLen] bytes, blank, holds a character that is not printable
+// (a control, zero-width, bidi or other invisible character, invalid
+// UTF-8), or white space at either end. Group names follow the same
+// rules. A service that issues names (a sign-up form, tokens) checks them
+// with it, so that a name it issues never fails later as a bad argument.
+func CheckUserName(user string) error { return textRules{}.name("user", user) }
+
+// textRules are the checks of the text a write stores: the names it
+// writes, titles, links and comment bodies. The zero value holds the
+// rules of a store without [WithRawText] or [WithLinkSchemes].
+type textRules struct {
+	raw     bool     // WithRawText: lengths, valid UTF-8 and printable names alone
+	schemes []string // WithLinkSchemes, lower case; nil for http and https
 }
 
-// checkText validates a title or link: valid UTF-8 of at most max bytes,
-// stored byte for byte. A title must not be blank; a link may be empty.
-func checkText(what, s string, max int, required bool) error {
+// defaultSchemes are the schemes a link may have without WithLinkSchemes.
+var defaultSchemes = []string{"http", "https"}
+
+// The kinds of text checkChars knows.
+const (
+	titleText = iota // no control character, bidi control or line separator
+	bodyText         // as a title, but newlines (LF, CRLF), tabs and U+2028, U+2029 pass
+	linkText         // as a title, and no white space
+)
+
+// name validates a name that a call writes (a poster, a voter, a group
+// an article joins): checkName, and no white space at either end, so
+// that "alice " is not a second alice. It allocates nothing for a name
+// it takes: Vote checks its voter with it.
+func (r textRules) name(what, s string) error {
+	if err := checkName(what, s); err != nil || r.raw {
+		return err
+	}
+	if c, _ := utf8.DecodeRuneInString(s); unicode.IsSpace(c) {
+		return fmt.Errorf("%w: %s %q: starts with white space %U", ErrInvalidArgument, what, s, c)
+	}
+	if c, n := utf8.DecodeLastRuneInString(s); unicode.IsSpace(c) {
+		return fmt.Errorf("%w: %s %q: ends with white space %U at byte %d", ErrInvalidArgument, what, s, c, len(s)-n)
+	}
+	return nil
+}
+
+// post checks the user (named who), title and link of a Post or an Edit.
+func (r textRules) post(who, user, title, link string) error {
+	if err := r.name(who, user); err != nil {
+		return err
+	}
+	if err := r.text("title", title, MaxTitleLen, titleText); err != nil {
+		return err
+	}
+	return r.link(link)
+}
+
+// comment checks the poster (named who) and body of a Comment or an
+// EditComment.
+func (r textRules) comment(who, user, body string) error {
+	if err := r.name(who, user); err != nil {
+		return err
+	}
+	return r.text("body", body, MaxCommentLen, bodyText)
+}
+
+// text validates a title or comment body: not blank, at most max bytes
+// of valid UTF-8, and, unless raw, free of the characters checkChars
+// refuses in text of kind k.
+func (r textRules) text(what, s string, max, k int) error {
 	switch {
-	case required && strings.TrimSpace(s) == "":
+	case strings.TrimSpace(s) == "":
 		return fmt.Errorf("%w: %s is blank", ErrInvalidArgument, what)
 	case len(s) > max:
 		return fmt.Errorf("%w: %s is longer than %d bytes", ErrInvalidArgument, what, max)
-	case !utf8.ValidString(s):
-		return fmt.Errorf("%w: %s is not valid UTF-8", ErrInvalidArgument, what)
+	}
+	return r.chars(what, s, k)
+}
+
+// chars is checkChars, or, for raw text, the check of valid UTF-8 alone.
+func (r textRules) chars(what, s string, k int) error {
+	if !r.raw {
+		return checkChars(what, s, k)
+	}
+	if i := invalidUTF8At(s); i >= 0 {
+		return fmt.Errorf("%w: %s: %s", ErrInvalidArgument, what, badRune(s, i, ""))
 	}
 	return nil
+}
+
+// link validates an article's link: empty (a text post), or at most
+// [MaxLinkLen] bytes of valid UTF-8 and, unless raw, an absolute URL
+// (net/url) of one of the schemes (case-insensitive), with a host and no
+// user info, without white space, control or bidi control characters.
+func (r textRules) link(s string) error {
+	if s == "" {
+		return nil
+	}
+	if len(s) > MaxLinkLen {
+		return fmt.Errorf("%w: link is longer than %d bytes", ErrInvalidArgument, MaxLinkLen)
+	}
+	if err := r.chars("link", s, linkText); err != nil || r.raw {
+		return err
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		return fmt.Errorf("%w: link: is not a URL: %v", ErrInvalidArgument, err)
+	}
+	schemes := r.schemes
+	if schemes == nil {
+		schemes = defaultSchemes
+	}
+	switch {
+	case u.Scheme == "":
+		return fmt.Errorf("%w: link: is not an absolute URL (no scheme such as %s:)", ErrInvalidArgument, schemes[len(schemes)-1])
+	case !slices.Contains(schemes, strings.ToLower(u.Scheme)):
+		return fmt.Errorf("%w: link: scheme %q is not %s", ErrInvalidArgument, u.Scheme, orList(schemes))
+	case u.Opaque != "" || u.Hostname() == "":
+		return fmt.Errorf("%w: link: has no host", ErrInvalidArgument)
+	case u.User != nil:
+		return fmt.Errorf("%w: link: has user info (a user name or password)", ErrInvalidArgument)
+	}
+	return nil
+}
+
+// orList is list as words: "http or https", "ftp, http or https".
+func orList(list []string) string {
+	if len(list) == 1 {
+		return list[0]
+	}
+	return strings.Join(list[:len(list)-1], ", ") + " or " + list[len(list)-1]
+}
+
+// checkChars validates text of kind k (titleText, bodyText, linkText):
+// valid UTF-8 without control characters (C0, DEL, C1), bidi embeddings,
+// overrides and isolates (U+202A to U+202E, U+2066 to U+2069), which
+// reorder the text around them, or line and paragraph separators
+// (U+2028, U+2029); a body keeps LF, CRLF, tab and the separators; a
+// link has no white space either. Its error names what and the first
+// character refused, with its byte offset.
+func checkChars(what, s string, k int) error {
+	for i, c := range s {
+		var bad string
+		switch {
+		case c == utf8.RuneError:
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				return fmt.Errorf("%w: %s: %s", ErrInvalidArgument, what, badRune(s, i, ""))
+			}
+		case c < 0x20 || c >= 0x7f && c < 0xa0:
+			if k == bodyText && (c == '\n' || c == '\t' || c == '\r' && strings.HasPrefix(s[i+1:], "\n")) {
+				continue
+			}
+			bad = "a control character"
+		case c >= 0x202a && c <= 0x202e || c >= 0x2066 && c <= 0x2069:
+			bad = "a bidi control"
+		case (c == 0x2028 || c == 0x2029) && k != bodyText:
+			bad = "a line or paragraph separator"
+		case k == linkText && unicode.IsSpace(c):
+			bad = "white space"
+		}
+		if bad != "" {
+			return fmt.Errorf("%w: %s: %s", ErrInvalidArgument, what, badRune(s, i, bad))
+		}
+	}
+	return nil
+}
+
+// badRune describes the character of s at byte i that a check refuses,
+// kind saying what it is ("a control character"): "contains a control
+// character U+001B at byte 4", or, where i starts no valid UTF-8,
+// "invalid UTF-8 at byte 4".
+func badRune(s string, i int, kind string) string {
+	c, n := utf8.DecodeRuneInString(s[i:])
+	if c == utf8.RuneError && n <= 1 {
+		return fmt.Sprintf("invalid UTF-8 at byte %d", i)
+	}
+	return fmt.Sprintf("contains %s %U at byte %d", kind, c, i)
+}
+
+// invalidUTF8At returns the offset of the first byte of s that starts no
+// valid UTF-8, or -1 if s is valid UTF-8.
+func invalidUTF8At(s string) int {
+	for i, c := range s {
+		if c == utf8.RuneError {
+			if _, n := utf8.DecodeRuneInString(s[i:]); n == 1 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // checkBatch validates the length n of one call's list of what (ids,
@@ -139,13 +315,15 @@ func checkBatch(n int, what string) error {
 	return nil
 }
 
-// checkGroups validates the group names of one call.
-func checkGroups(groups []string) error {
+// checkGroups validates the group names of one call with check:
+// checkName for the groups an article leaves, textRules.name for those
+// it joins.
+func checkGroups(groups []string, check func(what, s string) error) error {
 	if err := checkBatch(len(groups), "groups"); err != nil {
 		return err
 	}
 	for _, g := range groups {
-		if err := checkName("group name", g); err != nil {
+		if err := check("group name", g); err != nil {
 			return err
 		}
 	}
@@ -153,24 +331,29 @@ func checkGroups(groups []string) error {
 }
 
 // printable reports whether s is valid UTF-8 of graphic characters
-// (letters, marks, numbers, punctuation, symbols) and spaces only:
-// unicode.IsGraphic rejects controls, format characters (zero-width
-// spaces and joiners, bidi overrides, BOM), private-use, surrogate and
-// unassigned code points. The default-ignorable characters it lets
-// through, which render as nothing (Hangul fillers, variation selectors,
-// the combining grapheme joiner), are rejected too.
-func printable(s string) bool {
+// (letters, marks, numbers, punctuation, symbols) and spaces only.
+func printable(s string) bool { return unprintableAt(s) < 0 }
+
+// unprintableAt returns the offset of the first character of s that is
+// not printable, or -1 if there is none. unicode.IsGraphic refuses
+// controls, format characters (zero-width spaces and joiners, the word
+// joiner, the soft hyphen, bidi marks, embeddings, overrides and
+// isolates, BOM), line and paragraph separators, private-use, surrogate
+// and unassigned code points, and invalid UTF-8. The default-ignorable
+// characters it lets through, which render as nothing (Hangul fillers,
+// variation selectors, the combining grapheme joiner), are refused too.
+func unprintableAt(s string) int {
 	for i, r := range s {
 		if r == utf8.RuneError {
 			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				return false
+				return i
 			}
 		}
 		if !unicode.IsGraphic(r) || unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
-			return false
+			return i
 		}
 	}
-	return true
+	return -1
 }
 
 // Limits of karma and the rules (WithKarma, WithVoteCost, WithMinKarma,
@@ -203,13 +386,3 @@ const (
 	// a DeleteComment, which walk a comment's ancestors.
 	MaxCommentDepth = 1000
 )
-
-// checkComment checks the poster (named who) and body of a Comment or
-// an EditComment: a body not blank, valid UTF-8 of at most
-// MaxCommentLen bytes, kept byte for byte.
-func checkComment(who, user, body string) error {
-	if err := checkName(who, user); err != nil {
-		return err
-	}
-	return checkText("body", body, MaxCommentLen, true)
-}

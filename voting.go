@@ -16,7 +16,11 @@ import (
 // Post posts an article by poster and records the poster's own upvote, so
 // the article starts with one upvote and a score of its post time plus one
 // vote weight. The poster may later change or cancel that vote. Title
-// must not be blank; link may be empty; both are stored byte for byte.
+// must not be blank; link may be empty (a text post); both are stored
+// byte for byte. A title with a control character, a bidi control or a
+// line or paragraph separator, a link that is not an http or https URL
+// with a host, and a poster with white space at either end get
+// [ErrInvalidArgument] ([WithRawText] and [WithLinkSchemes] relax them).
 // With [WithUniqueLinks], a link a live article has already gets that
 // article and an error wrapping [ErrDuplicate]; so does, with
 // [WithRepostAfter], a link an article posted within its span has. With
@@ -30,7 +34,7 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 		return observe(ctx, s, Call{Op: "Post"}, func(ctx context.Context) (Article, error) { return s.Post(ctx, poster, title, link) })
 	}
 	const op = "post"
-	if err := checkPost("poster", poster, title, link); err != nil {
+	if err := s.text.post("poster", poster, title, link); err != nil {
 		return Article{}, opErr(op, err)
 	}
 	t := s.now()
@@ -316,7 +320,9 @@ func (s *Store) count(ctx context.Context, op, key, kind string) (int64, error) 
 // [CancelVote] to take it back. It replaces the user's previous vote, which
 // the result reports; voting the same way again changes nothing, so a
 // retried Vote is safe. It returns an error wrapping [ErrInvalidVote] for
-// any other v, [NoVote] (the zero value) included, before Redis is touched; [ErrNotFound] for an unknown article,
+// any other v, [NoVote] (the zero value) included, before Redis is touched;
+// [ErrInvalidArgument] for a user name Post would refuse, [ErrNotFound] for
+// an unknown article,
 // and [ErrVotingClosed] once voting has closed: the store's clock passed the
 // article's close, or its voter records expired. A voter record holding
 // anything but a vote (written by hand) gets an error that wraps none of
@@ -332,7 +338,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 		return observe(ctx, s, Call{Op: "Vote"}, func(ctx context.Context) (VoteResult, error) { return s.Vote(ctx, user, id, v) })
 	}
 	const op = "vote"
-	if err := checkVote(op, user, id, v, notFound); err != nil {
+	if err := s.text.vote(op, user, id, v, notFound); err != nil {
 		return VoteResult{}, err
 	}
 	t := s.now()
@@ -340,23 +346,23 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 	return voteReply(op, id, reply, err, notFound)
 }
 
-// checkBallot validates a vote and its user; ids are checked apart, as
-// a malformed one is not found.
-func checkBallot(user, id string, v VoteType) error {
+// ballot validates a vote and its user, a name the vote writes; ids are
+// checked apart, as a malformed one is not found.
+func (r textRules) ballot(user string, v VoteType) error {
 	switch {
 	case v == NoVote:
 		return fmt.Errorf("%w: NoVote, the zero VoteType, is no ballot: send Upvote, Downvote, or CancelVote to take a vote back", ErrInvalidVote)
 	case !v.IsBallot():
 		return fmt.Errorf("%w: %v", ErrInvalidVote, v)
 	}
-	return checkName("user", user)
+	return r.name("user", user)
 }
 
-// checkVote is the check of Vote and VoteComment, op theirs, before
-// Redis is touched: the ballot (checkBallot), then the id, whose
-// malformed form gets missing(op, id).
-func checkVote(op, user, id string, v VoteType, missing func(op, id string) error) error {
-	if err := checkBallot(user, id, v); err != nil {
+// vote is the check of Vote and VoteComment, op theirs, before Redis is
+// touched: the ballot, then the id, whose malformed form gets
+// missing(op, id).
+func (r textRules) vote(op, user, id string, v VoteType, missing func(op, id string) error) error {
+	if err := r.ballot(user, v); err != nil {
 		return opErr(op, err)
 	}
 	if !canonicalID(id) {

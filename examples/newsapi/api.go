@@ -253,7 +253,7 @@ func (a *api) postArticle(w http.ResponseWriter, r *http.Request, c caller) erro
 	if err != nil {
 		return err
 	}
-	if err := checkArticle(req.Title, req.Link); err != nil {
+	if err := checkArticle(req.Link); err != nil {
 		return err
 	}
 	art, err := a.store.Post(r.Context(), poster, req.Title, req.Link)

@@ -155,7 +155,8 @@ func TestFeatureOff(t *testing.T) {
 }
 
 // Links are http or https URLs of at most 2,048 bytes, or none; titles
-// are free of control characters. Others get 400 invalid_argument, on
+// are free of control characters, bidi controls and line separators (the
+// store's rules, the length aside). Others get 400 invalid_argument, on
 // POST and PATCH alike, and nothing is stored.
 func TestLinksAndTitles(t *testing.T) {
 	ta := newTestAPI(t, config{rules: ruleFlags{editWindow: time.Hour}})
@@ -169,22 +170,26 @@ func TestLinksAndTitles(t *testing.T) {
 		}
 	}
 	for _, tc := range []struct{ title, link, msg string }{
-		{"t", "javascript:alert(1)", `link's scheme "javascript" is not http or https`},
-		{"t", "not a url", "link contains a space"},
-		{"t", "example.com/page", "link is not a URL"},
-		{"t", "//example.com/page", "link is not a URL"},
-		{"t", "ftp://example.com/f", `link's scheme "ftp" is not http or https`},
-		{"t", "data:text/html,hi", `link's scheme "data"`},
-		{"t", "https://", "link has no host"},
-		{"t", "https:///path", "link has no host"},
-		{"t", "https://bob:secret@example.com", "link has a user name or password"},
-		{"t", " https://example.com", "link contains a space"},
-		{"t", "https://example.com/\u0000", "link contains a space, a control character"},
+		{"t", "javascript:alert(1)", `link: scheme "javascript" is not http or https`},
+		{"t", "not a url", "link: contains white space U+0020 at byte 3"},
+		{"t", "example.com/page", "link: is not an absolute URL"},
+		{"t", "//example.com/page", "link: is not an absolute URL"},
+		{"t", "ftp://example.com/f", `link: scheme "ftp" is not http or https`},
+		{"t", "data:text/html,hi", `link: scheme "data"`},
+		{"t", "https://", "link: has no host"},
+		{"t", "https:///path", "link: has no host"},
+		{"t", "https://bob:secret@example.com", "link: has user info"},
+		{"t", " https://example.com", "link: contains white space U+0020 at byte 0"},
+		{"t", "https://example.com/\u0000", "link: contains a control character U+0000"},
 		{"t", long + "x", "link is longer than 2048 bytes"},
-		{"a\u0000b", "", "title contains a control character"},
-		{"line\nbreak", "", "title contains a control character"},
-		{"tab\there", "", "title contains a control character"},
-		{"c1\u0085", "", "title contains a control character"},
+		{"a\u0000b", "", "title: contains a control character U+0000 at byte 1"},
+		{"line\nbreak", "", "title: contains a control character U+000A"},
+		{"tab\there", "", "title: contains a control character U+0009"},
+		{"c1\u0085", "", "title: contains a control character U+0085"},
+		{"esc\u001b[2J", "", "title: contains a control character U+001B at byte 3"},
+		{"txt.\u202eexe", "", "title: contains a bidi control U+202E at byte 4"},
+		{"a\u2066b", "", "title: contains a bidi control U+2066"},
+		{"a\u2028b", "", "title: contains a line or paragraph separator U+2028"},
 	} {
 		body := fmt.Sprintf(`{"title":%s,"link":%s}`, jsonString(tc.title), jsonString(tc.link))
 		ta.as("alice").failsWith(http.StatusBadRequest, codeInvalidArgument, "invalid argument: "+tc.msg, "POST", "/articles", body)

@@ -515,6 +515,7 @@ func TestTokenCommand(t *testing.T) {
 		{"two secrets", []string{"-user", "alice", "-insecure-dev"}, env(key), "", "", "", 0, 1, "one way only", false},
 		{"no user", []string{}, env(key), "", "", "", 0, 2, "-user is required", false},
 		{"blank user", []string{"-user", "  "}, env(key), "", "", "", 0, 2, "user is blank", false},
+		{"spaced user", []string{"-user", "alice "}, env(key), "", "", "", 0, 2, `user "alice ": ends with white space`, false},
 		{"long user", []string{"-user", strings.Repeat("u", voting.MaxNameLen+1)}, env(key), "", "", "", 0, 2, "longer than 256 bytes", false},
 		{"bad role", []string{"-user", "alice", "-role", "admin"}, env(key), "", "", "", 0, 2, `role "admin" is not user or moderator`, false},
 		{"zero ttl", []string{"-user", "alice", "-ttl", "0s"}, env(key), "", "", "", 0, 2, "-ttl 0s is not positive", false},

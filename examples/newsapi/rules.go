@@ -148,7 +148,7 @@ func (a *api) editArticle(w http.ResponseWriter, r *http.Request, c caller) erro
 	if err != nil {
 		return err
 	}
-	if err := checkArticle(req.Title, req.Link); err != nil {
+	if err := checkArticle(req.Link); err != nil {
 		return err
 	}
 	art, err := a.store.Edit(r.Context(), r.PathValue("id"), user, req.Title, req.Link)

@@ -108,6 +108,8 @@ func TestComments(t *testing.T) {
 	path := "/articles/" + a + "/comments"
 	ta.as("bob").failsWith(http.StatusBadRequest, codeInvalidArgument, "body", "POST", path, `{"body":"  "}`)
 	ta.as("bob").failsWith(http.StatusBadRequest, codeInvalidArgument, "body", "POST", path, `{"body":"`+strings.Repeat("x", voting.MaxCommentLen+1)+`"}`)
+	ta.as("bob").failsWith(http.StatusBadRequest, codeInvalidArgument, "body: contains a bidi control U+202E at byte 4", "POST", path, `{"body":"see \u202egpj.exe"}`)
+	ta.as("bob").failsWith(http.StatusBadRequest, codeInvalidArgument, "body: contains a control character U+001B", "POST", path, `{"body":"\u001b[2J"}`)
 	ta.as("bob").failsWith(http.StatusBadRequest, codeBadRequest, "unknown field", "POST", path, `{"body":"x","title":"y"}`)
 	ta.as("bob").failsWith(http.StatusNotFound, codeNotFound, "not found", "POST", "/articles/99/comments", `{"body":"x"}`)
 	ta.as("bob").failsWith(http.StatusNotFound, codeNotFound, "not found", "POST", path, `{"body":"x","parent":"99"}`)

@@ -11,8 +11,6 @@ import (
 	"io"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/votekit/voting"
 )
@@ -172,37 +170,13 @@ func decodeStrict(b []byte, v any) error {
 	return nil
 }
 
-// checkUserName applies the store's rule for user names (voting's
-// checkName, unexported): 1 to voting.MaxNameLen bytes of printable
-// UTF-8, not only white space. A token names a user the store takes,
-// so that a credential never fails later as a bad argument.
+// checkUserName applies the store's rule for the user names its writes
+// take (voting.CheckUserName), in words without the library's prefix: a
+// token names a user the store takes, so that a credential never fails
+// later as a bad argument.
 func checkUserName(s string) error {
-	switch {
-	case s == "":
-		return errors.New("user is empty")
-	case len(s) > voting.MaxNameLen:
-		return fmt.Errorf("user is longer than %d bytes", voting.MaxNameLen)
-	case !printable(s):
-		return fmt.Errorf("user %q is not printable UTF-8", s)
-	case strings.TrimSpace(s) == "":
-		return errors.New("user is blank")
+	if err := voting.CheckUserName(s); err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), voting.ErrInvalidArgument.Error()+": "))
 	}
 	return nil
-}
-
-// printable reports whether s is valid UTF-8 of graphic characters and
-// spaces, without the default-ignorable ones that render as nothing:
-// the store's rule, so that two names that look alike are alike.
-func printable(s string) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				return false
-			}
-		}
-		if !unicode.IsGraphic(r) || unicode.In(r, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) {
-			return false
-		}
-	}
-	return true
 }

@@ -113,6 +113,8 @@ func TestTokenRefused(t *testing.T) {
 		{"sub missing", signParts(testKey, header, fmt.Sprintf(`{"role":"user","exp":%d}`, exp)), errTokenMalformed},
 		{"sub blank", signParts(testKey, header, fmt.Sprintf(`{"sub":"  ","role":"user","exp":%d}`, exp)), errTokenMalformed},
 		{"sub not printable", signParts(testKey, header, fmt.Sprintf(`{"sub":"a\u200bb","role":"user","exp":%d}`, exp)), errTokenMalformed},
+		{"sub with a trailing space", signParts(testKey, header, fmt.Sprintf(`{"sub":"alice ","role":"user","exp":%d}`, exp)), errTokenMalformed},
+		{"sub with a leading NBSP", signParts(testKey, header, fmt.Sprintf(`{"sub":"\u00a0alice","role":"user","exp":%d}`, exp)), errTokenMalformed},
 		{"sub too long", signParts(testKey, header, fmt.Sprintf(`{"sub":"%s","role":"user","exp":%d}`, strings.Repeat("a", voting.MaxNameLen+1), exp)), errTokenMalformed},
 		{"role unknown", signParts(testKey, header, fmt.Sprintf(`{"sub":"alice","role":"admin","exp":%d}`, exp)), errTokenMalformed},
 		{"role missing", signParts(testKey, header, fmt.Sprintf(`{"sub":"alice","exp":%d}`, exp)), errTokenMalformed},

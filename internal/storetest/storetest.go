@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"reflect"
 	"strconv"
 	"sync"
@@ -74,7 +75,7 @@ func newStore(t testing.TB, b Backend, opts ...voting.Option) *store {
 
 func (s *store) post(t testing.TB, poster, title string) voting.Article {
 	t.Helper()
-	a, err := s.Post(context.Background(), poster, title, "https://example.com/"+title)
+	a, err := s.Post(context.Background(), poster, title, "https://example.com/"+url.PathEscape(title))
 	if err != nil {
 		t.Fatalf("post %q: %v", title, err)
 	}
