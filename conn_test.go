@@ -882,7 +882,6 @@ func flushUnderLoad(t *testing.T, s *Store, what string, flush func()) {
 // succeed on the same Store and pool, and no acknowledged post or vote is
 // lost.
 func TestServerRestart(t *testing.T) {
-	t.Parallel() // on a server of its own
 	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
 	s, _ := newStore(t, faultBackend(t, srv))
 	l := newLedger()
@@ -944,7 +943,6 @@ func TestServerRestart(t *testing.T) {
 // panic; once the kills stop, the pool recovers after at most one failure
 // per connection it held; nothing acknowledged is lost.
 func TestClientKill(t *testing.T) {
-	t.Parallel() // on a server of its own
 	srv := redistest.Start(t)
 	b := faultBackend(t, srv)
 	s, _ := newStore(t, b)
