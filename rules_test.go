@@ -484,3 +484,41 @@ func TestLongRuleSpans(t *testing.T) {
 		}
 	})
 }
+
+// TestRulesOffAtAnyClock: a rule that is off decides by its setting,
+// never by the clock. A store without the rule's option, whose clock
+// stands a second behind the post (another process, say), at it, or an
+// hour ahead: Edit and EditComment are refused (no edit window), and a
+// second post, comment, repost and vote by the same user at once all
+// pass (no post interval, comment interval, repost span or vote limit).
+func TestRulesOffAtAnyClock(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		for _, skew := range []time.Duration{-time.Second, -time.Millisecond, 0, time.Hour} {
+			a := mustPost(t, s, "alice", "t"+skew.String())
+			c := mustComment(t, s, a.ID, "", "alice", "body")
+			other, _ := otherStore(t, s, a.Posted.Add(skew))
+			before := snapshot(t, b, s)
+			if _, err := other.Edit(ctx, a.ID, "alice", "edited", ""); !errors.Is(err, ErrNotAllowed) {
+				t.Errorf("clock %v off the post: Edit without WithEditWindow = %v, want ErrNotAllowed", skew, err)
+			}
+			if _, err := other.EditComment(ctx, c.ID, "alice", "edited"); !errors.Is(err, ErrNotAllowed) {
+				t.Errorf("clock %v off the post: EditComment without WithEditWindow = %v, want ErrNotAllowed", skew, err)
+			}
+			unchanged(t, b, s, before)
+			for i := 0; i < 2; i++ {
+				if _, err := other.Post(ctx, "alice", "again", a.Link); err != nil {
+					t.Errorf("clock %v: a repost at once without WithPostInterval and WithRepostAfter: %v", skew, err)
+				}
+				if _, err := other.Comment(ctx, a.ID, "", "alice", "again"); err != nil {
+					t.Errorf("clock %v: a comment at once without WithCommentInterval: %v", skew, err)
+				}
+			}
+			for _, v := range []VoteType{Downvote, Upvote, CancelVote, Upvote} {
+				if _, err := other.Vote(ctx, "bob", a.ID, v); err != nil {
+					t.Errorf("clock %v: votes at once without WithVoteLimit: %v", skew, err)
+				}
+			}
+		}
+	})
+}

@@ -603,15 +603,18 @@ func (s *Store) appendPostRules(args []interface{}, poster string, t time.Time) 
 	if r.interval == 0 && r.repost == 0 {
 		return args
 	}
-	opt := func(v int64) interface{} {
-		if v == 0 {
-			return ""
-		}
-		return v
-	}
 	return append(args, t.UnixMilli(), s.keys.lastPostKey(poster),
-		opt(r.interval), ruleTTL(time.Duration(r.interval)*time.Millisecond),
-		opt(r.repost), ruleTTL(time.Duration(r.repost)*time.Millisecond))
+		ruleSpan(r.interval), ruleTTL(time.Duration(r.interval)*time.Millisecond),
+		ruleSpan(r.repost), ruleTTL(time.Duration(r.repost)*time.Millisecond))
+}
+
+// ruleSpan is a rule's span in ms as a script's argument: '' for a rule
+// that is off (0), which the script reads as off whatever the clocks say.
+func ruleSpan(ms int64) interface{} {
+	if ms == 0 {
+		return ""
+	}
+	return ms
 }
 
 func (s *Store) editArgs(id, user, title, link string, t time.Time) []interface{} {
@@ -620,7 +623,7 @@ func (s *Store) editArgs(id, user, title, link string, t time.Time) []interface{
 		repost = s.rules.repost
 	}
 	k := s.keys
-	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(), s.rules.edit,
+	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(), ruleSpan(s.rules.edit),
 		flag(s.uniqueLinks), repost, ruleTTL(time.Duration(s.rules.repost) * time.Millisecond),
 		k.article, k.link}
 }
@@ -675,7 +678,7 @@ func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
 }
 
 func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{} {
-	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.rules.edit, s.keys.comment}
+	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), ruleSpan(s.rules.edit), s.keys.comment}
 }
 
 // commentDeleteArgs: the commented pages' prefix is passed whether or not

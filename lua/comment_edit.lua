@@ -3,14 +3,14 @@
 local key = KEYS[1]
 local cid, user, body, now, window, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
 -- now: the store's clock in ms; window: the edit window in ms after the
--- comment's post time, 0 for none.
+-- comment's post time, '' for none (no edit at any clock).
 -- Reply: {OK, id, depth, record} (lib/comments.lua appendRow) | {NOT_FOUND} (none, or deleted) | {NOT_ALLOWED}.
 moving(key)
 local c = readHead(key)
 if not c or c.x == '1' then
   return {NOT_FOUND}
 end
-if c.n ~= user or now >= tonumber(c.t) * 1000 + window then
+if not window or c.n ~= user or now >= tonumber(c.t) * 1000 + window then
   return {NOT_ALLOWED}
 end
 -- The head as it is, and the new body: a head read whole, as Comment

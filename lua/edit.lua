@@ -5,9 +5,10 @@ local id, user, title, link = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, window = tonumber(ARGV[5]), tonumber(ARGV[6])
 local unique, repost, linkTTL = ARGV[7] == '1', tonumber(ARGV[8]), ARGV[9]
 local k = {article = ARGV[10], link = ARGV[11]}
--- now: the store's clock in ms; window, repost (WithRepostAfter, '' for
--- off): spans in ms after the article's post time; linkTTL: the TTL in ms
--- of a link key written without unique.
+-- now: the store's clock in ms; window (WithEditWindow), repost
+-- (WithRepostAfter): spans in ms after the article's post time, '' for
+-- off (no edit at any clock); linkTTL: the TTL in ms of a link key
+-- written without unique.
 -- Reply: {OK, row} | {NOT_FOUND} | {NOT_ALLOWED} | {DUPLICATE, row} when
 -- a live article (posted within repost, without unique) has the new link.
 local articleKey = k.article .. id
@@ -15,7 +16,7 @@ local a = record(articleKey)
 if not a then
   return {NOT_FOUND}
 end
-if a.poster ~= user or now >= tonumber(a.posted) * 1000 + window then
+if not window or a.poster ~= user or now >= tonumber(a.posted) * 1000 + window then
   return {NOT_ALLOWED}
 end
 local old = a.link
