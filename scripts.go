@@ -608,7 +608,7 @@ func (s *Store) appendPostRules(args []interface{}, poster string, t time.Time) 
 		ruleSpan(r.repost), ruleTTL(time.Duration(r.repost)*time.Millisecond))
 }
 
-// ruleSpan is a rule's span in ms as a script's argument: ” for a rule
+// ruleSpan is a rule's span in ms as a script's argument: "" for a rule
 // that is off (0), which the script reads as off whatever the clocks say.
 func ruleSpan(ms int64) interface{} {
 	if ms == 0 {
