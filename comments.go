@@ -327,7 +327,7 @@ func plainComments(op string, rest []interface{}) ([]Comment, error) {
 
 // commentNotFound is the error of op for a comment that does not exist.
 func commentNotFound(op, id string) error {
-	return &opError{op: op, err: ErrNotFound, detail: "comment " + strconv.Quote(id)}
+	return &opError{op: op, err: errCommentNotFound, detail: strconv.Quote(id)}
 }
 
 // invalidErr is the error of a statusInvalid reply, {reason}.

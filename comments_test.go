@@ -716,3 +716,23 @@ func TestArticleCommentsInEveryRead(t *testing.T) {
 		}
 	})
 }
+
+// TestCommentNotFoundWording: a missing comment's error wraps ErrNotFound
+// and names the comment, not an article.
+func TestCommentNotFoundWording(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		mustPost(t, s, "alice", "t")
+		for name, call := range map[string]func() error{
+			"VoteComment":   func() error { _, err := s.VoteComment(ctx, "bob", "999", Upvote); return err },
+			"EditComment":   func() error { _, err := s.EditComment(ctx, "999", "bob", "x"); return err },
+			"Replies":       func() error { _, err := s.Replies(ctx, "999", Best, 10); return err },
+			"DeleteComment": func() error { return s.DeleteComment(ctx, "999") },
+		} {
+			err := call()
+			if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `comment not found: "999"`) || strings.Contains(err.Error(), "article") {
+				t.Errorf("%s of a missing comment: %v; want ErrNotFound, `comment not found: \"999\"`", name, err)
+			}
+		}
+	})
+}

@@ -15,7 +15,7 @@ var (
 	// comment) does not exist: it was never posted, was deleted or
 	// pruned, or the id is not one the store issues ("abc", "01", "").
 	// Its text names the article ("article not found: \"9\"") or the
-	// comment ("article not found: comment \"9\"").
+	// comment ("comment not found: \"9\"").
 	ErrNotFound = errors.New("voting: article not found")
 	// ErrVotingClosed means the article's voting window has ended.
 	ErrVotingClosed = errors.New("voting: voting closed")
@@ -136,6 +136,19 @@ func (e *opError) Unwrap() error { return e.err }
 
 // opErr wraps err, which is not nil, as an error of op.
 func opErr(op string, err error) error { return &opError{op: op, err: err} }
+
+// errCommentNotFound is ErrNotFound as the comment calls word it.
+var errCommentNotFound = &renamed{text: "voting: comment not found", err: ErrNotFound}
+
+// renamed is err under another text: a sentinel worded for a caller
+// that asked about something else.
+type renamed struct {
+	text string
+	err  error
+}
+
+func (e *renamed) Error() string { return e.text }
+func (e *renamed) Unwrap() error { return e.err }
 
 // notFound is the error of op for an article that does not exist.
 func notFound(op, id string) error {

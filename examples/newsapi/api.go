@@ -621,8 +621,11 @@ func pageNumber(s string) (int, error) {
 		return 1, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil {
-		return 0, fmt.Errorf("%w: page %q is not a number", errBadRequest, s)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 0, fmt.Errorf("%w: page %q is out of range: pages are numbered from 1 to %d", errBadRequest, s, math.MaxInt)
+	case err != nil:
+		return 0, fmt.Errorf("%w: page %q is not a whole number: pages are numbered from 1", errBadRequest, s)
 	}
 	return n, nil
 }
@@ -699,6 +702,7 @@ func decodeError(err error, v any, limit int64) error {
 	var (
 		tooLarge  *http.MaxBytesError
 		wrongType *json.UnmarshalTypeError
+		syntax    *json.SyntaxError
 		msg       string
 	)
 	switch {
@@ -708,14 +712,18 @@ func decodeError(err error, v any, limit int64) error {
 		return err
 	case errors.Is(err, io.EOF):
 		msg = "request body is empty"
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		msg = "request body is cut short: its JSON ends before the " + jsonKind(v) + " does"
 	case errors.As(err, &wrongType) && wrongType.Field != "":
 		msg = fmt.Sprintf("field %q must be %s", wrongType.Field, jsonType(wrongType.Type))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		// DisallowUnknownFields gives a plain error: the field's name,
 		// quoted, follows the prefix.
 		msg = "request body has an unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
+	case errors.As(err, &syntax):
+		msg = fmt.Sprintf("request body is not valid JSON (at byte %d)", syntax.Offset)
 	default:
-		// Malformed JSON, or a value of another kind.
+		// A value of another kind.
 		msg = "request body is not " + bodyKind(v)
 	}
 	return fmt.Errorf("%w: %s; %s", errBadRequest, msg, bodyShape(v))

@@ -594,7 +594,7 @@ func TestVoteBatchErrors(t *testing.T) {
 		{`true`, "request body is not a JSON array of objects" + shape},
 		{`{"user":"bob","id":"1","vote":"up"}`, "request body is not a JSON array of objects" + shape},
 		{`["up"]`, "request body is not a JSON array of objects" + shape},
-		{`[{"user":"bob","id":"1","vote":"up"}`, "request body is not a JSON array of objects" + shape},
+		{`[{"user":"bob","id":"1","vote":"up"}`, "request body is cut short: its JSON ends before the array does" + shape},
 		{`[{"user":"bob","id":1,"vote":"up"}]`, `field "id" must be a string` + shape},
 		{`[{"user":"bob","id":"1","vote":"up"},{"user":"bob","id":"1","vote":-1}]`, `field "vote" must be a string` + shape},
 		{`[{"user":"bob","id":"1","vote":"up","weight":2}]`, `request body has an unknown field "weight"` + shape},
@@ -700,7 +700,7 @@ func TestErrors(t *testing.T) {
 		// 403: a body naming another user than the token's.
 		{403, `forbidden: "poster" is "bob", but the token is "alice"'s`, "POST", "/articles", `{"poster":"bob","title":"t"}`},
 		{400, "title is longer", "POST", "/articles", `{"poster":"alice","title":"` + strings.Repeat("x", voting.MaxTitleLen+1) + `"}`},
-		{400, "bad request: request body is not a JSON object", "POST", "/articles", `{"poster":`},
+		{400, "bad request: request body is cut short: its JSON ends before the object does", "POST", "/articles", `{"poster":`},
 		// 413: a body over maxBody.
 		{413, "request body too large: the limit is 65536 bytes", "POST", "/articles", huge},
 		// The mux's own answers, as JSON.
@@ -748,8 +748,8 @@ func TestDecodeErrors(t *testing.T) {
 		{"POST", "/articles", " \t", "request body is empty" + postShape},
 		{"PUT", vote, `null`, "request body is not a JSON object" + voteShape},
 		{"PUT", vote, `"up"`, "request body is not a JSON object" + voteShape},
-		{"POST", "/articles", `{"poster":`, "request body is not a JSON object" + postShape},
-		{"POST", "/articles", `{"poster" "alice"}`, "request body is not a JSON object" + postShape},
+		{"POST", "/articles", `{"poster":`, "request body is cut short: its JSON ends before the object does" + postShape},
+		{"POST", "/articles", `{"poster" "alice"}`, "request body is not valid JSON (at byte 11)" + postShape},
 		{"POST", "/articles", `{"poster":1,"title":"t"}`, `field "poster" must be a string` + postShape},
 		{"POST", "/articles", `{"poster":"alice","title":{}}`, `field "title" must be a string` + postShape},
 		{"POST", "/articles", `{"poster":"alice","title":"t","score":1}`, `request body has an unknown field "score"` + postShape},
@@ -979,4 +979,14 @@ func TestHealthz(t *testing.T) {
 		t.Fatalf("GET /healthz of other options = %d %v", code, v)
 	}
 	ot.as("bob").fails(http.StatusServiceUnavailable, "incompatible store", "POST", "/articles", `{"title":"t"}`)
+}
+
+// TestErrorsInTheCallersWords: a page out of range names its range, and a
+// comment order the store does not keep is named as the client wrote it.
+func TestErrorsInTheCallersWords(t *testing.T) {
+	ta := newTestAPI(t, config{})
+	id := ta.post("an article")
+	ta.failsWith(http.StatusBadRequest, codeBadRequest, `page "99999999999999999999" is out of range: pages are numbered from 1 to`, "GET", "/articles?page=99999999999999999999", "")
+	ta.failsWith(http.StatusBadRequest, codeBadRequest, `page "two" is not a whole number`, "GET", "/articles?page=two", "")
+	ta.failsWith(http.StatusBadRequest, codeInvalidArgument, `order "score" is not kept for comments here`, "GET", "/articles/"+id+"/comments?order=score", "")
 }

@@ -141,7 +141,7 @@ func (a *api) commentOf(ctx context.Context, id string) (voting.Comment, error) 
 		return voting.Comment{}, err
 	}
 	if len(list) == 0 {
-		return voting.Comment{}, &apiError{http.StatusNotFound, codeNotFound, fmt.Sprintf("article not found: comment %q", id), voting.ErrNotFound}
+		return voting.Comment{}, &apiError{http.StatusNotFound, codeNotFound, fmt.Sprintf("comment not found: %q", id), voting.ErrNotFound}
 	}
 	return list[0], nil
 }

@@ -178,7 +178,7 @@ func TestModerator(t *testing.T) {
 	ta.as("alice").must(http.StatusNoContent, "DELETE", "/comments/1", "")
 	ta.as("carol").must(http.StatusNoContent, "DELETE", "/comments/1", "")
 	ta.as("carol").failsWith(http.StatusForbidden, codeForbidden, "only its poster or a moderator may delete a comment", "DELETE", "/comments/2", "")
-	ta.as("carol").failsWith(http.StatusNotFound, codeNotFound, `article not found: comment "9"`, "DELETE", "/comments/9", "")
+	ta.as("carol").failsWith(http.StatusNotFound, codeNotFound, `comment not found: "9"`, "DELETE", "/comments/9", "")
 }
 
 // requireRole lets a role do what it and every lower role may.

@@ -35,7 +35,7 @@ func TestErrorCodes(t *testing.T) {
 		{400, "invalid_argument", "invalid argument: title is blank", "POST", "/articles", `{"title":" "}`},
 		{400, "invalid_argument", "invalid argument: page 0 is below 1", "GET", "/articles?page=0", ""},
 		{400, "bad_request", `order "worst"`, "GET", "/articles?order=worst", ""},
-		{400, "bad_request", "request body is not a JSON object", "POST", "/articles", `{"title":`},
+		{400, "bad_request", "request body is cut short", "POST", "/articles", `{"title":`},
 		{413, "too_large", "the limit is 65536 bytes", "POST", "/articles", huge},
 		{404, "not_found", "not found", "GET", "/nowhere", ""},
 		{405, "method_not_allowed", "method not allowed", "PUT", "/articles/1", ""},

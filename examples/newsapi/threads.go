@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -117,7 +118,12 @@ func (a *api) readThread(w http.ResponseWriter, r *http.Request,
 	}
 	id := r.PathValue("id")
 	list, err := read(r.Context(), id, order, limit)
-	if err != nil {
+	switch {
+	case errors.Is(err, voting.ErrInvalidArgument) && !alwaysCommentOrder[order]:
+		// The store names the Order it was given; the client named it
+		// in its own words.
+		return invalid("invalid argument: order %q is not kept for comments here; best, top, new and old always are", name)
+	case err != nil:
 		return err
 	}
 	t := thread{Order: name, Limit: limit, Comments: toThread(list)}
@@ -125,6 +131,10 @@ func (a *api) readThread(w http.ResponseWriter, r *http.Request,
 	a.reply(w, http.StatusOK, t)
 	return nil
 }
+
+// alwaysCommentOrder holds the orders every store keeps for comments; the
+// others (hot, controversial, score) only where its options ask for them.
+var alwaysCommentOrder = map[voting.Order]bool{voting.Best: true, voting.Top: true, voting.TimeDesc: true, voting.TimeAsc: true}
 
 // threadQuery reads the order (default best) and limit (default
 // defaultThreadLimit, at most voting.MaxThread) of a thread request. The
