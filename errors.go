@@ -63,6 +63,17 @@ var (
 	// calls that free memory (Delete, Prune, Drop, RemoveFromGroups) and
 	// the reads still run.
 	ErrOutOfMemory = errors.New("voting: out of memory")
+	// ErrUnknownOutcome means a Post or a Comment may or may not have
+	// posted: its connection failed (closed, reset, timed out, or the
+	// context ended) after the request was sent and before the reply
+	// came. Repeating the call may post twice, unless the store has
+	// [WithUniqueLinks] and the article a link; read the poster's
+	// articles or comments ([WithUserPages]) to tell. The error also
+	// wraps the connection's (or the context's). The other calls are
+	// sent again on another connection where theirs was closed, as
+	// repeating them changes nothing (doc.go, "Concurrency and
+	// failure").
+	ErrUnknownOutcome = errors.New("voting: outcome unknown")
 	// ErrIncompatible means the store's prefix holds a store this one
 	// must not write: its recorded key layout is another version, or the
 	// options every process writing to it must share ([Identity]) are

@@ -134,12 +134,9 @@ func (s *Store) callArgs(sc script, keysAndArgs []interface{}, room bool) []inte
 // says c is the read pool's. A store with waits runs the scripts that
 // write with execWait instead (eval).
 //
-// With room, keysAndArgs has callRoom elements of capacity to spare
-// (withRoom), in which exec lays out the call's arguments in place: the
-// caller gives it up.
-func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}, room bool) (interface{}, error) {
-	args := s.callArgs(sc, keysAndArgs, room)
-	keysAndArgs = args[2:]
+// args is the call laid out (callArgs), which exec leaves as it is.
+func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, args []interface{}) (interface{}, error) {
+	keysAndArgs := args[2:]
 	if s.funcs.off.Load() {
 		return runScript(ctx, c, sc, replica, keysAndArgs)
 	}
