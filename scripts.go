@@ -483,12 +483,13 @@ var onceScripts = map[string]bool{"post": true, "comment": true}
 // allowOOMScripts are the scripts that only remove (Delete, Prune, Drop,
 // RemoveFromGroups, the pages' cleanup of gone articles) or renew a
 // TTL, and the group page, whose warm read renews its cache's TTL: their
-// functions are flagged allow-oom. Redis refuses a function without it
-// or no-writes, whole, on a server at its maxmemory under noeviction,
-// where it runs the same code as a script (EVALSHA) until a command that
-// may grow memory: without the flag Delete, Prune and Drop, the calls
-// that free memory, and the reads that write a little, would fail on a
-// full Redis 7 and pass on one without Functions. A cold group page's
+// functions are flagged allow-oom, and sent as scripts they are sent
+// again so flagged where a full Redis refused them (runScript). Redis
+// refuses a function without the flag or no-writes, whole, on a server
+// at its maxmemory under noeviction, and a script without flags at its
+// first command that may grow memory: without the flag Delete, Prune,
+// Drop and DeleteComment, the calls that free memory, and the reads
+// that write a little, would fail on a full Redis. A cold group page's
 // step may so add up to about two thousand members past maxmemory.
 var allowOOMScripts = map[string]bool{
 	"delete": true, "prune": true, "drop": true, "group_remove": true,
