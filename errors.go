@@ -60,8 +60,8 @@ var (
 	// ErrOutOfMemory means Redis is at its maxmemory under the noeviction
 	// policy (or a volatile-* one with nothing left to evict) and refused
 	// the call: "OOM command not allowed". The call changed nothing. The
-	// calls that free memory (Delete, Prune, Drop, RemoveFromGroups) and
-	// the reads still run.
+	// calls that free memory (Delete, Prune, Drop, RemoveFromGroups,
+	// DeleteComment) and the reads still run.
 	ErrOutOfMemory = errors.New("voting: out of memory")
 	// ErrUnknownOutcome means a Post or a Comment may or may not have
 	// posted: its connection failed (closed, reset, timed out, or the
