@@ -159,9 +159,10 @@ func (s *Store) liveConn(ctx context.Context, pool Pool) (redis.Conn, error) {
 // unknownOutcome returns err, the error of a call that must not run twice
 // (script.once) sent on a live connection, wrapped in ErrUnknownOutcome
 // where the call may have run: where it is not an error reply of the
-// server, which refused or ran the call and said so.
+// server, which refused or ran the call and said so, nor redisc's
+// RetryConn's after refusals alone (spentOnRefusals).
 func unknownOutcome(err error) error {
-	if err == nil || isRedisError(err) {
+	if err == nil || isRedisError(err) || spentOnRefusals(err) {
 		return err
 	}
 	var w *waitError

@@ -103,10 +103,16 @@ var redisErrors = map[string]error{
 // attempts on TRYAGAIN, ASK and MOVED replies, each a refusal; other
 // errors as they are.
 func retriesSpent(err error) error {
-	if err != nil && err.Error() == "redisc: too many attempts" {
+	if spentOnRefusals(err) {
 		return fmt.Errorf("%w: %w", ErrTryAgain, err)
 	}
 	return err
+}
+
+// spentOnRefusals reports whether err is the error of redisc's RetryConn
+// once it has spent its attempts on refusals (retriesSpent).
+func spentOnRefusals(err error) bool {
+	return err != nil && err.Error() == "redisc: too many attempts"
 }
 
 // refusal returns err, a Redis error reply, wrapped in the sentinel of
