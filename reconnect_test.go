@@ -45,7 +45,8 @@ func fillIdle(t testing.TB, p *redis.Pool, n int) {
 // restart of the server from its append-only file and by CLIENT KILL
 // from another connection, before each method: every call succeeds, the
 // calls that can run twice sent again on another connection, Post and
-// Comment on one that has just answered a PING, and Post posts once.
+// Comment on one that has just answered a PING, and Post posts once;
+// so do Recorded and Check, which send plain commands.
 func TestReconnect(t *testing.T) {
 	t.Parallel() // on a server of its own
 	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
@@ -93,6 +94,17 @@ func TestReconnect(t *testing.T) {
 				case "Delete", "Drop":
 					a = mustPost(t, s, "alice", "again")
 				}
+			}
+			// The methods that send plain commands.
+			fillIdle(t, pool, 4)
+			drop.drop()
+			if _, _, err := s.Recorded(ctx); err != nil {
+				t.Errorf("Recorded after %s: %v", drop.name, err)
+			}
+			fillIdle(t, pool, 4)
+			drop.drop()
+			if h, err := s.Check(ctx); err != nil || !h.Reachable {
+				t.Errorf("Check after %s = %+v, %v", drop.name, h.Problems, err)
 			}
 		})
 	}
