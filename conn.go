@@ -134,7 +134,7 @@ func again[T any](ctx context.Context, pool Pool, f func() (T, error)) (T, error
 
 // liveConn takes a connection from pool, as getConn does, that has just
 // answered a PING: one the server had closed fails it, having run
-// nothing, and liveConn takes another (redials). It is the connection of
+// nothing, and liveConn takes another (idleLeft). It is the connection of
 // the calls that must not run twice (script.once), at the cost of the
 // PING's round trip.
 func (s *Store) liveConn(ctx context.Context, pool Pool) (redis.Conn, error) {
@@ -145,7 +145,9 @@ func (s *Store) liveConn(ctx context.Context, pool Pool) (redis.Conn, error) {
 			return nil, err
 		}
 		c = s.counted(ctx, c)
-		if _, err = do(ctx, c, "PING", nil); err == nil {
+		// An error reply (an ACL without PING, LOADING) is an answer too:
+		// the call meets what the server has to say.
+		if _, err = do(ctx, c, "PING", nil); err == nil || isRedisError(err) {
 			return c, nil
 		}
 		c.Close()

@@ -187,3 +187,23 @@ func TestDroppedBound(t *testing.T) {
 		t.Fatalf("%d connections idle: the call left the dropped ones", n)
 	}
 }
+
+// TestPingRefused runs Post and Comment as a user that may not PING
+// (ACL): the refusal is the server's answer, so the connection is live,
+// and the calls run.
+func TestPingRefused(t *testing.T) {
+	t.Parallel() // on a server of its own
+	srv := redistest.Start(t)
+	if _, err := srv.Do("ACL", "SETUSER", "voter", "on", ">pw", "~*", "+@all", "-ping"); err != nil {
+		t.Fatal(err)
+	}
+	pool := &redis.Pool{DialContext: func(ctx context.Context) (redis.Conn, error) {
+		return redis.DialContext(ctx, "tcp", srv.Addr, redis.DialUsername("voter"), redis.DialPassword("pw"))
+	}}
+	t.Cleanup(func() { pool.Close() })
+	s, _ := newStore(t, &backend{name: "redis", pool: pool})
+	a := mustPost(t, s, "alice", "t")
+	if _, err := s.Comment(ctx, a.ID, "", "bob", "hi"); err != nil {
+		t.Fatal(err)
+	}
+}
