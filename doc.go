@@ -647,22 +647,23 @@
 //
 // A connection the server has closed (a restart, a failover, CLIENT
 // KILL, the server's timeout, a proxy dropping idle connections) stays
-// in the pool until a call takes it, sends its request, and reads EOF
-// or a reset. Such a call is sent again on another connection, and on
-// the next while those fail so, up to every connection the pool held
-// idle and one new one, wherever running it twice does nothing twice:
-// every call but Post and Comment, since a vote sets the user's vote, an
-// edit sets a text, a group change and a deletion leave what they left
-// (a Vote sent again after its first run reports its own vote as
-// Previous). Post and Comment, which make a new id, send their script
-// only on a connection that has just answered a PING, which a closed
-// one fails, having run nothing; where the connection fails after the
-// script is sent (it closed between the two, a timeout, the context
-// ended), they return an error wrapping [ErrUnknownOutcome]: they may
-// have posted. So a restart costs no call an error, and the pool needs
-// no TestOnBorrow. A Vote whose reply was lost may be retried safely:
-// it counts once. A retried Post posts a second article unless the
-// store has [WithUniqueLinks] and the article a link.
+// in the pool until a call takes it, sends its request and reads EOF or
+// a reset. Every call but Post and Comment is then sent again on another
+// connection, and the next, up to every connection the pool held idle
+// and one new one: running it twice does nothing twice (a vote sets the
+// user's vote, an edit a text; a group change or a deletion leaves what
+// it left), though a repeat of one that had run reports what it finds
+// (a Vote its own vote as Previous, a Delete ErrNotFound). Post and
+// Comment, which make a new id, send their script only on a connection
+// that has just answered a PING, which a closed one fails having run
+// nothing; where the connection fails once the script is sent (closed
+// in between, a timeout, the context ended), they return an error
+// wrapping [ErrUnknownOutcome]: they may have posted. A timeout is not
+// a closed connection, and no call is sent again for it. So a restart
+// costs no call an error, and the pool needs no TestOnBorrow. A Vote
+// whose reply was lost may be retried safely: it counts once. A retried
+// Post posts a second article unless the store has [WithUniqueLinks]
+// and the article a link.
 //
 // # Retention
 //
