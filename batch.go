@@ -39,7 +39,7 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 	if len(valid) == 0 {
 		return results, nil
 	}
-	replies, err := s.pipeline(ctx, valid)
+	replies, err := again(ctx, s.pool, func() ([]interface{}, error) { return s.pipeline(ctx, valid) })
 	late := unreplicated(&err)
 	if err != nil {
 		return nil, opErr(op, err)

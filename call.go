@@ -27,7 +27,11 @@ import (
 // waits (WithWaitReplicas, WithWaitAOF) a script that writes runs with
 // its waits after it (execWait) and may return its reply with a
 // *waitError, which its caller takes out (unreplicated) before it reads
-// the reply.
+// the reply. A script that runs twice without doing twice is sent again
+// on another connection while the one it had was dropped (conn.go
+// dropped); one that must not (script.once) is sent on a connection that
+// has just answered (liveConn) and returns an error wrapping
+// ErrUnknownOutcome where it may have run.
 func (s *Store) eval(ctx context.Context, sc script, keysAndArgs []interface{}) (interface{}, error) {
 	return s.evalRoom(ctx, sc, keysAndArgs, false)
 }
@@ -39,16 +43,43 @@ func (s *Store) evalRoom(ctx context.Context, sc script, keysAndArgs []interface
 	if sc.readOnly && s.readPool != nil {
 		pool, replica = s.readPool, true
 	}
-	c, err := getConn(ctx, pool, s.keys.seq)
-	if err != nil {
-		return nil, err
+	wait := len(s.waits) > 0 && waitAfter[sc.name]
+	var args []interface{}
+	if !wait {
+		args = s.callArgs(sc, keysAndArgs, room) // once, for every try
 	}
-	c = s.counted(ctx, c)
-	defer c.Close()
-	if len(s.waits) > 0 && waitAfter[sc.name] {
+	if sc.once {
+		c, err := s.liveConn(ctx, pool)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		reply, err := s.run(ctx, c, sc, replica, wait, keysAndArgs, args)
+		return reply, unknownOutcome(err)
+	}
+	last := false
+	for tries := 1; ; tries++ {
+		c, err := getConn(ctx, pool, s.keys.seq)
+		if err != nil {
+			return nil, err
+		}
+		c = s.counted(ctx, c)
+		reply, err := s.run(ctx, c, sc, replica, wait, keysAndArgs, args)
+		c.Close()
+		if !dropped(ctx, err) || last {
+			return reply, err
+		}
+		last = !idleLeft(pool, tries)
+	}
+}
+
+// run runs sc on c: with the store's waits after it (execWait, of
+// keysAndArgs), or without (exec, of args, the call laid out).
+func (s *Store) run(ctx context.Context, c redis.Conn, sc script, replica, wait bool, keysAndArgs, args []interface{}) (interface{}, error) {
+	if wait {
 		return s.execWait(ctx, c, sc, keysAndArgs)
 	}
-	return s.exec(ctx, c, sc, replica, keysAndArgs, room)
+	return s.exec(ctx, c, sc, replica, args)
 }
 
 // call runs a script about the article id ("" for none) and returns the

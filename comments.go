@@ -9,23 +9,26 @@ import (
 
 // Comment threads (issue 29): comments on an article and replies to
 // them, voted with the same engine as articles. Each call is one script
-// in one round trip (lua/comment*.lua, lua/thread.lua, with the helpers of
+// in one round trip, Comment after a PING (lua/comment*.lua, lua/thread.lua, with the helpers of
 // lua/lib/comments.lua); the layout is doc.go's ("Key layout",
 // "Comments").
 
 // Comment posts a reply by poster to the article articleID, or, with
 // parentID not "", to its comment parentID, and records the poster's own
 // upvote, as Post does: the comment starts with one upvote. Ids come
-// from a counter of their own ("1", "2", ...); a refused or failed
-// Comment takes none. The body must not be blank, is kept byte for
-// byte and may be up to [MaxCommentLen] bytes of text without control
-// characters but newlines and tabs, or bidi controls ([WithRawText]
-// relaxes that); the poster is checked as Post's. Commenting is open
-// while the article's voting is ([ErrVotingClosed] after). An unknown
-// article or parent gets [ErrNotFound]; a parent of another article, or
-// one at depth [MaxCommentDepth]-1, gets [ErrInvalidArgument]. A deleted parent may be replied to. With
+// from a counter of their own ("1", "2", ...); a refused Comment takes
+// none. The body must not be blank, is kept byte for byte and may be up
+// to [MaxCommentLen] bytes of text without control characters but
+// newlines and tabs, or bidi controls ([WithRawText] relaxes that); the
+// poster is checked as Post's. Commenting is open while the article's
+// voting is ([ErrVotingClosed] after). An unknown article or parent gets
+// [ErrNotFound]; a parent of another article, or one at depth
+// [MaxCommentDepth]-1, gets [ErrInvalidArgument]. A deleted parent may be
+// replied to. With
 // [WithCommentInterval], a comment too soon after the poster's last gets
-// [ErrRateLimited] ([RetryAfter]). A refused Comment changes nothing.
+// [ErrRateLimited] ([RetryAfter]). A refused Comment changes nothing. A
+// Comment whose reply is lost may or may not have posted, and returns an
+// error wrapping [ErrUnknownOutcome], as Post does.
 func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body string) (Comment, error) {
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "Comment"}, func(ctx context.Context) (Comment, error) {

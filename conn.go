@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -68,6 +71,107 @@ func getConn(ctx context.Context, pool Pool, key string) (redis.Conn, error) {
 		}
 	}
 	return c, nil
+}
+
+// A connection the server has closed (a restart, a failover, CLIENT
+// KILL, the server's timeout, a proxy dropping idle connections) stays in
+// a pool until a call takes it: the call's request is written, and the
+// read finds the connection closed (dropped). A call whose script can run
+// twice without doing twice (all but Post's and Comment's: script.once)
+// is then sent again on another connection (eval). A call whose script
+// must not is sent only on a connection that has just answered a PING
+// (liveConn): a dropped connection fails the PING, which repeats safely,
+// and a connection dropped after it leaves the call's outcome unknown
+// (ErrUnknownOutcome).
+
+// dropped reports whether err, from a connection, says the connection is
+// closed: the server or a proxy closed it (EOF, a reset, a broken pipe),
+// or it was closed already. A timeout is not: the server may be busy
+// with the call. Nor is an error after ctx is done, or a wait's after a
+// call that ran (*waitError).
+func dropped(ctx context.Context, err error) bool {
+	if err == nil || isRedisError(err) || ctx.Err() != nil {
+		return false
+	}
+	if _, ok := err.(*waitError); ok {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, net.ErrClosed)
+}
+
+// idleLeft reports whether pool may still hold connections closed with
+// the tries ones a call has found dropped (a restart closes them all):
+// where it holds some idle (IdleCount, as *redis.Pool counts them), the
+// next it hands out is one of those; where it holds none, the next is a
+// new one, the call's last try. A pool that does not count them is taken
+// to hold at most defaultIdle.
+func idleLeft(pool Pool, tries int) bool {
+	if p, ok := pool.(interface{ IdleCount() int }); ok {
+		return p.IdleCount() > 0
+	}
+	return tries < defaultIdle
+}
+
+// defaultIdle is idleLeft's bound on the idle connections of a pool that
+// does not count them: the MaxIdle of README's pool.
+const defaultIdle = 16
+
+// again returns what f returns, calling it again while its error says
+// the connection it took from pool was dropped, as eval sends a script
+// again: f is a call that can run twice without doing twice.
+func again[T any](ctx context.Context, pool Pool, f func() (T, error)) (T, error) {
+	last := false
+	for tries := 1; ; tries++ {
+		v, err := f()
+		if !dropped(ctx, err) || last {
+			return v, err
+		}
+		last = !idleLeft(pool, tries)
+	}
+}
+
+// liveConn takes a connection from pool, as getConn does, that has just
+// answered a PING: one the server had closed fails it, having run
+// nothing, and liveConn takes another (idleLeft). It is the connection of
+// the calls that must not run twice (script.once), at the cost of the
+// PING's round trip.
+func (s *Store) liveConn(ctx context.Context, pool Pool) (redis.Conn, error) {
+	last := false
+	for tries := 1; ; tries++ {
+		c, err := getConn(ctx, pool, s.keys.seq)
+		if err != nil {
+			return nil, err
+		}
+		c = s.counted(ctx, c)
+		// An error reply (an ACL without PING, LOADING) is an answer too:
+		// the call meets what the server has to say.
+		if _, err = do(ctx, c, "PING", nil); err == nil || isRedisError(err) {
+			return c, nil
+		}
+		c.Close()
+		if !dropped(ctx, err) || last {
+			return nil, err
+		}
+		last = !idleLeft(pool, tries)
+	}
+}
+
+// unknownOutcome returns err, the error of a call that must not run twice
+// (script.once) sent on a live connection, wrapped in ErrUnknownOutcome
+// where the call may have run: where it is not an error reply of the
+// server, which refused or ran the call and said so, nor redisc's
+// RetryConn's after refusals alone (spentOnRefusals).
+func unknownOutcome(err error) error {
+	if err == nil || isRedisError(err) || spentOnRefusals(err) {
+		return err
+	}
+	var w *waitError
+	if errors.As(err, &w) {
+		return err // the call ran; its wait fell short
+	}
+	return fmt.Errorf("%w: %w", ErrUnknownOutcome, err)
 }
 
 // do sends one command on c under ctx, which redigo watches only where

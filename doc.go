@@ -442,8 +442,10 @@
 // an expiry: voter records of open articles and group caches. Evicting a
 // voter record closes the article's voting early; evicting a cache costs a
 // rebuild. Under noeviction a full Redis fails writes with an OOM error,
-// which the store returns; the reads, and Delete, Prune and Drop, which
-// free memory, still run. Redis frees an expired key in one go: a group
+// which the store returns; the reads, and Delete, Prune, Drop,
+// RemoveFromGroups and DeleteComment, which free memory, still run,
+// with the store's library loaded or not (FUNCTION LOAD is refused
+// there: they run as scripts flagged allow-oom). Redis frees an expired key in one go: a group
 // cache of 100,000 members stalls it for about 20 ms, one of a million
 // for about 300 ms, unless Redis runs with lazyfree-lazy-expire yes, which
 // frees it in the background; stores with groups that large want that
@@ -639,7 +641,8 @@
 // [Store.Replies] do work in proportion to their limit, at most
 // [MaxThread] comments, however large the thread; [Store.Comment] and
 // [Store.DeleteComment] in proportion to the comment's depth, at most
-// [MaxCommentDepth]. Every other call is one script in one round trip.
+// [MaxCommentDepth]. Every other call is one script in one round trip;
+// Post and Comment take one more, a PING before it (below).
 //
 // A missing library is loaded again by the call that finds it missing,
 // and scripts sent with EVALSHA fall back to EVAL when the server does
@@ -649,11 +652,25 @@
 // errors.Is(err, context.DeadlineExceeded) holds. Redis errors are
 // returned, wrapped; the store never panics on bad input or a bad reply.
 //
-// A Vote whose reply was lost may be retried safely: it counts once. A
-// retried Post posts a second article unless the store has
-// [WithUniqueLinks] and the article a link. After a server restart, each
-// idle connection of a *redis.Pool fails once; set the pool's
-// TestOnBorrow to ping connections idle for a while if that matters.
+// A connection the server has closed (a restart, a failover, CLIENT
+// KILL, the server's timeout, a proxy dropping idle connections) stays
+// in the pool until a call takes it, sends its request and reads EOF or
+// a reset. Every call but Post and Comment is then sent again on another
+// connection, and the next, up to every connection the pool held idle
+// and one new one: running it twice does nothing twice (a vote sets the
+// user's vote, an edit a text; a group change or a deletion leaves what
+// it left), though a repeat of one that had run reports what it finds
+// (a Vote its own vote as Previous, a Delete ErrNotFound). Post and
+// Comment, which make a new id, send their script only on a connection
+// that has just answered a PING, which a closed one fails having run
+// nothing; where the connection fails once the script is sent (closed
+// in between, a timeout, the context ended), they return an error
+// wrapping [ErrUnknownOutcome]: they may have posted. A timeout is not
+// a closed connection, and no call is sent again for it. So a restart
+// costs no call an error, and the pool needs no TestOnBorrow. A Vote
+// whose reply was lost may be retried safely: it counts once. A retried
+// Post posts a second article unless the store has [WithUniqueLinks]
+// and the article a link.
 //
 // # Retention
 //
@@ -671,7 +688,9 @@
 //
 // Errors wrap one of [ErrNotFound], [ErrVotingClosed], [ErrInvalidVote],
 // [ErrInvalidArgument], [ErrDuplicate], [ErrNotAllowed],
-// [ErrRateLimited], [ErrTryAgain], [ErrOutOfMemory] and
+// [ErrRateLimited], [ErrTryAgain], [ErrOutOfMemory],
+// [ErrUnknownOutcome] (a Post or Comment that may have posted:
+// "Concurrency and failure") and
 // [ErrIncompatible] (a store of other options or layout: "The store's
 // identity"), or the error of
 // the pool or connection; check them with errors.Is. ErrTryAgain and

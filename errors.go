@@ -62,9 +62,20 @@ var (
 	// ErrOutOfMemory means Redis is at its maxmemory under the noeviction
 	// policy (or a volatile-* one with nothing left to evict) and refused
 	// the call: "OOM command not allowed". The call changed nothing. The
-	// calls that free memory (Delete, Prune, Drop, RemoveFromGroups) and
-	// the reads still run.
+	// calls that free memory (Delete, Prune, Drop, RemoveFromGroups,
+	// DeleteComment) and the reads still run.
 	ErrOutOfMemory = errors.New("voting: out of memory")
+	// ErrUnknownOutcome means a Post or a Comment may or may not have
+	// posted: its connection failed (closed, reset, timed out, or the
+	// context ended) after the request was sent and before the reply
+	// came. Repeating the call may post twice, unless the store has
+	// [WithUniqueLinks] and the article a link; read the poster's
+	// articles or comments ([WithUserPages]) to tell. The error also
+	// wraps the connection's (or the context's). The other calls are
+	// sent again on another connection where theirs was closed, as
+	// repeating them changes nothing (doc.go, "Concurrency and
+	// failure").
+	ErrUnknownOutcome = errors.New("voting: outcome unknown")
 	// ErrIncompatible means the store's prefix holds a store this one
 	// must not write: its recorded key layout is another version, or the
 	// options every process writing to it must share ([Identity]) are
@@ -94,10 +105,16 @@ var redisErrors = map[string]error{
 // attempts on TRYAGAIN, ASK and MOVED replies, each a refusal; other
 // errors as they are.
 func retriesSpent(err error) error {
-	if err != nil && err.Error() == "redisc: too many attempts" {
+	if spentOnRefusals(err) {
 		return fmt.Errorf("%w: %w", ErrTryAgain, err)
 	}
 	return err
+}
+
+// spentOnRefusals reports whether err is the error of redisc's RetryConn
+// once it has spent its attempts on refusals (retriesSpent).
+func spentOnRefusals(err error) bool {
+	return err != nil && err.Error() == "redisc: too many attempts"
 }
 
 // refusal returns err, a Redis error reply, wrapped in the sentinel of

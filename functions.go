@@ -42,7 +42,9 @@ import (
 // EVALSHA that gets NOSCRIPT falls back to EVAL. Functions persist in
 // RDB and AOF and replicate to replicas. On a cluster the connection is
 // bound to the store's slot (getConn), so the library reaches the node
-// that holds the store's keys.
+// that holds the store's keys. A full Redis refuses FUNCTION LOAD: the
+// calls then run as scripts, and those that free memory run there
+// flagged allow-oom (refusedFull).
 
 // functionLibrary is the store's scripts as one Functions library.
 type functionLibrary struct {
@@ -134,12 +136,9 @@ func (s *Store) callArgs(sc script, keysAndArgs []interface{}, room bool) []inte
 // says c is the read pool's. A store with waits runs the scripts that
 // write with execWait instead (eval).
 //
-// With room, keysAndArgs has callRoom elements of capacity to spare
-// (withRoom), in which exec lays out the call's arguments in place: the
-// caller gives it up.
-func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, keysAndArgs []interface{}, room bool) (interface{}, error) {
-	args := s.callArgs(sc, keysAndArgs, room)
-	keysAndArgs = args[2:]
+// args is the call laid out (callArgs), which exec leaves as it is.
+func (s *Store) exec(ctx context.Context, c redis.Conn, sc script, replica bool, args []interface{}) (interface{}, error) {
+	keysAndArgs := args[2:]
 	if s.funcs.off.Load() {
 		return runScript(ctx, c, sc, replica, keysAndArgs)
 	}
@@ -213,7 +212,41 @@ func runScript(ctx context.Context, c redis.Conn, sc script, replica bool, keysA
 	if e, ok := err.(redis.Error); ok && replica && strings.HasPrefix(string(e), "ERR unknown command") {
 		return nil, fmt.Errorf("%w: %v", errNeedsRedis7, e)
 	}
+	if sc.refusedFull(err) {
+		args[0] = sc.allowOOMSource()
+		if oomReply, oomErr := do(ctx, c, eval, args); !isCompileError(oomErr) {
+			return oomReply, oomErr
+		}
+	}
 	return reply, err
+}
+
+// A script sent without flags runs on a full Redis until its first
+// command that may grow memory, which Redis refuses (OOM) where the
+// script has written nothing yet: Delete's first write is a removal,
+// DeleteComment's may be a count's HINCRBY. The script then left nothing,
+// and a script flagged allow-oom (Redis 7's "#!lua flags=allow-oom"
+// first line, as the library's function is flagged) runs as a whole:
+// so a call that frees memory runs on a full Redis whose library is
+// missing or of another version, where FUNCTION LOAD is refused. Redis
+// before 7 does not compile that line, and keeps the OOM error.
+
+// refusedFull reports whether err is Redis's refusal, on a full Redis,
+// of sc sent without flags, where sc is one that runs there
+// (allowOOMScripts).
+func (sc script) refusedFull(err error) bool {
+	e, ok := err.(redis.Error)
+	return ok && allowOOMScripts[sc.name] && strings.HasPrefix(string(e), "OOM ")
+}
+
+// allowOOMSource is sc's source flagged allow-oom, for EVAL.
+func (sc script) allowOOMSource() string { return "#!lua flags=allow-oom\n" + sc.source }
+
+// isCompileError reports whether err is a server's refusal of a
+// script's source: Redis before 7 of a flags line.
+func isCompileError(err error) bool {
+	e, ok := err.(redis.Error)
+	return ok && strings.Contains(string(e), "compiling script")
 }
 
 // A store with waits (WithWaitReplicas, WithWaitAOF; durable.go) runs
@@ -262,6 +295,12 @@ func (s *Store) execWait(ctx context.Context, c redis.Conn, sc script, keysAndAr
 	if e, ok := err.(redis.Error); ok && strings.HasPrefix(string(e), "NOSCRIPT ") {
 		args[0] = sc.source
 		reply, err = s.roundTrip(ctx, c, false, "EVAL", args)
+	}
+	if sc.refusedFull(err) {
+		args[0] = sc.allowOOMSource()
+		if oomReply, oomErr := s.roundTrip(ctx, c, false, "EVAL", args); !isCompileError(oomErr) {
+			return oomReply, oomErr
+		}
 	}
 	return reply, err
 }

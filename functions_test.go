@@ -2,6 +2,8 @@ package voting
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -400,5 +402,119 @@ func TestCompactLua(t *testing.T) {
 	}
 	if got := compactLua("a\n  -- c\n\n  b -- d\n"); got != "a\n  b -- d\n" {
 		t.Errorf("compactLua = %q", got)
+	}
+}
+
+// TestFullRedisLibraryGone runs the calls that free memory (Delete and
+// Prune of articles with comments, DeleteComment, RemoveFromGroups,
+// Drop) on a Redis at its maxmemory whose library is gone (FUNCTION
+// FLUSH, as a deploy of a new release meets on a full server), or is
+// another version's: FUNCTION LOAD is refused there, and the scripts run
+// with EVAL, which each passes, and frees memory; so too on a store that
+// waits for a replica after each (execWait).
+func TestFullRedisLibraryGone(t *testing.T) {
+	t.Parallel() // on a server of its own
+	srv := redistest.Start(t)
+	redistest.StartReplica(t, srv)
+	other := make([]script, len(registry))
+	copy(other, registry)
+	other[0].body = "-- another version\n" + other[0].body
+	v2 := newLibrary(other)
+	for _, tc := range []struct {
+		name    string
+		library func()
+		opts    []Option
+	}{
+		{"library flushed", func() {}, nil},
+		{"another version", func() {
+			if _, err := srv.Do("FUNCTION", "LOAD", v2.source); err != nil {
+				t.Fatal(err)
+			}
+		}, nil},
+		{"library flushed, WithWaitReplicas", func() {}, []Option{WithWaitReplicas(1, 5*time.Second)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBackend(t, "redis", srv.Addr, nil)
+			s, clock := newStore(t, b, append(tc.opts, WithUserPages())...)
+			old := mustPost(t, s, "ann", "old")
+			clock.Add(time.Hour)
+			a := mustPost(t, s, "ann", "a")
+			keep := mustPost(t, s, "ann", "keep")
+			for _, id := range []string{old.ID, a.ID, keep.ID} {
+				if err := s.AddToGroups(ctx, id, "go", "redis"); err != nil {
+					t.Fatal(err)
+				}
+				n := 3
+				if id != keep.ID {
+					n = 120 // with the replies, more than a step of Delete's and Prune's
+				}
+				for i := 0; i < n; i++ {
+					c, err := s.Comment(ctx, id, "", "bob", "a comment")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := s.Comment(ctx, id, c.ID, "carol", "a reply"); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			gone, err := s.Comment(ctx, keep.ID, "", "dave", "to delete")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.GroupArticles(ctx, "go", ScoreDesc, 1); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := srv.Do("FUNCTION", "FLUSH"); err != nil {
+				t.Fatal(err)
+			}
+			tc.library()
+			if _, err := srv.Do("CONFIG", "SET", "maxmemory", "1"); err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Do("CONFIG", "SET", "maxmemory", "0")
+			if _, err := s.Post(ctx, "ann", "full", ""); !errors.Is(err, ErrOutOfMemory) {
+				t.Fatalf("Post on a full Redis = %v, want ErrOutOfMemory", err)
+			}
+			keys := func() int {
+				n, err := redis.Int(srv.Do("DBSIZE"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return n
+			}
+			for _, call := range []struct {
+				name  string
+				call  func() error
+				frees bool // removes keys
+			}{
+				{"DeleteComment", func() error { return s.DeleteComment(ctx, gone.ID) }, false},
+				{"RemoveFromGroups", func() error {
+					if err := s.RemoveFromGroups(ctx, keep.ID, "redis"); err != nil {
+						return err
+					}
+					if groups, err := s.Groups(ctx, keep.ID); err != nil || len(groups) != 1 {
+						return fmt.Errorf("Groups then = %v, %v; want go alone", groups, err)
+					}
+					return nil
+				}, false},
+				{"Delete", func() error { return s.Delete(ctx, a.ID) }, true},
+				{"Prune", func() error {
+					n, err := s.Prune(ctx, clock.Now().Add(-time.Minute))
+					if err == nil && n != 1 {
+						err = fmt.Errorf("pruned %d, want 1", n)
+					}
+					return err
+				}, true},
+				{"Drop", func() error { return s.Drop(ctx) }, true},
+			} {
+				before := keys()
+				if err := call.call(); err != nil {
+					t.Errorf("%s on a full Redis without the library: %v", call.name, err)
+				} else if after := keys(); call.frees && after >= before {
+					t.Errorf("%s on a full Redis: %d keys before, %d after", call.name, before, after)
+				}
+			}
+		})
 	}
 }

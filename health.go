@@ -72,12 +72,7 @@ func (s *Store) Check(ctx context.Context) (Health, error) {
 		return observe(ctx, s, Call{Op: "Check"}, s.Check)
 	}
 	h := Health{Identity: s.shared.String(), Problems: []string{}} // [] in JSON, not null
-	c, err := getConn(ctx, s.pool, s.keys.seq)
-	if err == nil {
-		c = s.counted(ctx, c)
-		defer c.Close()
-		_, err = do(ctx, c, "PING", nil)
-	}
+	c, err := s.liveConn(ctx, s.pool)
 	if err != nil {
 		if ctx.Err() != nil {
 			return h, opErr("check", ctx.Err())
@@ -85,6 +80,7 @@ func (s *Store) Check(ctx context.Context) (Health, error) {
 		h.problem(true, "Redis is not reachable: %v", err)
 		return h, nil
 	}
+	defer c.Close()
 	h.Reachable = true
 	info := func(conn redis.Conn, section string) map[string]string {
 		text, err := redis.String(do(ctx, conn, "INFO", []interface{}{section}))
@@ -198,13 +194,12 @@ func (s *Store) checkRecord(ctx context.Context, c redis.Conn, h *Health) {
 }
 
 func (s *Store) checkReadPool(ctx context.Context, h *Health, info func(redis.Conn, string) map[string]string) {
-	c, err := getConn(ctx, s.readPool, s.keys.seq)
+	c, err := s.liveConn(ctx, s.readPool)
 	if err != nil {
 		h.ReadPool = "unreachable"
 		h.problem(false, "the read pool is not reachable: %v", err)
 		return
 	}
-	c = s.counted(ctx, c)
 	defer c.Close()
 	m := info(c, "replication")
 	h.ReadPool = m["role"]

@@ -257,8 +257,8 @@ func TestHookOrder(t *testing.T) {
 	if n, err := s.Count(ctx); err != nil || n != 4 {
 		t.Errorf("Count after two Posts run twice = %d, %v; want 4", n, err)
 	}
-	if calls, _ := rec.take(); len(calls) != 3 || calls[0].RoundTrips != 2 || calls[1].RoundTrips != 2 {
-		t.Errorf("the outer hook saw %+v, want Post and Count of 2 round trips each", calls)
+	if calls, _ := rec.take(); len(calls) != 3 || calls[0].RoundTrips != 4 || calls[1].RoundTrips != 2 {
+		t.Errorf("the outer hook saw %+v, want Post of 4 round trips (a PING each) and Count of 2", calls)
 	}
 
 	// A hook may call the store: that is a call of its own.

@@ -35,13 +35,15 @@ func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
 		return id, found, err
 	}
 	const op = "recorded"
-	c, err := getConn(ctx, s.pool, s.keys.seq)
-	if err != nil {
-		return Identity{}, false, opErr(op, err)
-	}
-	c = s.counted(ctx, c)
-	defer c.Close()
-	text, err := redis.String(do(ctx, c, "GET", []interface{}{s.keys.record}))
+	text, err := again(ctx, s.pool, func() (string, error) {
+		c, err := getConn(ctx, s.pool, s.keys.seq)
+		if err != nil {
+			return "", err
+		}
+		c = s.counted(ctx, c)
+		defer c.Close()
+		return redis.String(do(ctx, c, "GET", []interface{}{s.keys.record}))
+	})
 	if errors.Is(err, redis.ErrNil) {
 		return Identity{}, false, nil
 	}

@@ -81,6 +81,7 @@ type script struct {
 	source        string       // body after the helpers of lua/lib/ it uses, comment lines dropped
 	body          string       // the identity check, then src: what the library wraps
 	readOnly      bool         // writes nothing: flagged no-writes in the library
+	once          bool         // must not run twice for one call: it makes a new id (eval)
 	function      *interface{} // its name in the library (a string), set once the library is built, boxed once
 }
 
@@ -91,7 +92,7 @@ func newScript(name string, keyCount int, src string) script {
 	// Without comment lines: VoteBatch sends its script's source with
 	// EVAL (batch.go), whose body Redis hashes on every call.
 	source := compactLua(trimLib(libLuaParts, src) + src)
-	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], new(interface{})}
+	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], onceScripts[name], new(interface{})}
 	registry = append(registry, sc)
 	return sc
 }
@@ -472,15 +473,23 @@ var readOnlyScripts = map[string]bool{
 	"thread": true, "comments": true, "comment_votes": true,
 }
 
+// onceScripts are the scripts that make a new id, Post's and Comment's:
+// run twice, they post twice. Every other script, run again with the same
+// arguments, leaves what it left (a vote sets the user's vote, an edit
+// the text, a removal removes) and is sent again where its connection was
+// dropped (eval).
+var onceScripts = map[string]bool{"post": true, "comment": true}
+
 // allowOOMScripts are the scripts that only remove (Delete, Prune, Drop,
 // RemoveFromGroups, the pages' cleanup of gone articles) or renew a
 // TTL, and the group page, whose warm read renews its cache's TTL: their
-// functions are flagged allow-oom. Redis refuses a function without it
-// or no-writes, whole, on a server at its maxmemory under noeviction,
-// where it runs the same code as a script (EVALSHA) until a command that
-// may grow memory: without the flag Delete, Prune and Drop, the calls
-// that free memory, and the reads that write a little, would fail on a
-// full Redis 7 and pass on one without Functions. A cold group page's
+// functions are flagged allow-oom, and sent as scripts they are sent
+// again so flagged where a full Redis refused them (runScript). Redis
+// refuses a function without the flag or no-writes, whole, on a server
+// at its maxmemory under noeviction, and a script without flags at its
+// first command that may grow memory: without the flag Delete, Prune,
+// Drop and DeleteComment, the calls that free memory, and the reads
+// that write a little, would fail on a full Redis. A cold group page's
 // step may so add up to about two thousand members past maxmemory.
 var allowOOMScripts = map[string]bool{
 	"delete": true, "prune": true, "drop": true, "group_remove": true,

@@ -44,6 +44,12 @@ func (s *Store) readVotes(ctx context.Context, op, user string, ids []string) ([
 	if s.readPool != nil {
 		pool, replica = s.readPool, true
 	}
+	return again(ctx, pool, func() ([]VoteType, error) { return s.readVotesOn(ctx, pool, replica, op, user, ids) })
+}
+
+// readVotesOn is readVotes on a connection of pool (replica: the read
+// pool's).
+func (s *Store) readVotesOn(ctx context.Context, pool Pool, replica bool, op, user string, ids []string) ([]VoteType, error) {
 	c, err := getConn(ctx, pool, s.keys.seq)
 	if err != nil {
 		return nil, opErr(op, err)
@@ -54,7 +60,7 @@ func (s *Store) readVotes(ctx context.Context, op, user string, ids []string) ([
 		// A connection that cannot pipeline (redisc's RetryConn refuses
 		// Send, having sent nothing) runs the script; a broken one fails
 		// it as it failed Send.
-		reply, err := s.exec(ctx, c, votesScript, replica, s.votesArgs(user, ids, false), true)
+		reply, err := s.exec(ctx, c, votesScript, replica, s.callArgs(votesScript, s.votesArgs(user, ids, false), true))
 		votes, _, err := votesReply(op, reply, err, len(ids))
 		return votes, err
 	}

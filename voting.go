@@ -27,8 +27,10 @@ import (
 // [WithPostInterval], a post too soon after the poster's last gets
 // [ErrRateLimited] ([RetryAfter]).
 //
-// A Post whose reply is lost may or may not have posted; without
-// WithUniqueLinks a retry may post the article twice.
+// Post sends its script on a connection that has just answered a PING
+// (doc.go, "Concurrency and failure"). A Post whose reply is lost may or
+// may not have posted, and returns an error wrapping [ErrUnknownOutcome];
+// without WithUniqueLinks a retry may post the article twice.
 func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, error) {
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "Post"}, func(ctx context.Context) (Article, error) { return s.Post(ctx, poster, title, link) })

@@ -35,18 +35,24 @@
 //
 // # Retries
 //
-// go-redis retries a command whose connection failed (the client's
-// MaxRetries, 3 by default), where redigo returns the error. A script may
-// have run before its connection failed: a retried Vote or VoteBatch
-// counts once, but a retried Post posts a second article unless the store
-// has [voting.WithUniqueLinks] and the article a link, and a retried
-// Delete may report [voting.ErrNotFound] for the article it deleted. Set
-// MaxRetries to -1 for redigo's behaviour.
+// go-redis checks an idle connection before it hands it out, and retries
+// a command whose connection failed (the client's MaxRetries, 3 by
+// default). The store itself sends a call again where its connection
+// was closed and the call can run twice, and sends Post and Comment
+// after a PING, never twice: they return [voting.ErrUnknownOutcome]
+// where they may have run (the package's "Concurrency and failure").
+// go-redis's retries send any command again, the script of a Post that
+// may have run included: a retried Vote or VoteBatch counts once, but a
+// retried Post posts a second article unless the store has
+// [voting.WithUniqueLinks] and the article a link, and a retried Delete
+// may report [voting.ErrNotFound] for the article it deleted. Set
+// MaxRetries to -1 to leave retries to the store: a restart still costs
+// no call.
 //
 // # Tracing
 //
 // Each call of the store is one script, so go-redis hooks see one command
-// for it: redisotel (github.com/redis/go-redis/extra/redisotel/v9) shows
+// for it (and a PING before a Post or a Comment): redisotel (github.com/redis/go-redis/extra/redisotel/v9) shows
 // one span per call, named after FCALL or FCALL_RO on redis-server 7 (the
 // call that finds the store's library missing shows a failed span and a
 // pipeline span of FUNCTION LOAD and the call), after EVALSHA on a server

@@ -31,7 +31,7 @@ import (
 // shared ones (redistest.Shared, redistest.SharedCluster).
 
 // counter is a go-redis hook that counts the round trips of the store's
-// scripts and functions (a command or a pipeline each), the NOSCRIPT
+// scripts and functions and of its PINGs (a command or a pipeline each), the NOSCRIPT
 // replies, and the MOVED and ASK redirects. On a cluster it hooks every
 // node, so it sees each round trip and each redirect.
 type counter struct {
@@ -42,7 +42,7 @@ func (h *counter) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (h *counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if isScript(cmd.Name()) {
+		if isScript(cmd.Name()) || strings.EqualFold(cmd.Name(), "ping") {
 			h.trips.Add(1)
 		}
 		err := next(ctx, cmd)
@@ -384,5 +384,55 @@ func TestNewPoolLoadsLibrary(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestReconnect restarts the server (from its append-only file), and
+// apart kills its clients (CLIENT KILL TYPE normal), before each method
+// of the store: every call succeeds through the adapter, with go-redis's
+// own retries and without them (MaxRetries -1), where the store's rule
+// alone (doc.go, "Concurrency and failure") carries the calls.
+func TestReconnect(t *testing.T) {
+	t.Parallel() // on a server of its own
+	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
+	drops := map[string]func(t testing.TB){
+		"restart": func(t testing.TB) {
+			if err := srv.Restart(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"CLIENT KILL": func(t testing.TB) {
+			if _, err := srv.Do("CLIENT", "KILL", "TYPE", "normal"); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}
+	for _, retries := range []int{0, -1} { // 0: go-redis's default, 3
+		for name, drop := range drops {
+			t.Run(fmt.Sprintf("%s, MaxRetries %d", name, retries), func(t *testing.T) {
+				client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: retries})
+				t.Cleanup(func() { client.Close() })
+				p := NewPool(client)
+				side := redis.NewClient(&redis.Options{Addr: srv.Addr})
+				t.Cleanup(func() { side.Close() })
+				storetest.Reconnect(t, storetest.Backend{
+					Name: "redis",
+					Pool: func(testing.TB, string) voting.Pool { return p },
+					Do: func(t testing.TB, key, cmd string, args ...interface{}) (interface{}, error) {
+						return side.Do(context.Background(), append([]interface{}{cmd}, args...)...).Result()
+					},
+					Real: true,
+				}, func(t testing.TB) {
+					// Several connections idle, as under traffic.
+					var wg sync.WaitGroup
+					for i := 0; i < 4; i++ {
+						wg.Add(1)
+						go func() { defer wg.Done(); client.Ping(context.Background()) }()
+					}
+					wg.Wait()
+					drop(t)
+				})
+			})
+		}
 	}
 }

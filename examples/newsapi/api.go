@@ -841,6 +841,9 @@ func (a *api) clientError(r *http.Request, err error) (status int, body errorBod
 	case codeCanceled:
 		a.log.Printf("%s %s: canceled by the client: %v", r.Method, r.URL.Path, err)
 		return status, errorBody{Code: code, Error: "the request was canceled"}
+	case codeUnknownOutcome:
+		a.log.Printf("%s %s: %v", r.Method, r.URL.Path, err)
+		return status, errorBody{Code: code, Error: "the connection to the service's database failed: this may or may not have been posted; look before posting again"}
 	}
 	body = errorBody{Code: code, Error: message(err)}
 	if d := voting.RetryAfter(err); d > 0 {

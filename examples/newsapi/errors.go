@@ -38,6 +38,7 @@ const (
 	codeOutOfMemory      = "out_of_memory"      // 503: Redis is full; nothing changed
 	codeNotReplicated    = "not_replicated"     // 503: the write is done but not yet confirmed on the replicas
 	codeIncompatible     = "incompatible"       // 503: this process's options or layout are not the store's
+	codeUnknownOutcome   = "unknown_outcome"    // 503: a post or comment may or may not have been made
 	codeTimeout          = "timeout"            // 503: Redis did not answer within the service's -timeout
 	codeCanceled         = "canceled"           // 503: the client went away before the reply
 	codeInternal         = "internal"           // 500: a failure of the service, logged
@@ -58,6 +59,8 @@ var kinds = []struct {
 	{http.StatusTooManyRequests, []kind{{voting.ErrRateLimited, codeRateLimited}}},
 	{http.StatusServiceUnavailable, []kind{{voting.ErrTryAgain, codeTryAgain}, {voting.ErrOutOfMemory, codeOutOfMemory},
 		{voting.ErrNotReplicated, codeNotReplicated},
+		// Before a timeout: what a client must know before posting again.
+		{voting.ErrUnknownOutcome, codeUnknownOutcome},
 		// This process's options are not the store's (a rolling deploy).
 		{voting.ErrIncompatible, codeIncompatible}}},
 }

@@ -76,6 +76,7 @@ func TestClassify(t *testing.T) {
 		{bg, fmt.Errorf("voting: vote: %w", voting.ErrNotAllowed), 403, codeNotAllowed},
 		{bg, fmt.Errorf("voting: post: %w", voting.ErrDuplicate), 409, codeDuplicate},
 		{bg, fmt.Errorf("voting: article: %w", context.DeadlineExceeded), 503, codeTimeout},
+		{expired, fmt.Errorf("voting: post: %w: %w", voting.ErrUnknownOutcome, context.DeadlineExceeded), 503, codeUnknownOutcome},
 		{expired, fmt.Errorf("voting: article: read tcp: i/o timeout"), 503, codeTimeout},
 		{gone, fmt.Errorf("voting: article: %w", context.Canceled), 503, codeCanceled},
 		{bg, fmt.Errorf("voting: article: ERR something broke"), 500, codeInternal},

@@ -335,6 +335,8 @@ func dial(ctx context.Context, addr string, timeout time.Duration) (pool *redis.
 	} else {
 		where = "Redis at " + redact(addr)
 	}
+	// The store takes another connection where Redis closed one (a
+	// restart, its timeout): the pool needs no TestOnBorrow.
 	pool = &redis.Pool{
 		MaxIdle:     16,
 		IdleTimeout: time.Minute,

@@ -546,3 +546,29 @@ func TestTokenCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRedisRestart restarts the Redis the service runs on, which
+// closes every connection its pool holds: the next requests, a read, a
+// vote and a post, succeed.
+func TestServeRedisRestart(t *testing.T) {
+	mr := miniredis.RunT(t)
+	base, shutdown := startServe(t, testConfig(mr.Addr(), voting.DefaultVoteWindow))
+	defer shutdown()
+	location := requestAs(t, "alice", "POST", base+"/articles", `{"title":"before"}`, http.StatusCreated)
+	request(t, "GET", base+"/articles", "", http.StatusOK)
+	for _, step := range []struct{ user, method, target, body string }{
+		{"", "GET", "/articles", ""},
+		{"bob", "PUT", location + "/vote", `{"vote":"up"}`},
+		{"alice", "POST", "/articles", `{"title":"after"}`},
+	} {
+		mr.Close()
+		if err := mr.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		want := http.StatusOK
+		if step.method == "POST" {
+			want = http.StatusCreated
+		}
+		requestAs(t, step.user, step.method, base+step.target, step.body, want)
+	}
+}

@@ -413,8 +413,8 @@ func eachMethod(t *testing.T, s *store, f func(name string, call func(ctx contex
 
 // RoundTrips checks that every method costs one round trip through b's
 // pools once its script is loaded, VoteBatch's pipeline of scripts
-// included, and that a call with a done context costs none. It needs
-// b.Trips.
+// included, Post and Comment one more for their PING, and that a call
+// with a done context costs none. It needs b.Trips.
 func RoundTrips(t *testing.T, b Backend) {
 	if b.Trips == nil {
 		t.Skip("the backend counts no round trips")
@@ -434,8 +434,12 @@ func RoundTrips(t *testing.T, b Backend) {
 		if err := call(context.Background()); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if n := b.Trips() - before; n != 1 {
-			t.Errorf("%s: %d round trips, want 1", name, n)
+		want := int64(1)
+		if name == "Post" || name == "Comment" {
+			want = 2 // a PING first (doc.go, "Concurrency and failure")
+		}
+		if n := b.Trips() - before; n != want {
+			t.Errorf("%s: %d round trips, want %d", name, n, want)
 		}
 	})
 	done, cancel := context.WithCancel(context.Background())
@@ -582,5 +586,42 @@ func ContextDeadline(t *testing.T, b Backend) {
 	}
 	if open, _ := conns(); open > baseline {
 		t.Errorf("pool holds %d connections, %d before the deadlines", open, baseline)
+	}
+}
+
+// Reconnect closes the connections of the store's server before each
+// method, with drop (a restart, CLIENT KILL): every call succeeds, the
+// calls that can run twice sent again on another connection, Post and
+// Comment on one that has just answered a PING, and Post posts once;
+// so do Recorded, Check (Redis reachable) and Drop.
+func Reconnect(t *testing.T, b Backend, drop func(t testing.TB)) {
+	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages(),
+		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour))
+	ctx := context.Background()
+	eachMethod(t, s, func(name string, call func(context.Context) error) {
+		count, err := s.Count(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		drop(t)
+		if err := call(ctx); err != nil {
+			t.Errorf("%s after the connections closed: %v", name, err)
+		}
+		if name == "Post" {
+			n, err := s.Count(ctx)
+			check(t, "Count after Post", n, err, count+1)
+		}
+	})
+	drop(t)
+	if _, _, err := s.Recorded(ctx); err != nil {
+		t.Errorf("Recorded after the connections closed: %v", err)
+	}
+	drop(t)
+	if h, err := s.Check(ctx); err != nil || !h.Reachable {
+		t.Errorf("Check after the connections closed = %+v, %v", h, err)
+	}
+	drop(t)
+	if err := s.Drop(ctx); err != nil {
+		t.Errorf("Drop after the connections closed: %v", err)
 	}
 }
