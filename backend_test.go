@@ -61,10 +61,10 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 	forBackends(t, true, fn)
 }
 
-// forEachBackendLong is forEachBackend for the long scenarios, which
-// miniredis's Lua interpreter runs several times slower than redis-server:
-// on miniredis only under VOTING_LONG=1 (see long), on the real server and
-// the cluster always.
+// forEachBackendLong is forEachBackend for the long scenarios: on the
+// real server always; on miniredis, whose Lua interpreter runs them
+// several times slower, and on the cluster, which runs the same scripts
+// as the real server, under VOTING_LONG=1 only (see long).
 func forEachBackendLong(t *testing.T, fn func(t *testing.T, b *backend)) {
 	t.Helper()
 	forBackends(t, long, fn)
@@ -72,7 +72,7 @@ func forEachBackendLong(t *testing.T, fn func(t *testing.T, b *backend)) {
 
 // long is whether the long scenarios run at full size: VOTING_LONG=1, as
 // CI sets it for a run of the tests without -race. Without it, they run
-// smaller, and on the real servers only, to the same checks.
+// smaller, and on the real server only, to the same checks.
 var long = os.Getenv("VOTING_LONG") == "1"
 
 // longOr returns full under VOTING_LONG=1, short otherwise.
@@ -83,10 +83,12 @@ func longOr(short, full int) int {
 	return short
 }
 
-func forBackends(t *testing.T, mini bool, fn func(t *testing.T, b *backend)) {
+// forBackends runs fn on the three backends at once; on miniredis and
+// the cluster only if all.
+func forBackends(t *testing.T, all bool, fn func(t *testing.T, b *backend)) {
 	t.Helper()
 	t.Run("miniredis", func(t *testing.T) {
-		if !mini {
+		if !all {
 			t.Skip("a long scenario: on miniredis under VOTING_LONG=1 only")
 		}
 		t.Parallel()
@@ -99,6 +101,9 @@ func forBackends(t *testing.T, mini bool, fn func(t *testing.T, b *backend)) {
 		fn(t, newBackend(t, "redis", srv.Addr, nil))
 	})
 	t.Run("cluster", func(t *testing.T) {
+		if !all {
+			t.Skip("a long scenario: on the cluster under VOTING_LONG=1 only")
+		}
 		t.Parallel()
 		fn(t, newClusterBackend(t))
 	})
