@@ -479,6 +479,17 @@
 // FUNCTION LOAD and the FCALL again in one pipeline), as does the first
 // call on a server that refuses Functions; every later call is one.
 //
+// # Servers
+//
+// The store needs Redis 6.2 or later: its scripts use ZMSCORE and
+// SMISMEMBER. Functions and [WithReadPool] need 7.0 (before it the store
+// sends EVALSHA, and the read pool's calls fail), [WithWaitAOF] 7.2. Its
+// tests that start a server run in CI on Redis 7.0, Redis 8.0 and Valkey
+// 8.1, and the store behaves alike on the three, but for WAITAOF, which
+// 7.0 lacks; nothing older is tested. Valkey reports as its redis_version
+// the Redis it is compatible with (7.2.4 for Valkey 8.1), which is what
+// Health.Version ([Store.Check]) shows there.
+//
 // # Redis Cluster
 //
 // The braces make the prefix a Redis Cluster hash tag: all of a store's

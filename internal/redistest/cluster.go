@@ -14,8 +14,9 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// CLI is the program that joins nodes into a cluster.
-const CLI = "redis-cli"
+// CLI is the program that joins nodes into a cluster: $REDISTEST_CLI, or
+// redis-cli.
+var CLI = fromEnv("REDISTEST_CLI", "redis-cli")
 
 // Slots is the number of hash slots of a Redis Cluster.
 const Slots = 16384
@@ -140,7 +141,7 @@ func (c *Cluster) ReplicaOf(master *Server) *Server {
 // node reports cluster_state:ok. The caller must Stop it.
 func StartClusterIn(dir string, masters int) (*Cluster, error) {
 	if _, err := exec.LookPath(CLI); err != nil {
-		return nil, fmt.Errorf("redistest: %s is not on PATH: %w", CLI, err)
+		return nil, fmt.Errorf("redistest: %s is not found: %w", CLI, err)
 	}
 	c := &Cluster{}
 	args := []string{"--cluster", "create"}

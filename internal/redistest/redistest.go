@@ -5,7 +5,17 @@
 // one server, its replica and one cluster (Shared, SharedReplica,
 // SharedCluster), stopped by Main from its TestMain.
 //
-// Where redis-server is not on PATH, Start skips the test with a clear
+// The programs it runs come from the environment, read once when the
+// package loads:
+//
+//	REDISTEST_SERVER  the server (Binary): an absolute path, or a name
+//	                  looked up in PATH; default redis-server. Any server
+//	                  that takes redis-server's arguments will do, such
+//	                  as valkey-server.
+//	REDISTEST_CLI     the client that creates clusters (CLI), the same
+//	                  way; default redis-cli.
+//
+// Where the server is not found, Start skips the test with a clear
 // message, except under CI=true, where a missing server fails it.
 package redistest
 
@@ -25,8 +35,18 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// Binary is the server program the package runs.
-const Binary = "redis-server"
+// Binary is the server program the package runs: $REDISTEST_SERVER, or
+// redis-server.
+var Binary = fromEnv("REDISTEST_SERVER", "redis-server")
+
+// fromEnv returns the value of the environment variable name, or def where
+// it is unset or empty.
+func fromEnv(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
 
 // Server is a running redis-server of this process's own.
 type Server struct {
@@ -40,8 +60,8 @@ type Server struct {
 	done chan struct{}
 }
 
-// Require skips tb when redis-server is not installed, or fails it under
-// CI=true, where the real-server tests must run.
+// Require skips tb when the server (Binary) is not installed, or fails it
+// under CI=true, where the real-server tests must run.
 func Require(tb testing.TB) {
 	tb.Helper()
 	require(tb, Binary)
@@ -57,7 +77,7 @@ func RequireCluster(tb testing.TB) {
 func require(tb testing.TB, program string) {
 	tb.Helper()
 	if _, err := exec.LookPath(program); err != nil {
-		msg := program + " is not on PATH; install it (Debian: apt-get install redis-server) to run the real-server tests"
+		msg := program + " is not found; install it (Debian: apt-get install redis-server), or name another with REDISTEST_SERVER and REDISTEST_CLI, to run the real-server tests"
 		if os.Getenv("CI") == "true" {
 			tb.Fatal(msg + " (CI=true: this is a failure, not a skip)")
 		}
@@ -156,7 +176,7 @@ func (s *Server) start() error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	s.Stop()
-	return errors.New("redistest: redis-server did not answer PING within 10s")
+	return fmt.Errorf("redistest: %s on port %d did not answer PING within 10s", Binary, s.Port)
 }
 
 // Do runs one command on a fresh side connection to the server.
