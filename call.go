@@ -140,6 +140,21 @@ func (s *Store) readRows(ctx context.Context, op string, sc script, args []inter
 	return s.read(ctx, op, sc, args, false, parseArticles)
 }
 
+// readRowsFor runs a read script of article rows for user, whose reply
+// then carries user's votes (parseRowsFor); user "" is readRows, with no
+// votes.
+func (s *Store) readRowsFor(ctx context.Context, op string, sc script, args []interface{}, user string) ([]Article, []VoteType, error) {
+	rest, err := s.call(ctx, op, sc, "", args)
+	if err != nil {
+		return nil, nil, err
+	}
+	list, votes, err := parseRowsFor(rest, user)
+	if err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return list, votes, nil
+}
+
 // read runs a read script whose reply is {OK, ...} and returns the rest
 // as parse reads it. With room, the caller gives args, laid out withRoom,
 // up (evalRoom).

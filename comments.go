@@ -116,7 +116,32 @@ func (s *Store) Thread(ctx context.Context, articleID string, order Order, limit
 		return observe(ctx, s, Call{Op: "Thread", Order: order, HasOrder: true},
 			func(ctx context.Context) ([]ThreadComment, error) { return s.Thread(ctx, articleID, order, limit) })
 	}
-	return s.thread(ctx, "thread", "a", articleID, order, limit)
+	list, _, err := s.thread(ctx, "thread", "", "a", articleID, order, limit)
+	return list, err
+}
+
+// ThreadFor returns the comments of the article, exactly as
+// [Store.Thread] returns them, and user's vote on each of them, as
+// [Store.CommentVotesOf] reads it: votes[i] is the vote on list[i],
+// [NoVote] where there is none or the comment's voting has closed; a
+// comment's poster reads Upvote until they change it. The thread and
+// the votes are one script, one round trip, one atomic read. A user
+// name that CommentVotesOf refuses gets [ErrInvalidArgument], as do the
+// limits and orders Thread refuses; an unknown article, [ErrNotFound].
+func (s *Store) ThreadFor(ctx context.Context, user, articleID string, order Order, limit int) ([]ThreadComment, []VoteType, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "ThreadFor", Order: order, HasOrder: true},
+			func(ctx context.Context) (view[ThreadComment], error) {
+				list, votes, err := s.ThreadFor(ctx, user, articleID, order, limit)
+				return view[ThreadComment]{list, votes}, err
+			})
+		return r.list, r.votes, err
+	}
+	const op = "thread for"
+	if err := checkName("user", user); err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return s.thread(ctx, op, user, "a", articleID, order, limit)
 }
 
 // Replies returns the subtree under the comment commentID, as Thread
@@ -128,7 +153,30 @@ func (s *Store) Replies(ctx context.Context, commentID string, order Order, limi
 		return observe(ctx, s, Call{Op: "Replies", Order: order, HasOrder: true},
 			func(ctx context.Context) ([]ThreadComment, error) { return s.Replies(ctx, commentID, order, limit) })
 	}
-	return s.thread(ctx, "replies", "c", commentID, order, limit)
+	list, _, err := s.thread(ctx, "replies", "", "c", commentID, order, limit)
+	return list, err
+}
+
+// RepliesFor returns the subtree under the comment, exactly as
+// [Store.Replies] returns it, and user's vote on each of its comments,
+// as [ThreadFor] does, in one script, one round trip. A user name that
+// CommentVotesOf refuses gets [ErrInvalidArgument], as do the limits and
+// orders Replies refuses; a malformed or unknown comment id,
+// [ErrNotFound].
+func (s *Store) RepliesFor(ctx context.Context, user, commentID string, order Order, limit int) ([]ThreadComment, []VoteType, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "RepliesFor", Order: order, HasOrder: true},
+			func(ctx context.Context) (view[ThreadComment], error) {
+				list, votes, err := s.RepliesFor(ctx, user, commentID, order, limit)
+				return view[ThreadComment]{list, votes}, err
+			})
+		return r.list, r.votes, err
+	}
+	const op = "replies for"
+	if err := checkName("user", user); err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return s.thread(ctx, op, user, "c", commentID, order, limit)
 }
 
 // checkThread validates the order and limit of a Thread or Replies.
@@ -145,28 +193,63 @@ func (s *Store) checkThread(order Order, limit int) error {
 }
 
 // thread is the body of Thread (kind "a", id an article's) and Replies
-// (kind "c", id a comment's), op theirs: a malformed or unknown id gets
-// [ErrNotFound], naming the comment in Replies.
-func (s *Store) thread(ctx context.Context, op, kind, id string, order Order, limit int) ([]ThreadComment, error) {
+// (kind "c", id a comment's), and of ThreadFor and RepliesFor with
+// user's votes (none for user ""), op theirs: a malformed or unknown id
+// gets [ErrNotFound], naming the comment in Replies.
+func (s *Store) thread(ctx context.Context, op, user, kind, id string, order Order, limit int) ([]ThreadComment, []VoteType, error) {
 	if err := s.checkThread(order, limit); err != nil {
-		return nil, opErr(op, err)
+		return nil, nil, opErr(op, err)
 	}
 	var rest []interface{}
 	err := notFound(op, id)
 	if canonicalID(id) {
-		rest, err = s.call(ctx, op, threadScript, id, s.threadArgs(kind, id, order, limit))
+		rest, err = s.call(ctx, op, threadScript, id, s.threadForArgs(user, kind, id, order, limit))
 	}
 	if err != nil {
 		if kind == "c" && errors.Is(err, ErrNotFound) {
-			return nil, commentNotFound(op, id)
+			return nil, nil, commentNotFound(op, id)
 		}
-		return nil, err
+		return nil, nil, err
 	}
-	list, err := parseComments(rest)
+	if user == "" {
+		list, err := parseComments(rest)
+		if err != nil {
+			return nil, nil, opErr(op, err)
+		}
+		return displayOrder(list), nil, nil
+	}
+	list, votes, err := parseThreadFor(rest)
 	if err != nil {
-		return nil, opErr(op, err)
+		return nil, nil, opErr(op, err)
 	}
-	return displayOrder(list), nil
+	return list, votes, nil
+}
+
+// parseThreadFor parses thread.lua's reply with a user's votes: the
+// rows, in the order taken, then a vote a row in that order. It returns
+// the comments in display order (displayOrder), each with its vote.
+func parseThreadFor(rest []interface{}) ([]ThreadComment, []VoteType, error) {
+	if len(rest)%3 != 1 {
+		return nil, nil, fmt.Errorf("thread reply of %d fields is not rows and their votes", len(rest))
+	}
+	list, err := parseComments(rest[:len(rest)-1])
+	if err != nil {
+		return nil, nil, err
+	}
+	taken, _, err := parseVotes(rest[len(rest)-1:], len(list))
+	if err != nil {
+		return nil, nil, err
+	}
+	of := make(map[string]VoteType, len(list))
+	for i, c := range list {
+		of[c.ID] = taken[i]
+	}
+	list = displayOrder(list)
+	votes := make([]VoteType, len(list))
+	for i, c := range list {
+		votes[i] = of[c.ID]
+	}
+	return list, votes, nil
 }
 
 // CommentsByID returns the comments with the given ids, in the order of

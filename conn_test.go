@@ -59,6 +59,10 @@ var methods = []method{
 		_, err := s.TopSince(ctx, time.Hour, 1)
 		return err
 	}},
+	{"TopSinceFor", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.TopSinceFor(ctx, "bob", time.Hour, 1)
+		return err
+	}},
 	{"Count", 1, false, func(ctx context.Context, s *Store, id string) error { _, err := s.Count(ctx); return err }},
 	{"Vote", 1, true, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Vote(ctx, "bob", id, Upvote)
@@ -77,6 +81,10 @@ var methods = []method{
 	{"Groups", 1, true, func(ctx context.Context, s *Store, id string) error { _, err := s.Groups(ctx, id); return err }},
 	{"GroupArticles", 1, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.GroupArticles(ctx, "go", Top, 1)
+		return err
+	}},
+	{"GroupArticlesFor", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.GroupArticlesFor(ctx, "bob", "go", Top, 1)
 		return err
 	}},
 	{"GroupCount", 1, false, func(ctx context.Context, s *Store, id string) error { _, err := s.GroupCount(ctx, "go"); return err }},
@@ -109,6 +117,14 @@ var methods = []method{
 	}},
 	{"Replies", 1, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Replies(ctx, lastComment(s), TimeDesc, 10)
+		return err
+	}},
+	{"ThreadFor", 1, true, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.ThreadFor(ctx, "bob", id, Best, 10)
+		return err
+	}},
+	{"RepliesFor", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.RepliesFor(ctx, "bob", lastComment(s), TimeDesc, 10)
 		return err
 	}},
 	{"CommentsByID", 1, false, func(ctx context.Context, s *Store, id string) error {
@@ -144,6 +160,14 @@ var methods = []method{
 	}},
 	{"Upvoted", 1, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Upvoted(ctx, "bob", 1)
+		return err
+	}},
+	{"SubmittedFor", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.SubmittedFor(ctx, "bob", "alice", 1)
+		return err
+	}},
+	{"UpvotedFor", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.UpvotedFor(ctx, "alice", "bob", 1)
 		return err
 	}},
 }

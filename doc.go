@@ -47,6 +47,17 @@
 // ordered by id as a number: newest first in descending orders, oldest
 // first in ascending ones.
 //
+// Every listing a user reads comes with that user's votes, for its
+// arrows, in the same script and round trip: [Store.ArticlesFor],
+// [Store.GroupArticlesFor], [Store.TopSinceFor], [Store.SubmittedFor],
+// [Store.UpvotedFor], [Store.ThreadFor] and [Store.RepliesFor] return
+// what Articles, GroupArticles, TopSince, Submitted, Upvoted, Thread and
+// Replies return, and votes[i], the user's vote on the i-th item, as
+// [Store.VotesOf] and [Store.CommentVotesOf] read it ([NoVote] where
+// there is none or voting has closed). Each takes the round trips of its
+// plain read, one but for a cold group page or a busy TopSince edge,
+// whose last step reads the votes.
+//
 // # Orders
 //
 // [ScoreDesc], [ScoreAsc], [TimeDesc] and [TimeAsc] are always available.
@@ -549,9 +560,10 @@
 //
 // Reads outnumber votes on most sites. [WithReadPool] sends the reads to
 // a second pool, meant to reach replicas of the primary: Article,
-// ArticlesByID, Articles, ArticlesFor, TopSince, Count, GroupCount, Groups, VoteOf,
-// VotesOf, Karma, TopUsers, Thread, Replies, CommentsByID,
-// CommentVotesOf, and GroupArticles once its group's cache is built. They run there as FCALL_RO of the store's library, which a
+// ArticlesByID, Articles, ArticlesFor, TopSince, TopSinceFor, Count,
+// GroupCount, Groups, VoteOf, VotesOf, Karma, TopUsers, Thread,
+// ThreadFor, Replies, RepliesFor, CommentsByID, CommentVotesOf, and
+// GroupArticles and GroupArticlesFor once their group's cache is built. They run there as FCALL_RO of the store's library, which a
 // replica has from its primary, or, where it has not (yet), as read-only
 // scripts (EVALSHA_RO, falling back to EVAL_RO): forms a replica runs,
 // which need Redis 7.0 or later on the read pool's servers; an older

@@ -133,29 +133,61 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "GroupArticles", Group: group, Order: order, HasOrder: true, Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.GroupArticles(ctx, group, order, page) })
 	}
-	const op = "group articles"
+	list, _, err := s.groupArticles(ctx, "group articles", "", group, order, page)
+	return list, err
+}
+
+// GroupArticlesFor returns page (1-based) of the articles in group, in
+// the given order, exactly as [Store.GroupArticles] returns it, and
+// user's vote on each of them, as [Store.VotesOf] reads it: votes[i] is
+// the vote on list[i], [NoVote] where there is none or the article's
+// voting has closed. It takes the round trips GroupArticles takes (one
+// for a warm page), reading the votes in the script that reads the
+// page, so the page and its votes are one atomic read; a cold page's
+// steps before it read none. A user name that VotesOf refuses gets
+// [ErrInvalidArgument], as do the group names, pages and orders that
+// GroupArticles refuses.
+func (s *Store) GroupArticlesFor(ctx context.Context, user, group string, order Order, page int) ([]Article, []VoteType, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "GroupArticlesFor", Group: group, Order: order, HasOrder: true, Page: page, HasPage: true},
+			func(ctx context.Context) (view[Article], error) {
+				list, votes, err := s.GroupArticlesFor(ctx, user, group, order, page)
+				return view[Article]{list, votes}, err
+			})
+		return r.list, r.votes, err
+	}
+	const op = "group articles for"
+	if err := checkName("user", user); err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return s.groupArticles(ctx, op, user, group, order, page)
+}
+
+// groupArticles is the body of GroupArticles (user "", no votes) and
+// GroupArticlesFor, op theirs.
+func (s *Store) groupArticles(ctx context.Context, op, user, group string, order Order, page int) ([]Article, []VoteType, error) {
 	if err := checkName("group name", group); err != nil {
-		return nil, opErr(op, err)
+		return nil, nil, opErr(op, err)
 	}
 	start, stop, err := s.pageRange(order, page, maxRank)
 	if err != nil {
-		return nil, opErr(op, err)
+		return nil, nil, opErr(op, err)
 	}
 	if start < 0 {
-		return []Article{}, nil
+		return []Article{}, []VoteType{}, nil
 	}
 	if s.readPool != nil {
-		list, err := s.groupArticlesRead(ctx, op, group, order, start, stop)
+		list, votes, err := s.groupArticlesRead(ctx, op, user, group, order, start, stop)
 		if !errors.Is(err, errBuilding) {
-			return list, err
+			return list, votes, err
 		}
 	}
 	// Each call does a bounded step of the walk or of the build, and
 	// replies BUILDING until the page is in reach: a few calls.
 	for {
-		list, err := s.readRows(ctx, op, groupPageScript, s.groupPageArgs(group, order, start, stop))
+		list, votes, err := s.readRowsFor(ctx, op, groupPageScript, s.withViewer(s.groupPageArgs(group, order, start, stop), user), user)
 		if !errors.Is(err, errBuilding) {
-			return list, err
+			return list, votes, err
 		}
 	}
 }

@@ -45,16 +45,19 @@ type Call struct {
 	// Op is the method's name: "Vote", "GroupArticles", "VoteBatch", ...
 	Op string
 	// Order is the order the call was asked for, where HasOrder is set:
-	// Articles, ArticlesFor, GroupArticles, Thread and Replies.
+	// Articles, ArticlesFor, GroupArticles, GroupArticlesFor, Thread,
+	// ThreadFor, Replies and RepliesFor.
 	Order    Order
 	HasOrder bool
 	// Page is the page the call was asked for, as given (even a page
 	// below 1, which the call refuses), where HasPage is set: Articles,
-	// ArticlesFor, GroupArticles, TopSince, TopUsers, Submitted, Upvoted and
+	// ArticlesFor, GroupArticles, GroupArticlesFor, TopSince, TopSinceFor,
+	// TopUsers, Submitted, SubmittedFor, Upvoted, UpvotedFor and
 	// UserComments.
 	Page    int
 	HasPage bool
-	// Group is the group of GroupArticles and GroupCount; "" otherwise.
+	// Group is the group of GroupArticles, GroupArticlesFor and
+	// GroupCount; "" otherwise.
 	Group string
 	// Count is the number of items the call was given: ids for
 	// ArticlesByID, VotesOf, CommentsByID and CommentVotesOf, ballots

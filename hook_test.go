@@ -72,6 +72,14 @@ func methodCalls() []methodCall {
 			return err
 		}},
 		{Call{Op: "TopSince", Page: 2, HasPage: true}, nil, func(s *Store) error { return e(s.TopSince(ctx, time.Hour, 2)) }},
+		{Call{Op: "TopSinceFor", Page: 2, HasPage: true}, nil, func(s *Store) error {
+			_, _, err := s.TopSinceFor(ctx, "bob", time.Hour, 2)
+			return err
+		}},
+		{Call{Op: "TopSinceFor", Page: 1, HasPage: true}, ErrInvalidArgument, func(s *Store) error {
+			_, _, err := s.TopSinceFor(ctx, "", time.Hour, 1)
+			return err
+		}},
 		{Call{Op: "Count"}, nil, func(s *Store) error { return e(s.Count(ctx)) }},
 		{Call{Op: "Vote"}, nil, func(s *Store) error { return e(s.Vote(ctx, "bob", "1", Downvote)) }},
 		{Call{Op: "Vote"}, ErrInvalidVote, func(s *Store) error { return e(s.Vote(ctx, "bob", "1", 7)) }},
@@ -89,12 +97,20 @@ func methodCalls() []methodCall {
 		{Call{Op: "RemoveFromGroups", Count: 1}, nil, func(s *Store) error { return s.RemoveFromGroups(ctx, "2", "h") }},
 		{Call{Op: "Groups"}, nil, func(s *Store) error { return e(s.Groups(ctx, "1")) }},
 		{Call{Op: "GroupArticles", Group: "g", Order: ScoreDesc, HasOrder: true, Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.GroupArticles(ctx, "g", ScoreDesc, 1)) }},
+		{Call{Op: "GroupArticlesFor", Group: "g", Order: ScoreDesc, HasOrder: true, Page: 1, HasPage: true}, nil, func(s *Store) error {
+			_, _, err := s.GroupArticlesFor(ctx, "bob", "g", ScoreDesc, 1)
+			return err
+		}},
 		{Call{Op: "GroupCount", Group: "g"}, nil, func(s *Store) error { return e(s.GroupCount(ctx, "g")) }},
 		{Call{Op: "Karma"}, nil, func(s *Store) error { return e(s.Karma(ctx, "alice")) }},
 		{Call{Op: "TopUsers", Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.TopUsers(ctx, 1)) }},
 		{Call{Op: "Edit"}, nil, func(s *Store) error { return e(s.Edit(ctx, "2", "alice", "a new title", "https://example.com/2")) }},
 		{Call{Op: "Edit"}, ErrNotAllowed, func(s *Store) error { return e(s.Edit(ctx, "2", "bob", "a new title", "")) }},
 		{Call{Op: "Submitted", Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.Submitted(ctx, "alice", 1)) }},
+		{Call{Op: "SubmittedFor", Page: 1, HasPage: true}, nil, func(s *Store) error {
+			_, _, err := s.SubmittedFor(ctx, "bob", "alice", 1)
+			return err
+		}},
 		{Call{Op: "Comment"}, nil, func(s *Store) error { return e(s.Comment(ctx, "1", "", "bob", "a comment")) }},
 		{Call{Op: "Comment"}, ErrNotFound, func(s *Store) error { return e(s.Comment(ctx, "999", "", "bob", "a comment")) }},
 		{Call{Op: "VoteComment"}, nil, func(s *Store) error { return e(s.VoteComment(ctx, "carol", "1", Downvote)) }},
@@ -102,6 +118,18 @@ func methodCalls() []methodCall {
 		{Call{Op: "Thread", Order: Best, HasOrder: true}, nil, func(s *Store) error { return e(s.Thread(ctx, "1", Best, 10)) }},
 		{Call{Op: "Thread", Order: Best, HasOrder: true}, ErrInvalidArgument, func(s *Store) error { return e(s.Thread(ctx, "1", Best, 0)) }},
 		{Call{Op: "Replies", Order: TimeAsc, HasOrder: true}, nil, func(s *Store) error { return e(s.Replies(ctx, "1", TimeAsc, 10)) }},
+		{Call{Op: "ThreadFor", Order: Best, HasOrder: true}, nil, func(s *Store) error {
+			_, _, err := s.ThreadFor(ctx, "carol", "1", Best, 10)
+			return err
+		}},
+		{Call{Op: "ThreadFor", Order: Best, HasOrder: true}, ErrNotFound, func(s *Store) error {
+			_, _, err := s.ThreadFor(ctx, "carol", "999", Best, 10)
+			return err
+		}},
+		{Call{Op: "RepliesFor", Order: TimeAsc, HasOrder: true}, nil, func(s *Store) error {
+			_, _, err := s.RepliesFor(ctx, "carol", "1", TimeAsc, 10)
+			return err
+		}},
 		{Call{Op: "CommentsByID", Count: 2}, nil, func(s *Store) error { return e(s.CommentsByID(ctx, []string{"1", "x"})) }},
 		{Call{Op: "CommentVotesOf", Count: 2}, nil, func(s *Store) error { return e(s.CommentVotesOf(ctx, "carol", []string{"1", "2"})) }},
 		{Call{Op: "EditComment"}, nil, func(s *Store) error { return e(s.EditComment(ctx, "1", "bob", "edited")) }},
@@ -109,6 +137,10 @@ func methodCalls() []methodCall {
 		{Call{Op: "DeleteComment"}, nil, func(s *Store) error { return s.DeleteComment(ctx, "1") }},
 		{Call{Op: "DeleteComment"}, ErrNotFound, func(s *Store) error { return s.DeleteComment(ctx, "1") }},
 		{Call{Op: "Upvoted", Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.Upvoted(ctx, "alice", 1)) }},
+		{Call{Op: "UpvotedFor", Page: 1, HasPage: true}, nil, func(s *Store) error {
+			_, _, err := s.UpvotedFor(ctx, "bob", "alice", 1)
+			return err
+		}},
 		{Call{Op: "Delete"}, nil, func(s *Store) error { return s.Delete(ctx, "2") }},
 		{Call{Op: "Delete"}, ErrNotFound, func(s *Store) error { return s.Delete(ctx, "2") }},
 		{Call{Op: "Prune"}, nil, func(s *Store) error { return e(s.Prune(ctx, epoch.Add(-time.Hour))) }},

@@ -360,8 +360,10 @@ func WithEditWindow(d time.Duration) Option {
 
 // WithReadPool sends the store's reads to pool, which should reach
 // replicas of the primary that New's pool reaches: Article, ArticlesByID,
-// Articles, ArticlesFor, TopSince, Count, GroupCount, Groups, VoteOf, VotesOf, Karma,
-// TopUsers, and GroupArticles once its group's cache is built. They run
+// Articles, ArticlesFor, TopSince, TopSinceFor, Count, GroupCount, Groups,
+// VoteOf, VotesOf, Karma, TopUsers, Thread, ThreadFor, Replies,
+// RepliesFor, CommentsByID, CommentVotesOf, and GroupArticles and
+// GroupArticlesFor once their group's cache is built. They run
 // there as FCALL_RO of the store's library or read-only scripts
 // (EVALSHA_RO, EVAL_RO), which a replica runs: the
 // read pool's servers must be Redis 7.0 or later, or those calls get an

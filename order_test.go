@@ -667,6 +667,11 @@ func checkTopSince(t testing.TB, s *Store, all []Article, now time.Time, d time.
 				t.Fatalf("TopSince(%v, %d) at %v: %v, want %v", d, page, now.Format(time.RFC3339Nano), idsOf(got), idsOf(want))
 			}
 		}
+		// TopSinceFor reads the same page, in the same steps, and u1's
+		// votes on it in its last.
+		list, votes, err := s.TopSinceFor(ctx, "u1", d, page)
+		wantView(t, fmt.Sprintf("TopSinceFor(u1, %v, %d)", d, page), list, votes, err, got, nil,
+			idsOf(got), func(ids []string) ([]VoteType, error) { return s.VotesOf(ctx, "u1", ids) })
 		if len(got) == 0 {
 			return
 		}

@@ -25,30 +25,31 @@ func onPrimary(sc script) script {
 // groupArticlesRead reads a page of a group from its complete cache on
 // the read pool. It returns errBuilding when the cache there is missing
 // or incomplete, for GroupArticles to read the page on the primary, which
-// builds it. When the cache has less than half its TTL left, it renews
+// builds it. With a user, the page's reply carries their votes
+// (GroupArticlesFor). When the cache has less than half its TTL left, it renews
 // it on the primary: a replica cannot, and a cache read only on replicas
 // would otherwise expire under its readers and be rebuilt.
-func (s *Store) groupArticlesRead(ctx context.Context, op, group string, o Order, start, stop int64) ([]Article, error) {
-	rest, err := s.call(ctx, op, groupReadScript, "", s.groupReadArgs(group, o, start, stop))
+func (s *Store) groupArticlesRead(ctx context.Context, op, user, group string, o Order, start, stop int64) ([]Article, []VoteType, error) {
+	rest, err := s.call(ctx, op, groupReadScript, "", s.withViewer(s.groupReadArgs(group, o, start, stop), user))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(rest) == 0 {
-		return nil, opErr(op, fmt.Errorf("group page reply without its TTL"))
+		return nil, nil, opErr(op, fmt.Errorf("group page reply without its TTL"))
 	}
 	pttl, err := redis.Int64(rest[0], nil)
 	if err != nil {
-		return nil, opErr(op, fmt.Errorf("group page TTL: %w", err))
+		return nil, nil, opErr(op, fmt.Errorf("group page TTL: %w", err))
 	}
-	list, err := parseArticles(rest[1:])
+	list, votes, err := parseRowsFor(rest[1:], user)
 	if err != nil {
-		return nil, opErr(op, err)
+		return nil, nil, opErr(op, err)
 	}
 	// pttl is -1 for a cache kept for good, -2 for a group without one.
 	if s.cacheTTL > 0 && pttl >= 0 && pttl < s.cacheTTL/2 {
 		if _, err := s.call(ctx, op, groupRenewScript, "", s.groupRenewArgs(group, o)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return list, nil
+	return list, votes, nil
 }

@@ -145,7 +145,7 @@ var readCalls = []struct {
 	{"Articles Top", func(s *Store, ids []string) (interface{}, error) { return s.Articles(ctx, Top, 1) }},
 	{"ArticlesFor", func(s *Store, ids []string) (interface{}, error) {
 		list, votes, err := s.ArticlesFor(ctx, "bob", Top, 1)
-		return pageView{list, votes}, err
+		return view[Article]{list, votes}, err
 	}},
 	{"TopSince", func(s *Store, ids []string) (interface{}, error) { return s.TopSince(ctx, time.Hour, 1) }},
 	{"Count", func(s *Store, ids []string) (interface{}, error) { return s.Count(ctx) }},
@@ -158,6 +158,26 @@ var readCalls = []struct {
 	{"GroupArticles", func(s *Store, ids []string) (interface{}, error) { return s.GroupArticles(ctx, "go", ScoreDesc, 1) }},
 	{"GroupArticles Top", func(s *Store, ids []string) (interface{}, error) { return s.GroupArticles(ctx, "go", Top, 1) }},
 	{"GroupArticles empty", func(s *Store, ids []string) (interface{}, error) { return s.GroupArticles(ctx, "none", Top, 1) }},
+	{"GroupArticlesFor", func(s *Store, ids []string) (interface{}, error) {
+		list, votes, err := s.GroupArticlesFor(ctx, "bob", "go", ScoreDesc, 1)
+		return view[Article]{list, votes}, err
+	}},
+	{"GroupArticlesFor empty", func(s *Store, ids []string) (interface{}, error) {
+		list, votes, err := s.GroupArticlesFor(ctx, "bob", "none", Top, 1)
+		return view[Article]{list, votes}, err
+	}},
+	{"TopSinceFor", func(s *Store, ids []string) (interface{}, error) {
+		list, votes, err := s.TopSinceFor(ctx, "bob", time.Hour, 1)
+		return view[Article]{list, votes}, err
+	}},
+	{"ThreadFor", func(s *Store, ids []string) (interface{}, error) {
+		list, votes, err := s.ThreadFor(ctx, "bob", ids[1], Best, 10)
+		return view[ThreadComment]{list, votes}, err
+	}},
+	{"RepliesFor", func(s *Store, ids []string) (interface{}, error) {
+		list, votes, err := s.RepliesFor(ctx, "carol", "1", TimeAsc, 10)
+		return view[ThreadComment]{list, votes}, err
+	}},
 	{"Article missing", func(s *Store, ids []string) (interface{}, error) { return s.Article(ctx, "99") }},
 	{"Groups missing", func(s *Store, ids []string) (interface{}, error) { return s.Groups(ctx, "99") }},
 	{"Karma", func(s *Store, ids []string) (interface{}, error) { return s.Karma(ctx, "alice") }},
@@ -244,7 +264,7 @@ func TestReadPool(t *testing.T) {
 				t.Errorf("round %d: the store ran %v on the primary, want %v (the read pool ran %v)", round, prim, wantPrimary, replica)
 			}
 			// VoteOf runs votes.lua; VotesOf a pipeline, an HGET an id.
-			if replica["group_read_ro"] != 3 || replica["articles_ro"] != 3 || replica["votes_ro"] != 1 || replica["hget"] != 4 {
+			if replica["group_read_ro"] != 5 || replica["articles_ro"] != 3 || replica["votes_ro"] != 1 || replica["hget"] != 4 {
 				t.Errorf("round %d: the read pool ran %v", round, replica)
 			}
 			rs.sync(t) // the caches built

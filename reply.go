@@ -123,6 +123,29 @@ func parseArticles(rows []interface{}) ([]Article, error) {
 	return list, nil
 }
 
+// parseRowsFor parses the rest of the reply of a read of article rows
+// for user: with a user, the rows, then the user's vote on each, one
+// byte a row (lib/record.lua withVotes); without ("", a plain read), the
+// rows alone, and no votes.
+func parseRowsFor(rest []interface{}, user string) ([]Article, []VoteType, error) {
+	if user == "" {
+		list, err := parseArticles(rest)
+		return list, nil, err
+	}
+	if len(rest)%rowFields != 1 {
+		return nil, nil, fmt.Errorf("reply of %d fields is not rows and their votes", len(rest))
+	}
+	list, err := parseArticles(rest[:len(rest)-1])
+	if err != nil {
+		return nil, nil, err
+	}
+	votes, _, err := parseVotes(rest[len(rest)-1:], len(list))
+	if err != nil {
+		return nil, nil, err
+	}
+	return list, votes, nil
+}
+
 func parseArticle(row []interface{}, a *Article) error {
 	var b [rowFields][]byte
 	for i, v := range row {

@@ -314,14 +314,33 @@ func flagArg(b bool) interface{} {
 
 // topSinceArgs lays out top_since.lua's arguments; edge, when not nil,
 // lists the first members of the edge bucket's part in the period, which
-// the steps of top_since_edge.lua found (Store.topSinceEdge).
-func (s *Store) topSinceArgs(cutoff, start, stop int64, edge []string) []interface{} {
+// the steps of top_since_edge.lua found (Store.topSinceEdge). With a
+// user, the reply carries their votes (TopSinceFor); the edge's members
+// come after the user, so a plain read sends "" for both.
+func (s *Store) topSinceArgs(user string, cutoff, start, stop int64, edge []string) []interface{} {
 	k := s.keys
 	args := []interface{}{k.orderingKey("top"), k.orderingKey("time"), k.article, k.topBucket, cutoff, start, stop, s.edge}
-	if edge == nil {
-		return append(args, "")
+	given := ""
+	if edge != nil {
+		given = "1"
 	}
-	return appendStrings(append(args, "1"), edge)
+	voted := interface{}("")
+	if user != "" {
+		voted = s.votePrefixes[2]
+	}
+	return appendStrings(append(args, given, voted, user), edge)
+}
+
+// withViewer appends to the arguments of a read script of article rows
+// (group_page.lua, group_read.lua, user_page.lua) the voter records'
+// prefix and user, whose votes its reply then carries after the rows
+// (lib/record.lua withVotes); a plain read (user "") sends neither, and
+// its script reads no vote.
+func (s *Store) withViewer(args []interface{}, user string) []interface{} {
+	if user == "" {
+		return args
+	}
+	return append(args, s.votePrefixes[2], user)
 }
 
 // topEdgeSize is the size in seconds of the TopSince buckets the period
@@ -674,6 +693,17 @@ func (s *Store) threadArgs(kind, id string, order Order, limit int) []interface{
 	}
 	name, desc := order.ordering()
 	return []interface{}{root, kind, id, name, flag(desc), limit, MaxThreadDepth, k.comment, k.kids, k.thread}
+}
+
+// threadForArgs lays out thread.lua's arguments with user, whose votes
+// its reply then carries after the rows (ThreadFor, RepliesFor); a plain
+// read (user "") sends threadArgs's alone.
+func (s *Store) threadForArgs(user, kind, id string, order Order, limit int) []interface{} {
+	args := s.threadArgs(kind, id, order, limit)
+	if user == "" {
+		return args
+	}
+	return append(args, s.keys.cvoted, user)
 }
 
 func (s *Store) commentsArgs(ids []string) []interface{} {

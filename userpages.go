@@ -22,7 +22,31 @@ func (s *Store) Submitted(ctx context.Context, user string, page int) ([]Article
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "Submitted", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.Submitted(ctx, user, page) })
 	}
-	return s.userPage(ctx, "submitted", s.keys.submittedKey(user), user, page)
+	list, _, err := s.userPage(ctx, "submitted", "", s.keys.submittedKey(user), user, page)
+	return list, err
+}
+
+// SubmittedFor returns page (1-based) of poster's posts, exactly as
+// [Store.Submitted] returns it, and user's vote on each of them, as
+// [Store.VotesOf] reads it: votes[i] is the vote on list[i], [NoVote]
+// where there is none or the article's voting has closed. The page and
+// the votes are one script, one round trip, one atomic read. A user
+// name that VotesOf refuses gets [ErrInvalidArgument], as does what
+// Submitted refuses.
+func (s *Store) SubmittedFor(ctx context.Context, user, poster string, page int) ([]Article, []VoteType, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "SubmittedFor", Page: page, HasPage: true},
+			func(ctx context.Context) (view[Article], error) {
+				list, votes, err := s.SubmittedFor(ctx, user, poster, page)
+				return view[Article]{list, votes}, err
+			})
+		return r.list, r.votes, err
+	}
+	const op = "submitted for"
+	if err := checkName("user", user); err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return s.userPage(ctx, op, user, s.keys.submittedKey(poster), poster, page)
 }
 
 // Upvoted returns page (1-based) of the articles user upvotes, latest
@@ -42,18 +66,45 @@ func (s *Store) Upvoted(ctx context.Context, user string, page int) ([]Article, 
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "Upvoted", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.Upvoted(ctx, user, page) })
 	}
-	return s.userPage(ctx, "upvoted", s.keys.upvotedKey(user), user, page)
+	list, _, err := s.userPage(ctx, "upvoted", "", s.keys.upvotedKey(user), user, page)
+	return list, err
 }
 
-func (s *Store) userPage(ctx context.Context, op, key, user string, page int) ([]Article, error) {
-	start, err := s.userPageStart(op, user, page)
+// UpvotedFor returns page (1-based) of the articles voter upvotes,
+// exactly as [Store.Upvoted] returns it, and user's vote on each of
+// them, as [Store.VotesOf] reads it: votes[i] is the vote on list[i],
+// [NoVote] where there is none or the article's voting has closed (a
+// voter reading their own page sees Upvote on each article still open).
+// The page and the votes are one script, one round trip, one atomic
+// read. A user name that VotesOf refuses gets [ErrInvalidArgument], as
+// does what Upvoted refuses.
+func (s *Store) UpvotedFor(ctx context.Context, user, voter string, page int) ([]Article, []VoteType, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "UpvotedFor", Page: page, HasPage: true},
+			func(ctx context.Context) (view[Article], error) {
+				list, votes, err := s.UpvotedFor(ctx, user, voter, page)
+				return view[Article]{list, votes}, err
+			})
+		return r.list, r.votes, err
+	}
+	const op = "upvoted for"
+	if err := checkName("user", user); err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return s.userPage(ctx, op, user, s.keys.upvotedKey(voter), voter, page)
+}
+
+// userPage reads page of owner's list at key, with viewer's votes
+// (none for viewer "").
+func (s *Store) userPage(ctx context.Context, op, viewer, key, owner string, page int) ([]Article, []VoteType, error) {
+	start, err := s.userPageStart(op, owner, page)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if start < 0 {
-		return []Article{}, nil
+		return []Article{}, []VoteType{}, nil
 	}
-	return s.readRows(ctx, op, userPageScript, s.userPageArgs(key, start))
+	return s.readRowsFor(ctx, op, userPageScript, s.withViewer(s.userPageArgs(key, start), viewer), viewer)
 }
 
 // userPageStart checks a read of page of user's list of op, and returns

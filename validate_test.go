@@ -202,6 +202,40 @@ func hostileCases() []hostileCase {
 			}
 			return err
 		}},
+		{"TopSinceFor: page MaxInt", nil, emptyPage(func(s *Store) ([]Article, error) {
+			list, _, err := s.TopSinceFor(ctx, "bob", time.Hour, math.MaxInt)
+			return list, err
+		})},
+		{"TopSinceFor: key syntax user", nil, func(t *testing.T, s *Store) error {
+			list, votes, err := s.TopSinceFor(ctx, "{other}:*", time.Hour, 1)
+			if err == nil && len(votes) != len(list) {
+				t.Errorf("TopSinceFor = %d articles, %d votes", len(list), len(votes))
+			}
+			return err
+		}},
+		{"GroupArticlesFor: page MaxInt", nil, emptyPage(func(s *Store) ([]Article, error) {
+			list, _, err := s.GroupArticlesFor(ctx, "bob", "g", Hot, math.MaxInt)
+			return list, err
+		})},
+		{"SubmittedFor: key syntax user", nil, func(t *testing.T, s *Store) error {
+			list, votes, err := s.SubmittedFor(ctx, "{other}:*", "alice", 1)
+			if err == nil && (len(list) != 1 || len(votes) != 1) {
+				t.Errorf("SubmittedFor = %d articles, %d votes", len(list), len(votes))
+			}
+			return err
+		}},
+		{"UpvotedFor: page MinInt", bad, func(t *testing.T, s *Store) error {
+			_, _, err := s.UpvotedFor(ctx, "bob", "alice", math.MinInt)
+			return err
+		}},
+		{"ThreadFor: key syntax user", nil, func(t *testing.T, s *Store) error {
+			_, _, err := s.ThreadFor(ctx, "{other}:*", "1", Best, 10)
+			return err
+		}},
+		{"RepliesFor: malformed id", gone, func(t *testing.T, s *Store) error {
+			_, _, err := s.RepliesFor(ctx, "bob", "-1", Best, 10)
+			return err
+		}},
 
 		{"TopSince: period 0", bad, func(t *testing.T, s *Store) error { _, err := s.TopSince(ctx, 0, 1); return err }},
 		{"TopSince: period MinInt64", bad, func(t *testing.T, s *Store) error { _, err := s.TopSince(ctx, math.MinInt64, 1); return err }},
@@ -315,6 +349,30 @@ func hostileCases() []hostileCase {
 				_, _, err := s.ArticlesFor(ctx, n, ScoreDesc, 1)
 				return err
 			}},
+			hostileCase{"GroupArticlesFor: user " + q, bad, func(t *testing.T, s *Store) error {
+				_, _, err := s.GroupArticlesFor(ctx, n, "g", ScoreDesc, 1)
+				return err
+			}},
+			hostileCase{"TopSinceFor: user " + q, bad, func(t *testing.T, s *Store) error {
+				_, _, err := s.TopSinceFor(ctx, n, time.Hour, 1)
+				return err
+			}},
+			hostileCase{"SubmittedFor: user " + q, bad, func(t *testing.T, s *Store) error {
+				_, _, err := s.SubmittedFor(ctx, n, "alice", 1)
+				return err
+			}},
+			hostileCase{"UpvotedFor: user " + q, bad, func(t *testing.T, s *Store) error {
+				_, _, err := s.UpvotedFor(ctx, "bob", n, 1)
+				return err
+			}},
+			hostileCase{"ThreadFor: user " + q, bad, func(t *testing.T, s *Store) error {
+				_, _, err := s.ThreadFor(ctx, n, "1", Best, 10)
+				return err
+			}},
+			hostileCase{"RepliesFor: user " + q, bad, func(t *testing.T, s *Store) error {
+				_, _, err := s.RepliesFor(ctx, n, "1", Best, 10)
+				return err
+			}},
 			hostileCase{"AddToGroups: name " + q, bad, func(t *testing.T, s *Store) error { return s.AddToGroups(ctx, "1", "g", n) }},
 			hostileCase{"RemoveFromGroups: name " + q, bad, func(t *testing.T, s *Store) error { return s.RemoveFromGroups(ctx, "1", n) }},
 			hostileCase{"GroupArticles: name " + q, bad, func(t *testing.T, s *Store) error { _, err := s.GroupArticles(ctx, n, ScoreDesc, 1); return err }},
@@ -347,6 +405,18 @@ func hostileCases() []hostileCase {
 				_, _, err := s.ArticlesFor(ctx, n, ScoreDesc, 1)
 				return err
 			}},
+			hostileCase{"GroupArticlesFor: user " + q, nil, func(t *testing.T, s *Store) error {
+				_, _, err := s.GroupArticlesFor(ctx, n, "g", ScoreDesc, 1)
+				return err
+			}},
+			hostileCase{"SubmittedFor: user " + q, nil, func(t *testing.T, s *Store) error {
+				_, _, err := s.SubmittedFor(ctx, n, "alice", 1)
+				return err
+			}},
+			hostileCase{"UpvotedFor: user " + q, nil, emptyPage(func(s *Store) ([]Article, error) {
+				list, _, err := s.UpvotedFor(ctx, "bob", n, 1)
+				return list, err
+			})},
 			hostileCase{"GroupArticles: name " + q, nil, emptyPage(func(s *Store) ([]Article, error) { return s.GroupArticles(ctx, n, ScoreDesc, 1) })},
 			hostileCase{"GroupCount: name " + q, nil, func(t *testing.T, s *Store) error { _, err := s.GroupCount(ctx, n); return err }},
 			hostileCase{"Submitted: user " + q, nil, emptyPage(func(s *Store) ([]Article, error) { return s.Submitted(ctx, n, 1) })},

@@ -132,9 +132,9 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 func (s *Store) ArticlesFor(ctx context.Context, user string, order Order, page int) ([]Article, []VoteType, error) {
 	if s.hooked(ctx) {
 		r, err := observe(ctx, s, Call{Op: "ArticlesFor", Order: order, HasOrder: true, Page: page, HasPage: true},
-			func(ctx context.Context) (pageView, error) {
+			func(ctx context.Context) (view[Article], error) {
 				list, votes, err := s.ArticlesFor(ctx, user, order, page)
-				return pageView{list, votes}, err
+				return view[Article]{list, votes}, err
 			})
 		return r.list, r.votes, err
 	}
@@ -161,9 +161,10 @@ func (s *Store) ArticlesFor(ctx context.Context, user string, order Order, page 
 	return list, votes, nil
 }
 
-// pageView is ArticlesFor's two results, as one result of its hooks.
-type pageView struct {
-	list  []Article
+// view is the two results of ArticlesFor and the other reads for a
+// user (GroupArticlesFor, ThreadFor...), as one result of their hooks.
+type view[T any] struct {
+	list  []T
 	votes []VoteType
 }
 
@@ -190,16 +191,46 @@ func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Arti
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "TopSince", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.TopSince(ctx, d, page) })
 	}
-	const op = "top since"
+	list, _, err := s.topSince(ctx, "top since", "", d, page)
+	return list, err
+}
+
+// TopSinceFor returns page (1-based) of the articles posted within the
+// last d, exactly as [Store.TopSince] returns it, and user's vote on
+// each of them, as [Store.VotesOf] reads it: votes[i] is the vote on
+// list[i], [NoVote] where there is none or the article's voting has
+// closed. It takes the round trips TopSince takes (usually one),
+// reading the votes in the script that reads the page, so the page and
+// its votes are one atomic read. A user name that VotesOf refuses gets
+// [ErrInvalidArgument], as do the periods and pages TopSince refuses.
+func (s *Store) TopSinceFor(ctx context.Context, user string, d time.Duration, page int) ([]Article, []VoteType, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "TopSinceFor", Page: page, HasPage: true},
+			func(ctx context.Context) (view[Article], error) {
+				list, votes, err := s.TopSinceFor(ctx, user, d, page)
+				return view[Article]{list, votes}, err
+			})
+		return r.list, r.votes, err
+	}
+	const op = "top since for"
+	if err := checkName("user", user); err != nil {
+		return nil, nil, opErr(op, err)
+	}
+	return s.topSince(ctx, op, user, d, page)
+}
+
+// topSince is the body of TopSince (user "", no votes) and TopSinceFor,
+// op theirs.
+func (s *Store) topSince(ctx context.Context, op, user string, d time.Duration, page int) ([]Article, []VoteType, error) {
 	if d <= 0 {
-		return nil, opErr(op, fmt.Errorf("%w: period %v is not positive", ErrInvalidArgument, d))
+		return nil, nil, opErr(op, fmt.Errorf("%w: period %v is not positive", ErrInvalidArgument, d))
 	}
 	start, stop, err := s.pageRange(Top, page, MaxTopSince)
 	if err != nil {
-		return nil, opErr(op, err)
+		return nil, nil, opErr(op, err)
 	}
 	if start < 0 {
-		return []Article{}, nil
+		return []Article{}, []VoteType{}, nil
 	}
 	// The first whole second at or after now - d.
 	cutoff := s.now().Add(-d)
@@ -207,15 +238,15 @@ func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Arti
 	if cutoff.Nanosecond() > 0 {
 		first++
 	}
-	list, err := s.readRows(ctx, op, topSinceScript, s.topSinceArgs(first, start, stop, nil))
+	list, votes, err := s.readRowsFor(ctx, op, topSinceScript, s.topSinceArgs(user, first, start, stop, nil), user)
 	if !errors.Is(err, errBuilding) {
-		return list, err
+		return list, votes, err
 	}
 	edge, err := s.topSinceEdge(ctx, op, first, int(stop+1))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.readRows(ctx, op, topSinceScript, s.topSinceArgs(first, start, stop, edge))
+	return s.readRowsFor(ctx, op, topSinceScript, s.topSinceArgs(user, first, start, stop, edge), user)
 }
 
 // edgeMember is a member of TopSince's edge and its net votes.

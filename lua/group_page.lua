@@ -8,12 +8,16 @@
 local groupKey, cacheKey, orderingKey = KEYS[1], KEYS[2], KEYS[3]
 local articlePrefix, start, stop, desc = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local ttl, step, walk = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
+local votedPrefix, user = ARGV[8], ARGV[9]
 -- start, stop: ranks, inclusive; desc: '1' from the highest value down;
 -- ttl: the cache's expiry in ms, renewed by every read (0: none); step:
 -- the SSCAN COUNT of one build step; walk: the work of one call's walk
 -- of the ordering, a member examined costing 1 and one copied 1 more (0:
--- no walk, the build alone).
--- Reply: {OK, the page's rows} | {BUILDING}: a step was done, call again.
+-- no walk, the build alone); votedPrefix and user, optional: the voter
+-- records' prefix and the user whose votes the page's reply carries
+-- (GroupArticlesFor).
+-- Reply: {OK, the page's rows} | {OK, the page's rows, votes} with a user
+-- (lib/record.lua withVotes) | {BUILDING}: a step was done, call again.
 --
 -- The cache and its marker (the one place that defines them). The cache
 -- holds members of the group with their values in the ordering, and, at
@@ -47,8 +51,12 @@ local ttl, step, walk = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 -- whose SSCAN is done: the cache is then complete. Concurrent readers
 -- share one cache, its walks and its build.
 local BUILD_TTL = 10000 -- ms: the least a cache being built lives after a step
+-- page returns the reply of the page of members.
+local function page(members)
+  return withVotes(rows(articlePrefix, members, {OK}), 2, votedPrefix, user)
+end
 if redis.call('EXISTS', groupKey) == 0 then
-  return {OK}
+  return page({})
 end
 expect(cacheKey, 'zset')
 
@@ -57,7 +65,7 @@ if marker == '#' then
   if ttl > 0 then
     redis.call('PEXPIRE', cacheKey, ttl)
   end
-  return rows(articlePrefix, cachePage(cacheKey, start, stop, desc), {OK})
+  return page(cachePage(cacheKey, start, stop, desc))
 end
 -- A cold cache: every key the build reads is checked before its first
 -- write.
@@ -229,9 +237,9 @@ if ttl > 0 then
   end
 end
 if members then
-  return rows(articlePrefix, members, {OK})
+  return page(members)
 end
 if complete then
-  return rows(articlePrefix, cachePage(cacheKey, start, stop, desc), {OK})
+  return page(cachePage(cacheKey, start, stop, desc))
 end
 return {BUILDING}

@@ -5,13 +5,18 @@ local rootKey = KEYS[1]
 local kind, id, ordering, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
 local limit, maxDepth = tonumber(ARGV[5]), tonumber(ARGV[6])
 local k = {comment = ARGV[7], kids = ARGV[8], thread = ARGV[9]}
+local cvoted, user = ARGV[10], ARGV[11]
 -- rootKey: the article's record (kind 'a') or the comment's (kind 'c'),
 -- whose children are read; ordering: best, top, hot, controversial,
 -- score or time (desc '1' newest first, '0' oldest first); limit: the
--- most comments taken; maxDepth: the levels shown (MaxThreadDepth).
--- Reply: {OK, row...} | {NOT_FOUND}: the comments taken, in the order
--- taken, each a row (lib/comments.lua appendRow) whose depth counts
--- from the root's children (0); reply.go orders them for display.
+-- most comments taken; maxDepth: the levels shown (MaxThreadDepth);
+-- cvoted and user, optional: the comment voter records' prefix and the
+-- user whose votes the reply carries (ThreadFor, RepliesFor).
+-- Reply: {OK, row...} | {OK, row..., votes} with a user | {NOT_FOUND}:
+-- the comments taken, in the order taken, each a row (lib/comments.lua
+-- appendRow) whose depth counts from the root's children (0); reply.go
+-- orders them for display. votes holds one byte a row, in the rows'
+-- order, as comment_votes.lua writes them.
 --
 -- A candidate heap holds one stream a parent: the children of a comment
 -- taken, in the ordering, of which the heap sees the first not yet
@@ -22,7 +27,7 @@ local k = {comment = ARGV[7], kids = ARGV[8], thread = ARGV[9]}
 -- child, then each next older sibling; or oldest, then each previous).
 -- The work is so bounded by limit, not by the size of the thread.
 moving(k.comment)
-local pname, ends = 'a' .. id, nil
+local pname, ends, aid = 'a' .. id, nil, id
 if kind == 'a' then
   if redis.call('EXISTS', rootKey) == 0 then
     return {NOT_FOUND}
@@ -33,7 +38,7 @@ else
   if not c then
     return {NOT_FOUND}
   end
-  pname, ends = id, {c.f or false, c.l or false}
+  pname, ends, aid = id, {c.f or false, c.l or false}, c.a
 end
 local time = ordering == 'time'
 -- DEPTHS are the depths as the rows write them.
@@ -199,4 +204,33 @@ while taken < limit and #heap > 0 do
     push(s)
   end
 end
+if not user or user == '' then
+  return out
+end
+-- The user's votes, as comment_votes.lua reads them: every comment of
+-- the thread is of the article aid, whose comment voter record holds
+-- them all, read with one HMGET a few hundred rows.
+local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0'}
+local votes = {}
+for lo = 2, #out, 1500 do
+  local fields = {''}
+  for i = lo, math.min(lo + 1499, #out), 3 do
+    fields[#fields + 1] = out[i] .. ':' .. user
+  end
+  local r = redis.call('HMGET', cvoted .. aid, unpack(fields))
+  for j = 2, #fields do
+    local i = lo + 3 * (j - 2)
+    local cid = out[i]
+    local v = '0'
+    if voterOpen(r[1], cid) then
+      if r[j] then
+        v = BYTES[r[j]] or 'c'
+      elseif parseComment(out[i + 2], k.comment .. cid).n == user then
+        v = '+'
+      end
+    end
+    votes[#votes + 1] = v
+  end
+end
+out[#out + 1] = join(votes)
 return out

@@ -4,10 +4,14 @@ local topKey, timeKey = KEYS[1], KEYS[2]
 local articlePrefix, bucketPrefix = ARGV[1], ARGV[2]
 local cutoff, start, stop = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local work, given = tonumber(ARGV[6]), ARGV[7] == '1'
+local votedPrefix, user = ARGV[8], ARGV[9]
 -- start, stop: ranks, inclusive. work: the members of the edge (below)
--- one call may read. given: '1' when ARGV[8..] are the edge's first
--- members, found by top_since_edge.lua's steps; '' for none.
--- Reply: {OK, the page's rows} | {BUILDING} when the edge needs more than
+-- one call may read. given: '1' when ARGV[10..] are the edge's first
+-- members, found by top_since_edge.lua's steps; '' for none. votedPrefix
+-- and user: the voter records' prefix and the user whose votes the reply
+-- carries (TopSinceFor), or '' and '' for none.
+-- Reply: {OK, the page's rows} | {OK, the page's rows, votes} with a user
+-- (lib/record.lua withVotes) | {BUILDING} when the edge needs more than
 -- work: the caller finds its first members in steps and calls again
 -- with them.
 --
@@ -33,17 +37,20 @@ local work, given = tonumber(ARGV[6]), ARGV[7] == '1'
 -- above everything unread, so that it is read only when the merge
 -- reaches it. If that needs more than work members, the call replies
 -- BUILDING and the caller finds the edge's first members in steps.
-local out = {OK}
+-- page returns the reply of the page of members.
+local function page(members)
+  return withVotes(rows(articlePrefix, members, {OK}), 2, votedPrefix, user)
+end
 local oldest = redis.call('ZRANGE', timeKey, 0, 0, 'WITHSCORES')
 if not oldest[1] then
-  return out
+  return page({})
 end
 if cutoff <= tonumber(oldest[2]) then
-  return rows(articlePrefix, redis.call('ZREVRANGE', topKey, start, stop), out)
+  return page(redis.call('ZREVRANGE', topKey, start, stop))
 end
 local newest = tonumber(redis.call('ZREVRANGE', timeKey, 0, 0, 'WITHSCORES')[2])
 if cutoff > newest then
-  return out
+  return page({})
 end
 
 local small = BUCKETS[1]
@@ -89,7 +96,7 @@ if t < cutoff then
   edgeKey = bucket(bucketPrefix, small, t)
   if given then
     local ms = {}
-    for i = 8, #ARGV do
+    for i = 10, #ARGV do
       ms[#ms + 1] = ARGV[i]
     end
     one(ms, zmscore(edgeKey, ms))
@@ -224,4 +231,4 @@ while rank <= stop and len > 0 do
   end
   if len > 0 then down(1) end
 end
-return rows(articlePrefix, members, out)
+return page(members)

@@ -3,8 +3,12 @@
 -- first. Uses lua/lib.
 local listKey, scoreKey = KEYS[1], KEYS[2]
 local articlePrefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
--- start: how many live entries to skip; count: the page size.
--- Reply: {OK, the page's rows}.
+local votedPrefix, user = ARGV[4], ARGV[5]
+-- start: how many live entries to skip; count: the page size; votedPrefix
+-- and user, optional: the voter records' prefix and the user whose votes
+-- the reply carries (SubmittedFor, UpvotedFor).
+-- Reply: {OK, the page's rows} | {OK, the page's rows, votes} with a user
+-- (lib/record.lua withVotes).
 --
 -- Entries whose article is gone (deleted or pruned: Delete reaches the
 -- poster's submitted page but not its voters' upvoted pages) are skipped
@@ -17,4 +21,4 @@ local members = {}
 for i, e in ipairs(page) do
   members[i] = e[1]
 end
-return rows(articlePrefix, members, {OK})
+return withVotes(rows(articlePrefix, members, {OK}), 2, votedPrefix, user)

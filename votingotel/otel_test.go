@@ -90,6 +90,10 @@ func calls() []call {
 			return err
 		}},
 		{"TopSince", page("", 2), "", func(s *voting.Store) error { return e(s.TopSince(ctx, time.Hour, 2)) }},
+		{"TopSinceFor", page("", 2), "", func(s *voting.Store) error {
+			_, _, err := s.TopSinceFor(ctx, "bob", time.Hour, 2)
+			return err
+		}},
 		{"Count", nil, "", func(s *voting.Store) error { return e(s.Count(ctx)) }},
 		{"Count", nil, "context", func(s *voting.Store) error { return e(s.Count(canceled)) }},
 		{"Vote", nil, "", func(s *voting.Store) error { return e(s.Vote(ctx, "bob", "1", voting.Downvote)) }},
@@ -107,6 +111,10 @@ func calls() []call {
 		{"RemoveFromGroups", nil, "", func(s *voting.Store) error { return s.RemoveFromGroups(ctx, "2", "h") }},
 		{"Groups", nil, "", func(s *voting.Store) error { return e(s.Groups(ctx, "1")) }},
 		{"GroupArticles", page("score-desc", 1), "", func(s *voting.Store) error { return e(s.GroupArticles(ctx, "g", voting.ScoreDesc, 1)) }},
+		{"GroupArticlesFor", page("score-desc", 1), "", func(s *voting.Store) error {
+			_, _, err := s.GroupArticlesFor(ctx, "bob", "g", voting.ScoreDesc, 1)
+			return err
+		}},
 		{"GroupCount", nil, "", func(s *voting.Store) error { return e(s.GroupCount(ctx, "g")) }},
 		{"Karma", nil, "", func(s *voting.Store) error { return e(s.Karma(ctx, "alice")) }},
 		{"TopUsers", page("", 1), "", func(s *voting.Store) error { return e(s.TopUsers(ctx, 1)) }},
@@ -116,12 +124,28 @@ func calls() []call {
 		{"Edit", nil, "not_allowed", func(s *voting.Store) error { return e(s.Edit(ctx, "2", "bob", "a new title", "")) }},
 		{"Submitted", page("", 1), "", func(s *voting.Store) error { return e(s.Submitted(ctx, "alice", 1)) }},
 		{"Upvoted", page("", 1), "", func(s *voting.Store) error { return e(s.Upvoted(ctx, "alice", 1)) }},
+		{"SubmittedFor", page("", 1), "", func(s *voting.Store) error {
+			_, _, err := s.SubmittedFor(ctx, "bob", "alice", 1)
+			return err
+		}},
+		{"UpvotedFor", page("", 1), "invalid_argument", func(s *voting.Store) error {
+			_, _, err := s.UpvotedFor(ctx, "", "alice", 1)
+			return err
+		}},
 		{"Comment", nil, "", func(s *voting.Store) error { return e(s.Comment(ctx, "1", "", "bob", "a comment")) }},
 		{"Comment", nil, "not_found", func(s *voting.Store) error { return e(s.Comment(ctx, "999", "", "bob", "a comment")) }},
 		{"VoteComment", nil, "", func(s *voting.Store) error { return e(s.VoteComment(ctx, "carol", "1", voting.Downvote)) }},
 		{"Thread", map[string]string{"voting.order": "best"}, "", func(s *voting.Store) error { return e(s.Thread(ctx, "1", voting.Best, 10)) }},
 		{"Thread", map[string]string{"voting.order": "best"}, "invalid_argument", func(s *voting.Store) error { return e(s.Thread(ctx, "1", voting.Best, 0)) }},
 		{"Replies", map[string]string{"voting.order": "time-asc"}, "", func(s *voting.Store) error { return e(s.Replies(ctx, "1", voting.TimeAsc, 10)) }},
+		{"ThreadFor", map[string]string{"voting.order": "best"}, "", func(s *voting.Store) error {
+			_, _, err := s.ThreadFor(ctx, "carol", "1", voting.Best, 10)
+			return err
+		}},
+		{"RepliesFor", map[string]string{"voting.order": "time-asc"}, "", func(s *voting.Store) error {
+			_, _, err := s.RepliesFor(ctx, "carol", "1", voting.TimeAsc, 10)
+			return err
+		}},
 		{"CommentsByID", batch(2), "", func(s *voting.Store) error { return e(s.CommentsByID(ctx, []string{"1", "x"})) }},
 		{"CommentVotesOf", batch(2), "", func(s *voting.Store) error { return e(s.CommentVotesOf(ctx, "carol", []string{"1", "2"})) }},
 		{"EditComment", nil, "", func(s *voting.Store) error { return e(s.EditComment(ctx, "1", "bob", "edited")) }},

@@ -177,6 +177,10 @@ type article struct {
 	Upvotes   int64     `json:"upvotes"`
 	Downvotes int64     `json:"downvotes"`
 	Comments  int64     `json:"comments"` // its live comments, all levels
+	// Vote is the vote of the reader of a listing on the article ("up",
+	// "down", "none"), where the request carried a token; absent
+	// otherwise.
+	Vote *voting.VoteType `json:"vote,omitempty"`
 }
 
 func toArticle(a voting.Article) article {
@@ -188,6 +192,18 @@ func toArticle(a voting.Article) article {
 }
 
 func toArticles(list []voting.Article) []article { return mapList(list, toArticle) }
+
+// toArticlesFor is toArticles with the reader's vote on each, votes[i]
+// on list[i]; nil votes (an anonymous read) add none.
+func toArticlesFor(list []voting.Article, votes []voting.VoteType) []article {
+	out := toArticles(list)
+	if votes != nil {
+		for i := range out {
+			out[i].Vote = &votes[i]
+		}
+	}
+	return out
+}
 
 // mapList returns f of each element of list, in order: [] in JSON, never
 // null.
@@ -211,8 +227,9 @@ type page struct {
 }
 
 // toPage is page n of list, in the order named order as the request gave
-// it ("score" when it gave none).
-func (a *api) toPage(group, order string, n int, total int64, list []voting.Article) page {
+// it ("score" when it gave none), with the reader's votes on it (nil for
+// none).
+func (a *api) toPage(group, order string, n int, total int64, list []voting.Article, votes []voting.VoteType) page {
 	size := int64(a.pageSize)
 	if size < 1 {
 		size = voting.DefaultPageSize
@@ -220,7 +237,7 @@ func (a *api) toPage(group, order string, n int, total int64, list []voting.Arti
 	return page{
 		Group: group, Order: order, Page: n,
 		Pages: (total + size - 1) / size, Total: total,
-		Articles: toArticles(list),
+		Articles: toArticlesFor(list, votes),
 	}
 }
 
@@ -279,13 +296,24 @@ func (a *api) duplicate(w http.ResponseWriter, art voting.Article, err error) {
 	}{errorBody{Code: codeDuplicate, Error: message(err)}, toArticle(art)})
 }
 
-// GET /articles?order=score&page=1
+// GET /articles?order=score&page=1; with a token, the page and its
+// user's vote on each article in one round trip.
 func (a *api) listArticles(w http.ResponseWriter, r *http.Request) error {
 	order, n, err := pageQuery(r)
 	if err != nil {
 		return err
 	}
-	list, err := a.store.Articles(r.Context(), order, n)
+	reader, err := a.viewer(w, r)
+	if err != nil {
+		return err
+	}
+	var list []voting.Article
+	var votes []voting.VoteType
+	if reader != "" {
+		list, votes, err = a.store.ArticlesFor(r.Context(), reader, order, n)
+	} else {
+		list, err = a.store.Articles(r.Context(), order, n)
+	}
 	if err != nil {
 		return err
 	}
@@ -293,7 +321,7 @@ func (a *api) listArticles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a.reply(w, http.StatusOK, a.toPage("", orderName(r), n, total, list))
+	a.reply(w, http.StatusOK, a.toPage("", orderName(r), n, total, list, votes))
 	return nil
 }
 
@@ -457,11 +485,23 @@ func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
 		u.Karma = &karma
 	}
 	if a.userPages {
-		submitted, err := a.store.Submitted(r.Context(), u.Name, 1)
+		reader, err := a.viewer(w, r)
 		if err != nil {
 			return err
 		}
-		upvoted, err := a.store.Upvoted(r.Context(), u.Name, 1)
+		var submitted, upvoted []voting.Article
+		var subVotes, upVotes []voting.VoteType
+		if reader != "" {
+			submitted, subVotes, err = a.store.SubmittedFor(r.Context(), reader, u.Name, 1)
+			if err == nil {
+				upvoted, upVotes, err = a.store.UpvotedFor(r.Context(), reader, u.Name, 1)
+			}
+		} else {
+			submitted, err = a.store.Submitted(r.Context(), u.Name, 1)
+			if err == nil {
+				upvoted, err = a.store.Upvoted(r.Context(), u.Name, 1)
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -469,7 +509,7 @@ func (a *api) getUser(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		sub, up, com := toArticles(submitted), toArticles(upvoted), toComments(comments)
+		sub, up, com := toArticlesFor(submitted, subVotes), toArticlesFor(upvoted, upVotes), toComments(comments)
 		u.Submitted, u.Upvoted, u.Comments = &sub, &up, &com
 	}
 	a.reply(w, http.StatusOK, u)
@@ -528,7 +568,17 @@ func (a *api) listGroup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	group := r.PathValue("group")
-	list, err := a.store.GroupArticles(r.Context(), group, order, n)
+	reader, err := a.viewer(w, r)
+	if err != nil {
+		return err
+	}
+	var list []voting.Article
+	var votes []voting.VoteType
+	if reader != "" {
+		list, votes, err = a.store.GroupArticlesFor(r.Context(), reader, group, order, n)
+	} else {
+		list, err = a.store.GroupArticles(r.Context(), group, order, n)
+	}
 	if err != nil {
 		return err
 	}
@@ -536,7 +586,7 @@ func (a *api) listGroup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a.reply(w, http.StatusOK, a.toPage(group, orderName(r), n, total, list))
+	a.reply(w, http.StatusOK, a.toPage(group, orderName(r), n, total, list, votes))
 	return nil
 }
 
@@ -565,11 +615,21 @@ func (a *api) top(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	list, err := a.store.TopSince(r.Context(), d, n)
+	reader, err := a.viewer(w, r)
 	if err != nil {
 		return err
 	}
-	a.reply(w, http.StatusOK, topPage{Since: since, Page: n, Articles: toArticles(list)})
+	var list []voting.Article
+	var votes []voting.VoteType
+	if reader != "" {
+		list, votes, err = a.store.TopSinceFor(r.Context(), reader, d, n)
+	} else {
+		list, err = a.store.TopSince(r.Context(), d, n)
+	}
+	if err != nil {
+		return err
+	}
+	a.reply(w, http.StatusOK, topPage{Since: since, Page: n, Articles: toArticlesFor(list, votes)})
 	return nil
 }
 

@@ -12,7 +12,8 @@ import (
 )
 
 // Who a write request acts as: the user of its bearer token (token.go),
-// verified, never a name the body gives. Reads need no token.
+// verified, never a name the body gives. Reads need no token; a listing
+// read with one shows its user's vote on each item (viewer).
 
 // caller is the user a write request acts as, from its verified token.
 type caller struct {
@@ -37,11 +38,34 @@ func (a *api) handleWrite(h func(http.ResponseWriter, *http.Request, caller) err
 	return a.handle(func(w http.ResponseWriter, r *http.Request) error {
 		c, err := a.authenticate(r)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", challenge(err))
-			return &apiError{http.StatusUnauthorized, codeUnauthorized, "unauthorized: " + err.Error(), nil}
+			return unauthorized(w, err)
 		}
 		return h(w, r, c)
 	})
+}
+
+// unauthorized is the 401 of a request whose token the service does not
+// take (err, authenticate's), with its WWW-Authenticate challenge.
+func unauthorized(w http.ResponseWriter, err error) error {
+	w.Header().Set("WWW-Authenticate", challenge(err))
+	return &apiError{http.StatusUnauthorized, codeUnauthorized, "unauthorized: " + err.Error(), nil}
+}
+
+// viewer returns the user a listing is read for: the user of r's bearer
+// token, verified, whose vote on each item the listing then shows, or ""
+// for a request without one (anonymous: no votes). A token sent but
+// refused (expired, malformed, badly signed) is a 401, as for a write:
+// a client whose token lapsed learns it, rather than seeing its arrows
+// vanish.
+func (a *api) viewer(w http.ResponseWriter, r *http.Request) (string, error) {
+	c, err := a.authenticate(r)
+	if errors.Is(err, errNoCredential) {
+		return "", nil
+	}
+	if err != nil {
+		return "", unauthorized(w, err)
+	}
+	return c.name, nil
 }
 
 // authenticate returns the caller of r's bearer token. Its errors are

@@ -50,6 +50,9 @@ type threadComment struct {
 	comment
 	Depth int   `json:"depth"`
 	More  int64 `json:"more"`
+	// Vote is the reader's vote on the comment, where the request carried
+	// a token; absent otherwise.
+	Vote *voting.VoteType `json:"vote,omitempty"`
 }
 
 // thread is the reply of GET /articles/{id}/comments and GET
@@ -63,10 +66,18 @@ type thread struct {
 	Comments []threadComment `json:"comments"`
 }
 
-func toThread(list []voting.ThreadComment) []threadComment {
-	return mapList(list, func(c voting.ThreadComment) threadComment {
-		return threadComment{toComment(c.Comment), c.Depth, c.More}
+// toThread is list in the API's form, with the reader's vote on each
+// comment, votes[i] on list[i]; nil votes (an anonymous read) add none.
+func toThread(list []voting.ThreadComment, votes []voting.VoteType) []threadComment {
+	out := mapList(list, func(c voting.ThreadComment) threadComment {
+		return threadComment{comment: toComment(c.Comment), Depth: c.Depth, More: c.More}
 	})
+	if votes != nil {
+		for i := range out {
+			out[i].Vote = &votes[i]
+		}
+	}
+	return out
 }
 
 // POST /articles/{id}/comments {"body": "...", "parent": "3"}: the
@@ -97,27 +108,39 @@ func (a *api) postComment(w http.ResponseWriter, r *http.Request, c caller) erro
 // GET /articles/{id}/comments?order=best&limit=200: the article's
 // thread, filled best-first up to limit comments.
 func (a *api) listComments(w http.ResponseWriter, r *http.Request) error {
-	return a.readThread(w, r, a.store.Thread, func(t *thread, id string) { t.Article = id })
+	return a.readThread(w, r, a.store.Thread, a.store.ThreadFor, func(t *thread, id string) { t.Article = id })
 }
 
 // GET /comments/{id}/replies?order=best&limit=200: the replies under a
 // comment, as a thread: its direct replies have depth 0.
 func (a *api) listReplies(w http.ResponseWriter, r *http.Request) error {
-	return a.readThread(w, r, a.store.Replies, func(t *thread, id string) { t.Comment = id })
+	return a.readThread(w, r, a.store.Replies, a.store.RepliesFor, func(t *thread, id string) { t.Comment = id })
 }
 
 // readThread serves a thread request on the item {id} of the path: it
-// reads the query (threadQuery), the thread with read, and replies with
-// it, its root named by root.
+// reads the query (threadQuery), the thread with read, or with readFor
+// and the reader's votes where the request has a token (viewer), and
+// replies with it, its root named by root.
 func (a *api) readThread(w http.ResponseWriter, r *http.Request,
 	read func(ctx context.Context, id string, o voting.Order, limit int) ([]voting.ThreadComment, error),
+	readFor func(ctx context.Context, user, id string, o voting.Order, limit int) ([]voting.ThreadComment, []voting.VoteType, error),
 	root func(t *thread, id string)) error {
 	order, name, limit, err := threadQuery(r)
 	if err != nil {
 		return err
 	}
+	reader, err := a.viewer(w, r)
+	if err != nil {
+		return err
+	}
 	id := r.PathValue("id")
-	list, err := read(r.Context(), id, order, limit)
+	var list []voting.ThreadComment
+	var votes []voting.VoteType
+	if reader != "" {
+		list, votes, err = readFor(r.Context(), reader, id, order, limit)
+	} else {
+		list, err = read(r.Context(), id, order, limit)
+	}
 	switch {
 	case errors.Is(err, voting.ErrInvalidArgument) && !alwaysCommentOrder[order]:
 		// The store names the Order it was given; the client named it
@@ -126,7 +149,7 @@ func (a *api) readThread(w http.ResponseWriter, r *http.Request,
 	case err != nil:
 		return err
 	}
-	t := thread{Order: name, Limit: limit, Comments: toThread(list)}
+	t := thread{Order: name, Limit: limit, Comments: toThread(list, votes)}
 	root(&t, id)
 	a.reply(w, http.StatusOK, t)
 	return nil

@@ -298,6 +298,10 @@ var methods = []struct {
 		_, err := s.TopSince(ctx, time.Hour, 1)
 		return err
 	}},
+	{"TopSinceFor", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.TopSinceFor(ctx, "bob", time.Hour, 1)
+		return err
+	}},
 	{"Count", func(ctx context.Context, s *store, id string) error { _, err := s.Count(ctx); return err }},
 	{"Vote", func(ctx context.Context, s *store, id string) error {
 		_, err := s.Vote(ctx, "bob", id, voting.Upvote)
@@ -318,6 +322,10 @@ var methods = []struct {
 		_, err := s.GroupArticles(ctx, "go", voting.Top, 1)
 		return err
 	}},
+	{"GroupArticlesFor", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.GroupArticlesFor(ctx, "bob", "go", voting.Top, 1)
+		return err
+	}},
 	{"GroupCount", func(ctx context.Context, s *store, id string) error { _, err := s.GroupCount(ctx, "go"); return err }},
 	{"RemoveFromGroups", func(ctx context.Context, s *store, id string) error { return s.RemoveFromGroups(ctx, id, "redis") }},
 	{"Submitted", func(ctx context.Context, s *store, id string) error {
@@ -326,6 +334,14 @@ var methods = []struct {
 	}},
 	{"Upvoted", func(ctx context.Context, s *store, id string) error {
 		_, err := s.Upvoted(ctx, "bob", 1)
+		return err
+	}},
+	{"SubmittedFor", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.SubmittedFor(ctx, "bob", "alice", 1)
+		return err
+	}},
+	{"UpvotedFor", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.UpvotedFor(ctx, "alice", "bob", 1)
 		return err
 	}},
 	{"Karma", func(ctx context.Context, s *store, id string) error { _, err := s.Karma(ctx, "alice"); return err }},
@@ -351,6 +367,14 @@ var methods = []struct {
 	}},
 	{"Replies", func(ctx context.Context, s *store, id string) error {
 		_, err := s.Replies(ctx, s.commentID(), voting.TimeDesc, 10)
+		return err
+	}},
+	{"ThreadFor", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.ThreadFor(ctx, "bob", id, voting.Best, 10)
+		return err
+	}},
+	{"RepliesFor", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.RepliesFor(ctx, "bob", s.commentID(), voting.TimeDesc, 10)
 		return err
 	}},
 	{"CommentsByID", func(ctx context.Context, s *store, id string) error {

@@ -2,7 +2,7 @@
 -- voter record's '' field, its values in the orderings and the indexes
 -- that hold them, the rows a read replies, and the keys a group change
 -- checks.
--- Needs: base.lua (expect, idof, mgetAt, ORDERS, BUCKETS).
+-- Needs: base.lua (expect, idof, join, mgetAt, ORDERS, BUCKETS).
 
 -- The article record (the one place that defines it; reply.go's
 -- parseRecord reads it in Go): each article is one string, at k.article
@@ -173,6 +173,33 @@ local function rows(articlePrefix, members, out)
       n = n + 3
     end
   end
+  return out
+end
+
+-- withVotes appends to out, whose article rows (rows) start at index
+-- from, user's vote on the article of each row, as one string of a byte
+-- a row, in order: '+' up, '-' down, '0' none, read as page_for.lua and
+-- VotesOf read it (one HGET of the article's voter record, at
+-- votedPrefix .. id): none where the record is gone (voting closed) or
+-- holds anything but 1 or -1. Without a user (nil or '': a plain read)
+-- it appends nothing, and reads nothing.
+local function withVotes(out, from, votedPrefix, user)
+  if not user or user == '' then
+    return out
+  end
+  local votes = {}
+  for i = from, #out, 3 do
+    local v = redis.call('HGET', votedPrefix .. out[i], user)
+    if v == '1' then
+      v = '+'
+    elseif v == '-1' then
+      v = '-'
+    else
+      v = '0'
+    end
+    votes[#votes + 1] = v
+  end
+  out[#out + 1] = join(votes)
   return out
 end
 
