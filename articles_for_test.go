@@ -87,7 +87,7 @@ func TestArticlesFor(t *testing.T) {
 // record gone on the server's clock), its row shows no vote, as VotesOf
 // reads it.
 func TestArticlesForClosed(t *testing.T) {
-	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock, a := postWithWindow(t, b, time.Second)
 		mustVote(t, s, "bob", a.ID, Upvote)
 		_, votes := wantPageView(t, s, "bob", ScoreDesc, 1)

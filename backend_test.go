@@ -3,6 +3,7 @@ package voting
 import (
 	"context"
 	"crypto/sha1"
+	testflag "flag"
 	"fmt"
 	"math/rand"
 	"os"
@@ -31,7 +32,19 @@ import (
 
 // TestMain stops the shared servers, then fails the run if any goroutine
 // is left over: a store must leak none, even on timeouts and faults.
+//
+// Unless -test.parallel is given, 8 tests run at once, not GOMAXPROCS: most
+// of a test's time is spent waiting on a server, its round trips and the
+// expiry of its keys, not on a core.
 func TestMain(m *testing.M) {
+	testflag.Parse()
+	set := false
+	testflag.Visit(func(f *testflag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		if err := testflag.Set("test.parallel", "8"); err != nil {
+			panic(err)
+		}
+	}
 	os.Exit(redistest.Main(m, func() error { return goleak.Find() }))
 }
 
@@ -55,8 +68,21 @@ var ctx = context.Background()
 
 // forEachBackend runs fn as a subtest on miniredis, on the real server and
 // on the cluster, the three at once: they share no server, and the test
-// that calls forEachBackend ends when all three have.
+// that calls forEachBackend ends when all three have. The test runs at
+// once with the other tests that do (t.Parallel): each works under a
+// prefix of its own, and the tests that change more of the shared
+// servers run before, alone (forEachBackendAlone).
 func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
+	t.Helper()
+	t.Parallel()
+	forBackends(t, true, fn)
+}
+
+// forEachBackendAlone is forEachBackend for the tests that change what a
+// shared server holds beyond a prefix of their own (its settings, its
+// scripts or Functions library) or read its counters: they run one at a
+// time, before the tests that run at once.
+func forEachBackendAlone(t *testing.T, fn func(t *testing.T, b *backend)) {
 	t.Helper()
 	forBackends(t, true, fn)
 }
@@ -67,6 +93,7 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 // as the real server, under VOTING_LONG=1 only (see long).
 func forEachBackendLong(t *testing.T, fn func(t *testing.T, b *backend)) {
 	t.Helper()
+	t.Parallel()
 	forBackends(t, long, fn)
 }
 

@@ -266,7 +266,7 @@ func TestBallotsPerScript(t *testing.T) {
 // TestVoteBatchScriptFlush runs a batch on a server that has lost its
 // scripts: VoteBatch sends them whole (EVAL), so it needs no retry.
 func TestVoteBatchScriptFlush(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
 		a := mustPost(t, s, "alice", "t")
 		b.do(t, "SCRIPT", "FLUSH")

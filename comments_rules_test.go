@@ -193,7 +193,7 @@ func wantCommentClosed(t testing.TB, s *Store, id string, users ...string) {
 // it; a clock ahead closes voting early, one behind never keeps it open
 // past the voter records.
 func TestCommentVotesWithSkewedClocks(t *testing.T) {
-	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, behind, ahead, users := skewedStores(t, b)
 		a := mustPost(t, s, "alice", "t")
 		c := mustComment(t, s, a.ID, "", "alice", "first")
@@ -234,7 +234,7 @@ func TestCommentVotesWithSkewedClocks(t *testing.T) {
 // the store just before the close reaches the server 100 ms late, after
 // the voter records expired. It is closed, not counted again.
 func TestDelayedCommentVoteAtClose(t *testing.T) {
-	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, WithVoteWindow(time.Second))
 		a := mustPost(t, s, "alice", "t")
 		c := mustComment(t, s, a.ID, "", "alice", "c")
@@ -269,7 +269,7 @@ func TestDelayedCommentVoteAtClose(t *testing.T) {
 // so its last accepted vote is known: the counters must equal those
 // votes, whatever reached the server around the close.
 func TestConcurrentCommentVotesAtClose(t *testing.T) {
-	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteWindow(time.Second))
 		a := mustPost(t, s, "poster", "t")
 		c := mustComment(t, s, a.ID, "", "poster", "c")

@@ -211,7 +211,7 @@ func TestMethodsCoverStore(t *testing.T) {
 // whose work grows with the data take one per step: a cold group page of
 // more members than one build step, Prune of more articles than one step.
 func TestRoundTrips(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, WithOrders(Top), WithUserPages())
 		loadScripts(t, b.pool)
 		h := &hooks{}
@@ -829,7 +829,7 @@ func seed(t testing.TB, s *Store, l *ledger, n int) []string {
 // The store runs scripts, as on a server without Functions;
 // TestFunctionFlush flushes the library.
 func TestScriptFlush(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
 		s.funcs.off.Store(true)
 		var noscripts atomic.Int64

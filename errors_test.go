@@ -153,6 +153,7 @@ func TestOutOfMemory(t *testing.T) {
 // call creates, found by running it once on a twin store: so no script
 // writes a key before it has checked every key it will write.
 func TestForeignValueAtEveryKey(t *testing.T) {
+	t.Parallel() // under prefixes of its own
 	srv := redistest.Shared(t)
 	b := newBackend(t, "redis", srv.Addr, nil)
 	opts := []Option{WithOrders(Top, Hot, Best, Controversial), WithUserPages(), WithKarma(1, -1),

@@ -50,7 +50,7 @@ func countCommands(s *Store) (sent map[string]*atomic.Int64, missing *atomic.Int
 // loads the library and calls again, and every call succeeds. VoteBatch
 // sends EVAL and never misses; VotesOf runs no script (votes.go).
 func TestFunctionFlush(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		if b.mr != nil {
 			t.Skip("miniredis has no Functions (TestFunctionsFallback)")
 		}
@@ -142,7 +142,7 @@ func TestFunctionsFallback(t *testing.T) {
 			t.Fatalf("vote = %+v", got)
 		}
 	}
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		if b.mr == nil {
 			t.Skip("Functions: the ACL cases below")
 		}
@@ -328,7 +328,7 @@ local function g() return B end
 // allow-oom is refused whole on a full Redis. miniredis has no
 // maxmemory.
 func TestFullRedis(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		if b.mr != nil {
 			t.Skip("miniredis has no maxmemory")
 		}

@@ -270,7 +270,7 @@ func TestReconfigure(t *testing.T) {
 // TestCheck: a healthy server, then an allkeys-* policy, which is a
 // serious problem; miniredis, which refuses CONFIG, is not a problem.
 func TestCheck(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
 		mustPost(t, s, "alice", "t")
 		h, err := s.Check(ctx)

@@ -386,7 +386,7 @@ func mustPage(t testing.TB, read func(context.Context, string, int) ([]Article, 
 // INFO commandstats, are as many as for an article of one voter), the
 // articles show on no page, and each voter's next read drops its entry.
 func TestUserPagesPopularDelete(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithUserPages())
 		const voters = 2 * MaxBatch
 		small := mustPost(t, s, "ann", "small")

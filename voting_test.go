@@ -512,14 +512,6 @@ func TestConcurrentVotes(t *testing.T) {
 	})
 }
 
-// forEachBackendAtOnce runs fn as forEachBackend does, alongside the
-// other tests that wait for a real server's keys to expire, so that
-// their waits overlap. t must be a top-level test.
-func forEachBackendAtOnce(t *testing.T, fn func(t *testing.T, b *backend)) {
-	t.Parallel()
-	forEachBackend(t, fn)
-}
-
 // otherStore returns a second store on s's prefix, as another process
 // would run it, on a test clock of its own that reads start.
 func otherStore(t testing.TB, s *Store, start time.Time, opts ...Option) (*Store, *testclock.Clock) {
@@ -632,7 +624,7 @@ func TestVoterRecordTTL(t *testing.T) {
 // voter record is gone, a second after the post on the server's clock.
 // Votes are closed then; none counts twice.
 func TestStoreClockBehindServer(t *testing.T) {
-	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _, a := postWithWindow(t, b, time.Second)
 		mustVote(t, s, "bob", a.ID, Upvote)
 		mustVote(t, s, "carol", a.ID, Downvote)
@@ -654,7 +646,7 @@ func TestStoreClockBehindServer(t *testing.T) {
 // voter record expired (it waited for a pooled connection). It is closed,
 // not counted again.
 func TestDelayedVoteAtClose(t *testing.T) {
-	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock, a := postWithWindow(t, b, time.Second)
 		mustVote(t, s, "bob", a.ID, Upvote)
 		if ttl := b.ttl(t, s.keys.votedKey(a.ID)); ttl > 50*time.Millisecond {
@@ -692,7 +684,7 @@ func skewedStores(t *testing.T, b *backend) (s, behind, ahead *Store, users []st
 // seconds. A vote counts once whichever store carries it; a clock ahead
 // closes voting early, one behind never keeps it open past the record.
 func TestStoresWithSkewedClocks(t *testing.T) {
-	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, behind, ahead, users := skewedStores(t, b)
 		a := mustPost(t, s, "alice", "t")
 		mustVote(t, behind, "bob", a.ID, Upvote)
@@ -729,7 +721,7 @@ func TestStoresWithSkewedClocks(t *testing.T) {
 // posted with, whichever store counts its votes: nothing is rescored or
 // counted twice, and each voter record lives as long as its own window.
 func TestStoresWithOwnWindowAndWeight(t *testing.T) {
-	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
 		short, shortClock := newStore(t, b, WithVoteWindow(time.Second), WithVoteWeight(432))
 		long, longClock := otherStore(t, short, epoch, WithVoteWindow(time.Hour), WithVoteWeight(1))
 		users := []string{"alice", "bob", "carol", "dave"}
@@ -1239,7 +1231,7 @@ func TestNamesLookAlike(t *testing.T) {
 // vote is known: the counters must equal those votes, whatever reached
 // the server around the close.
 func TestConcurrentVotesAtClose(t *testing.T) {
-	forEachBackendAtOnce(t, func(t *testing.T, b *backend) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteWindow(time.Second), WithVoteWeight(0.1))
 		a := mustPost(t, s, "poster", "t")
 		users, up, down, accepted := raceToClose(t, b, func(user string, v VoteType) error {
