@@ -80,8 +80,9 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, b *backend)) {
 
 // forEachBackendAlone is forEachBackend for the tests that change what a
 // shared server holds beyond a prefix of their own (its settings, its
-// scripts or Functions library) or read its counters: they run one at a
-// time, before the tests that run at once.
+// scripts or Functions library), or read its counters or count a call's
+// round trips, which a library another test's store reloads would
+// change: they run one at a time, before the tests that run at once.
 func forEachBackendAlone(t *testing.T, fn func(t *testing.T, b *backend)) {
 	t.Helper()
 	forBackends(t, true, fn)

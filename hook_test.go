@@ -172,7 +172,7 @@ func TestHookEveryMethod(t *testing.T) {
 			t.Errorf("Store.%s: no call in methodCalls", name)
 		}
 	}
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		rec := &recorder{}
 		s, _ := newStore(t, b, WithHook(rec), WithOrders(extraOrders...), WithUserPages(), WithKarma(1, -1), WithEditWindow(time.Hour))
 		if _, err := s.Post(ctx, "alice", "first", ""); err != nil {
@@ -325,7 +325,7 @@ func miniredisAddr(t *testing.T) string {
 // TestHookRoundTrips counts the round trips of the calls that take
 // several, or send a pipeline: a hook sees what the connections counted.
 func TestHookRoundTrips(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		rec := &recorder{}
 		s, _ := newStore(t, b, WithHook(rec), WithGroupCacheTTL(0))
 		h := &hooks{}

@@ -41,7 +41,7 @@ func (c *noPipeConn) Do(cmd string, args ...interface{}) (interface{}, error) {
 // one fails, the other fails alike: with ErrIncompatible or with no
 // sentinel.
 func TestVotesOfPipeline(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		states := []struct {
 			name string
 			set  func(s *Store)

@@ -1157,7 +1157,7 @@ func TestCorruptVoterRecord(t *testing.T) {
 // alike are alike; ordinary names, with spaces and letters of any
 // script, work.
 func TestNamesLookAlike(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
+	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
 		a := mustPost(t, s, "alice", "t")
 		h := &hooks{}
