@@ -33,7 +33,7 @@ import (
 // TestMain stops the shared servers, then fails the run if any goroutine
 // is left over: a store must leak none, even on timeouts and faults.
 //
-// Unless -test.parallel is given, 8 tests run at once, not GOMAXPROCS: most
+// Unless -test.parallel is given, 4 tests run at once, not GOMAXPROCS: most
 // of a test's time is spent waiting on a server, its round trips and the
 // expiry of its keys, not on a core.
 func TestMain(m *testing.M) {
@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	set := false
 	testflag.Visit(func(f *testflag.Flag) { set = set || f.Name == "test.parallel" })
 	if !set {
-		if err := testflag.Set("test.parallel", "8"); err != nil {
+		if err := testflag.Set("test.parallel", "4"); err != nil {
 			panic(err)
 		}
 	}
