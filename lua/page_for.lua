@@ -12,14 +12,6 @@ local articlePrefix, start, stop, desc, votedPrefix, user = ARGV[1], ARGV[2], AR
 local rows = pageRows(orderingKey, articlePrefix, start, stop, desc)
 local votes = {}
 for i = 1, #rows, 3 do
-  local v = redis.call('HGET', votedPrefix .. idof(rows[i]), user)
-  if v == '1' then
-    v = '+'
-  elseif v == '-1' then
-    v = '-'
-  else
-    v = '0'
-  end
-  votes[#votes + 1] = v
+  votes[#votes + 1] = voteByte(votedPrefix .. idof(rows[i]), user)
 end
 return {OK, join(rows), join(votes)}

@@ -176,6 +176,19 @@ local function rows(articlePrefix, members, out)
   return out
 end
 
+-- voteByte is user's vote in the voter record at votedKey as one byte:
+-- '+' up, '-' down, '0' none, where the record is gone (voting closed)
+-- or holds anything but 1 or -1; as VotesOf reads it.
+local function voteByte(votedKey, user)
+  local v = redis.call('HGET', votedKey, user)
+  if v == '1' then
+    return '+'
+  elseif v == '-1' then
+    return '-'
+  end
+  return '0'
+end
+
 -- withVotes appends to out, whose article rows (rows) start at index
 -- from, user's vote on the article of each row, as one string of a byte
 -- a row, in order: '+' up, '-' down, '0' none, read as page_for.lua and
@@ -189,15 +202,7 @@ local function withVotes(out, from, votedPrefix, user)
   end
   local votes = {}
   for i = from, #out, 3 do
-    local v = redis.call('HGET', votedPrefix .. out[i], user)
-    if v == '1' then
-      v = '+'
-    elseif v == '-1' then
-      v = '-'
-    else
-      v = '0'
-    end
-    votes[#votes + 1] = v
+    votes[#votes + 1] = voteByte(votedPrefix .. out[i], user)
   end
   out[#out + 1] = join(votes)
   return out
