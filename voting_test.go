@@ -540,7 +540,7 @@ func expireKey(t testing.TB, b *backend, key, what string) {
 	if ttl == -1 {
 		t.Fatalf("%s has no TTL", what)
 	}
-	if ttl > 0 {
+	if ttl >= 0 { // PTTL 0: under a millisecond left, not gone yet
 		b.elapse(ttl + 20*time.Millisecond)
 	}
 	if ttl := b.ttl(t, key); ttl != -2 {
