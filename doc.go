@@ -212,6 +212,19 @@
 // long to wait. Every one is off unless its option is given; a store
 // without the vote rules does no extra work per vote.
 //
+// Rules are data. Whether a rule is on is a shared option, recorded in
+// the store's identity (below); its numbers (karma per vote, costs, least
+// karma, the vote limit and its span, the intervals, the repost span, the
+// edit window) are data of the store, in {prefix}:rules. The first Post
+// into an empty store records the numbers of its options; from then on
+// [Store.SetRules] (or votectl options -vote-limit 6/1m) changes them,
+// and every process sharing the store applies them from its next call,
+// with no restart and no [ErrIncompatible], whatever numbers its own
+// options name. [Store.Rules] reads them. A rule's script reads the
+// record with one GET (parsed once per record where the scripts run as
+// a library); a store whose record is lost applies each process's own
+// numbers until SetRules or Reconfigure writes it again.
+//
 // # Time
 //
 // The store's clock (time.Now unless [WithClock]) dates posts and decides
@@ -251,8 +264,11 @@
 //
 //	{voting}:seq                      string  the last issued article id
 //	{voting}:store                    string  the store's identity: "<layout> <option>...",
-//	                                          as "5 orders=top karma=1,-1" ("The store's
+//	                                          as "6 orders=top karma" ("The store's
 //	                                          identity")
+//	{voting}:rules                    string  the numbers of the rules that are on, as
+//	                                          "karma=1,-1 votelimit=10,60000" (spans in
+//	                                          ms; Store.SetRules, "Rules are data")
 //	{voting}:store:<identity>         none    the fence: never written; every script
 //	                                          declares it ("Redis Cluster")
 //	{voting}:backfill                 string  "<post time> <member>", where Reconfigure's
@@ -337,15 +353,17 @@
 //
 // # The store's identity
 //
-// The key layout of this package is version [LayoutVersion] (5). Each
+// The key layout of this package is version [LayoutVersion] (6). Each
 // store records, at {prefix}:store, its layout and the options that
 // every process writing to it must share ([Identity]): WithOrders
-// (ScoreDesc among them, for comments), WithKarma, WithVoteCost,
-// WithMinKarma, WithVoteLimit, WithPostInterval, WithRepostAfter,
-// WithEditWindow, WithCommentInterval, WithUserPages and
-// WithUniqueLinks. Each decides what a write keeps (an ordering, karma,
-// a page, a link's claim) or refuses, so two processes that differ
-// build data that neither describes. The vote weight and window are not
+// (ScoreDesc among them, for comments), whether each rule is on
+// (WithKarma, WithVoteCost, WithMinKarma, WithVoteLimit,
+// WithPostInterval, WithRepostAfter, WithEditWindow,
+// WithCommentInterval), WithUserPages and WithUniqueLinks. Each decides
+// what a write keeps (an ordering, karma, a page, a link's claim) or
+// refuses, so two processes that differ build data that neither
+// describes. The rules' numbers are not shared options but data of the
+// store ("Rules are data", below). The vote weight and window are not
 // shared: each article keeps those it was posted with, and every vote
 // on it uses them, whichever store counts it. The other options (page
 // size, group cache TTL, clock, read pool, waits) are each process's.
@@ -358,8 +376,8 @@
 // {prefix}:store:<identity>, never written): a write runs only
 // where they are equal, and a read where the layouts are; otherwise the
 // call returns an error wrapping [ErrIncompatible] that names the
-// difference ("karma 1,-1 here, off in the store", "layout 2, this
-// library reads 5") and changes nothing. New does not talk to Redis:
+// difference ("karma on here, off in the store", "layout 2, this
+// library reads 6") and changes nothing. New does not talk to Redis:
 // [Store.CheckIdentity] makes a write's comparison in one round trip,
 // for a service to call at start and refuse to start on, with the
 // votectl command that records its options in the error. VotesOf, which
@@ -382,12 +400,16 @@
 // its body in it, where layout 4 kept a hash and a string for the body,
 // and a parent's Best and Top orderings of its replies in one sorted
 // set, where layout 4 kept two: a comment takes about 360 bytes, not
-// 480. A store recorded as layout 3 or 4 gets ErrIncompatible from this
+// 480. Layout 6 keeps the numbers of the rules in a record of their own.
+// A store recorded as layout 3, 4 or 5 gets ErrIncompatible from this
 // version (saying to run Reconfigure), and [Store.Reconfigure] migrates
-// it by recording layout 5: a store of layout 3 has no comments, and
-// nothing else moves; one of layout 4 has its comments moved then, by
+// it by recording layout 6, in one step but for comments of layout 4: a
+// store of layout 3 has no comments, and nothing else moves but the
+// rules' numbers; one of layout 4 has its comments moved then, by
 // id, 100 a step (the cursor at {prefix}:cmoving), each step a few
-// milliseconds. Until the last step, the calls about comments, and
+// milliseconds; layout 5 kept the numbers of the rules in the identity's
+// words ("votelimit=10,60000"), which Reconfigure moves to the rules
+// record. Until the last step, the calls about comments, and
 // Delete and Prune of an article with comments, get ErrIncompatible
 // (saying that Reconfigure moves them), but a vote on a comment already
 // moved; the articles' calls work throughout. An interrupted

@@ -27,8 +27,9 @@ type keys struct {
 	by, topBucket, article, voted, groupsOf, group, cache, link string
 	// A user's pages (WithUserPages): a user's name is appended.
 	submitted, upvoted string
-	// Karma and the rules (karma.go, rules.go).
-	karma, voteLog, lastPost string
+	// Karma and the rules (karma.go, rules.go); rules holds the numbers
+	// of the rules that are on (lib/rules.lua storeRules).
+	karma, voteLog, lastPost, rules string
 	// Comments (comments.go): the comment id counter, the per-article
 	// live counts (one hash, aid -> count), and the families to which a
 	// comment id, an article id, "<ordering>:<parent>" or a user's name is
@@ -62,6 +63,7 @@ func newKeys(prefix string) keys {
 		karma:     tag + "karma",
 		voteLog:   tag + "votelog:",
 		lastPost:  tag + "lastpost:",
+		rules:     tag + "rules",
 
 		cseq:        tag + "cseq",
 		comments:    tag + "comments",
@@ -78,7 +80,7 @@ func newKeys(prefix string) keys {
 
 // fence returns the key every script declares after its own keys
 // (functions.go fenced): the record's key, a colon and the store's
-// identity, "{prefix}:store:3 karma=1,-1". The store never writes it, so
+// identity, "{prefix}:store:6 karma userpages". The store never writes it, so
 // that Redis refuses every script, before it runs, while the store's
 // hash slot moves between cluster nodes (doc.go, "Redis Cluster"); and
 // its name tells each script the record's key and the identity to check

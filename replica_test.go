@@ -182,6 +182,7 @@ var readCalls = []struct {
 	{"Groups missing", func(s *Store, ids []string) (interface{}, error) { return s.Groups(ctx, "99") }},
 	{"Karma", func(s *Store, ids []string) (interface{}, error) { return s.Karma(ctx, "alice") }},
 	{"TopUsers", func(s *Store, ids []string) (interface{}, error) { return s.TopUsers(ctx, 1) }},
+	{"Rules", func(s *Store, ids []string) (interface{}, error) { return s.Rules(ctx) }},
 	{"Thread", func(s *Store, ids []string) (interface{}, error) { return s.Thread(ctx, ids[1], Best, 10) }},
 	{"Replies", func(s *Store, ids []string) (interface{}, error) { return s.Replies(ctx, "1", TimeAsc, 10) }},
 	{"CommentsByID", func(s *Store, ids []string) (interface{}, error) { return s.CommentsByID(ctx, []string{"2", "x", "1"}) }},

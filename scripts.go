@@ -69,6 +69,10 @@ var (
 	editLua string
 	//go:embed lua/reconfigure.lua
 	reconfigureLua string
+	//go:embed lua/rules_get.lua
+	rulesGetLua string
+	//go:embed lua/rules_set.lua
+	rulesSetLua string
 )
 
 // script is one of the store's scripts: a function of the store's
@@ -192,6 +196,8 @@ var (
 	topUsersScript    = newScript("top_users", 1, topUsersLua)
 	editScript        = newScript("edit", 1, editLua)
 	reconfigureScript = newScript("reconfigure", 3, reconfigureLua)
+	rulesGetScript    = newScript("rules_get", 1, rulesGetLua)
+	rulesSetScript    = newScript("rules_set", 1, rulesSetLua)
 )
 
 // allScripts is every script of the store.
@@ -200,7 +206,7 @@ var allScripts = []script{
 	topSinceScript, topSinceEdge, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
-	karmaScript, topUsersScript, editScript, reconfigureScript,
+	karmaScript, topUsersScript, editScript, reconfigureScript, rulesGetScript, rulesSetScript,
 	commentScript, commentVoteScript, threadScript, commentsScript, commentVotesScript,
 	commentEditScript, commentDeleteScript, userCommentsScript,
 }
@@ -488,7 +494,7 @@ var registry []script
 // are flagged no-writes.
 var readOnlyScripts = map[string]bool{
 	"articles": true, "page": true, "page_for": true, "top_since": true, "top_since_edge": true, "votes": true, "count": true, "groups": true,
-	"group_read": true, "karma": true, "top_users": true,
+	"group_read": true, "karma": true, "top_users": true, "rules_get": true,
 	"thread": true, "comments": true, "comment_votes": true,
 }
 
@@ -624,55 +630,48 @@ func (s *Store) voteBatchRules(t time.Time) []interface{} {
 	return s.appendVoteRules([]interface{}{1 + len(s.rules.vote)}, t)
 }
 
-// appendPostRules appends the rules of Post (lib/rules.lua postRules) at the
-// time t to post.lua's arguments: nothing for a store without them.
+// appendPostRules appends to post.lua's arguments the rules record and
+// the store's words, which the first post of an empty store records, and
+// the rules of Post (lib/rules.lua postRules) at the time t: now and the
+// poster's last-post key, for a store with one. A store with no rule
+// sends none of them.
 func (s *Store) appendPostRules(args []interface{}, poster string, t time.Time) []interface{} {
-	r := s.rules
-	if r.interval == 0 && r.repost == 0 {
+	if s.rules.want == "" {
 		return args
 	}
-	return append(args, t.UnixMilli(), s.keys.lastPostKey(poster),
-		ruleSpan(r.interval), ruleTTL(time.Duration(r.interval)*time.Millisecond),
-		ruleSpan(r.repost), ruleTTL(time.Duration(r.repost)*time.Millisecond))
-}
-
-// ruleSpan is a rule's span in ms as a script's argument: "" for a rule
-// that is off (0), which the script reads as off whatever the clocks say.
-func ruleSpan(ms int64) interface{} {
-	if ms == 0 {
-		return ""
+	args = append(args, s.keys.rules, s.rules.want)
+	if !s.rules.interval && !s.rules.repost {
+		return args
 	}
-	return ms
+	return append(args, t.UnixMilli(), s.keys.lastPostKey(poster))
 }
 
+// editArgs lays out edit.lua's arguments: the edit window and the
+// repost span are the store's rules, read from its record (the
+// store's words: "" for none, off at any clock).
 func (s *Store) editArgs(id, user, title, link string, t time.Time) []interface{} {
-	repost := interface{}("")
-	if s.rules.repost > 0 {
-		repost = s.rules.repost
-	}
 	k := s.keys
-	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(), ruleSpan(s.rules.edit),
-		flag(s.uniqueLinks), repost, ruleTTL(time.Duration(s.rules.repost) * time.Millisecond),
-		k.article, k.link}
+	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(),
+		flag(s.uniqueLinks), k.rules, s.rules.want, k.article, k.link}
 }
 
 // commentArgs lays out comment.lua's arguments: the comment, the store's
 // window, weight and comment orderings, the key prefixes, and the
-// comment interval (WithCommentInterval) at the time t.
+// comment interval (WithCommentInterval) at the time t: the poster's
+// last-comment key, the rules record and the store's words.
 func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []interface{} {
 	k := s.keys
-	commented, last, interval, ttl := "", "", interface{}(""), interface{}("")
+	commented, last := "", ""
 	if s.userPages {
 		commented = k.commented
 	}
-	if s.rules.commentInterval > 0 {
-		last, interval = k.lastCommentKey(poster), s.rules.commentInterval
-		ttl = ruleTTL(time.Duration(s.rules.commentInterval) * time.Millisecond)
+	if s.rules.commentInterval {
+		last = k.lastCommentKey(poster)
 	}
 	return []interface{}{k.cseq, k.comments,
 		aid, parent, poster, body, t.Unix(), s.window, s.weight, s.commentOrderings, MaxCommentDepth,
 		k.article, k.voted, k.comment, k.thread, k.kids, k.cvoted, commented,
-		t.UnixMilli(), last, interval, ttl}
+		t.UnixMilli(), last, k.rules, s.rules.want}
 }
 
 // commentVoteArgs lays out comment_vote.lua's arguments before the vote
@@ -717,7 +716,7 @@ func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
 }
 
 func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{} {
-	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), ruleSpan(s.rules.edit), s.keys.comment}
+	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.keys.rules, s.rules.want, s.keys.comment}
 }
 
 // commentDeleteArgs: the commented pages' prefix is passed whether or not

@@ -4,7 +4,7 @@ local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 8)}
 -- vs: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds;
--- ARGV[8..19]: the vote rules (lib/rules.lua readRules), for a store
+-- ARGV[8..12]: the vote rules (lib/rules.lua readRules), for a store
 -- that has them.
 -- Reply: '<previous> <points> <up> <down>' (reply.go parseVote) |
 -- {NOT_FOUND} | {CLOSED} | {CORRUPT} | {NOT_ALLOWED} | {RATE_LIMITED, ms}.

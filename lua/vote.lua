@@ -7,7 +7,7 @@ local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- the prefixes of the groups of articles, the orderings, the group caches
 -- and the TopSince buckets, newline-separated (lib/vote.lua fill); ARGV[8]: the
 -- prefix of upvoted pages (WithUserPages), or '' or none for a store
--- without them; ARGV[9..20]: the vote rules (lib/rules.lua readRules), for a
+-- without them; ARGV[9..13]: the vote rules (lib/rules.lua readRules), for a
 -- store that has them. k is made whole in one constructor: a field added
 -- later grows the table, which costs a vote more than the field.
 local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7],

@@ -50,7 +50,7 @@ func cmdImportBook(e *env, args []string) error {
 		return err
 	}
 	// The book's store has no shared option: its identity is the layout's.
-	if err := e.record(voting.Identity{Layout: voting.LayoutVersion}); err != nil {
+	if err := e.record(voting.Identity{Layout: voting.LayoutVersion}, ""); err != nil {
 		return err
 	}
 	if _, err := e.do("DEL", e.l.marker()); err != nil {

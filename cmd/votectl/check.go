@@ -77,9 +77,10 @@ func cmdCheck(e *env, args []string) error {
 		return err
 	}
 	if karma == nil {
-		// The karma a vote moves, as the store records it.
-		if _, id, ok, err := e.recorded(); err == nil && ok {
-			for _, word := range id.Options {
+		// The karma a vote moves, as the store records it: in its rules
+		// record, or, for a store of an earlier layout, its identity.
+		if st, id, ok, err := e.recorded(); err == nil && ok {
+			for _, word := range withRules(id, e.rulesOf(st)).Options {
 				name, value, _ := strings.Cut(word, "=")
 				switch name {
 				case "karma":

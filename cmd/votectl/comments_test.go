@@ -382,7 +382,7 @@ func TestCheckComments(t *testing.T) {
 		for _, want := range []string{"comment " + cids[0] + ": 77 live replies", "comment " + cids[1] + ": link prev is \"999\"",
 			"comment " + cids[2] + ": counts 50 up", "{p}:thread:" + aid + ": newest", "live comments",
 			kids + ": comment " + cids[0] + " missing from top", "{p}:kids:" + recs[1].parentName() + ": comment " + cids[1] + " at 0.5 in best",
-			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout 5", "{p}:cseq",
+			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout 6", "{p}:cseq",
 			"comment " + placeholder + ": deleted, with a body"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("check lacks %q", want)
@@ -404,7 +404,7 @@ func TestCheckComments(t *testing.T) {
 		do("DEL", key(cids[2]))
 		do("HSET", key(cids[2]), "u", "1")
 		if code, out, _ := votectl(t, addr, "", "-prefix", "p", "check"); code != 1 ||
-			!strings.Contains(out, "comment "+cids[2]+": not a record of layout 5") {
+			!strings.Contains(out, "comment "+cids[2]+": not a record of layout 6") {
 			t.Errorf("check of a hash: %d\n%s", code, out)
 		}
 	})
@@ -472,11 +472,11 @@ func TestCommentsOfLayout4Refused(t *testing.T) {
 				t.Errorf("%s info: exit %d\n%s%s", when, code, out, errs)
 			}
 		}
-		do("SET", "{m}:store", "4"+strings.TrimPrefix(id, "5"))
+		do("SET", "{m}:store", "4"+id[1:])
 		refused("recorded as layout 4", "the store records layout 4")
 		do("SET", "{m}:store", id)
 		do("SET", "{m}:cmoving", "0")
-		refused("moving", "still moving from layout 4 to 5")
+		refused("moving", "still moving from layout 4 to 6")
 		// Reconfigure moves what is left, here nothing.
 		if _, err := st.Reconfigure(context.Background()); err != nil {
 			t.Fatal(err)
@@ -519,21 +519,32 @@ func TestCheckCommentKarma(t *testing.T) {
 	})
 }
 
-// An export of a store of layout 4 (its comment lines are the same)
-// imports into a store of layout 5, which records its own layout.
+// An export of a store of layout 4 (its comment lines are the same; its
+// identity carried the rules' numbers, and it had no rules line) imports
+// into a store of this layout, which records its own layout.
 func TestImportExportOfLayout4(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		now := time.Now()
 		fillComments(t, addr, "e4", &now)
 		_, export, _ := votectl(t, addr, "", "-prefix", "e4", "export")
-		old := strings.Replace(export, `"identity":"5 `, `"identity":"4 `, 1)
-		if old == export {
-			t.Fatal("the export records no identity of layout 5")
+		first, rest, _ := strings.Cut(export, "\n")
+		var options map[string]interface{}
+		if err := json.Unmarshal([]byte(first), &options); err != nil {
+			t.Fatal(err)
 		}
+		id, _ := options["identity"].(string)
+		rules, _ := options["rules"].(string)
+		if !strings.HasPrefix(id, "6 ") || rules == "" {
+			t.Fatalf("the export records identity %q and rules %q, want those of layout 6", id, rules)
+		}
+		options["identity"] = "4 " + strings.Join(withRules(identityOf(id), rules).Options, " ")
+		delete(options, "rules")
+		line, _ := json.Marshal(options)
+		old := string(line) + "\n" + rest
 		if code, _, errs := votectl(t, addr, old, "-prefix", "e5", "import"); code != 0 {
 			t.Fatalf("import: %d %s", code, errs)
 		}
-		if id, err := redis.String(do("GET", "{e5}:store")); err != nil || !strings.HasPrefix(id, "5 ") {
+		if id, err := redis.String(do("GET", "{e5}:store")); err != nil || !strings.HasPrefix(id, "6 ") {
 			t.Errorf("the import records %q, %v", id, err)
 		}
 		if code, out, errs := votectl(t, addr, "", "-prefix", "e5", "check"); code != 0 {

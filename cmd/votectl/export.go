@@ -19,7 +19,7 @@ import (
 // The export format, one JSON object a line, each with a "type", in this
 // order (README, "votectl"):
 //
-//	{"type":"options","format":1,"identity":"5 karma=1,-1 userpages","orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
+//	{"type":"options","format":1,"identity":"6 karma userpages","rules":"karma=1,-1","orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
 //	    the store's recorded identity (voting.Identity: its layout and
 //	    shared options), which import records in the target, and what
 //	    the store's data shows of its shared options (informative)
@@ -67,6 +67,7 @@ type line struct {
 	// options
 	Format      int      `json:"format,omitempty"`
 	Identity    string   `json:"identity,omitempty"`
+	Rules       string   `json:"rules,omitempty"` // the numbers of the rules (voting.Rules.String), from layout 6
 	UserPages   *bool    `json:"user_pages,omitempty"`
 	UniqueLinks *bool    `json:"unique_links,omitempty"`
 	HasKarma    *bool    `json:"karma_kept,omitempty"`
@@ -146,11 +147,14 @@ func cmdExport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	identity := ""
+	identity, rules := "", ""
 	if recorded {
 		identity = id.String()
+		if st, _, _, err := e.recorded(); err == nil {
+			rules = e.rulesOf(st)
+		}
 	}
-	if err := e.emit(w, line{Type: "options", Format: 1, Identity: identity, Orders: opts.orders, HasKarma: bptr(opts.karma),
+	if err := e.emit(w, line{Type: "options", Format: 1, Identity: identity, Rules: rules, Orders: opts.orders, HasKarma: bptr(opts.karma),
 		UserPages: bptr(opts.userPages), UniqueLinks: bptr(opts.uniqueLinks)}); err != nil {
 		return err
 	}
@@ -355,6 +359,7 @@ type importArticle struct {
 // parsedImport is a whole export, validated.
 type parsedImport struct {
 	identity string // the store's recorded identity, "" for none
+	rules    string // the numbers of its rules, "" for none
 	seq      string
 	articles []*importArticle
 	rest     []line // karma, pages, links, rule state
@@ -400,11 +405,11 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 				return nil, bad("format %d, this votectl reads 1", l.Format)
 			}
 			if l.Identity != "" {
-				if _, err := identityOf(l.Identity).StoreOptions(); err != nil {
+				if _, err := withRules(identityOf(l.Identity), l.Rules).StoreOptions(); err != nil {
 					return nil, bad("identity %q: %v", l.Identity, err)
 				}
 			}
-			out.identity = l.Identity
+			out.identity, out.rules = l.Identity, l.Rules
 		case "seq":
 			if !canonicalID(l.Seq) && l.Seq != "0" {
 				return nil, bad("seq %q is not an id", l.Seq)
@@ -626,7 +631,7 @@ func (e *env) writeImport(imp *parsedImport) error {
 		return err
 	}
 	if imp.identity != "" {
-		if err := e.record(identityOf(imp.identity)); err != nil {
+		if err := e.record(identityOf(imp.identity), imp.rules); err != nil {
 			return err
 		}
 	} else {
