@@ -567,6 +567,17 @@ func (c *checker) comments() error {
 			c.problem(false, "comment %s: no body", id)
 		}
 	}
+	// Removals a DeleteComment left to a later step: deleted comments
+	// without replies, which the next DeleteComment removes, with the
+	// deleted ancestors left without replies above them. No problem.
+	if c.inv.has(famRemoving, "") {
+		key := c.e.l.key(famRemoving, "")
+		if n, err := redis.Int(c.e.do("SCARD", key)); err != nil {
+			c.problem(false, "%s: %v (a set of comment ids)", key, err)
+		} else {
+			fmt.Fprintf(c.e.stdout, "comments: %d removals of deleted comments left by a DeleteComment (the next one finishes them)\n", n)
+		}
+	}
 	// Keys of layout 4 left behind.
 	for _, id := range c.inv.names(famCBody) {
 		key := c.e.l.key(famCBody, id)

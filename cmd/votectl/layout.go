@@ -56,7 +56,8 @@ const (
 	// The comments' (layout 5).
 	famCSeq        = "cseq"
 	famComments    = "comments"
-	famMoving      = "cmoving" // while Reconfigure moves the comments of a store of layout 4
+	famMoving      = "cmoving"   // while Reconfigure moves the comments of a store of layout 4
+	famRemoving    = "cremoving" // the cids whose removal a DeleteComment left to a later step
 	famComment     = "comment:"
 	famCBody       = "cbody:" // layout 4's bodies: none in a store of layout 5
 	famThread      = "thread:"
@@ -69,7 +70,7 @@ const (
 
 var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
-	famCSeq, famComments, famMoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
+	famCSeq, famComments, famMoving, famRemoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
 
 // importMarker is the key votectl's import writes first and deletes last
 // (export.go): while it exists, the store holds an unfinished import.
@@ -83,7 +84,7 @@ func (l layout) family(key string) (fam, name string, ok bool) {
 		return "", "", false
 	}
 	switch rest {
-	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving:
+	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving, famRemoving:
 		return rest, "", true
 	}
 	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,
