@@ -8,7 +8,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -300,8 +299,11 @@ type importCVoted struct {
 // parseComment validates a comment line against the comments before it;
 // bad makes the error of the line.
 func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) error) error {
-	if !canonicalID(l.ID) || (imp.lastCID != "" && !lessID(imp.lastCID, l.ID)) {
-		return bad("comment id %q is not an id, or not above the one before (%s)", l.ID, imp.lastCID)
+	if err := checkCID("comment id", l.ID); err != nil {
+		return bad("%v", err)
+	}
+	if imp.lastCID != "" && !lessID(imp.lastCID, l.ID) {
+		return bad("comment id %q is not above the one before (%s)", l.ID, imp.lastCID)
 	}
 	imp.lastCID = l.ID
 	if imp.byID[l.Article] == nil {
@@ -310,8 +312,9 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 	if l.Posted == nil || l.Up == nil || l.Down == nil || l.Closes == 0 {
 		return bad("comment %s lacks one of posted, closes, up, down", l.ID)
 	}
-	if *l.Up < 0 || *l.Down < 0 {
-		return bad("comment %s: counts out of range", l.ID)
+	if err := checkFields(field{"up", *l.Up, countLimit}, field{"down", *l.Down, countLimit},
+		field{"posted", *l.Posted, exactLimit}, field{"closes", l.Closes, exactLimit}); err != nil {
+		return bad("comment %s: %v", l.ID, err)
 	}
 	if err := checkName("poster", l.Poster); err != nil {
 		return bad("comment %s: %v", l.ID, err)
@@ -338,8 +341,8 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 		return bad("comment %s: a weight goes with the score order, and only with it", l.ID)
 	}
 	if l.Weight != nil {
-		if *l.Weight < 0 || math.IsNaN(*l.Weight) || math.IsInf(*l.Weight, 0) {
-			return bad("comment %s: weight out of range", l.ID)
+		if err := checkWeight("weight", *l.Weight); err != nil {
+			return bad("comment %s: %v", l.ID, err)
 		}
 		c.Weight = formatWeight(*l.Weight)
 	}
@@ -370,6 +373,12 @@ func (imp *parsedImport) parseCVote(l line, bad func(string, ...interface{}) err
 		}
 		if !canonicalID(l.Marker) || l.ExpiresMs <= 0 {
 			return bad("comment voter record of article %s: marker %q is not an id, or expires_ms is missing", l.ID, l.Marker)
+		}
+		if err := checkCID("marker", l.Marker); err != nil {
+			return bad("comment voter record of article %s: %v", l.ID, err)
+		}
+		if err := exactLimit.check("expires_ms", l.ExpiresMs); err != nil {
+			return bad("comment voter record of article %s: %v", l.ID, err)
 		}
 		imp.cvoted[l.ID] = &importCVoted{aid: l.ID, marker: l.Marker, expMs: l.ExpiresMs}
 		imp.cvotedOrder = append(imp.cvotedOrder, l.ID)

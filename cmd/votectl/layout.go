@@ -138,6 +138,77 @@ func idOf(m string) (string, bool) {
 	return m[1:], true
 }
 
+// The codec's limits on the numbers of the records (lua/lib/record.lua
+// RECORD, COUNTS, MAX_COUNT; lua/lib/comments.lua CREC; reply.go
+// parseRecord, parseCommentRecord): import refuses a value past them,
+// which would break a record's layout or the store's arithmetic.
+const (
+	// maxCount bounds the fields of COUNT_DIGITS (10) digits at fixed
+	// places: an article's and a comment's up and down, and a comment id,
+	// which its parent's and siblings' link fields hold (comment.lua
+	// issues none past it).
+	maxCount = 9999999999
+	// maxExact bounds a number the scripts read as a Lua number, or
+	// Redis keeps as a sorted set's score, both doubles, which hold an
+	// integer exactly up to 2^53: a post time, a close, an expiry in ms,
+	// a karma, a last post's or comment's ms.
+	maxExact = 1 << 53
+)
+
+// limit is the range of a number field of a record.
+type limit struct{ lo, hi int64 }
+
+var (
+	countLimit = limit{0, maxCount}
+	exactLimit = limit{-maxExact, maxExact}
+	// cidLimit is a comment id's: countLimit, from 1.
+	cidLimit = limit{1, maxCount}
+)
+
+// check returns an error that names field where v is past l, else nil.
+func (l limit) check(field string, v int64) error {
+	if v < l.lo || v > l.hi {
+		return fmt.Errorf("%s %d is past the record's limit (%d to %d)", field, v, l.lo, l.hi)
+	}
+	return nil
+}
+
+// checkCID returns an error that names field where s is no comment id
+// the record's links hold: a canonical id up to maxCount.
+func checkCID(field, s string) error {
+	if !canonicalID(s) {
+		return fmt.Errorf("%s %q is not an id", field, s)
+	}
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return cidLimit.check(field, n)
+}
+
+// checkWeight returns an error that names field where w is no weight a
+// record holds: finite, at least 0.
+func checkWeight(field string, w float64) error {
+	if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+		return fmt.Errorf("%s %v is past the record's limit (finite, at least 0)", field, w)
+	}
+	return nil
+}
+
+// field is a number field of a line, its name as the line spells it.
+type field struct {
+	name string
+	v    int64
+	l    limit
+}
+
+// checkFields returns the error of the first of fs past its limit.
+func checkFields(fs ...field) error {
+	for _, f := range fs {
+		if err := f.l.check(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // canonicalID reports whether s is an id as the store issues them.
 func canonicalID(s string) bool {
 	if s == "" || len(s) > 19 || s[0] == '0' {
