@@ -342,9 +342,11 @@ func (s *Store) EditComment(ctx context.Context, commentID, user, body string) (
 // a deleted comment again changes nothing; an unknown one gets
 // [ErrNotFound].
 //
-// It takes one round trip, and one more for each 100 deleted ancestors
-// it removes past the first 99: each step is one atomic script. Between
-// steps the deleted ancestors not yet removed read everywhere as deleted
+// It takes one round trip, and, where deleted ancestors go too, one
+// more for each 100 of them past those the first removes: each step is
+// one atomic script. The first also walks up every ancestor for their
+// live counts, as Comment does, and removes one ancestor fewer for
+// every 5 ancestors it walked, down to none. Between steps the deleted ancestors not yet removed read everywhere as deleted
 // comments without replies. A DeleteComment interrupted between steps
 // (its context done, its connection lost) leaves them so, and the next
 // DeleteComment of any comment of the store removes them, before it

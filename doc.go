@@ -157,11 +157,15 @@
 // deleted ancestor left without replies; one with replies stays in
 // place as Deleted, its poster and body gone from every read, its votes
 // and their karma kept; it takes no more votes (ErrNotFound), as a
-// deleted comment on Reddit takes none. The removal goes 100 comments a
-// step, one script and round trip each: a chain of n deleted ancestors
-// left without replies takes 1 + n/100 round trips, each script under
-// 6 ms on redis-server at MaxCommentDepth (the first also walks every
-// ancestor, as a Comment does). Between steps the ancestors not yet
+// deleted comment on Reddit takes none. The removal goes in steps of
+// at most 100 comments, one script and round trip each: the first walks
+// up every ancestor for their live counts, as a Comment does, and
+// removes one comment fewer for every 5 ancestors, down to the comment
+// alone; each other step removes 100 of the deleted ancestors left. So
+// a chain of n deleted ancestors left without replies takes about
+// 1 + n/100 round trips, and no script more than about 5 ms of
+// redis-server's time, at MaxCommentDepth too (BenchmarkCommentBounds'
+// comment-at-999 costs as much). Between steps the ancestors not yet
 // removed read, in every read and count, as deleted comments without
 // replies; their cids wait in {prefix}:cremoving, and a DeleteComment
 // cut short between steps leaves them so until the next DeleteComment

@@ -730,7 +730,7 @@ func (s *Store) commentDeleteArgs(id string) []interface{} {
 	if id != "" {
 		key = k.commentKey(id)
 	}
-	return []interface{}{key, k.comments, id, k.comment, k.thread, k.kids, k.commented, k.removing, ancestorStep}
+	return []interface{}{key, k.comments, id, k.comment, k.thread, k.kids, k.commented, k.removing, ancestorStep, ancestorWalk}
 }
 
 func (s *Store) userCommentsArgs(user string, start int) []interface{} {

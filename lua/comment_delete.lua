@@ -9,7 +9,10 @@ local cid = ARGV[1]
 local k = {comment = ARGV[2], thread = ARGV[3], kids = ARGV[4], comments = commentsKey}
 local commented = ARGV[5] -- the prefix of the users' comment pages, kept or not
 k.removing = ARGV[6]
-local step = tonumber(ARGV[7]) -- the most comments removed (bounded.go ancestorStep)
+-- step: the most comments a step removes; walk: the ancestors walked
+-- that cost as much as a comment removed (bounded.go ancestorStep,
+-- ancestorWalk).
+local step, walk = tonumber(ARGV[7]), tonumber(ARGV[8])
 -- Reply: {OK, more, removed} | {NOT_FOUND}: more is 1 while a removal
 -- is left, this call's or another's (call again with cid ''); removed,
 -- the comments removed whole.
@@ -42,9 +45,10 @@ if c.f then
 end
 
 -- The comments removed: this one, then each deleted ancestor whose only
--- reply is the one removed before it, up to step of them.
+-- reply is the one removed before it, up to step of them, less what the
+-- walk up the ancestors cost.
 local plan = {{id = cid, c = c}}
-local left = chainPlan(k, plan, step)
+local left = chainPlan(k, plan, math.max(1, step - math.floor(#up / walk)))
 expectPlan(k, plan)
 addLive(k, up, counts, c.a, -1)
 redis.call('ZREM', page, member(cid))
