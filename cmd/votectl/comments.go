@@ -445,6 +445,12 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		t.links(ic.id, &c)
 		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famComment, ic.id), c.String()}})
 		b.cmds = append(b.cmds, placeCmds(c.places(e.l, ic.id))...)
+		if c.Deleted && len(t.kids[ic.id]) == 0 {
+			// A deleted comment without replies, whose removal a
+			// DeleteComment left (the source's {prefix}:cremoving): the
+			// next DeleteComment goes on with it here too.
+			b.cmds = append(b.cmds, cmd{"SADD", []interface{}{e.l.key(famRemoving, ""), ic.id}})
+		}
 		if err := b.add(); err != nil {
 			return err
 		}

@@ -613,6 +613,25 @@ func TestCheckCutCommentRemoval(t *testing.T) {
 		if err != nil || len(list) == 0 || len(list) >= len(ids) || !list[len(list)-1].Deleted || list[len(list)-1].Replies != 0 {
 			t.Fatalf("the comments left: %d, %v", len(list), err)
 		}
+		// An export imports the removal left: the next DeleteComment
+		// there finishes it too.
+		_, export, _ := votectl(t, addr, "", "-prefix", "p", "export")
+		if code, _, errs := votectl(t, addr, export, "-prefix", "q", "import"); code != 0 {
+			t.Fatalf("import: %d %s", code, errs)
+		}
+		if code, out, errs := votectl(t, addr, "", "-prefix", "q", "check"); code != 0 || !strings.Contains(out, "comments: 1 removals") {
+			t.Fatalf("check of the import: %d\n%s%s", code, out, errs)
+		}
+		imported, err := voting.New(pool(addr, "q"), append(commentOptions("q"), voting.WithClock(func() time.Time { return now }))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := imported.DeleteComment(ctx, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		if list, err := imported.CommentsByID(ctx, ids); err != nil || len(list) != 0 {
+			t.Fatalf("the imported comments left after the next DeleteComment: %d, %v", len(list), err)
+		}
 		if err := st.DeleteComment(ctx, ids[0]); err != nil { // a placeholder: changes nothing, but goes on
 			t.Fatal(err)
 		}

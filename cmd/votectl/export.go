@@ -58,7 +58,8 @@ import (
 // caches are not exported: they derive from the records, and import
 // rebuilds them; so are a comment's depth, its place among its siblings
 // (time order is id order), its live replies, the kids orderings and the
-// articles' live comment counts (comments.go). The lines are the same
+// articles' live comment counts (comments.go), and the set of removals a
+// DeleteComment left (cremoving: each deleted comment without replies). The lines are the same
 // whatever the layout of the comments' keys: an export of a store of
 // layout 4 imports into one of this layout (voting.LayoutVersion), which
 // the import records.
