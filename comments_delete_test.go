@@ -98,8 +98,9 @@ func removeFromModel(m *commentModel, c *mComment) {
 // to that one, in steps. Cut after its first step, the
 // store reads, everywhere, as the model with the top of the chain a
 // deleted comment without replies; the next DeleteComment (of another
-// comment, of a placeholder) finishes the removal; a Delete of the
-// article removes what is left, and the next DeleteComment forgets it.
+// comment, of a placeholder) finishes the removal; a reply to the top
+// left keeps it; a Delete of the article removes what is left, and the
+// next DeleteComment forgets it.
 // A foreign value at the set of removals left fails DeleteComment
 // before any write.
 func TestDeleteCommentChain(t *testing.T) {
@@ -228,6 +229,32 @@ func TestDeleteCommentChain(t *testing.T) {
 			t.Fatalf("a cut DeleteComment, then a DeleteComment of a placeholder: steps %q removing %v", ids, removed)
 		}
 		check("placeholder")
+
+		// A reply to the top of a removal left keeps it: the next
+		// DeleteComment only forgets it.
+		fourth := chain(nil, ancestorStep+10)
+		w.cut = func(id string) bool { return id == "" }
+		if err := s.DeleteComment(ctx, fourth[len(fourth)-1].ID()); !errors.Is(err, errCut) {
+			t.Fatalf("DeleteComment cut after its first step: %v", err)
+		}
+		w.cut = nil
+		f4 := firstRemovals(len(fourth) - 1)
+		for _, c := range fourth[len(fourth)-f4:] {
+			removeFromModel(m, c)
+		}
+		clock.Add(time.Second)
+		post(fourth[len(fourth)-f4-1], "eve")
+		lone := post(nil, "eve")
+		w.take()
+		del(lone)
+		m.remove(lone)
+		if ids, removed := w.take(); !slices.Equal(removed, []int64{1, 0}) {
+			t.Fatalf("a DeleteComment after a reply to the top left: steps %q removing %v; want 1, 0", ids, removed)
+		}
+		if got := removing(); len(got) != 0 {
+			t.Fatalf("removals left: %v", got)
+		}
+		check("reply")
 
 		// Cut once more, then a Delete of the article removes what is
 		// left, and the next DeleteComment forgets it.
