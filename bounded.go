@@ -11,6 +11,16 @@ const (
 	edgeStep  = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
 	purgeStep = 200  // comments removed per step of Delete or Prune of an article with comments
 
+	// ancestorStep: comments a step of DeleteComment removes, the deleted
+	// one and the deleted ancestors its removal leaves without replies
+	// (lib/removal.lua), about 2 ms on redis-server. The first step also
+	// walks up every ancestor to keep their live counts, as a Comment
+	// does (about 3.5 ms at MaxCommentDepth), and removes one comment
+	// fewer for every ancestorWalk ancestors, but always the comment
+	// itself (comment_delete.lua).
+	ancestorStep = 100
+	ancestorWalk = 5
+
 	backfillStep = 200 // articles whose links a step of Reconfigure's backfill indexes
 	moveStep     = 100 // comments of layout 4 a step of Reconfigure moves (reconfigure.lua; an id without one costs an eighth)
 )

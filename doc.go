@@ -157,7 +157,19 @@
 // deleted ancestor left without replies; one with replies stays in
 // place as Deleted, its poster and body gone from every read, its votes
 // and their karma kept; it takes no more votes (ErrNotFound), as a
-// deleted comment on Reddit takes none.
+// deleted comment on Reddit takes none. The removal goes in steps of
+// at most 100 comments, one script and round trip each: the first walks
+// up every ancestor for their live counts, as a Comment does, and
+// removes one comment fewer for every 5 ancestors, down to the comment
+// alone; each other step removes 100 of the deleted ancestors left. So
+// a chain of n deleted ancestors left without replies takes about
+// 1 + n/100 round trips, and no script more than about 5 ms of
+// redis-server's time, at MaxCommentDepth too (BenchmarkCommentBounds'
+// comment-at-999 costs as much). Between steps the ancestors not yet
+// removed read, in every read and count, as deleted comments without
+// replies; their cids wait in {prefix}:cremoving, and a DeleteComment
+// cut short between steps leaves them so until the next DeleteComment
+// of any comment of the store, which removes them first.
 //
 // A comment's record is one string, as an article's is, its body in
 // it: its counts (up, down, live descendants), its newest and oldest
@@ -306,6 +318,10 @@
 //	{voting}:cseq                     string  the last issued comment id
 //	{voting}:cmoving                  string  the last comment id Reconfigure moved from
 //	                                          layout 4, while it moves them
+//	{voting}:cremoving                set     cids of deleted comments without replies
+//	                                          whose removal, and their deleted
+//	                                          ancestors', a DeleteComment left to a
+//	                                          later step (Store.DeleteComment)
 //	{voting}:comment:<cid>            string  the comment's record: "<up> <down> <replies>
 //	                                          <first> <last> <next> <prev> <deleted>
 //	                                          <article> <parent> <posted> <closes> <depth>
@@ -686,7 +702,8 @@
 // [Store.Replies] do work in proportion to their limit, at most
 // [MaxThread] comments, however large the thread; [Store.Comment] and
 // [Store.DeleteComment] in proportion to the comment's depth, at most
-// [MaxCommentDepth]. Every other call is one script in one round trip;
+// [MaxCommentDepth], and DeleteComment in steps of 100 comments removed
+// ("Comments"). Every other call is one script in one round trip;
 // Post and Comment take one more, a PING before it (below).
 //
 // A missing library is loaded again by the call that finds it missing,

@@ -41,6 +41,11 @@ type keys struct {
 	// family of layout 4 only), and whose replies were ordered at
 	// kids "best:" and "top:" (reconfigure.lua).
 	moving string
+	// removing holds the cids of deleted comments left without replies
+	// whose removal, with the deleted ancestors above them, a
+	// DeleteComment left to a later step (comments.go DeleteComment,
+	// lib/removal.lua).
+	removing string
 }
 
 func newKeys(prefix string) keys {
@@ -75,6 +80,7 @@ func newKeys(prefix string) keys {
 		commented:   tag + "commented:",
 		lastComment: tag + "lastcomment:",
 		moving:      tag + "cmoving",
+		removing:    tag + "cremoving",
 	}
 }
 

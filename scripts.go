@@ -15,7 +15,8 @@ import (
 // ARGV as locals at the top and says what it replies; every reply but a
 // vote done is {status, ...} (reply.go). lua/lib/ holds the helpers they share, one
 // concern a file (libFiles: the record, the group caches, the user
-// pages, the rules, the vote, the delete, the walks), read as one text,
+// pages, the rules, the vote, the comments, their removal, the delete,
+// the walks), read as one text,
 // libLua, in front of each script, which says so in its header: whole,
 // in the Functions library the scripts run as, and as the helpers each
 // uses in its EVALSHA form (functions.go).
@@ -138,7 +139,7 @@ func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
 
 // libFiles are the files of lua/lib/, in the order they are read: each
 // uses only those before it, as its header says.
-var libFiles = []string{"base", "record", "cache", "pages", "rules", "vote", "comments", "delete", "walk"}
+var libFiles = []string{"base", "record", "cache", "pages", "rules", "vote", "comments", "removal", "delete", "walk"}
 
 // libLua is the helpers of lua/lib/, its files one after the other in
 // the order of libFiles.
@@ -721,9 +722,14 @@ func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{
 
 // commentDeleteArgs: the commented pages' prefix is passed whether or not
 // the store keeps pages, as lifecycleKeys passes the submitted pages'.
+// An id of "" goes on with a removal left (comment_delete.lua).
 func (s *Store) commentDeleteArgs(id string) []interface{} {
 	k := s.keys
-	return []interface{}{k.commentKey(id), k.comments, id, k.comment, k.thread, k.kids, k.commented}
+	key := k.removing
+	if id != "" {
+		key = k.commentKey(id)
+	}
+	return []interface{}{key, k.comments, id, k.comment, k.thread, k.kids, k.commented, k.removing, ancestorStep, ancestorWalk}
 }
 
 func (s *Store) userCommentsArgs(user string, start int) []interface{} {

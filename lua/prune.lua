@@ -12,7 +12,7 @@ k.comment, k.thread, k.kids, k.cvoted, k.comments = ARGV[13], ARGV[14], ARGV[15]
 local commentStep = tonumber(ARGV[18])
 -- Reply: {OK, deleted, more}: more is 1 when articles may remain.
 -- An article with comments loses up to commentStep of them a step
--- (lib/comments.lua purgeComments): the step that finds the first
+-- (lib/removal.lua purgeComments): the step that finds the first
 -- article with comments left removes them, and the article once none
 -- is left; a step stops before any later article with comments.
 local members = redis.call('ZRANGEBYSCORE', timeKey, '-inf', last, 'LIMIT', 0, limit)

@@ -8,7 +8,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -300,8 +299,11 @@ type importCVoted struct {
 // parseComment validates a comment line against the comments before it;
 // bad makes the error of the line.
 func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) error) error {
-	if !canonicalID(l.ID) || (imp.lastCID != "" && !lessID(imp.lastCID, l.ID)) {
-		return bad("comment id %q is not an id, or not above the one before (%s)", l.ID, imp.lastCID)
+	if err := checkCID("comment id", l.ID); err != nil {
+		return bad("%v", err)
+	}
+	if imp.lastCID != "" && !lessID(imp.lastCID, l.ID) {
+		return bad("comment id %q is not above the one before (%s)", l.ID, imp.lastCID)
 	}
 	imp.lastCID = l.ID
 	if imp.byID[l.Article] == nil {
@@ -310,8 +312,9 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 	if l.Posted == nil || l.Up == nil || l.Down == nil || l.Closes == 0 {
 		return bad("comment %s lacks one of posted, closes, up, down", l.ID)
 	}
-	if *l.Up < 0 || *l.Down < 0 {
-		return bad("comment %s: counts out of range", l.ID)
+	if err := checkFields(field{"up", *l.Up, countLimit}, field{"down", *l.Down, countLimit},
+		field{"posted", *l.Posted, exactLimit}, field{"closes", l.Closes, exactLimit}); err != nil {
+		return bad("comment %s: %v", l.ID, err)
 	}
 	if err := checkName("poster", l.Poster); err != nil {
 		return bad("comment %s: %v", l.ID, err)
@@ -338,8 +341,8 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 		return bad("comment %s: a weight goes with the score order, and only with it", l.ID)
 	}
 	if l.Weight != nil {
-		if *l.Weight < 0 || math.IsNaN(*l.Weight) || math.IsInf(*l.Weight, 0) {
-			return bad("comment %s: weight out of range", l.ID)
+		if err := checkWeight("weight", *l.Weight); err != nil {
+			return bad("comment %s: %v", l.ID, err)
 		}
 		c.Weight = formatWeight(*l.Weight)
 	}
@@ -370,6 +373,12 @@ func (imp *parsedImport) parseCVote(l line, bad func(string, ...interface{}) err
 		}
 		if !canonicalID(l.Marker) || l.ExpiresMs <= 0 {
 			return bad("comment voter record of article %s: marker %q is not an id, or expires_ms is missing", l.ID, l.Marker)
+		}
+		if err := checkCID("marker", l.Marker); err != nil {
+			return bad("comment voter record of article %s: %v", l.ID, err)
+		}
+		if err := exactLimit.check("expires_ms", l.ExpiresMs); err != nil {
+			return bad("comment voter record of article %s: %v", l.ID, err)
 		}
 		imp.cvoted[l.ID] = &importCVoted{aid: l.ID, marker: l.Marker, expMs: l.ExpiresMs}
 		imp.cvotedOrder = append(imp.cvotedOrder, l.ID)
@@ -436,6 +445,12 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		t.links(ic.id, &c)
 		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famComment, ic.id), c.String()}})
 		b.cmds = append(b.cmds, placeCmds(c.places(e.l, ic.id))...)
+		if c.Deleted && len(t.kids[ic.id]) == 0 {
+			// A deleted comment without replies, whose removal a
+			// DeleteComment left (the source's {prefix}:cremoving): the
+			// next DeleteComment goes on with it here too.
+			b.cmds = append(b.cmds, cmd{"SADD", []interface{}{e.l.key(famRemoving, ""), ic.id}})
+		}
 		if err := b.add(); err != nil {
 			return err
 		}
@@ -565,6 +580,17 @@ func (c *checker) comments() error {
 			c.cfix = append(c.cfix, cmd{"SET", []interface{}{key, want.String()}})
 		case !x.Deleted && x.Body == "":
 			c.problem(false, "comment %s: no body", id)
+		}
+	}
+	// Removals a DeleteComment left to a later step: deleted comments
+	// without replies, which the next DeleteComment removes, with the
+	// deleted ancestors left without replies above them. No problem.
+	if c.inv.has(famRemoving, "") {
+		key := c.e.l.key(famRemoving, "")
+		if n, err := redis.Int(c.e.do("SCARD", key)); err != nil {
+			c.problem(false, "%s: %v (a set of comment ids)", key, err)
+		} else {
+			fmt.Fprintf(c.e.stdout, "comments: %d removals of deleted comments left by a DeleteComment (the next one finishes them)\n", n)
 		}
 	}
 	// Keys of layout 4 left behind.

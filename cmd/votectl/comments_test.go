@@ -555,3 +555,103 @@ func TestImportExportOfLayout4(t *testing.T) {
 		}
 	})
 }
+
+// cutConn fails, unsent, each step of a DeleteComment that goes on with
+// a removal left (comment_delete's first key the set of removals), as a
+// DeleteComment interrupted between its steps leaves it.
+type cutConn struct{ redis.Conn }
+
+func (c cutConn) Do(cmd string, args ...interface{}) (interface{}, error) {
+	if (cmd == "FCALL" || cmd == "EVALSHA") && len(args) > 2 && args[2] == "{p}:cremoving" {
+		return nil, errors.New("cut")
+	}
+	return c.Conn.Do(cmd, args...)
+}
+
+// A DeleteComment cut between its steps leaves the top of a chain of
+// deleted comments without replies: check notes it, and finds no
+// problem; the next DeleteComment finishes the removal.
+func TestCheckCutCommentRemoval(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		ctx := context.Background()
+		now := time.Now()
+		opts := append(commentOptions("p"), voting.WithClock(func() time.Time { return now }))
+		st, err := voting.New(pool(addr, "p"), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		node := nodeOf(addr, "p")
+		cut, err := voting.New(&redis.Pool{Dial: func() (redis.Conn, error) {
+			c, err := redis.Dial("tcp", node)
+			if err != nil {
+				return nil, err
+			}
+			return cutConn{c}, nil
+		}}, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := st.Post(ctx, "alice", "deep", "https://example.com/deep")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		parent := ""
+		for i := 0; i < 150; i++ {
+			now = now.Add(time.Second)
+			c, err := st.Comment(ctx, a.ID, parent, commentUsers[i%len(commentUsers)], "deeper")
+			if err != nil {
+				t.Fatal(err)
+			}
+			parent = c.ID
+			ids = append(ids, c.ID)
+		}
+		for _, id := range ids[:len(ids)-1] {
+			if err := st.DeleteComment(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := cut.DeleteComment(ctx, ids[len(ids)-1]); err == nil || !strings.Contains(err.Error(), "cut") {
+			t.Fatalf("a DeleteComment cut between its steps: %v", err)
+		}
+		code, out, errs := votectl(t, addr, "", "-prefix", "p", "check")
+		if code != 0 || !strings.Contains(out, "comments: 1 removals of deleted comments left") {
+			t.Fatalf("check of a cut DeleteComment: %d\n%s%s", code, out, errs)
+		}
+		// The upper part of the chain is left, its deepest a deleted
+		// comment without replies.
+		list, err := st.CommentsByID(ctx, ids)
+		if err != nil || len(list) == 0 || len(list) >= len(ids) || !list[len(list)-1].Deleted || list[len(list)-1].Replies != 0 {
+			t.Fatalf("the comments left: %d, %v", len(list), err)
+		}
+		// An export imports the removal left: the next DeleteComment
+		// there finishes it too.
+		_, export, _ := votectl(t, addr, "", "-prefix", "p", "export")
+		if code, _, errs := votectl(t, addr, export, "-prefix", "q", "import"); code != 0 {
+			t.Fatalf("import: %d %s", code, errs)
+		}
+		if code, out, errs := votectl(t, addr, "", "-prefix", "q", "check"); code != 0 || !strings.Contains(out, "comments: 1 removals") {
+			t.Fatalf("check of the import: %d\n%s%s", code, out, errs)
+		}
+		imported, err := voting.New(pool(addr, "q"), append(commentOptions("q"), voting.WithClock(func() time.Time { return now }))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := imported.DeleteComment(ctx, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		if list, err := imported.CommentsByID(ctx, ids); err != nil || len(list) != 0 {
+			t.Fatalf("the imported comments left after the next DeleteComment: %d, %v", len(list), err)
+		}
+		if err := st.DeleteComment(ctx, ids[0]); err != nil { // a placeholder: changes nothing, but goes on
+			t.Fatal(err)
+		}
+		if list, err := st.CommentsByID(ctx, ids); err != nil || len(list) != 0 {
+			t.Fatalf("the comments left after the next DeleteComment: %d, %v", len(list), err)
+		}
+		code, out, errs = votectl(t, addr, "", "-prefix", "p", "check")
+		if code != 0 || strings.Contains(out, "removals") {
+			t.Fatalf("check after the next DeleteComment: %d\n%s%s", code, out, errs)
+		}
+	})
+}

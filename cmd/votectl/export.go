@@ -58,7 +58,8 @@ import (
 // caches are not exported: they derive from the records, and import
 // rebuilds them; so are a comment's depth, its place among its siblings
 // (time order is id order), its live replies, the kids orderings and the
-// articles' live comment counts (comments.go). The lines are the same
+// articles' live comment counts (comments.go), and the set of removals a
+// DeleteComment left (cremoving: each deleted comment without replies). The lines are the same
 // whatever the layout of the comments' keys: an export of a store of
 // layout 4 imports into one of this layout (voting.LayoutVersion), which
 // the import records.
@@ -416,8 +417,11 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			}
 			out.seq = l.Seq
 		case "article":
-			if !canonicalID(l.ID) || byID[l.ID] != nil {
-				return nil, bad("article id %q is not an id, or repeated", l.ID)
+			if !canonicalID(l.ID) {
+				return nil, bad("article id %q is not an id (1 to %d)", l.ID, int64(math.MaxInt64))
+			}
+			if byID[l.ID] != nil {
+				return nil, bad("article id %q repeated", l.ID)
 			}
 			if l.Title == nil || l.Link == nil || l.Posted == nil || l.Up == nil || l.Down == nil || l.Weight == nil {
 				return nil, bad("article %s lacks one of title, link, posted, up, down, weight", l.ID)
@@ -425,9 +429,13 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if err := name("poster", l.Poster); err != nil {
 				return nil, err
 			}
-			if *l.Up < 0 || *l.Down < 0 || *l.Up > 9999999999 || *l.Down > 9999999999 || *l.Weight < 0 ||
-				math.IsInf(*l.Weight, 0) || math.IsNaN(*l.Weight) {
-				return nil, bad("article %s: counts or weight out of range", l.ID)
+			if err := checkFields(field{"up", *l.Up, countLimit}, field{"down", *l.Down, countLimit},
+				field{"posted", *l.Posted, exactLimit}, field{"closes", l.Closes, exactLimit},
+				field{"expires_ms", l.ExpiresMs, exactLimit}); err != nil {
+				return nil, bad("article %s: %v", l.ID, err)
+			}
+			if err := checkWeight("weight", *l.Weight); err != nil {
+				return nil, bad("article %s: %v", l.ID, err)
 			}
 			for _, o := range l.Orders {
 				if !contains(optionalOrders, o) {
@@ -473,10 +481,23 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if l.Karma == nil {
 				return nil, bad("karma line without karma")
 			}
+			if err := exactLimit.check("karma", *l.Karma); err != nil {
+				return nil, bad("karma of %q: %v", l.User, err)
+			}
 			fallthrough
 		case "lastpost", "votelog", "lastcomment":
 			if err := name("user", l.User); err != nil {
 				return nil, err
+			}
+			if err := checkFields(field{"ms", l.Ms, exactLimit}, field{"expires_ms", l.ExpiresMs, exactLimit}); err != nil {
+				return nil, bad("%s of %q: %v", l.Type, l.User, err)
+			}
+			for i, x := range l.Entries {
+				m, ok := x[0].(string)
+				ms, isNum := x[1].(float64)
+				if !ok || m == "" || !isNum || ms != math.Trunc(ms) || math.Abs(ms) > maxExact {
+					return nil, bad("votelog of %q: entry %d is no [member, ms] the log holds (ms a whole number up to %d)", l.User, i+1, int64(maxExact))
+				}
 			}
 			out.rest = append(out.rest, l)
 		case "comment":
@@ -488,8 +509,8 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 				return nil, err
 			}
 		case "cseq":
-			if !canonicalID(l.Seq) {
-				return nil, bad("cseq %q is not an id", l.Seq)
+			if err := checkCID("cseq", l.Seq); err != nil {
+				return nil, bad("%v", err)
 			}
 			out.cseq = l.Seq
 		case "submitted", "upvoted", "commented":
@@ -503,6 +524,9 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 		case "link":
 			if l.Link == nil || *l.Link == "" || !canonicalID(l.ID) {
 				return nil, bad("link line without a link or an id")
+			}
+			if err := exactLimit.check("expires_ms", l.ExpiresMs); err != nil {
+				return nil, bad("link %q: %v", *l.Link, err)
 			}
 			out.rest = append(out.rest, l)
 		default:

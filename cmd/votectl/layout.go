@@ -56,7 +56,8 @@ const (
 	// The comments' (layout 5).
 	famCSeq        = "cseq"
 	famComments    = "comments"
-	famMoving      = "cmoving" // while Reconfigure moves the comments of a store of layout 4
+	famMoving      = "cmoving"   // while Reconfigure moves the comments of a store of layout 4
+	famRemoving    = "cremoving" // the cids whose removal a DeleteComment left to a later step
 	famComment     = "comment:"
 	famCBody       = "cbody:" // layout 4's bodies: none in a store of layout 5
 	famThread      = "thread:"
@@ -69,7 +70,7 @@ const (
 
 var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
-	famCSeq, famComments, famMoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
+	famCSeq, famComments, famMoving, famRemoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
 
 // importMarker is the key votectl's import writes first and deletes last
 // (export.go): while it exists, the store holds an unfinished import.
@@ -83,7 +84,7 @@ func (l layout) family(key string) (fam, name string, ok bool) {
 		return "", "", false
 	}
 	switch rest {
-	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving:
+	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving, famRemoving:
 		return rest, "", true
 	}
 	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,
@@ -135,6 +136,77 @@ func idOf(m string) (string, bool) {
 		return "", false
 	}
 	return m[1:], true
+}
+
+// The codec's limits on the numbers of the records (lua/lib/record.lua
+// RECORD, COUNTS, MAX_COUNT; lua/lib/comments.lua CREC; reply.go
+// parseRecord, parseCommentRecord): import refuses a value past them,
+// which would break a record's layout or the store's arithmetic.
+const (
+	// maxCount bounds the fields of COUNT_DIGITS (10) digits at fixed
+	// places: an article's and a comment's up and down, and a comment id,
+	// which its parent's and siblings' link fields hold (comment.lua
+	// issues none past it).
+	maxCount = 9999999999
+	// maxExact bounds a number the scripts read as a Lua number, or
+	// Redis keeps as a sorted set's score, both doubles, which hold an
+	// integer exactly up to 2^53: a post time, a close, an expiry in ms,
+	// a karma, a last post's or comment's ms.
+	maxExact = 1 << 53
+)
+
+// limit is the range of a number field of a record.
+type limit struct{ lo, hi int64 }
+
+var (
+	countLimit = limit{0, maxCount}
+	exactLimit = limit{-maxExact, maxExact}
+	// cidLimit is a comment id's: countLimit, from 1.
+	cidLimit = limit{1, maxCount}
+)
+
+// check returns an error that names field where v is past l, else nil.
+func (l limit) check(field string, v int64) error {
+	if v < l.lo || v > l.hi {
+		return fmt.Errorf("%s %d is past the record's limit (%d to %d)", field, v, l.lo, l.hi)
+	}
+	return nil
+}
+
+// checkCID returns an error that names field where s is no comment id
+// the record's links hold: a canonical id up to maxCount.
+func checkCID(field, s string) error {
+	if !canonicalID(s) {
+		return fmt.Errorf("%s %q is not an id", field, s)
+	}
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return cidLimit.check(field, n)
+}
+
+// checkWeight returns an error that names field where w is no weight a
+// record holds: finite, at least 0.
+func checkWeight(field string, w float64) error {
+	if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+		return fmt.Errorf("%s %v is past the record's limit (finite, at least 0)", field, w)
+	}
+	return nil
+}
+
+// field is a number field of a line, its name as the line spells it.
+type field struct {
+	name string
+	v    int64
+	l    limit
+}
+
+// checkFields returns the error of the first of fs past its limit.
+func checkFields(fs ...field) error {
+	for _, f := range fs {
+		if err := f.l.check(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // canonicalID reports whether s is an id as the store issues them.
