@@ -74,6 +74,8 @@ var (
 	rulesGetLua string
 	//go:embed lua/rules_set.lua
 	rulesSetLua string
+	//go:embed lua/restore.lua
+	restoreLua string
 )
 
 // script is one of the store's scripts: a function of the store's
@@ -111,7 +113,7 @@ func newScript(name string, keyCount int, src string) script {
 func identityPrologue(name string) string {
 	mode := "w"
 	switch {
-	case name == "drop", name == "reconfigure", name == "vote", name == "comment_vote":
+	case name == "drop", name == "reconfigure", name == "restore", name == "vote", name == "comment_vote":
 		mode = "n" // a vote checks where it knows it writes (lib/vote.lua vote, comment_vote.lua)
 	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page", name == "user_comments":
 		mode = "r"
@@ -199,6 +201,7 @@ var (
 	reconfigureScript = newScript("reconfigure", 3, reconfigureLua)
 	rulesGetScript    = newScript("rules_get", 1, rulesGetLua)
 	rulesSetScript    = newScript("rules_set", 1, rulesSetLua)
+	restoreScript     = newScript("restore", 1, restoreLua)
 )
 
 // allScripts is every script of the store.
@@ -207,7 +210,7 @@ var allScripts = []script{
 	topSinceScript, topSinceEdge, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
-	karmaScript, topUsersScript, editScript, reconfigureScript, rulesGetScript, rulesSetScript,
+	karmaScript, topUsersScript, editScript, reconfigureScript, rulesGetScript, rulesSetScript, restoreScript,
 	commentScript, commentVoteScript, threadScript, commentsScript, commentVotesScript,
 	commentEditScript, commentDeleteScript, userCommentsScript,
 }

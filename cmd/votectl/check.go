@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/votekit/voting/internal/restore"
 )
 
 // checker holds what check read and what it found.
@@ -573,16 +574,16 @@ func (c *checker) pages() error {
 // and removals step members at a time.
 func (c *checker) repair() error {
 	p := c.e.progress("repairing", len(c.reput))
+	st, err := c.e.store()
+	if err != nil {
+		return err
+	}
 	for _, id := range sortedKeys(c.reput) {
 		r := c.recs[id]
 		r.Up, r.Down = c.reput[id][0], c.reput[id][1]
-		conn, err := c.e.pool.GetContext(c.e.ctx)
-		if err != nil {
-			return err
-		}
-		_, err = putScript.DoContext(c.e.ctx, conn, c.e.l.putArgs(id, r, false, 0, 0, nil, true)...)
-		conn.Close()
-		if err != nil {
+		a := restoreOf(id, r, false, 0, 0, nil)
+		a.KeepGroups = true
+		if _, err := restore.Put(c.e.ctx, st, a); err != nil {
 			return fmt.Errorf("article %s: %w", id, err)
 		}
 		p.add(1)

@@ -14,6 +14,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/restore"
 )
 
 // The export format, one JSON object a line, each with a "type", in this
@@ -696,16 +697,11 @@ func (e *env) putArticle(a *importArticle, nowMs int64) error {
 			}
 		}
 	}
-	groups := a.groups
-	if groups == nil {
-		groups = []string{}
-	}
-	c, err := e.pool.GetContext(e.ctx)
+	st, err := e.store()
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	if _, err := putScript.DoContext(e.ctx, c, e.l.putArgs(a.id, a.r, true, closes, exp, groups, false)...); err != nil {
+	if _, err := restore.Put(e.ctx, st, restoreOf(a.id, a.r, true, closes, exp, a.groups)); err != nil {
 		return fmt.Errorf("article %s: %w", a.id, err)
 	}
 	return nil
