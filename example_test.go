@@ -1585,6 +1585,24 @@ func ExampleRules_Options() {
 	// votelimit=20,3600000 <nil>
 }
 
+// String gives the rules in the words of the rules record, as votectl
+// options shows them, spans in milliseconds: a line for a log.
+func ExampleRules_String() {
+	store, done := exampleStore(nil, voting.WithKarma(1, -1), voting.WithVoteLimit(10, time.Minute))
+	defer done()
+	post(store, "alice", "Redis in Action") // the first post records the rules
+
+	rules, err := store.Rules(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("rules:", rules)
+	fmt.Println(voting.Rules{On: []string{"postinterval"}, PostInterval: 15 * time.Minute})
+	// Output:
+	// rules: karma=1,-1 votelimit=10,60000
+	// postinterval=900000
+}
+
 // comments posts, on article, a comment by each "poster: body" of list
 // in turn, each a reply to the comment of the parents index given (-1
 // for the article), and returns their ids.
@@ -1806,6 +1824,34 @@ func ExampleStore_CommentVotesOf() {
 	fmt.Println(len(list), arrows)
 	// Output:
 	// 2 [none down none]
+}
+
+// A user's saved comments, in the user's order, in one round trip: a
+// deleted comment kept for its replies comes without poster or body, and
+// one that is gone is skipped.
+func ExampleStore_CommentsByID() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	ids := comments(store, a.ID, []int{-1, 0, -1}, "bob: Great book", "carol: Agreed", "dave: Meh")
+	for _, id := range []string{ids[0], ids[2]} {
+		if err := store.DeleteComment(ctx, id); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	saved := []string{ids[1], ids[2], ids[0], "99"}
+	list, err := store.CommentsByID(ctx, saved)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range list {
+		fmt.Printf("%s %q %q deleted=%v replies=%d\n", c.ID, c.Poster, c.Body, c.Deleted, c.Replies)
+	}
+	// Output:
+	// 2 "carol" "Agreed" deleted=false replies=0
+	// 1 "" "" deleted=true replies=1
 }
 
 // A user's latest comments, newest first.
