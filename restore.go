@@ -21,6 +21,37 @@ func init() {
 		}
 		return s.restoreArticle(ctx, a)
 	}
+	restore.PutComments = func(ctx context.Context, store any, cs []restore.Comment) error {
+		s, ok := store.(*Store)
+		if !ok {
+			return fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
+		}
+		return s.restoreComments(ctx, cs)
+	}
+}
+
+// restoreComments runs restore_comments.lua for cs.
+func (s *Store) restoreComments(ctx context.Context, cs []restore.Comment) error {
+	const op = "restore comments"
+	if len(cs) == 0 {
+		return nil
+	}
+	k := s.keys
+	args := make([]interface{}, 0, 4+20*len(cs))
+	args = append(args, k.cseq, k.comment, k.kids, k.removing)
+	for _, c := range cs {
+		if !canonicalID(c.ID) {
+			return opErr(op, fmt.Errorf("%w: comment id %q", ErrInvalidArgument, c.ID))
+		}
+		args = append(args, c.ID, c.Up, c.Down, c.Replies, c.First, c.Last, c.Next, c.Prev, flag(c.Deleted),
+			c.Article, c.Parent, c.Posted, c.Closes, c.Depth, c.Orders, c.Weight, c.Poster, c.Body, flag(c.Removing), flag(c.PlacesOnly))
+	}
+	var n int64
+	late, err := s.evalScan(ctx, op, restoreCommentsScript, args, &n)
+	if err != nil {
+		return err
+	}
+	return replicationErr(op, late)
 }
 
 // restoreArticle runs restore.lua for a.

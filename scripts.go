@@ -76,6 +76,8 @@ var (
 	rulesSetLua string
 	//go:embed lua/restore.lua
 	restoreLua string
+	//go:embed lua/restore_comments.lua
+	restoreCommentsLua string
 )
 
 // script is one of the store's scripts: a function of the store's
@@ -113,7 +115,7 @@ func newScript(name string, keyCount int, src string) script {
 func identityPrologue(name string) string {
 	mode := "w"
 	switch {
-	case name == "drop", name == "reconfigure", name == "restore", name == "vote", name == "comment_vote":
+	case name == "drop", name == "reconfigure", name == "restore", name == "restore_comments", name == "vote", name == "comment_vote":
 		mode = "n" // a vote checks where it knows it writes (lib/vote.lua vote, comment_vote.lua)
 	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page", name == "user_comments":
 		mode = "r"
@@ -177,31 +179,32 @@ func readLib(fsys embed.FS, files []string) string {
 var libLuaParts = libParts(libLua)
 
 var (
-	postScript        = newScript("post", 3, postLua)
-	voteScript        = newScript("vote", 1, voteLua)
-	voteBatchScript   = newScript("vote_batch", 1, voteBatchLua)
-	articlesScript    = newScript("articles", 1, articlesLua)
-	pageScript        = newScript("page", 1, pageLua)
-	pageForScript     = newScript("page_for", 1, pageForLua)
-	topSinceScript    = newScript("top_since", 2, topSinceLua)
-	topSinceEdge      = newScript("top_since_edge", 2, topSinceEdgeLua)
-	votesScript       = newScript("votes", 1, votesLua)
-	countScript       = newScript("count", 1, countLua)
-	groupAddScript    = newScript("group_add", 1, groupAddLua)
-	groupRemoveScript = newScript("group_remove", 1, groupRemoveLua)
-	groupsScript      = newScript("groups", 2, groupsLua)
-	groupPageScript   = newScript("group_page", 3, groupPageLua)
-	deleteScript      = newScript("delete", 1, deleteLua)
-	pruneScript       = newScript("prune", 1, pruneLua)
-	dropScript        = newScript("drop", 1, dropLua)
-	userPageScript    = newScript("user_page", 2, userPageLua)
-	karmaScript       = newScript("karma", 1, karmaLua)
-	topUsersScript    = newScript("top_users", 1, topUsersLua)
-	editScript        = newScript("edit", 1, editLua)
-	reconfigureScript = newScript("reconfigure", 3, reconfigureLua)
-	rulesGetScript    = newScript("rules_get", 1, rulesGetLua)
-	rulesSetScript    = newScript("rules_set", 1, rulesSetLua)
-	restoreScript     = newScript("restore", 1, restoreLua)
+	postScript            = newScript("post", 3, postLua)
+	voteScript            = newScript("vote", 1, voteLua)
+	voteBatchScript       = newScript("vote_batch", 1, voteBatchLua)
+	articlesScript        = newScript("articles", 1, articlesLua)
+	pageScript            = newScript("page", 1, pageLua)
+	pageForScript         = newScript("page_for", 1, pageForLua)
+	topSinceScript        = newScript("top_since", 2, topSinceLua)
+	topSinceEdge          = newScript("top_since_edge", 2, topSinceEdgeLua)
+	votesScript           = newScript("votes", 1, votesLua)
+	countScript           = newScript("count", 1, countLua)
+	groupAddScript        = newScript("group_add", 1, groupAddLua)
+	groupRemoveScript     = newScript("group_remove", 1, groupRemoveLua)
+	groupsScript          = newScript("groups", 2, groupsLua)
+	groupPageScript       = newScript("group_page", 3, groupPageLua)
+	deleteScript          = newScript("delete", 1, deleteLua)
+	pruneScript           = newScript("prune", 1, pruneLua)
+	dropScript            = newScript("drop", 1, dropLua)
+	userPageScript        = newScript("user_page", 2, userPageLua)
+	karmaScript           = newScript("karma", 1, karmaLua)
+	topUsersScript        = newScript("top_users", 1, topUsersLua)
+	editScript            = newScript("edit", 1, editLua)
+	reconfigureScript     = newScript("reconfigure", 3, reconfigureLua)
+	rulesGetScript        = newScript("rules_get", 1, rulesGetLua)
+	rulesSetScript        = newScript("rules_set", 1, rulesSetLua)
+	restoreScript         = newScript("restore", 1, restoreLua)
+	restoreCommentsScript = newScript("restore_comments", 1, restoreCommentsLua)
 )
 
 // allScripts is every script of the store.
@@ -210,7 +213,7 @@ var allScripts = []script{
 	topSinceScript, topSinceEdge, votesScript, countScript, groupAddScript,
 	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
 	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
-	karmaScript, topUsersScript, editScript, reconfigureScript, rulesGetScript, rulesSetScript, restoreScript,
+	karmaScript, topUsersScript, editScript, reconfigureScript, rulesGetScript, rulesSetScript, restoreScript, restoreCommentsScript,
 	commentScript, commentVoteScript, threadScript, commentsScript, commentVotesScript,
 	commentEditScript, commentDeleteScript, userCommentsScript,
 }

@@ -32,6 +32,7 @@ type checker struct {
 	markers map[string]string // article id -> its comment voter record's marker
 	cvotes  [][3]string       // poster, voter, vote: the standing votes of others on comments
 	cfix    []cmd
+	replace map[string]crecord // cid -> its record, to place again (restore.PutComments) in its parent's orderings
 }
 
 // voterRecord reads the voter record at key, an article's or its
@@ -572,7 +573,7 @@ func (c *checker) pages() error {
 
 // repair writes what check found, in small steps: a script per article,
 // and removals step members at a time.
-func (c *checker) repair() error {
+func (c *checker) repair() (err error) {
 	p := c.e.progress("repairing", len(c.reput))
 	st, err := c.e.store()
 	if err != nil {
@@ -613,6 +614,19 @@ func (c *checker) repair() error {
 	}
 	cmds = append(cmds, c.zadd...)
 	cmds = append(cmds, c.cfix...)
+	defer func() {
+		// Last, once the counts are set: the comments whose places are
+		// missing or wrong, placed again by the store's own script.
+		var chunk []restore.Comment
+		for _, id := range sortedKeys(c.replace) {
+			x := restoreComment(id, c.replace[id], false)
+			x.PlacesOnly = true // its head alone was read
+			chunk = append(chunk, x)
+		}
+		for at := 0; at < len(chunk) && err == nil; at += cstep {
+			err = restore.PutComments(c.e.ctx, st, chunk[at:min(at+cstep, len(chunk))])
+		}
+	}()
 	for at := 0; at < len(cmds); at += 50 {
 		replies, err := c.e.pipeline(cmds[at:min(at+50, len(cmds))])
 		if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/restore"
 )
 
 // cstep is how many comments a step reads or writes: their records,
@@ -410,6 +411,14 @@ func checkName(what, s string) error {
 	return nil
 }
 
+// restoreComment is comment id of record c as restore.PutComments writes
+// it with the store's own script.
+func restoreComment(id string, c crecord, removing bool) restore.Comment {
+	return restore.Comment{ID: id, Up: c.Up, Down: c.Down, Replies: c.Replies, First: c.First, Last: c.Last,
+		Next: c.Next, Prev: c.Prev, Deleted: c.Deleted, Article: c.Article, Parent: c.Parent, Posted: c.Posted,
+		Closes: c.Closes, Depth: c.Depth, Orders: c.Orders, Weight: c.Weight, Poster: c.Poster, Body: c.Body, Removing: removing}
+}
+
 // placeCmds are the ZADDs that put a comment's places in their sorted
 // sets: those of one key in one, as lib/comments.lua placeAt writes both
 // bands.
@@ -427,34 +436,40 @@ func placeCmds(ps []place) []cmd {
 	return out
 }
 
-// writeComments writes the comments of an import, in pipelines of
-// cstep comments: each command short, each write idempotent (a resumed
-// import writes the same again). The records come with every field the
-// store's scripts would have written (links, live counts), the orderings
-// with the values of voting.Order.Value.
+// writeComments writes the comments of an import: their records and
+// places through the store's own script (restore.PutComments), cstep
+// comments a call, with every field the store's scripts would have
+// written (links, live counts) and the values of the store's formulas;
+// then the articles' counts and threads and the comment voter records,
+// in pipelines. Each write is idempotent (a resumed import writes the
+// same again).
 func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 	cs := make(map[string]crecord, len(imp.comments))
 	for _, c := range imp.comments {
 		cs[c.id] = c.c
 	}
 	t := deriveThreads(cs)
+	st, err := e.store()
+	if err != nil {
+		return err
+	}
 	b := &batch{e: e}
 	p := e.progress("importing comments", len(imp.comments))
-	for _, ic := range imp.comments {
+	var chunk []restore.Comment
+	for i, ic := range imp.comments {
 		c := ic.c
 		t.links(ic.id, &c)
-		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famComment, ic.id), c.String()}})
-		b.cmds = append(b.cmds, placeCmds(c.places(e.l, ic.id))...)
-		if c.Deleted && len(t.kids[ic.id]) == 0 {
-			// A deleted comment without replies, whose removal a
-			// DeleteComment left (the source's {prefix}:cremoving): the
-			// next DeleteComment goes on with it here too.
-			b.cmds = append(b.cmds, cmd{"SADD", []interface{}{e.l.key(famRemoving, ""), ic.id}})
+		// A deleted comment without replies is one whose removal a
+		// DeleteComment left (the source's {prefix}:cremoving): the next
+		// DeleteComment goes on with it here too.
+		chunk = append(chunk, restoreComment(ic.id, c, c.Deleted && len(t.kids[ic.id]) == 0))
+		if len(chunk) == cstep || i == len(imp.comments)-1 {
+			if err := restore.PutComments(e.ctx, st, chunk); err != nil {
+				return err
+			}
+			p.add(len(chunk))
+			chunk = chunk[:0]
 		}
-		if err := b.add(); err != nil {
-			return err
-		}
-		p.add(1)
 	}
 	p.done()
 	for _, aid := range sortedKeys(t.arts) {
@@ -717,6 +732,15 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 	return nil
 }
 
+// placeAgain has -repair write comment id (of good, the records as the
+// counts left them) and its places again, by the store's own script.
+func (c *checker) placeAgain(id string, good map[string]crecord) {
+	if c.replace == nil {
+		c.replace = map[string]crecord{}
+	}
+	c.replace[id] = good[id]
+}
+
 // kids checks each parent's sorted sets of replies against the comments
 // (their counts as commentVotes left them): Best and Top, both bands, at
 // kids:<parent>, and the optional orderings at kids:<ordering>:<parent>.
@@ -763,10 +787,10 @@ func (c *checker) kids(good map[string]crecord) error {
 			p := w[m]
 			if v, ok := have[m]; !ok {
 				c.problem(true, "%s: comment %s missing from %s", key, m[1:], p.ordering)
-				c.cfix = append(c.cfix, cmd{"ZADD", []interface{}{key, p.value, m}})
+				c.placeAgain(m[1:], good)
 			} else if !sameValue(p.ordering, v, p.value) {
 				c.problem(true, "%s: comment %s at %s in %s, its record makes %s", key, m[1:], num(v), p.ordering, num(p.value))
-				c.cfix = append(c.cfix, cmd{"ZADD", []interface{}{key, p.value, m}})
+				c.placeAgain(m[1:], good)
 			}
 		}
 		for _, m := range sortedKeys(have) {

@@ -250,16 +250,17 @@ func TestExportImportRoundTrip(t *testing.T) {
 
 // TestExportImportPagesEqual: after export | import into a fresh prefix,
 // and export again, the lines are identical and every page of every
-// order, and of a group, reads byte for byte as the source's: the
-// import writes through the store's own script (restore.Put), whose
-// values are the store's formulas, to the last bit.
+// order, of a group, and every thread in every order reads byte for byte
+// as the source's: the import writes through the store's own scripts
+// (restore.Put, restore.PutComments), whose values are the store's
+// formulas, to the last bit.
 func TestExportImportPagesEqual(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
 		now := time.Now().Add(-time.Hour)
 		opts := func(p string) []voting.Option {
 			return []voting.Option{voting.WithKeyPrefix(p), voting.WithClock(func() time.Time { return now }),
-				voting.WithOrders(voting.Top, voting.Hot, voting.Best, voting.Controversial)}
+				voting.WithOrders(voting.Top, voting.Hot, voting.Best, voting.Controversial, voting.ScoreDesc)}
 		}
 		src, err := voting.New(pool(addr, "psrc"), opts("psrc")...)
 		if err != nil {
@@ -289,6 +290,36 @@ func TestExportImportPagesEqual(t *testing.T) {
 				}
 			}
 		}
+		// Comments on the first articles, replies among them, and votes.
+		var cids []string
+		for i := 0; i < 150; i++ {
+			parent := ""
+			if len(cids) > 0 && rng.Intn(2) == 0 {
+				parent = cids[rng.Intn(len(cids))]
+			}
+			aid := ids[rng.Intn(5)]
+			if parent != "" {
+				cs, err := src.CommentsByID(ctx, []string{parent})
+				if err != nil || len(cs) != 1 {
+					t.Fatal(cs, err)
+				}
+				aid = cs[0].Article
+			}
+			c, err := src.Comment(ctx, aid, parent, fmt.Sprintf("u%d", rng.Intn(20)), fmt.Sprintf("body %d", i))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cids = append(cids, c.ID)
+			for j := rng.Intn(6); j > 0; j-- {
+				v := voting.Upvote
+				if rng.Intn(2) == 0 {
+					v = voting.Downvote
+				}
+				if _, err := src.VoteComment(ctx, fmt.Sprintf("v%d", rng.Intn(30)), cids[rng.Intn(len(cids))], v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		_, export, errs := votectl(t, addr, "", "-prefix", "psrc", "export")
 		if code, _, errs := votectl(t, addr, export, "-prefix", "pdst", "import"); code != 0 {
 			t.Fatalf("import: %d %s", code, errs)
@@ -312,6 +343,23 @@ func TestExportImportPagesEqual(t *testing.T) {
 				b, err2 = dst.GroupArticles(ctx, "g", o, page)
 				if fmt.Sprint(a, err1) != fmt.Sprint(b, err2) {
 					t.Errorf("group %v page %d differs after the import", o, page)
+				}
+			}
+		}
+		for _, aid := range ids[:5] {
+			for _, o := range []voting.Order{voting.Best, voting.Top, voting.Hot, voting.Controversial, voting.ScoreDesc,
+				voting.TimeDesc, voting.TimeAsc} {
+				a, err1 := src.Thread(ctx, aid, o, voting.MaxThread)
+				b, err2 := dst.Thread(ctx, aid, o, voting.MaxThread)
+				if fmt.Sprint(a, err1) != fmt.Sprint(b, err2) {
+					t.Errorf("the thread of %s in %v differs after the import", aid, o)
+				}
+			}
+			for _, k := range []string{"kids:a", "kids:hot:a", "kids:controversial:a", "kids:score:a"} {
+				a, _ := redis.Strings(do("ZRANGE", "{psrc}:"+k+aid, 0, -1, "WITHSCORES"))
+				b, _ := redis.Strings(do("ZRANGE", "{pdst}:"+k+aid, 0, -1, "WITHSCORES"))
+				if fmt.Sprint(a) != fmt.Sprint(b) {
+					t.Errorf("%s%s differs from the source's, to the bit", k, aid)
 				}
 			}
 		}

@@ -32,3 +32,31 @@ type Article struct {
 // repair (Whole false) of a record that is gone. Voters are the caller's
 // to write first.
 var Put func(ctx context.Context, store any, a Article) (bool, error)
+
+// Comment is one comment as a tool restores it: its record's fields,
+// links and live counts included, which the tool works out from the
+// comments it restores.
+type Comment struct {
+	ID                      string
+	Up, Down, Replies       int64
+	First, Last, Next, Prev string // its replies' ends and its siblings; "" for none
+	Deleted                 bool
+	Article, Parent         string // Parent "" for a reply to the article
+	Posted, Closes          int64
+	Depth                   int
+	Orders, Weight          string // as the record keeps them
+	Poster, Body            string
+	// Removing is set for a deleted comment without replies whose
+	// removal a DeleteComment left to its next steps.
+	Removing bool
+	// PlacesOnly writes its places in its parent's orderings alone, and
+	// keeps its record as it is: a repair, which read its head alone.
+	PlacesOnly bool
+}
+
+// PutComments writes cs in store (a *voting.Store) with the store's
+// restore script, in one round trip: each comment's record and its
+// places in its parent's orderings, with the values the store's formulas
+// give. The articles' live counts, threads and comment voter records
+// are the caller's.
+var PutComments func(ctx context.Context, store any, cs []Comment) error
