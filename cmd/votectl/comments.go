@@ -419,23 +419,6 @@ func restoreComment(id string, c crecord, removing bool) restore.Comment {
 		Closes: c.Closes, Depth: c.Depth, Orders: c.Orders, Weight: c.Weight, Poster: c.Poster, Body: c.Body, Removing: removing}
 }
 
-// placeCmds are the ZADDs that put a comment's places in their sorted
-// sets: those of one key in one, as lib/comments.lua placeAt writes both
-// bands.
-func placeCmds(ps []place) []cmd {
-	var out []cmd
-	for i := 0; i < len(ps); {
-		args := []interface{}{ps[i].key}
-		j := i
-		for ; j < len(ps) && ps[j].key == ps[i].key; j++ {
-			args = append(args, ps[j].value, ps[j].member)
-		}
-		out = append(out, cmd{"ZADD", args})
-		i = j
-	}
-	return out
-}
-
 // writeComments writes the comments of an import: their records and
 // places through the store's own script (restore.PutComments), cstep
 // comments a call, with every field the store's scripts would have
