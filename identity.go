@@ -15,9 +15,9 @@ import (
 // version of its key layout and the options every process writing to it
 // must share (doc.go, "The store's identity"). Every script declares the
 // fence, whose name carries this store's identity (keys.go fence), and
-// compares it with the record with one GET (lib/base.lua checkStore, put
-// in front of each script by scripts.go identityPrologue; a vote, before
-// its first write): a write runs only where they are equal, a read where
+// compares it with the record with one GET (lib/base.lua openStore, the
+// first line of each script, in the mode scripts.go scriptTable gives
+// it; a vote, before its first write): a write runs only where they are equal, a read where
 // the layouts are. Post records the identity of an empty store with its
 // first write; CheckIdentity, below, makes a write's comparison for a
 // service at start. The Store's other methods about it are

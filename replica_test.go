@@ -250,7 +250,7 @@ func TestReadPool(t *testing.T) {
 			}
 			replica, prim := onReplica(), onPrimary()
 			for name := range replica {
-				if !pipelined[strings.ToUpper(name)] && (!strings.HasSuffix(name, "_ro") || !readOnlyScripts[strings.TrimSuffix(name, "_ro")]) {
+				if !pipelined[strings.ToUpper(name)] && (!strings.HasSuffix(name, "_ro") || !scriptTable[strings.TrimSuffix(name, "_ro")].readOnly) {
 					t.Errorf("round %d: the read pool ran %s", round, name)
 				}
 			}
@@ -420,7 +420,7 @@ func TestReadPoolCommandStats(t *testing.T) {
 		cmd     string
 		scripts bool // the store runs scripts, not functions
 		evalRO  int  // the EVAL_RO calls expected
-	}{{"fcall_ro", false, 0}, {"evalsha_ro", true, len(readOnlyScripts)}} {
+	}{{"fcall_ro", false, 0}, {"evalsha_ro", true, readOnlyCount()}} {
 		s.funcs.off.Store(via.scripts)
 		beforePrimary, beforeReplica := commandStats(t, pp), commandStats(t, rp)
 		for i := 0; i < rounds; i++ {

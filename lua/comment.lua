@@ -1,6 +1,7 @@
 -- comment.lua: posts a comment, a reply to an article or to one of its
 -- comments, with the poster's own upvote implied (lib/comments.lua).
 -- Uses lua/lib.
+openStore(KEYS, 'w')
 local cseqKey, commentsKey = KEYS[1], KEYS[2]
 local aid, parent, poster, body = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, window, weight, orders, maxDepth = ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9])

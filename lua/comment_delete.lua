@@ -4,6 +4,7 @@
 -- chainPlan); one with replies stays as a placeholder. With cid '', it
 -- goes on with a removal of ancestors left for a later step (lib/removal.lua
 -- resumeRemoval). Uses lua/lib.
+openStore(KEYS, 'w')
 local key, commentsKey = KEYS[1], KEYS[2] -- the comment's record (the set of removals left, for cid '')
 local cid = ARGV[1]
 local k = {comment = ARGV[2], thread = ARGV[3], kids = ARGV[4], comments = commentsKey}

@@ -1,5 +1,6 @@
 -- comment_edit.lua: changes a comment's body, by its poster within the
 -- edit window (Store.EditComment, WithEditWindow). Uses lua/lib.
+openStore(KEYS, 'w')
 local key = KEYS[1]
 local cid, user, body, now, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[7]
 -- now: the store's clock in ms; ARGV[5], ARGV[6]: the rules record and

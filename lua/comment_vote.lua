@@ -1,5 +1,6 @@
 -- comment_vote.lua: decides one vote on a comment, as lib/vote.lua vote
 -- decides one on an article. Uses lua/lib.
+local storeKey, storeIdentity = openStore(KEYS, 'n')
 local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 8)}

@@ -2,6 +2,7 @@
 -- it (lib/delete.lua delete), once its comments are gone: an article
 -- with comments first loses up to step of them a step
 -- (lib/removal.lua purgeComments). Uses lua/lib.
+openStore(KEYS, 'w')
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local id = ARGV[1]
 local k = {article = ARGV[2], voted = ARGV[3], groups = ARGV[4], group = ARGV[5],

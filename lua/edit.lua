@@ -1,5 +1,6 @@
 -- edit.lua: changes an article's title and link, by its poster within
 -- the edit window (Store.Edit, WithEditWindow). Uses lua/lib.
+openStore(KEYS, 'w')
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local id, user, title, link = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, unique = tonumber(ARGV[5]), ARGV[6] == '1'

@@ -1,5 +1,6 @@
 -- post.lua: posts an article and records the poster's own upvote.
 -- Uses lua/lib.
+local storeKey, storeIdentity, storeUnrecorded = openStore(KEYS, 'w')
 local seqKey, scoreKey, timeKey = KEYS[1], KEYS[2], KEYS[3]
 local poster, title, link = ARGV[1], ARGV[2], ARGV[3]
 local now, window, weight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])

@@ -3,6 +3,7 @@
 -- last, and stops early once their group memberships reach budget, as each membership costs a
 -- removal from the group and from its caches in every ordering. The first
 -- article is always deleted, so every step makes progress. Uses lua/lib.
+openStore(KEYS, 'w')
 local timeKey = KEYS[1]
 local last, limit, budget = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local k = {article = ARGV[4], voted = ARGV[5], groups = ARGV[6], group = ARGV[7],

@@ -1,5 +1,6 @@
 -- reconfigure.lua: one step of Reconfigure (identity.go). Uses lua/lib.
 -- Its identity check is off (lib/base.lua identity, mode 'n'): it does its own.
+local storeKey, storeIdentity = openStore(KEYS, 'n')
 local seqKey, timeKey, backfillKey = KEYS[1], KEYS[2], KEYS[3]
 local phase, articlePrefix, linkPrefix, step = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local cseqKey, movingKey = ARGV[5], ARGV[6]

@@ -6,6 +6,7 @@
 -- record or a formula of their own. Uses lua/lib. Its identity check is
 -- off (mode 'n'): an import writes into a store before it records the
 -- store's identity.
+openStore(KEYS, 'n')
 local scoreKey = KEYS[1]
 local id, up, down = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local a = {posted = ARGV[4], weight = ARGV[5], orders = ARGV[6], poster = ARGV[7], title = ARGV[8], link = ARGV[9]}

@@ -5,6 +5,7 @@
 -- of an ordering's formula. Uses lua/lib. Its identity check is off
 -- (mode 'n'): an import writes into a store before it records the
 -- store's identity.
+openStore(KEYS, 'n')
 local cseqKey = KEYS[1] -- the store's slot, for routing
 local k = {comment = ARGV[1], kids = ARGV[2]}
 local removingKey = ARGV[3]

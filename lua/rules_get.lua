@@ -1,5 +1,6 @@
 -- rules_get.lua: reads the numbers of the rules that are on
 -- (Store.Rules). Uses lua/lib.
+openStore(KEYS, 'r')
 local rulesKey = KEYS[1]
 local want = ARGV[1]
 -- want: this process's words (lib/rules.lua storeRules).

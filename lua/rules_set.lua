@@ -1,5 +1,6 @@
 -- rules_set.lua: sets the numbers of rules that are on (Store.SetRules).
 -- Uses lua/lib.
+local storeKey, storeIdentity, storeUnrecorded = openStore(KEYS, 'w')
 local rulesKey = KEYS[1]
 local want, set = ARGV[1], ARGV[2]
 -- want: this process's words (lib/rules.lua storeRules), of every rule

@@ -1,5 +1,6 @@
 -- vote.lua: decides one vote (lib/vote.lua vote: window, previous vote,
 -- counters, orderings, group caches). Uses lua/lib.
+local storeKey, storeIdentity = openStore(KEYS, 'n')
 local scoreKey = KEYS[1]
 local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- new: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds.
