@@ -52,7 +52,8 @@ func migrates(layout int) bool { return layout >= oldestMigrated && layout < Lay
 // "votelimit=10,60000" (WithVoteLimit: n, then the span in ms),
 // "postinterval=900000", "repostafter=172800000", "editwindow=900000"
 // (WithPostInterval, WithRepostAfter, WithEditWindow, in ms),
-// "userpages" (WithUserPages) and "uniquelinks" (WithUniqueLinks). A
+// "userpages" (WithUserPages), "uniquelinks" (WithUniqueLinks) and
+// "votelog" (WithVoteLog). A
 // store with none of them has no Options.
 //
 // The vote weight and window are not shared: each article keeps those it
@@ -117,6 +118,7 @@ func (c *config) identity(orders []string) Identity {
 	add(r.hasCommentInterval, "commentinterval", r.commentInterval.Milliseconds())
 	add(c.userPages, "userpages")
 	add(c.uniqueLinks, "uniquelinks")
+	add(c.voteLog, "votelog")
 	return id
 }
 
@@ -272,7 +274,7 @@ var optionFlags = map[string]string{
 	"orders": "orders", "karma": "karma", "cost": "vote-cost", "minkarma": "min-karma",
 	"votelimit": "vote-limit", "postinterval": "post-interval", "repostafter": "repost-after",
 	"editwindow": "edit-window", "commentinterval": "comment-interval",
-	"userpages": "user-pages", "uniquelinks": "unique-links",
+	"userpages": "user-pages", "uniquelinks": "unique-links", "votelog": "vote-log",
 }
 
 // optionFlag returns the flag of votectl options that sets the shared
@@ -287,7 +289,7 @@ func optionFlag(name, v string) (flag string, ok bool) {
 	switch {
 	case v == "on":
 		return "-" + f, true
-	case v == "" && (name == "userpages" || name == "uniquelinks"):
+	case v == "" && (name == "userpages" || name == "uniquelinks" || name == "votelog"):
 		return "-" + f + "=false", true
 	case v == "":
 		return "-" + f + " off", true
@@ -506,6 +508,8 @@ func (id Identity) StoreOptions() ([]Option, error) {
 			opts = append(opts, WithUserPages())
 		case "uniquelinks":
 			opts = append(opts, WithUniqueLinks())
+		case "votelog":
+			opts = append(opts, WithVoteLog())
 		default:
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}

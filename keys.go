@@ -40,6 +40,9 @@ type keys struct {
 	// family of layout 4 only), and whose replies were ordered at
 	// kids "best:" and "top:" (reconfigure.lua).
 	moving string
+	// Moderation (moderation.go): the prefix of the users' vote logs
+	// (WithVoteLog), to which a user's name is appended.
+	userVotes string
 }
 
 func newKeys(prefix string) keys {
@@ -73,6 +76,8 @@ func newKeys(prefix string) keys {
 		commented:   tag + "commented:",
 		lastComment: tag + "lastcomment:",
 		moving:      tag + "cmoving",
+
+		userVotes: tag + "uvotes:",
 	}
 }
 
@@ -151,3 +156,6 @@ func (k keys) commentedKey(user string) string { return k.commented + user }
 // lastCommentKey returns the key of a user's last comment time
 // (WithCommentInterval).
 func (k keys) lastCommentKey(user string) string { return k.lastComment + user }
+
+// userVotesKey returns a user's vote log (WithVoteLog).
+func (k keys) userVotesKey(user string) string { return k.userVotes + user }

@@ -32,6 +32,7 @@ type config struct {
 	orders      []Order
 	uniqueLinks bool
 	userPages   bool
+	voteLog     bool // WithVoteLog (moderation.go)
 	readPool    Pool
 	hasReadPool bool       // WithReadPool was given, if with nil
 	rules       ruleConfig // karma and the rules (rules.go)
@@ -148,6 +149,20 @@ func WithUniqueLinks() Option {
 // and does no extra work per vote or post. Default off.
 func WithUserPages() Option {
 	return func(c *config) { c.userPages = true }
+}
+
+// WithVoteLog keeps, for each user, every standing vote they cast, on
+// articles and on comments, newest first, in the script of the vote: the
+// log [Store.VotesBy] reads and [Store.ReverseVotes] takes back, which
+// outlives the item's voting window. A vote that changes a user's vote
+// moves its entry, a cancel removes it. Post's and Comment's own upvote
+// of the poster is no entry. Stores sharing a prefix should all have it
+// or all not: a vote made by a store without it is not logged, so it is
+// a shared option (doc.go, "The store's identity"). Without it a store
+// keeps no log, does no extra work per vote, and VotesBy and
+// ReverseVotes get [ErrNotAllowed]. Default off.
+func WithVoteLog() Option {
+	return func(c *config) { c.voteLog = true }
 }
 
 func (c *config) validate() error {

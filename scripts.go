@@ -134,7 +134,7 @@ func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
 
 // libFiles are the files of lua/lib/, in the order they are read: each
 // uses only those before it, as its header says.
-var libFiles = []string{"base", "record", "cache", "pages", "rules", "vote", "comments", "delete", "walk"}
+var libFiles = []string{"base", "record", "cache", "pages", "rules", "moderation", "vote", "comments", "delete", "walk"}
 
 // libLua is the helpers of lua/lib/, its files one after the other in
 // the order of libFiles.
@@ -203,6 +203,7 @@ var allScripts = []script{
 	karmaScript, topUsersScript, editScript, reconfigureScript,
 	commentScript, commentVoteScript, threadScript, commentsScript, commentVotesScript,
 	commentEditScript, commentDeleteScript, userCommentsScript,
+	votesByScript, votersScript, commentVotersScript, // moderation.go
 }
 
 // The scripts of comments (comments.go).
@@ -272,7 +273,7 @@ func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) 
 	args = append(args, s.votePrefixes[0], now)
 	args = append(args, s.votePrefixes[1:]...)
 	if !s.votesCarryPages() {
-		args = append(args, "") // vote_batch.lua's ARGV[5]: no upvoted pages
+		args = append(args, "", "") // vote_batch.lua's ARGV[5] and ARGV[6]: no upvoted pages, no vote logs
 	}
 	args = append(args, rules...)
 	for _, b := range ballots {
@@ -490,6 +491,7 @@ var readOnlyScripts = map[string]bool{
 	"articles": true, "page": true, "page_for": true, "top_since": true, "top_since_edge": true, "votes": true, "count": true, "groups": true,
 	"group_read": true, "karma": true, "top_users": true,
 	"thread": true, "comments": true, "comment_votes": true,
+	"votes_by": true, "voters": true, "comment_voters": true,
 }
 
 // onceScripts are the scripts that make a new id, Post's and Comment's:
@@ -679,8 +681,12 @@ func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []int
 // rules (appendVoteRules).
 func (s *Store) commentVoteArgs(user, id string, v VoteType, now int64) []interface{} {
 	k := s.keys
-	args := make([]interface{}, 0, 8+1+len(s.rules.vote))
-	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids)
+	args := make([]interface{}, 0, 9+1+len(s.rules.vote))
+	log := ""
+	if s.voteLog {
+		log = k.userVotes
+	}
+	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids, log)
 }
 
 // threadArgs lays out thread.lua's arguments: the root, an article

@@ -94,6 +94,7 @@ type Store struct {
 	commentOrderings string
 	uniqueLinks      bool
 	userPages        bool // WithUserPages
+	voteLog          bool // WithVoteLog (moderation.go)
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
@@ -153,14 +154,19 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	s.text = c.text.rules()
 	s.waits = c.durability.commands()
 	s.userPages = c.userPages
+	s.voteLog = c.voteLog
 	if s.votesCarryPages() {
 		// vote.lua's ARGV[8]: the upvoted pages' prefix, kept by every
-		// vote, or '' for none, before the rules.
-		upvoted := ""
+		// vote, or '' for none, and ARGV[9], the vote logs' (WithVoteLog),
+		// before the rules.
+		upvoted, log := "", ""
 		if s.userPages {
 			upvoted = s.keys.upvoted
 		}
-		s.votePrefixes = append(s.votePrefixes, upvoted)
+		if s.voteLog {
+			log = s.keys.userVotes
+		}
+		s.votePrefixes = append(s.votePrefixes, upvoted, log)
 	}
 	if c.cacheTTL > 0 {
 		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
@@ -226,10 +232,11 @@ func (r BallotResult) MarshalJSON() ([]byte, error) {
 }
 
 // votesCarryPages reports whether the arguments of vote.lua carry the
-// slot of the upvoted pages (ARGV[8]): with WithUserPages, and with vote
-// rules, which follow it. A store with neither sends no more arguments
-// than the vote needs.
-func (s *Store) votesCarryPages() bool { return s.userPages || s.rules.vote != nil }
+// slots of the upvoted pages and the vote logs (ARGV[8] and ARGV[9]):
+// with WithUserPages, with WithVoteLog, and with vote rules, which
+// follow them. A store with none sends no more arguments than the vote
+// needs.
+func (s *Store) votesCarryPages() bool { return s.userPages || s.voteLog || s.rules.vote != nil }
 
 // formatWeight formats a vote weight for the scripts: plain decimals
 // with a point ("1000000.0", "0.00001"), which every Lua reads: never an

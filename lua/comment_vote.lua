@@ -2,9 +2,11 @@
 -- decides one on an article. Uses lua/lib.
 local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 8)}
+local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7],
+  log = ARGV[8] ~= '' and ARGV[8] or nil, rules = readRules(ARGV, 9)}
 -- vs: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds;
--- ARGV[8..19]: the vote rules (lib/rules.lua readRules), for a store
+-- ARGV[8]: moderation, the prefix of the vote logs (WithVoteLog), or '';
+-- ARGV[9..20]: the vote rules (lib/rules.lua readRules), for a store
 -- that has them.
 -- Reply: '<previous> <points> <up> <down>' (reply.go parseVote) |
 -- {NOT_FOUND} | {CLOSED} | {CORRUPT} | {NOT_ALLOWED} | {RATE_LIMITED, ms}.
@@ -82,6 +84,9 @@ end
 -- The store's identity (checkStore), deferred to here, where the vote
 -- writes, as lib/vote.lua vote defers it.
 checkStore(storeKey, storeIdentity, 'w')
+if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
+  expect(k.log .. user, 'zset')
+end
 if k.rules then
   for _, kk in ipairs(keys) do
     expect(kk, 'zset')
@@ -106,5 +111,8 @@ elseif new == 0 then
   redis.call('HDEL', votedKey, field)
 else
   redis.call('HSET', votedKey, field, vs)
+end
+if k.log then -- moderation: the voter's vote log; a poster's upvote is implied, no entry
+  logVote(k.log .. user, 'c' .. cid, (user == poster and new == 1) and 0 or new, now)
 end
 return string.format('%d %d %d %d', prev, up - down, up, down)

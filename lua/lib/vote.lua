@@ -2,7 +2,7 @@
 -- Needs: base.lua (the statuses, member, num, expect, checkStore),
 -- record.lua (COUNTS, VOTE_META, record, badValue, missing, value, eachIndex,
 -- expectIndexes), cache.lua (eachCache, cacheVote), pages.lua (votePage,
--- pageVote), rules.lua (karmaRules).
+-- pageVote), rules.lua (karmaRules), moderation.lua (logVote).
 
 -- NONE is an empty list that is never written to: the groups of a vote
 -- on an article in none.
@@ -114,6 +114,9 @@ local function vote(k, id, user, vs, now, store, want)
     end
     expect(k.score, 'zset')
   end
+  if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
+    expect(k.log .. user, 'zset')
+  end
 
   local groups = NONE
   if ngroups ~= '0' then -- skips a call for the many articles in no group
@@ -175,6 +178,9 @@ local function vote(k, id, user, vs, now, store, want)
     redis.call('HDEL', votedKey, user)
   else
     redis.call('HSET', votedKey, '', meta, user, vs)
+  end
+  if k.log then -- moderation: the voter's vote log
+    logVote(k.log .. user, 'a' .. id, new, now)
   end
   -- A cache is updated where it holds the article, or where the new
   -- value puts it in the part a walk has passed (cacheVote); a cache

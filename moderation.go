@@ -1,0 +1,251 @@
+package voting
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Moderation: who voted ([Store.Voters], [Store.CommentVoters]), a
+// user's votes ([WithVoteLog], [Store.VotesBy]) and taking them back
+// ([Store.ReverseVotes]). The scripts keep a user's vote log at the
+// vote's marked hook points (lib/moderation.lua); doc.go, "Moderation",
+// is the model.
+
+// UserVote is one standing vote of a user ([Store.VotesBy]): on the
+// article ID, or on the comment ID where Comment is set, cast at At (the
+// store's clock, to the second).
+type UserVote struct {
+	ID      string    `json:"id"`
+	Comment bool      `json:"comment,omitempty"`
+	Vote    VoteType  `json:"vote"`
+	At      time.Time `json:"at"`
+}
+
+// Voter is one standing voter of an article or comment ([Store.Voters]).
+type Voter struct {
+	User string   `json:"user"`
+	Vote VoteType `json:"vote"`
+}
+
+// The scripts of moderation.
+var (
+	//go:embed lua/votes_by.lua
+	votesByLua string
+	//go:embed lua/voters.lua
+	votersLua string
+	//go:embed lua/comment_voters.lua
+	commentVotersLua string
+
+	votesByScript       = newScript("votes_by", 1, votesByLua)
+	votersScript        = newScript("voters", 1, votersLua)
+	commentVotersScript = newScript("comment_voters", 1, commentVotersLua)
+)
+
+// errNoVoteLog is the error of a call that reads or takes back a user's
+// vote log on a store without one.
+var errNoVoteLog = fmt.Errorf("%w: the store keeps no vote log (WithVoteLog)", ErrNotAllowed)
+
+// VotesBy returns a page of user's standing votes, on articles and on
+// comments, newest first, from the store's vote log ([WithVoteLog]),
+// and the cursor of the next page: cursor "" starts, and a returned ""
+// means the end. limit is 1 to [MaxModerationPage]; a page may hold
+// fewer, the log's entries whose article or comment is gone left out.
+// A vote the user changes moves to the front, with its new time. Each
+// call is one script of bounded work. A store without WithVoteLog gets
+// an error wrapping [ErrNotAllowed]; a cursor that no call returned, a
+// user name Vote refuses or a limit out of range gets
+// [ErrInvalidArgument].
+func (s *Store) VotesBy(ctx context.Context, user, cursor string, limit int) ([]UserVote, string, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "VotesBy", Count: limit}, func(ctx context.Context) (cursorPage[UserVote], error) {
+			list, next, err := s.VotesBy(ctx, user, cursor, limit)
+			return cursorPage[UserVote]{list, next}, err
+		})
+		return r.list, r.next, err
+	}
+	const op = "votes by"
+	if !s.voteLog {
+		return nil, "", opErr(op, errNoVoteLog)
+	}
+	if err := checkName("user", user); err != nil {
+		return nil, "", opErr(op, err)
+	}
+	if err := checkLimit(limit); err != nil {
+		return nil, "", opErr(op, err)
+	}
+	afterScore, afterItem := "", ""
+	if cursor != "" {
+		var ok bool
+		afterScore, afterItem, ok = strings.Cut(cursor, ":")
+		if _, err := strconv.ParseInt(afterScore, 10, 64); !ok || err != nil || afterItem == "" {
+			return nil, "", opErr(op, fmt.Errorf("%w: cursor %q", ErrInvalidArgument, cursor))
+		}
+	}
+	k := s.keys
+	rest, err := s.call(ctx, op, votesByScript, "", []interface{}{k.userVotesKey(user),
+		afterScore, afterItem, limit, k.article, k.comment})
+	if err != nil {
+		return nil, "", err
+	}
+	list, next, err := parseVotesBy(rest)
+	if err != nil {
+		return nil, "", opErr(op, err)
+	}
+	return list, next, nil
+}
+
+// cursorPage is the two results of a paged read (VotesBy, Voters...),
+// as one result of their hooks.
+type cursorPage[T any] struct {
+	list []T
+	next string
+}
+
+// parseVotesBy reads votes_by.lua's reply: the next cursor's score and
+// item ("" for none), then item and score pairs.
+func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
+	f, err := redis.Strings(rest, nil)
+	if err != nil || len(f)%2 != 0 {
+		return nil, "", fmt.Errorf("votes by reply of %d fields: %v", len(rest), err)
+	}
+	list := make([]UserVote, 0, len(f)/2-1)
+	for i := 2; i < len(f); i += 2 {
+		item, score := f[i], f[i+1]
+		n, err := strconv.ParseInt(score, 10, 64)
+		if err != nil || len(item) < 2 || (item[0] != 'a' && item[0] != 'c') {
+			return nil, "", fmt.Errorf("vote log entry %q at %q", item, score)
+		}
+		v := UserVote{ID: item[1:], Comment: item[0] == 'c', Vote: Downvote, At: time.Unix(n/2, 0).UTC()}
+		if n%2 == 1 {
+			v.Vote = Upvote
+		}
+		list = append(list, v)
+	}
+	next := ""
+	if f[0] != "" {
+		next = f[0] + ":" + f[1]
+	}
+	return list, next, nil
+}
+
+// Voters returns a page of the standing voters of the article id while
+// its voter record is kept (its voting window), and the cursor of the
+// next page: cursor "" starts, and a returned "" means the end. The
+// poster's own upvote, which Post records, is a voter. Each call is one
+// script that reads about limit voters (1 to [MaxModerationPage]) of
+// the record: a small record is read whole. A walk lists each voter
+// whose vote stands throughout it, with the vote it has when read; a
+// voter who votes during the walk may be listed or not. An unknown
+// article gets [ErrNotFound], one whose voter record is gone
+// [ErrVotingClosed]; a limit out of range or a cursor that no call
+// returned [ErrInvalidArgument].
+func (s *Store) Voters(ctx context.Context, id, cursor string, limit int) ([]Voter, string, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "Voters", Count: limit}, func(ctx context.Context) (cursorPage[Voter], error) {
+			list, next, err := s.Voters(ctx, id, cursor, limit)
+			return cursorPage[Voter]{list, next}, err
+		})
+		return r.list, r.next, err
+	}
+	const op = "voters"
+	if err := checkLimit(limit); err != nil {
+		return nil, "", opErr(op, err)
+	}
+	if !canonicalID(id) {
+		return nil, "", notFound(op, id)
+	}
+	scan, err := scanCursor(op, cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	rest, err := s.call(ctx, op, votersScript, id, []interface{}{s.keys.votedKey(id), scan, limit, s.keys.articleKey(id)})
+	if err != nil {
+		return nil, "", err
+	}
+	return parseVoters(op, rest)
+}
+
+// CommentVoters returns a page of the standing voters of the comment id,
+// as [Store.Voters] does of an article's, while the comment's voter
+// record is kept (its voting window): the poster's implied upvote, first
+// on the first page, is a voter where the poster has not changed it. An
+// unknown or deleted comment gets [ErrNotFound], one whose voter record
+// is gone [ErrVotingClosed]; a limit out of range or a cursor that no
+// call returned [ErrInvalidArgument].
+func (s *Store) CommentVoters(ctx context.Context, id, cursor string, limit int) ([]Voter, string, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "CommentVoters", Count: limit}, func(ctx context.Context) (cursorPage[Voter], error) {
+			list, next, err := s.CommentVoters(ctx, id, cursor, limit)
+			return cursorPage[Voter]{list, next}, err
+		})
+		return r.list, r.next, err
+	}
+	const op = "comment voters"
+	if err := checkLimit(limit); err != nil {
+		return nil, "", opErr(op, err)
+	}
+	if !canonicalID(id) {
+		return nil, "", commentNotFound(op, id)
+	}
+	scan, err := scanCursor(op, cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	k := s.keys
+	reply, err := s.eval(ctx, commentVotersScript, []interface{}{k.commentKey(id), id, scan, limit, k.cvoted})
+	status, rest, err := decode(reply, err)
+	if err != nil {
+		return nil, "", opErr(op, err)
+	}
+	switch status {
+	case statusOK:
+		return parseVoters(op, rest)
+	case statusNotFound:
+		return nil, "", commentNotFound(op, id)
+	}
+	return nil, "", statusErr(op, status, id)
+}
+
+// scanCursor returns the HSCAN cursor of a Voters cursor: "0" for "".
+func scanCursor(op, cursor string) (string, error) {
+	if cursor == "" {
+		return "0", nil
+	}
+	if n, err := strconv.ParseUint(cursor, 10, 64); err != nil || n == 0 {
+		return "", opErr(op, fmt.Errorf("%w: cursor %q", ErrInvalidArgument, cursor))
+	}
+	return cursor, nil
+}
+
+// parseVoters reads voters.lua's and comment_voters.lua's reply: the
+// next HSCAN cursor ("0" at the end), then user and vote pairs.
+func parseVoters(op string, rest []interface{}) ([]Voter, string, error) {
+	f, err := redis.Strings(rest, nil)
+	if err != nil || len(f)%2 != 1 {
+		return nil, "", opErr(op, fmt.Errorf("voters reply of %d fields: %v", len(rest), err))
+	}
+	list := make([]Voter, 0, len(f)/2)
+	for i := 1; i < len(f); i += 2 {
+		v := Voter{User: f[i]}
+		switch f[i+1] {
+		case "1":
+			v.Vote = Upvote
+		case "-1":
+			v.Vote = Downvote
+		default:
+			return nil, "", opErr(op, fmt.Errorf("%w: %q holds %q", errCorrupt, f[i], f[i+1]))
+		}
+		list = append(list, v)
+	}
+	next := f[0]
+	if next == "0" {
+		next = ""
+	}
+	return list, next, nil
+}
