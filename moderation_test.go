@@ -185,7 +185,9 @@ func TestVoters(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("limit %d: voters %v, want %v", limit, got, want)
 			}
-			got = walk(func(cursor string, limit int) ([]Voter, string, error) { return s.CommentVoters(ctx, c.ID, cursor, limit) }, limit)
+			got = walk(func(cursor string, limit int) ([]Voter, string, error) {
+				return s.CommentVoters(ctx, c.ID, cursor, limit)
+			}, limit)
 			if fmt.Sprint(got) != fmt.Sprint(cwant) {
 				t.Fatalf("limit %d: comment voters %v, want %v", limit, got, cwant)
 			}
