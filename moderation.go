@@ -249,3 +249,94 @@ func parseVoters(op string, rest []interface{}) ([]Voter, string, error) {
 	}
 	return list, next, nil
 }
+
+//go:embed lua/reverse.lua
+var reverseLua string
+
+var reverseScript = newScript("reverse", 1, reverseLua)
+
+// ReverseVotes takes back every standing vote user cast, on open and
+// closed articles and comments, as if it had never been cast, and
+// returns how many it took back. It needs the vote log ([WithVoteLog]):
+// without it, an error wrapping [ErrNotAllowed].
+//
+// Each vote taken back changes what the vote changed: the item's counts,
+// score or points and its place in every ordering (the front pages, its
+// groups and their cached pages, TopSince, its parent's orders of
+// comments), the poster's karma and the voter's vote costs
+// ([WithKarma], [WithVoteCost]), and the voter's upvoted page
+// ([WithUserPages]). A closed article's frozen score changes too. A
+// vote on an item whose voting is open is cancelled as [CancelVote]
+// would, without the vote rules; one on a closed item is taken off its
+// frozen counts. Post's and Comment's own upvote is not a cast vote
+// (doc.go, "Moderation"): ReverseVotes leaves it, but takes back to none
+// a vote the poster cast on their own item afterwards.
+//
+// It works in bounded steps, one script each of at most
+// [ReverseStep] votes, fewer on articles in many groups and orders,
+// looping until the log is empty; another call may
+// run between two steps, and a vote the user casts meanwhile is taken
+// back too, until a step finds the log empty. Interrupted (ctx, a
+// dropped connection), it returns what it took back and the error; a
+// call again resumes where it stopped, and once it has returned nil a
+// second call takes back nothing more. A user that keeps voting should
+// be suspended first ([Store.Suspend]).
+func (s *Store) ReverseVotes(ctx context.Context, user string) (int, error) {
+	if s.hooked(ctx) {
+		return observe(ctx, s, Call{Op: "ReverseVotes"}, func(ctx context.Context) (int, error) { return s.ReverseVotes(ctx, user) })
+	}
+	return s.reverseVotes(ctx, user, nil)
+}
+
+// ReverseStep is the most votes one step of [Store.ReverseVotes] takes
+// back: a script of a few milliseconds at most on redis-server.
+const ReverseStep = reverseStep
+
+// reverseVotes is ReverseVotes, calling progress (where not nil) with
+// the total after each step.
+func (s *Store) reverseVotes(ctx context.Context, user string, progress func(total int)) (int, error) {
+	const op = "reverse votes"
+	if !s.voteLog {
+		return 0, opErr(op, errNoVoteLog)
+	}
+	if err := checkName("user", user); err != nil {
+		return 0, opErr(op, err)
+	}
+	total := 0
+	var late error
+	for {
+		if err := ctx.Err(); err != nil {
+			return total, opErr(op, err)
+		}
+		var taken int
+		var left string
+		t := s.now()
+		stepLate, err := s.evalScan(ctx, op, reverseScript, s.appendVoteRules(s.reverseArgs(user, t.Unix()), t), &taken, &left)
+		if err != nil {
+			return total, err
+		}
+		if stepLate != nil {
+			late = stepLate
+		}
+		total += taken
+		if progress != nil {
+			progress(total)
+		}
+		if left != "1" {
+			return total, replicationErr(op, late)
+		}
+	}
+}
+
+// reverseArgs lays out reverse.lua's arguments before the vote rules
+// (appendVoteRules).
+func (s *Store) reverseArgs(user string, now int64) []interface{} {
+	k := s.keys
+	upvoted := ""
+	if s.userPages {
+		upvoted = k.upvoted
+	}
+	args := make([]interface{}, 0, 12+1+len(s.rules.vote))
+	return append(args, k.userVotesKey(user), user, now, s.reverseStep, reverseWork,
+		k.orderingKey("score"), k.article, k.voted, s.votePrefixes[3], upvoted, k.comment, k.cvoted, k.kids)
+}

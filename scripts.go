@@ -134,7 +134,7 @@ func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
 
 // libFiles are the files of lua/lib/, in the order they are read: each
 // uses only those before it, as its header says.
-var libFiles = []string{"base", "record", "cache", "pages", "rules", "moderation", "vote", "comments", "delete", "walk"}
+var libFiles = []string{"base", "record", "cache", "pages", "rules", "moderation", "vote", "comments", "delete", "walk", "reverse"}
 
 // libLua is the helpers of lua/lib/, its files one after the other in
 // the order of libFiles.
@@ -203,7 +203,7 @@ var allScripts = []script{
 	karmaScript, topUsersScript, editScript, reconfigureScript,
 	commentScript, commentVoteScript, threadScript, commentsScript, commentVotesScript,
 	commentEditScript, commentDeleteScript, userCommentsScript,
-	votesByScript, votersScript, commentVotersScript, // moderation.go
+	votesByScript, votersScript, commentVotersScript, reverseScript, // moderation.go
 }
 
 // The scripts of comments (comments.go).

@@ -116,6 +116,9 @@ type Store struct {
 	// edge bounds the members of TopSince's edge bucket one call reads
 	// (edgeStep): tests shrink it, so that an edge takes many calls.
 	edge int
+	// reverseStep bounds the votes one step of ReverseVotes takes back
+	// (reverseStep): tests shrink it, so that a reversal takes many steps.
+	reverseStep int
 
 	hooks []Hook // WithHook, the first given outermost (hook.go); nil for none
 }
@@ -148,6 +151,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		hooks:       c.hooks,
 	}
 	s.walk, s.step, s.edge = walkStep, buildStep, edgeStep
+	s.reverseStep = reverseStep
 	s.votePrefixes = s.keys.votePrefixes()
 	s.orderingArgs = boxedOrderings(s.keys)
 	s.rules = newRules(c.rules, s.keys)

@@ -6,7 +6,7 @@
 -- are read as one text in this order (scripts.go libFiles), and a file
 -- uses only the files before it:
 --   base, record, cache, pages, rules, moderation, vote, comments, delete,
---   walk
+--   walk, reverse
 -- scripts.go puts them in front of each script: all of them in the
 -- Functions library, and the ones a script uses in its EVALSHA form
 -- (functions.go). A script whose header says "Uses lua/lib" calls them.
