@@ -41,8 +41,10 @@ type keys struct {
 	// kids "best:" and "top:" (reconfigure.lua).
 	moving string
 	// Moderation (moderation.go): the prefix of the users' vote logs
-	// (WithVoteLog), to which a user's name is appended.
-	userVotes string
+	// (WithVoteLog), to which a user's name is appended; the hash of
+	// the suspensions and the latest end of them, which the scripts name
+	// as siblings of record (lib/moderation.lua suspensionKeysOf).
+	userVotes, suspended, suspending string
 }
 
 func newKeys(prefix string) keys {
@@ -77,7 +79,9 @@ func newKeys(prefix string) keys {
 		lastComment: tag + "lastcomment:",
 		moving:      tag + "cmoving",
 
-		userVotes: tag + "uvotes:",
+		userVotes:  tag + "uvotes:",
+		suspended:  tag + "suspended",
+		suspending: tag + "suspending",
 	}
 }
 

@@ -12,8 +12,8 @@ import (
 )
 
 // Moderation: who voted ([Store.Voters], [Store.CommentVoters]), a
-// user's votes ([WithVoteLog], [Store.VotesBy]) and taking them back
-// ([Store.ReverseVotes]). The scripts keep a user's vote log at the
+// user's votes ([WithVoteLog], [Store.VotesBy]), taking them back
+// ([Store.ReverseVotes]) and suspending a user ([Store.Suspend]). The scripts keep a user's vote log at the
 // vote's marked hook points (lib/moderation.lua); doc.go, "Moderation",
 // is the model.
 
@@ -234,9 +234,9 @@ func parseVoters(op string, rest []interface{}) ([]Voter, string, error) {
 	for i := 1; i < len(f); i += 2 {
 		v := Voter{User: f[i]}
 		switch f[i+1] {
-		case "1":
+		case "1", "1s": // "1s", "-1s": a shadowed voter's (Shadow)
 			v.Vote = Upvote
-		case "-1":
+		case "-1", "-1s":
 			v.Vote = Downvote
 		default:
 			return nil, "", opErr(op, fmt.Errorf("%w: %q holds %q", errCorrupt, f[i], f[i+1]))
@@ -339,4 +339,144 @@ func (s *Store) reverseArgs(user string, now int64) []interface{} {
 	args := make([]interface{}, 0, 12+1+len(s.rules.vote))
 	return append(args, k.userVotesKey(user), user, now, s.reverseStep, reverseWork,
 		k.orderingKey("score"), k.article, k.voted, s.votePrefixes[3], upvoted, k.comment, k.cvoted, k.kids)
+}
+
+// Suspension is how a suspended user's calls are taken ([Store.Suspend]).
+type Suspension int8
+
+const (
+	// Refuse refuses the user's votes, posts and comments with an error
+	// wrapping [ErrNotAllowed], whose [RetryAfter] is the time left; a
+	// refused call changes nothing.
+	Refuse Suspension = iota + 1
+	// Shadow accepts the user's votes, which the user sees as cast (the
+	// result of the vote, VoteOf, VotesOf and the reads for a user), and
+	// which count nowhere: no count, score, ordering, karma, page, vote
+	// log or event has them. A vote the user cast before, changed while
+	// shadowed, is taken back. The user's posts and comments are taken.
+	Shadow
+)
+
+// String returns "refuse" or "shadow".
+func (m Suspension) String() string {
+	switch m {
+	case Refuse:
+		return "refuse"
+	case Shadow:
+		return "shadow"
+	case 0:
+		return "none"
+	}
+	return fmt.Sprintf("Suspension(%d)", int8(m))
+}
+
+// The scripts of suspensions.
+var (
+	//go:embed lua/suspend.lua
+	suspendLua string
+	//go:embed lua/suspended.lua
+	suspendedLua string
+
+	suspendScript   = newScript("suspend", 1, suspendLua)
+	suspendedScript = newScript("suspended", 1, suspendedLua)
+)
+
+// Suspend suspends user until the time until, on the store's clock, in
+// the mode mode ([Refuse] or [Shadow]), replacing a suspension the user
+// has; it ends by itself at until, to the second. Every vote, post and
+// comment decides the voter's suspension in its own script, before its
+// first write. A mode other than Refuse and Shadow, a time until not
+// after the store's now, or a user name Vote refuses gets
+// [ErrInvalidArgument].
+//
+// A store that has never suspended anyone, or whose suspensions have all
+// ended, pays nothing measurable on a vote: the vote reads the latest end
+// of them with the store's record, in one command (BENCHMARKS.md).
+func (s *Store) Suspend(ctx context.Context, user string, mode Suspension, until time.Time) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "Suspend"}, func(ctx context.Context) error { return s.Suspend(ctx, user, mode, until) })
+	}
+	const op = "suspend"
+	if err := checkName("user", user); err != nil {
+		return opErr(op, err)
+	}
+	code := map[Suspension]string{Refuse: "r", Shadow: "s"}[mode]
+	if code == "" {
+		return opErr(op, fmt.Errorf("%w: suspension mode %v", ErrInvalidArgument, mode))
+	}
+	if !until.After(s.now()) {
+		return opErr(op, fmt.Errorf("%w: until %v is not after now", ErrInvalidArgument, until))
+	}
+	_, err := s.suspend(ctx, op, user, code, until.UnixMilli())
+	return err
+}
+
+// Unsuspend ends user's suspension, if any. Votes the user cast shadowed
+// ([Shadow]) stay as they are: seen by the user, counted nowhere, until
+// the user changes them. A user name Vote refuses gets
+// [ErrInvalidArgument].
+func (s *Store) Unsuspend(ctx context.Context, user string) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "Unsuspend"}, func(ctx context.Context) error { return s.Unsuspend(ctx, user) })
+	}
+	const op = "unsuspend"
+	if err := checkName("user", user); err != nil {
+		return opErr(op, err)
+	}
+	_, err := s.suspend(ctx, op, user, "", 0)
+	return err
+}
+
+// suspend runs suspend.lua: mode "r", "s", or "" to end the suspension.
+func (s *Store) suspend(ctx context.Context, op, user, mode string, until int64) (bool, error) {
+	k := s.keys
+	var was string
+	late, err := s.evalScan(ctx, op, suspendScript, []interface{}{k.suspended, k.suspending, user, mode, until}, &was)
+	if err != nil {
+		return false, err
+	}
+	return was == "1", replicationErr(op, late)
+}
+
+// Suspended returns user's suspension and its end, on the store's clock,
+// to the millisecond; 0 and the zero time where the user is not
+// suspended (never, or no more). A user name Vote refuses gets
+// [ErrInvalidArgument].
+func (s *Store) Suspended(ctx context.Context, user string) (Suspension, time.Time, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "Suspended"}, func(ctx context.Context) (suspension, error) {
+			mode, until, err := s.Suspended(ctx, user)
+			return suspension{mode, until}, err
+		})
+		return r.mode, r.until, err
+	}
+	const op = "suspended"
+	if err := checkName("user", user); err != nil {
+		return 0, time.Time{}, opErr(op, err)
+	}
+	t := s.now()
+	rest, err := s.call(ctx, op, suspendedScript, "", []interface{}{s.keys.suspended, user, t.Unix()})
+	if err != nil {
+		return 0, time.Time{}, err
+	}
+	if len(rest) == 0 {
+		return 0, time.Time{}, nil
+	}
+	var code string
+	var left int64
+	if err := scan(statusOK, rest, &code, &left); err != nil {
+		return 0, time.Time{}, opErr(op, err)
+	}
+	mode := map[string]Suspension{"r": Refuse, "s": Shadow}[code]
+	if mode == 0 {
+		return 0, time.Time{}, opErr(op, fmt.Errorf("suspension mode %q", code))
+	}
+	// left is from the store's now to the second (the script's clock).
+	return mode, time.Unix(t.Unix(), 0).Add(time.Duration(left) * time.Millisecond).UTC(), nil
+}
+
+// suspension is the two results of Suspended, as one result of its hooks.
+type suspension struct {
+	mode  Suspension
+	until time.Time
 }

@@ -28,6 +28,10 @@ type twins struct {
 	groups   []string
 	elapse   func(d time.Duration)
 	ringOn2  bool // the ring's votes go to both (a twin that reverses none)
+	// refused: the ring is suspended with Refuse on the first; cast,
+	// where not nil, keeps the ring's votes as cast on the first.
+	refused bool
+	cast    map[castKey]VoteType
 	// apart: both reads each store without comparing them (the ring's
 	// votes not taken back yet).
 	apart bool
@@ -99,6 +103,11 @@ func (w *twins) post(n int) {
 	}
 }
 
+type castKey struct {
+	user, id string
+	comment  bool
+}
+
 var twinVotes = []VoteType{Upvote, Downvote, CancelVote, Upvote}
 
 // votes casts n random votes of honest users on both stores and of the
@@ -128,8 +137,12 @@ func (w *twins) votes(n, first, firstComment int) {
 		}
 		if w.rng.Intn(2) == 0 {
 			user := w.ring[w.rng.Intn(len(w.ring))]
-			if err := cast(w.s1, user); err != nil {
-				w.t.Fatal(err)
+			err := cast(w.s1, user)
+			if w.refused && !errors.Is(err, ErrNotAllowed) && err != nil || !w.refused && err != nil {
+				w.t.Fatalf("ring vote: %v", err)
+			}
+			if err == nil && w.cast != nil {
+				w.cast[castKey{user, id, comment}] = v
 			}
 			if w.ringOn2 {
 				if err := cast(w.s2, user); err != nil {
@@ -312,4 +325,73 @@ func TestReverseVotesBounded(t *testing.T) {
 			t.Fatalf("article %s after: %+v, %v", id, a, err)
 		}
 	}
+}
+
+// TestSuspendTwins: a ring suspended with Shadow on the first store
+// votes there; everything but the ring's own view equals the second's,
+// on which the ring never voted, and the ring sees its votes as cast.
+// Then, with Refuse, a ring that voted before is refused while the
+// others keep voting, and ReverseVotes makes the twins equal again.
+func TestSuspendTwins(t *testing.T) {
+	forEachBackendLong(t, func(t *testing.T, b *backend) {
+		for seed := int64(1); seed <= int64(longOr(2, 4)); seed++ {
+			w := newTwins(t, b, seed)
+			for _, u := range w.ring {
+				if err := w.s1.Suspend(ctx, u, Shadow, epoch.Add(24*time.Hour)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.cast = map[castKey]VoteType{}
+			w.post(8)
+			w.votes(300, 0, 0)
+			w.reads()
+			for key, v := range w.cast {
+				var got VoteType
+				var err error
+				if key.comment {
+					var votes []VoteType
+					votes, err = w.s1.CommentVotesOf(ctx, key.user, []string{key.id})
+					if err == nil {
+						got = votes[0]
+					}
+				} else {
+					got, err = w.s1.VoteOf(ctx, key.user, key.id)
+				}
+				if v == CancelVote {
+					v = NoVote
+				}
+				if err != nil || got != v {
+					t.Fatalf("%s sees %v on %s, cast %v (%v)", key.user, got, key.id, v, err)
+				}
+			}
+			for _, u := range w.ring {
+				if page, _, err := w.s1.VotesBy(ctx, u, "", 10); err != nil || len(page) != 0 {
+					t.Fatalf("a shadowed user's log: %v, %v", page, err)
+				}
+			}
+
+			// Refuse: a ring that votes unsuspended, then is refused
+			// while the others vote, and is reversed.
+			w = newTwins(t, b, seed+100)
+			w.post(6)
+			w.votes(200, 0, 0)
+			for _, u := range w.ring {
+				if err := w.s1.Suspend(ctx, u, Refuse, epoch.Add(24*time.Hour)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w.refused = true
+			w.elapse(70 * time.Minute) // the first six close
+			w.post(4)
+			w.votes(50, 0, 0)
+			for _, u := range w.ring {
+				w.s1.reverseStep = 2
+				if _, err := w.s1.ReverseVotes(ctx, u); err != nil {
+					t.Fatal(err)
+				}
+				w.votes(20, 6, 0)
+			}
+			w.reads()
+		}
+	})
 }

@@ -206,3 +206,108 @@ func TestVoters(t *testing.T) {
 		}
 	})
 }
+
+// TestSuspend checks Refuse and Shadow on every call they guard, their
+// end at until, Unsuspend, Suspended, RetryAfter, and that a refused
+// call changes nothing.
+func TestSuspend(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, WithVoteLog(), WithKarma(1, -1), WithUserPages())
+		a, err := s.Post(ctx, "poster", "title", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Comment(ctx, a.ID, "", "poster", "body")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mode, until, err := s.Suspended(ctx, "bad"); err != nil || mode != 0 || !until.IsZero() {
+			t.Fatalf("not suspended: %v %v %v", mode, until, err)
+		}
+		end := epoch.Add(time.Hour + 500*time.Millisecond)
+		if err := s.Suspend(ctx, "bad", Refuse, end); err != nil {
+			t.Fatal(err)
+		}
+		if mode, until, err := s.Suspended(ctx, "bad"); err != nil || mode != Refuse || !until.Equal(end) {
+			t.Fatalf("Suspended = %v %v %v, want refuse %v", mode, until, err, end)
+		}
+		refused := func(what string, err error) {
+			t.Helper()
+			if !errors.Is(err, ErrNotAllowed) || RetryAfter(err) < time.Hour || RetryAfter(err) > time.Hour+time.Second {
+				t.Fatalf("%s while refused: %v (retry after %v)", what, err, RetryAfter(err))
+			}
+		}
+		before := b.storeKeys(t, s)
+		_, err = s.Vote(ctx, "bad", a.ID, Upvote)
+		refused("Vote", err)
+		_, err = s.VoteComment(ctx, "bad", c.ID, Downvote)
+		refused("VoteComment", err)
+		r, err := s.VoteBatch(ctx, []Ballot{{User: "bad", ID: a.ID, Vote: Upvote}, {User: "good", ID: a.ID, Vote: CancelVote}})
+		if err != nil || len(r) != 2 || r[1].Err != nil {
+			t.Fatalf("VoteBatch: %v, %v", r, err)
+		}
+		refused("a ballot", r[0].Err)
+		_, err = s.Post(ctx, "bad", "t", "")
+		refused("Post", err)
+		_, err = s.Comment(ctx, a.ID, "", "bad", "b")
+		refused("Comment", err)
+		if after := b.storeKeys(t, s); !slices.Equal(before, after) {
+			t.Fatalf("keys before %v, after %v", before, after)
+		}
+		if got, err := s.Article(ctx, a.ID); err != nil || got.Upvotes != 1 || got.Downvotes != 0 {
+			t.Fatalf("article after refusals: %+v, %v", got, err)
+		}
+		// It ends by itself.
+		clock.Add(time.Hour + time.Second)
+		if mode, _, err := s.Suspended(ctx, "bad"); err != nil || mode != 0 {
+			t.Fatalf("after its end: %v, %v", mode, err)
+		}
+		if _, err := s.Vote(ctx, "bad", a.ID, Upvote); err != nil {
+			t.Fatal(err)
+		}
+		// Shadow: seen by the voter, counted nowhere; a vote that counted
+		// before, changed, is taken back.
+		if err := s.Suspend(ctx, "bad", Shadow, clock.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		vr, err := s.Vote(ctx, "bad", a.ID, Downvote)
+		if err != nil || vr.Previous != Upvote || vr.Upvotes != 1 || vr.Downvotes != 1 {
+			t.Fatalf("shadow vote told %+v, %v", vr, err)
+		}
+		if got, err := s.Article(ctx, a.ID); err != nil || got.Upvotes != 1 || got.Downvotes != 0 {
+			t.Fatalf("article after a shadow vote: %+v, %v", got, err)
+		}
+		if v, err := s.VoteOf(ctx, "bad", a.ID); err != nil || v != Downvote {
+			t.Fatalf("the shadowed user sees %v, %v", v, err)
+		}
+		if votes, err := s.VotesOf(ctx, "bad", []string{a.ID}); err != nil || votes[0] != Downvote {
+			t.Fatalf("VotesOf %v, %v", votes, err)
+		}
+		vr, err = s.VoteComment(ctx, "bad", c.ID, Upvote)
+		if err != nil || vr.Upvotes != 2 {
+			t.Fatalf("shadow comment vote told %+v, %v", vr, err)
+		}
+		if list, err := s.CommentsByID(ctx, []string{c.ID}); err != nil || list[0].Upvotes != 1 {
+			t.Fatalf("comment after a shadow vote: %+v, %v", list, err)
+		}
+		if votes, err := s.CommentVotesOf(ctx, "bad", []string{c.ID}); err != nil || votes[0] != Upvote {
+			t.Fatalf("CommentVotesOf %v, %v", votes, err)
+		}
+		if k, err := s.Karma(ctx, "poster"); err != nil || k != 0 {
+			t.Fatalf("poster's karma %d, %v", k, err)
+		}
+		// Unsuspended, a shadow vote counts from none when changed.
+		if err := s.Unsuspend(ctx, "bad"); err != nil {
+			t.Fatal(err)
+		}
+		if vr, err := s.Vote(ctx, "bad", a.ID, Upvote); err != nil || vr.Previous != Downvote || vr.Upvotes != 2 || vr.Downvotes != 0 {
+			t.Fatalf("after Unsuspend: %+v, %v", vr, err)
+		}
+		if err := s.Suspend(ctx, "bad", Suspension(9), clock.Now().Add(time.Hour)); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("bad mode: %v", err)
+		}
+		if err := s.Suspend(ctx, "bad", Refuse, clock.Now()); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("until now: %v", err)
+		}
+	})
+}

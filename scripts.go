@@ -203,7 +203,7 @@ var allScripts = []script{
 	karmaScript, topUsersScript, editScript, reconfigureScript,
 	commentScript, commentVoteScript, threadScript, commentsScript, commentVotesScript,
 	commentEditScript, commentDeleteScript, userCommentsScript,
-	votesByScript, votersScript, commentVotersScript, reverseScript, // moderation.go
+	votesByScript, votersScript, commentVotersScript, reverseScript, suspendScript, suspendedScript, // moderation.go
 }
 
 // The scripts of comments (comments.go).
@@ -491,7 +491,7 @@ var readOnlyScripts = map[string]bool{
 	"articles": true, "page": true, "page_for": true, "top_since": true, "top_since_edge": true, "votes": true, "count": true, "groups": true,
 	"group_read": true, "karma": true, "top_users": true,
 	"thread": true, "comments": true, "comment_votes": true,
-	"votes_by": true, "voters": true, "comment_voters": true,
+	"votes_by": true, "voters": true, "comment_voters": true, "suspended": true,
 }
 
 // onceScripts are the scripts that make a new id, Post's and Comment's:

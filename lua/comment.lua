@@ -16,8 +16,13 @@ local nowMs, lastKey, interval, ttl = ARGV[17], ARGV[18], tonumber(ARGV[19]), AR
 -- last-comment key, the interval (ms) and the key's TTL (ms), or '' for
 -- a store without WithCommentInterval.
 -- Reply: {OK, id, depth, record} (lib/comments.lua appendRow) | {NOT_FOUND} (the article) | {NOT_FOUND, 'parent'} |
--- {CLOSED} | {INVALID, reason} | {RATE_LIMITED, ms}.
+-- {CLOSED} | {INVALID, reason} | {RATE_LIMITED, ms} | {NOT_ALLOWED, ms}.
 
+-- moderation: a poster suspended with Refuse (lib/moderation.lua).
+local suspended = refused(liveSuspensions(storeKey, now), poster, now)
+if suspended then
+  return suspended
+end
 -- The article and its voting, as a vote reads them (lib/vote.lua).
 local meta = redis.call('HGET', k.voted .. aid, '')
 if not meta then

@@ -54,17 +54,47 @@ if not voterOpen(r[1], cid) then
   return {CLOSED}
 end
 local new, prev = VOTES[vs], 0
+local shown -- moderation: a shadow vote of the user's, which counts nowhere (lib/moderation.lua)
 if r[2] then
   prev = VOTES[r[2]]
-  if prev == nil or (prev == 0 and user ~= poster) then
+  if prev == nil then
+    shown, prev = SHADOW[r[2]], 0
+  end
+  if prev == nil or (prev == 0 and user ~= poster and not shown) then
     return {CORRUPT}
   end
 elseif user == poster then
   prev = 1
 end
+local was = shown or prev -- the previous vote, as the user sees it
 local up0, down0 = up, down
-if new == prev then
-  return string.format('%d %d %d %d', prev, up - down, up, down)
+if new == was then
+  local tu, td = told(up, down, shown)
+  return string.format('%d %d %d %d', was, tu - td, tu, td)
+end
+-- The store's identity (checkStore), deferred to here, where the vote
+-- writes, as lib/vote.lua vote defers it; moderation: with the voter's
+-- suspension, read with it (voterCheck).
+local mode, left = voterCheck(storeKey, storeIdentity, user, now)
+local stored = vs -- what the voter record keeps
+if mode then
+  if mode == 'r' then
+    return {NOT_ALLOWED, num(left)}
+  end
+  -- Shadow: kept for the user's reads only; a vote that counted is
+  -- taken back.
+  shown, stored, new = new, new ~= 0 and vs .. 's' or '0', 0
+  if prev == 0 then
+    if stored == '0' and user ~= poster then
+      redis.call('HDEL', votedKey, field)
+    else
+      redis.call('HSET', votedKey, field, stored)
+    end
+    local tu, td = told(up, down, shown)
+    return string.format('%d %d %d %d', was, tu - td, tu, td)
+  end
+elseif shown then
+  shown = nil -- never counted: the vote counts from none
 end
 if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
 if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
@@ -81,9 +111,6 @@ if orders == '' then
 else
   keys, ords = kidsKeys(k, {a = aid, p = parent, o = orders})
 end
--- The store's identity (checkStore), deferred to here, where the vote
--- writes, as lib/vote.lua vote defers it.
-checkStore(storeKey, storeIdentity, 'w')
 if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
   expect(k.log .. user, 'zset')
 end
@@ -101,7 +128,13 @@ if up > MAX_COUNT or down > MAX_COUNT then
 end
 placeComment(keys, ords, cid, tonumber(posted), tonumber(weight) or 0, up, down, up0, down0)
 redis.call('SETRANGE', key, C_UP, string.format(COUNTS, up, down))
-if user == poster then
+if stored ~= vs then -- moderation: a shadowed voter's vote
+  if stored == '0' and user ~= poster then
+    redis.call('HDEL', votedKey, field)
+  else
+    redis.call('HSET', votedKey, field, stored)
+  end
+elseif user == poster then
   if new == 1 then
     redis.call('HDEL', votedKey, field)
   else
@@ -115,4 +148,5 @@ end
 if k.log then -- moderation: the voter's vote log; a poster's upvote is implied, no entry
   logVote(k.log .. user, 'c' .. cid, (user == poster and new == 1) and 0 or new, now)
 end
-return string.format('%d %d %d %d', prev, up - down, up, down)
+local tu, td = told(up, down, shown)
+return string.format('%d %d %d %d', was, tu - td, tu, td)

@@ -14,6 +14,8 @@ local n = tonumber(ARGV[7])
 if n > 0 then
   k.rules = readRules(ARGV, 8)
 end
+-- moderation: the suspensions, where one may be on (lib/moderation.lua).
+k.suspended = liveSuspensions(storeKey, now)
 -- ARGV[8+n..]: id, user, vote ('1', '-1' or '0'), for each ballot.
 -- Reply: {OK, one vote.lua reply per ballot}; a ballot that fails (a
 -- foreign value at one of its article's keys) gets the error reply

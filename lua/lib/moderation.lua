@@ -28,3 +28,91 @@ local function logVote(key, item, new, now)
     redis.call('ZADD', key, logScore(now, new), item)
   end
 end
+
+-- Suspensions (Store.Suspend): a hash at <tag>suspended of each
+-- suspended user -> '<mode> <until>', mode 'r' (Refuse) or 's'
+-- (Shadow) and until the end in ms on the store's clock; and a string at
+-- <tag>suspending, the latest end of them, which a vote reads with the
+-- store's record in one MGET (voterCheck): a store that never suspended
+-- anyone, or whose suspensions have all ended, reads no more. Both are
+-- siblings of the record, <tag>store, in its hash tag (keys.go), named
+-- once per record key where the scripts run as a library (as fences).
+local suspensionKeys = {}
+local function suspensionKeysOf(store)
+  local ks = suspensionKeys[store]
+  if not ks then
+    local tag = string.sub(store, 1, -6)
+    ks = {tag .. 'suspending', tag .. 'suspended'}
+    suspensionKeys[store] = ks
+  end
+  return ks
+end
+
+-- A shadowed user's vote (Shadow) is kept in the voter record as the
+-- vote and an 's', '1s' or '-1s': the user's reads show it, and no count,
+-- ordering, karma, page or log has it.
+local SHADOW = {['1s'] = 1, ['-1s'] = -1}
+
+-- suspensionOf returns the mode and the ms left of user's suspension
+-- in the hash at key, at now (Unix s), or nil where none is on.
+local function suspensionOf(key, user, now)
+  local s = redis.call('HGET', key, user)
+  if not s then
+    return nil
+  end
+  local mode, ends = string.match(s, '^([rs]) (%d+)$')
+  local left = mode and tonumber(ends) - tonumber(now) * 1000
+  if left and left > 0 then
+    return mode, left
+  end
+end
+
+-- liveSuspensions returns the hash of the suspensions of the store
+-- whose record's key is store where one may be on at now (Unix s), or
+-- nil: one GET, for a script that checked the store's identity apart
+-- (vote_batch.lua, post.lua, comment.lua).
+local function liveSuspensions(store, now)
+  local ks = suspensionKeysOf(store)
+  local last = redis.pcall('GET', ks[1])
+  if type(last) == 'string' and tonumber(last) > tonumber(now) * 1000 then
+    return ks[2]
+  end
+end
+
+-- voterCheck is a vote's check before its first write: the store's
+-- identity (checkStore) at store, this store's being want, and the
+-- voter's suspension at now (Unix s), read in one MGET with the record.
+-- It returns the suspension's mode and ms left, or nil.
+local function voterCheck(store, want, user, now)
+  local ks = suspensionKeysOf(store)
+  local r = redis.call('MGET', store, ks[1])
+  if r[1] ~= want then
+    checkStore(store, want, 'w')
+  end
+  if r[2] and tonumber(r[2]) > tonumber(now) * 1000 then
+    return suspensionOf(ks[2], user, now)
+  end
+end
+
+-- refused returns the reply of a refused call of a user suspended with
+-- Refuse (posts, comments, votes): {NOT_ALLOWED, ms left}, or nil.
+local function refused(hash, user, now)
+  if not hash then
+    return nil
+  end
+  local mode, left = suspensionOf(hash, user, now)
+  if mode == 'r' then
+    return {NOT_ALLOWED, num(left)}
+  end
+end
+
+-- told returns what a shadowed voter is told of a vote v on an item with
+-- the counts up and down: the counts with v in them.
+local function told(up, down, v)
+  if v == 1 then
+    return up + 1, down
+  elseif v == -1 then
+    return up, down + 1
+  end
+  return up, down
+end
