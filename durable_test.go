@@ -120,7 +120,7 @@ func TestWaitReplicasCommands(t *testing.T) {
 		{"no option", false, false, ""},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			opts := []Option{WithOrders(Top), WithUserPages()}
+			opts := []Option{WithOrders(Top), WithUserPages(), WithVoteLog()}
 			if mode.wait {
 				opts = append(opts, WithWaitReplicas(1, 10*time.Second))
 			}

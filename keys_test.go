@@ -95,8 +95,14 @@ func families(k keys, key string) []string {
 	if key == k.backfill {
 		list = append(list, "backfill")
 	}
+	for _, f := range []struct{ family, key string }{{"suspended", k.suspended}, {"suspending", k.suspending}} {
+		if key == f.key {
+			list = append(list, f.family)
+		}
+	}
 	for _, f := range []struct{ family, part string }{{"submitted", k.submitted}, {"upvoted", k.upvoted},
-		{"votelog", k.voteLog}, {"lastpost", k.lastPost}, {"commented", k.commented}, {"lastcomment", k.lastComment}} {
+		{"votelog", k.voteLog}, {"lastpost", k.lastPost}, {"commented", k.commented}, {"lastcomment", k.lastComment},
+		{"uvotes", k.userVotes}} {
 		if rest, ok := strings.CutPrefix(key, f.part); ok && checkName("user", rest) == nil {
 			list = append(list, f.family)
 		}
@@ -204,6 +210,8 @@ func FuzzKeys(f *testing.F) {
 		add("comments", k.comments)
 		add("store", k.record)
 		add("backfill", k.backfill)
+		add("suspended", k.suspended)
+		add("suspending", k.suspending)
 
 		nameErr := checkName("group name", name)
 		if nameErr != nil && !errors.Is(nameErr, ErrInvalidArgument) {
@@ -214,6 +222,7 @@ func FuzzKeys(f *testing.F) {
 		}
 		if nameErr == nil {
 			add("votelog", k.voteLog+name)
+			add("uvotes", k.userVotesKey(name))
 			add("lastpost", k.lastPostKey(name))
 			add("lastcomment", k.lastCommentKey(name))
 			add("group", k.groupKey(name))
@@ -360,6 +369,18 @@ func TestMovingKey(t *testing.T) {
 		tag := k.comment[:strings.Index(k.comment, "}:")+2]
 		if got := tag + "cmoving"; got != k.moving {
 			t.Errorf("prefix %q: moving would read %q, the flag is at %q", p, got, k.moving)
+		}
+	}
+}
+
+// TestSuspensionKeys keeps the keys lib/moderation.lua suspensionKeysOf
+// names, as siblings of the store's record, those of keys.go.
+func TestSuspensionKeys(t *testing.T) {
+	for _, prefix := range []string{"voting", "site:news", "a}b"} {
+		k := newKeys(prefix)
+		tag := strings.TrimSuffix(k.record, "store")
+		if tag+"suspending" != k.suspending || tag+"suspended" != k.suspended {
+			t.Errorf("prefix %q: %q and %q are not the record's siblings", prefix, k.suspending, k.suspended)
 		}
 	}
 }

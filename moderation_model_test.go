@@ -276,7 +276,7 @@ func TestReverseVotesResumes(t *testing.T) {
 // With VOTING_LONG=1, 100,000 votes, whose steps and longest step it
 // logs for BENCHMARKS.md, with the vote log's memory per vote.
 func TestReverseVotesBounded(t *testing.T) {
-	t.Parallel()
+	// Alone, before the tests that run at once: it times its steps by CPU.
 	if testing.Short() {
 		t.Skip("posts many articles")
 	}
