@@ -144,6 +144,8 @@ func methodCalls() []methodCall {
 		{Call{Op: "Suspend"}, ErrInvalidArgument, func(s *Store) error { return s.Suspend(ctx, "eve", 0, s.now().Add(time.Hour)) }},
 		{Call{Op: "Suspended"}, nil, func(s *Store) error { _, _, err := s.Suspended(ctx, "eve"); return err }},
 		{Call{Op: "Unsuspend"}, nil, func(s *Store) error { return s.Unsuspend(ctx, "eve") }},
+		{Call{Op: "VoteEvents", Count: 10}, nil, func(s *Store) error { _, _, err := s.VoteEvents(ctx, "", 10); return err }},
+		{Call{Op: "VoteEvents", Count: 10}, ErrInvalidArgument, func(s *Store) error { _, _, err := s.VoteEvents(ctx, "x", 10); return err }},
 		{Call{Op: "DeleteComment"}, nil, func(s *Store) error { return s.DeleteComment(ctx, "1") }},
 		{Call{Op: "DeleteComment"}, ErrNotFound, func(s *Store) error { return s.DeleteComment(ctx, "1") }},
 		{Call{Op: "Upvoted", Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.Upvoted(ctx, "alice", 1)) }},
@@ -184,7 +186,7 @@ func TestHookEveryMethod(t *testing.T) {
 	}
 	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		rec := &recorder{}
-		s, _ := newStore(t, b, WithHook(rec), WithOrders(extraOrders...), WithUserPages(), WithKarma(1, -1), WithEditWindow(time.Hour), WithVoteLog())
+		s, _ := newStore(t, b, WithHook(rec), WithOrders(extraOrders...), WithUserPages(), WithKarma(1, -1), WithEditWindow(time.Hour), WithVoteLog(), WithVoteEvents(100))
 		if _, err := s.Post(ctx, "alice", "first", ""); err != nil {
 			t.Fatal(err)
 		}

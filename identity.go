@@ -52,8 +52,8 @@ func migrates(layout int) bool { return layout >= oldestMigrated && layout < Lay
 // "votelimit=10,60000" (WithVoteLimit: n, then the span in ms),
 // "postinterval=900000", "repostafter=172800000", "editwindow=900000"
 // (WithPostInterval, WithRepostAfter, WithEditWindow, in ms),
-// "userpages" (WithUserPages), "uniquelinks" (WithUniqueLinks) and
-// "votelog" (WithVoteLog). A
+// "userpages" (WithUserPages), "uniquelinks" (WithUniqueLinks),
+// "votelog" (WithVoteLog) and "events=10000" (WithVoteEvents). A
 // store with none of them has no Options.
 //
 // The vote weight and window are not shared: each article keeps those it
@@ -119,6 +119,7 @@ func (c *config) identity(orders []string) Identity {
 	add(c.userPages, "userpages")
 	add(c.uniqueLinks, "uniquelinks")
 	add(c.voteLog, "votelog")
+	add(c.hasEvents, "events", c.voteEvents)
 	return id
 }
 
@@ -274,7 +275,7 @@ var optionFlags = map[string]string{
 	"orders": "orders", "karma": "karma", "cost": "vote-cost", "minkarma": "min-karma",
 	"votelimit": "vote-limit", "postinterval": "post-interval", "repostafter": "repost-after",
 	"editwindow": "edit-window", "commentinterval": "comment-interval",
-	"userpages": "user-pages", "uniquelinks": "unique-links", "votelog": "vote-log",
+	"userpages": "user-pages", "uniquelinks": "unique-links", "votelog": "vote-log", "events": "vote-events",
 }
 
 // optionFlag returns the flag of votectl options that sets the shared
@@ -473,7 +474,7 @@ func (id Identity) StoreOptions() ([]Option, error) {
 		}
 		ms := func(i int) time.Duration { return time.Duration(v[i]) * time.Millisecond }
 		want := map[string]int{"karma": 2, "cost": 2, "minkarma": 2, "votelimit": 2,
-			"postinterval": 1, "repostafter": 1, "editwindow": 1, "commentinterval": 1}[name]
+			"postinterval": 1, "repostafter": 1, "editwindow": 1, "commentinterval": 1, "events": 1}[name]
 		if len(v) != want && name != "orders" {
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}
@@ -510,6 +511,8 @@ func (id Identity) StoreOptions() ([]Option, error) {
 			opts = append(opts, WithUniqueLinks())
 		case "votelog":
 			opts = append(opts, WithVoteLog())
+		case "events":
+			opts = append(opts, WithVoteEvents(v[0]))
 		default:
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}

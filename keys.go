@@ -45,6 +45,8 @@ type keys struct {
 	// the suspensions and the latest end of them, which the scripts name
 	// as siblings of record (lib/moderation.lua suspensionKeysOf).
 	userVotes, suspended, suspending string
+	// events is the stream of vote events (WithVoteEvents).
+	events string
 }
 
 func newKeys(prefix string) keys {
@@ -82,6 +84,7 @@ func newKeys(prefix string) keys {
 		userVotes:  tag + "uvotes:",
 		suspended:  tag + "suspended",
 		suspending: tag + "suspending",
+		events:     tag + "events",
 	}
 }
 

@@ -95,7 +95,7 @@ func families(k keys, key string) []string {
 	if key == k.backfill {
 		list = append(list, "backfill")
 	}
-	for _, f := range []struct{ family, key string }{{"suspended", k.suspended}, {"suspending", k.suspending}} {
+	for _, f := range []struct{ family, key string }{{"suspended", k.suspended}, {"suspending", k.suspending}, {"events", k.events}} {
 		if key == f.key {
 			list = append(list, f.family)
 		}
@@ -212,6 +212,7 @@ func FuzzKeys(f *testing.F) {
 		add("backfill", k.backfill)
 		add("suspended", k.suspended)
 		add("suspending", k.suspending)
+		add("events", k.events)
 
 		nameErr := checkName("group name", name)
 		if nameErr != nil && !errors.Is(nameErr, ErrInvalidArgument) {

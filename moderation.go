@@ -336,9 +336,9 @@ func (s *Store) reverseArgs(user string, now int64) []interface{} {
 	if s.userPages {
 		upvoted = k.upvoted
 	}
-	args := make([]interface{}, 0, 12+1+len(s.rules.vote))
+	args := make([]interface{}, 0, 13+1+len(s.rules.vote))
 	return append(args, k.userVotesKey(user), user, now, s.reverseStep, reverseWork,
-		k.orderingKey("score"), k.article, k.voted, s.votePrefixes[3], upvoted, k.comment, k.cvoted, k.kids)
+		k.orderingKey("score"), k.article, k.voted, s.votePrefixes[3], upvoted, k.comment, k.cvoted, k.kids, s.events)
 }
 
 // Suspension is how a suspended user's calls are taken ([Store.Suspend]).
@@ -431,7 +431,8 @@ func (s *Store) Unsuspend(ctx context.Context, user string) error {
 func (s *Store) suspend(ctx context.Context, op, user, mode string, until int64) (bool, error) {
 	k := s.keys
 	var was string
-	late, err := s.evalScan(ctx, op, suspendScript, []interface{}{k.suspended, k.suspending, user, mode, until}, &was)
+	late, err := s.evalScan(ctx, op, suspendScript, []interface{}{k.suspended, k.suspending, user, mode, until,
+		s.events, s.now().UnixMilli()}, &was)
 	if err != nil {
 		return false, err
 	}
@@ -479,4 +480,109 @@ func (s *Store) Suspended(ctx context.Context, user string) (Suspension, time.Ti
 type suspension struct {
 	mode  Suspension
 	until time.Time
+}
+
+// VoteEvent is one entry of the store's vote events ([WithVoteEvents]):
+// its stream entry's ID, its Kind ("vote", "reversed", "suspend" or
+// "unsuspend"), the User it is about, and At, the store's clock at the
+// change, to the second for a vote. A vote's and a reversal's Target is
+// the article's id, or the comment's where Comment is set, From the vote
+// it counted before and To the vote it counts after ([NoVote] for none;
+// a reversal's To is always NoVote). A suspension's Target is its mode,
+// "refuse" or "shadow"; an unsuspension's is "".
+type VoteEvent struct {
+	ID      string    `json:"id"`
+	Kind    string    `json:"kind"`
+	User    string    `json:"user"`
+	Target  string    `json:"target"`
+	Comment bool      `json:"comment,omitempty"`
+	From    VoteType  `json:"from"`
+	To      VoteType  `json:"to"`
+	At      time.Time `json:"at"`
+}
+
+//go:embed lua/events.lua
+var eventsLua string
+
+var eventsScript = newScript("events", 1, eventsLua)
+
+// VoteEvents returns up to count (1 to [MaxModerationPage]) of the
+// store's vote events after the entry after ("" for the oldest kept), in
+// order, and the ID to read on from: the last returned, or after where
+// none was. Each call is one script. A store without [WithVoteEvents]
+// gets an error wrapping [ErrNotAllowed]; an after that is no stream
+// entry ID, or a count out of range, [ErrInvalidArgument]. An entry the
+// stream's cap dropped is not read.
+func (s *Store) VoteEvents(ctx context.Context, after string, count int) ([]VoteEvent, string, error) {
+	if s.hooked(ctx) {
+		r, err := observe(ctx, s, Call{Op: "VoteEvents", Count: count}, func(ctx context.Context) (cursorPage[VoteEvent], error) {
+			list, next, err := s.VoteEvents(ctx, after, count)
+			return cursorPage[VoteEvent]{list, next}, err
+		})
+		return r.list, r.next, err
+	}
+	const op = "vote events"
+	if s.events == "" {
+		return nil, "", opErr(op, fmt.Errorf("%w: the store keeps no vote events (WithVoteEvents)", ErrNotAllowed))
+	}
+	if err := checkLimit(count); err != nil {
+		return nil, "", opErr(op, err)
+	}
+	if after != "" && !streamID(after) {
+		return nil, "", opErr(op, fmt.Errorf("%w: %q is no stream entry ID", ErrInvalidArgument, after))
+	}
+	rest, err := s.call(ctx, op, eventsScript, "", []interface{}{s.keys.events, after, count})
+	if err != nil {
+		return nil, "", err
+	}
+	list, err := parseEvents(rest)
+	if err != nil {
+		return nil, "", opErr(op, err)
+	}
+	next := after
+	if len(list) > 0 {
+		next = list[len(list)-1].ID
+	}
+	return list, next, nil
+}
+
+// streamID reports whether id is a stream entry ID, "<ms>-<seq>".
+func streamID(id string) bool {
+	ms, seq, ok := strings.Cut(id, "-")
+	_, err1 := strconv.ParseUint(ms, 10, 64)
+	_, err2 := strconv.ParseUint(seq, 10, 64)
+	return ok && err1 == nil && err2 == nil
+}
+
+// parseEvents reads events.lua's reply: eight fields an entry.
+func parseEvents(rest []interface{}) ([]VoteEvent, error) {
+	f, err := redis.Strings(rest, nil)
+	if err != nil || len(f)%8 != 0 {
+		return nil, fmt.Errorf("events reply of %d fields: %v", len(rest), err)
+	}
+	list := make([]VoteEvent, 0, len(f)/8)
+	vote := func(s string) (VoteType, error) {
+		switch s {
+		case "1":
+			return Upvote, nil
+		case "-1":
+			return Downvote, nil
+		case "0":
+			return NoVote, nil
+		}
+		return 0, fmt.Errorf("event vote %q", s)
+	}
+	for i := 0; i < len(f); i += 8 {
+		e := VoteEvent{ID: f[i], Kind: f[i+1], User: f[i+2], Target: f[i+3], Comment: f[i+4] == "1"}
+		var err1, err2 error
+		e.From, err1 = vote(f[i+5])
+		e.To, err2 = vote(f[i+6])
+		ms, err3 := strconv.ParseInt(f[i+7], 10, 64)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return nil, fmt.Errorf("event %s: %v %v %v", f[i], err1, err2, err3)
+		}
+		e.At = time.UnixMilli(ms).UTC()
+		list = append(list, e)
+	}
+	return list, nil
 }

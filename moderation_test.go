@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // TestVotesBy checks the vote log: votes on articles and comments, newest
@@ -308,6 +310,104 @@ func TestSuspend(t *testing.T) {
 		}
 		if err := s.Suspend(ctx, "bad", Refuse, clock.Now()); !errors.Is(err, ErrInvalidArgument) {
 			t.Fatalf("until now: %v", err)
+		}
+	})
+}
+
+// TestVoteEvents checks the stream: one event for each change, in order,
+// none for a vote that changes nothing or a shadowed one, the reversals
+// and suspensions, the cursor, and the cap.
+func TestVoteEvents(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, WithVoteLog(), WithVoteEvents(1000), WithKarma(1, -1))
+		a, err := s.Post(ctx, "poster", "title", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Comment(ctx, a.ID, "", "poster", "body")
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustVote(t, s, "u", a.ID, Upvote)
+		mustVote(t, s, "u", a.ID, Upvote) // no change, no event
+		clock.Add(time.Second)
+		mustVote(t, s, "u", a.ID, Downvote)
+		if _, err := s.VoteComment(ctx, "u", c.ID, Upvote); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.VoteBatch(ctx, []Ballot{{User: "w", ID: a.ID, Vote: Upvote}}); err != nil {
+			t.Fatal(err)
+		}
+		mustVote(t, s, "w", a.ID, CancelVote)
+		if err := s.Suspend(ctx, "sh", Shadow, clock.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		mustVote(t, s, "sh", a.ID, Upvote) // shadowed: no event
+		if err := s.Unsuspend(ctx, "sh"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Unsuspend(ctx, "nobody"); err != nil { // no suspension: no event
+			t.Fatal(err)
+		}
+		if n, err := s.ReverseVotes(ctx, "u"); err != nil || n != 2 {
+			t.Fatalf("ReverseVotes: %d, %v", n, err)
+		}
+		at0, at1 := epoch, epoch.Add(time.Second)
+		want := []VoteEvent{
+			{Kind: "vote", User: "u", Target: a.ID, From: NoVote, To: Upvote, At: at0},
+			{Kind: "vote", User: "u", Target: a.ID, From: Upvote, To: Downvote, At: at1},
+			{Kind: "vote", User: "u", Target: c.ID, Comment: true, From: NoVote, To: Upvote, At: at1},
+			{Kind: "vote", User: "w", Target: a.ID, From: NoVote, To: Upvote, At: at1},
+			{Kind: "vote", User: "w", Target: a.ID, From: Upvote, To: NoVote, At: at1},
+			{Kind: "suspend", User: "sh", Target: "shadow", At: at1},
+			{Kind: "unsuspend", User: "sh", At: at1},
+			{Kind: "reversed", User: "u", Target: c.ID, Comment: true, From: Upvote, To: NoVote, At: at1},
+			{Kind: "reversed", User: "u", Target: a.ID, From: Downvote, To: NoVote, At: at1},
+		}
+		var got []VoteEvent
+		after := ""
+		for {
+			page, next, err := s.VoteEvents(ctx, after, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) == 0 {
+				if next != after {
+					t.Fatalf("an empty page moved the cursor from %q to %q", after, next)
+				}
+				break
+			}
+			got = append(got, page...)
+			after = next
+		}
+		for i := range got {
+			if got[i].ID == "" {
+				t.Fatalf("event %d without an ID", i)
+			}
+			got[i].ID = ""
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("events\n%v\nwant\n%v", got, want)
+		}
+		if _, _, err := s.VoteEvents(ctx, "x", 10); !errors.Is(err, ErrInvalidArgument) {
+			t.Fatalf("bad cursor: %v", err)
+		}
+		plain, _ := newStore(t, b)
+		if _, _, err := plain.VoteEvents(ctx, "", 10); !errors.Is(err, ErrNotAllowed) {
+			t.Fatalf("without WithVoteEvents: %v", err)
+		}
+		// The cap: about maxLen entries (XADD MAXLEN ~ trims whole nodes).
+		capped, _ := newStore(t, b, WithVoteEvents(10))
+		a, err = capped.Post(ctx, "poster", "title", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 300; i++ {
+			mustVote(t, capped, fmt.Sprintf("u%d", i), a.ID, Upvote)
+		}
+		n, err := redis.Int(b.storePool(capped).Get().Do("XLEN", capped.keys.events))
+		if err != nil || n < 10 || n > 10+200 {
+			t.Fatalf("XLEN of a stream capped at about 10: %d, %v", n, err)
 		}
 	})
 }

@@ -203,7 +203,7 @@ var allScripts = []script{
 	karmaScript, topUsersScript, editScript, reconfigureScript,
 	commentScript, commentVoteScript, threadScript, commentsScript, commentVotesScript,
 	commentEditScript, commentDeleteScript, userCommentsScript,
-	votesByScript, votersScript, commentVotersScript, reverseScript, suspendScript, suspendedScript, // moderation.go
+	votesByScript, votersScript, commentVotersScript, reverseScript, suspendScript, suspendedScript, eventsScript, // moderation.go
 }
 
 // The scripts of comments (comments.go).
@@ -273,7 +273,7 @@ func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) 
 	args = append(args, s.votePrefixes[0], now)
 	args = append(args, s.votePrefixes[1:]...)
 	if !s.votesCarryPages() {
-		args = append(args, "", "") // vote_batch.lua's ARGV[5] and ARGV[6]: no upvoted pages, no vote logs
+		args = append(args, "", "", "") // vote_batch.lua's ARGV[5..7]: no upvoted pages, vote logs or events
 	}
 	args = append(args, rules...)
 	for _, b := range ballots {
@@ -491,7 +491,7 @@ var readOnlyScripts = map[string]bool{
 	"articles": true, "page": true, "page_for": true, "top_since": true, "top_since_edge": true, "votes": true, "count": true, "groups": true,
 	"group_read": true, "karma": true, "top_users": true,
 	"thread": true, "comments": true, "comment_votes": true,
-	"votes_by": true, "voters": true, "comment_voters": true, "suspended": true,
+	"votes_by": true, "voters": true, "comment_voters": true, "suspended": true, "events": true,
 }
 
 // onceScripts are the scripts that make a new id, Post's and Comment's:
@@ -681,12 +681,12 @@ func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []int
 // rules (appendVoteRules).
 func (s *Store) commentVoteArgs(user, id string, v VoteType, now int64) []interface{} {
 	k := s.keys
-	args := make([]interface{}, 0, 9+1+len(s.rules.vote))
+	args := make([]interface{}, 0, 10+1+len(s.rules.vote))
 	log := ""
 	if s.voteLog {
 		log = k.userVotes
 	}
-	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids, log)
+	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids, log, s.events)
 }
 
 // threadArgs lays out thread.lua's arguments: the root, an article

@@ -95,6 +95,9 @@ type Store struct {
 	uniqueLinks      bool
 	userPages        bool // WithUserPages
 	voteLog          bool // WithVoteLog (moderation.go)
+	// events is the vote events' stream and its length, newline-separated,
+	// as the scripts take them (WithVoteEvents); "" for none.
+	events string
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
@@ -159,10 +162,14 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	s.waits = c.durability.commands()
 	s.userPages = c.userPages
 	s.voteLog = c.voteLog
+	if c.hasEvents {
+		s.events = s.keys.events + "\n" + strconv.FormatInt(c.voteEvents, 10)
+	}
 	if s.votesCarryPages() {
 		// vote.lua's ARGV[8]: the upvoted pages' prefix, kept by every
-		// vote, or '' for none, and ARGV[9], the vote logs' (WithVoteLog),
-		// before the rules.
+		// vote, or '' for none, then ARGV[9] and ARGV[10], the vote logs'
+		// (WithVoteLog) and the vote events' (WithVoteEvents), before the
+		// rules.
 		upvoted, log := "", ""
 		if s.userPages {
 			upvoted = s.keys.upvoted
@@ -170,7 +177,7 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		if s.voteLog {
 			log = s.keys.userVotes
 		}
-		s.votePrefixes = append(s.votePrefixes, upvoted, log)
+		s.votePrefixes = append(s.votePrefixes, upvoted, log, s.events)
 	}
 	if c.cacheTTL > 0 {
 		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
@@ -236,11 +243,13 @@ func (r BallotResult) MarshalJSON() ([]byte, error) {
 }
 
 // votesCarryPages reports whether the arguments of vote.lua carry the
-// slots of the upvoted pages and the vote logs (ARGV[8] and ARGV[9]):
-// with WithUserPages, with WithVoteLog, and with vote rules, which
-// follow them. A store with none sends no more arguments than the vote
+// slots of the upvoted pages, the vote logs and the vote events
+// (ARGV[8..10]): with WithUserPages, WithVoteLog or WithVoteEvents, and
+// with vote rules, which follow them. A store with none sends no more arguments than the vote
 // needs.
-func (s *Store) votesCarryPages() bool { return s.userPages || s.voteLog || s.rules.vote != nil }
+func (s *Store) votesCarryPages() bool {
+	return s.userPages || s.voteLog || s.events != "" || s.rules.vote != nil
+}
 
 // formatWeight formats a vote weight for the scripts: plain decimals
 // with a point ("1000000.0", "0.00001"), which every Lua reads: never an

@@ -386,6 +386,10 @@ func hostileCases() []hostileCase {
 			hostileCase{"Suspended: user " + q, bad, func(t *testing.T, s *Store) error { _, _, err := s.Suspended(ctx, n); return err }},
 		)
 	}
+	cases = append(cases, hostileCase{"VoteEvents: after {other}", bad, func(t *testing.T, s *Store) error {
+		_, _, err := s.VoteEvents(ctx, "{other}", 10)
+		return err
+	}})
 	for _, id := range malformedIDs {
 		cases = append(cases, hostileCase{fmt.Sprintf("CommentVoters: id %.20q", id), gone,
 			func(t *testing.T, s *Store) error { _, _, err := s.CommentVoters(ctx, id, "", 10); return err }})
@@ -493,7 +497,7 @@ func emptyPage(read func(s *Store) ([]Article, error)) func(t *testing.T, s *Sto
 // key of the store, of one of its families, and the vote invariant holds.
 func TestHostileInput(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top, Hot, Best, Controversial), WithUniqueLinks(), WithUserPages(), WithVoteLog())
+		s, _ := newStore(t, b, WithOrders(Top, Hot, Best, Controversial), WithUniqueLinks(), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		mustPost(t, s, "alice", "the one article")
 		covered := map[string]bool{}
 		for _, c := range hostileCases() {

@@ -3,10 +3,11 @@
 local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7],
-  log = ARGV[8] ~= '' and ARGV[8] or nil, rules = readRules(ARGV, 9)}
+  log = ARGV[8] ~= '' and ARGV[8] or nil, events = ARGV[9] ~= '' and ARGV[9] or nil, rules = readRules(ARGV, 10)}
 -- vs: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds;
--- ARGV[8]: moderation, the prefix of the vote logs (WithVoteLog), or '';
--- ARGV[9..20]: the vote rules (lib/rules.lua readRules), for a store
+-- ARGV[8], ARGV[9]: moderation, the prefix of the vote logs
+-- (WithVoteLog) and the vote events (WithVoteEvents), or '';
+-- ARGV[10..21]: the vote rules (lib/rules.lua readRules), for a store
 -- that has them.
 -- Reply: '<previous> <points> <up> <down>' (reply.go parseVote) |
 -- {NOT_FOUND} | {CLOSED} | {CORRUPT} | {NOT_ALLOWED} | {RATE_LIMITED, ms}.
@@ -114,6 +115,9 @@ end
 if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
   expect(k.log .. user, 'zset')
 end
+if k.events then -- moderation: the vote events
+  expectEvents(k.events)
+end
 if k.rules then
   for _, kk in ipairs(keys) do
     expect(kk, 'zset')
@@ -147,6 +151,9 @@ else
 end
 if k.log then -- moderation: the voter's vote log; a poster's upvote is implied, no entry
   logVote(k.log .. user, 'c' .. cid, (user == poster and new == 1) and 0 or new, now)
+end
+if k.events then -- moderation: the vote events; the vote counted from prev to new
+  addEvent(k.events, 'vote', user, cid, true, prev, new, now .. '000')
 end
 local tu, td = told(up, down, shown)
 return string.format('%d %d %d %d', was, tu - td, tu, td)

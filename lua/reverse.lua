@@ -5,11 +5,13 @@ local logKey = KEYS[1]
 local user, now, step, budget = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local k = {score = ARGV[5], article = ARGV[6], voted = ARGV[7], more = ARGV[8],
   upvoted = ARGV[9] ~= '' and ARGV[9] or nil, comment = ARGV[10], cvoted = ARGV[11], kids = ARGV[12],
-  rules = readRules(ARGV, 13)}
+  rules = readRules(ARGV, 14)}
+local events = ARGV[13] ~= '' and ARGV[13] or nil
 -- now: the store's clock, Unix seconds; step: the most entries to take;
 -- budget: the most work (lib/reverse.lua reverseWork) a step starts on;
 -- ARGV[5..12]: the score ordering and the prefixes a vote and a comment
--- vote take; ARGV[13..24]: the vote rules (lib/rules.lua readRules), for a
+-- vote take; ARGV[13]: the vote events (WithVoteEvents), or '', to which
+-- each vote taken back adds a 'reversed' entry; ARGV[14..25]: the vote rules (lib/rules.lua readRules), for a
 -- store that has them: their limit is off, as a reversal is no vote.
 -- Reply: {OK, taken, left}: the votes taken back (an entry whose item is
 -- gone, or whose vote was cancelled, takes none), and '1' where the log
@@ -22,6 +24,9 @@ if k.rules then
   k.rules.limit = nil
 end
 expect(logKey, 'zset')
+if events then
+  expectEvents(events)
+end
 local list = redis.call('ZREVRANGE', logKey, 0, step - 1, 'WITHSCORES')
 local taken, work, more = 0, 0, #list == 2 * step
 for i = 1, #list, 2 do
@@ -34,14 +39,18 @@ for i = 1, #list, 2 do
   if tonumber(string.sub(list[i + 1], -1)) % 2 == 1 then
     logged = 1
   end
-  local done, w
-  if string.byte(item) == 97 then -- 'a'
-    done, w = reverseArticle(k, string.sub(item, 2), user, logged, now)
+  local done, w, prev
+  local comment, id = string.byte(item) ~= 97, string.sub(item, 2) -- 97: 'a'
+  if comment then
+    done, w, prev = reverseComment(k, id, user, logged, now)
   else
-    done, w = reverseComment(k, string.sub(item, 2), user, logged, now)
+    done, w, prev = reverseArticle(k, id, user, logged, now)
   end
   work = work + w
   redis.call('ZREM', logKey, item)
+  if done and events then
+    addEvent(events, 'reversed', user, id, comment, prev, 0, now .. '000')
+  end
   if done then
     taken = taken + 1
   end

@@ -116,3 +116,29 @@ local function told(up, down, v)
   end
   return up, down
 end
+
+-- Vote events (WithVoteEvents): a Redis Stream of the store, capped at
+-- about its length (XADD MAXLEN ~), of every vote that changes
+-- something, every vote a reversal takes back, and every suspension and
+-- its end, each added in the script of the change. events is the
+-- stream's key and its length, newline-separated, as the scripts take
+-- them; every entry has the same fields (doc.go, "Moderation"):
+--   kind ('vote', 'reversed', 'suspend', 'unsuspend'), user, target (the
+--   item's id; the mode, 'refuse' or 'shadow', of a suspension),
+--   comment ('1' for a comment's), from, to (the votes '1', '-1', '0'),
+--   at (the store's clock, Unix ms)
+local function eventsKey(events)
+  return string.match(events, '^(.*)\n(%d+)$')
+end
+
+-- expectEvents checks the stream before a script's first write.
+local function expectEvents(events)
+  expect((eventsKey(events)), 'stream')
+end
+
+-- addEvent adds one entry; at is Unix seconds (a vote's now) or ms.
+local function addEvent(events, kind, user, target, comment, from, to, atMs)
+  local key, n = eventsKey(events)
+  redis.call('XADD', key, 'MAXLEN', '~', n, '*', 'kind', kind, 'user', user, 'target', target,
+    'comment', comment and '1' or '0', 'from', tostring(from), 'to', tostring(to), 'at', atMs)
+end

@@ -24,7 +24,7 @@ end
 
 -- reverseArticle takes back user's vote on the article id, logged as
 -- logged (1 or -1), at now; it returns whether a vote was taken back,
--- and its work (reverseWork).
+-- its work (reverseWork), and the vote taken back.
 -- k is vote()'s, with the vote rules' limit off (a reversal is no vote
 -- a limit counts) and no vote log (the caller removes the entry).
 local function reverseArticle(k, id, user, logged, now)
@@ -40,7 +40,7 @@ local function reverseArticle(k, id, user, logged, now)
     end
     if not notBefore(now, closes) then
       local res = vote(k, id, user, '0', now)
-      return res[1] == OK and res[2] ~= 0, reverseWork(ngroups, orders)
+      return res[1] == OK and res[2] ~= 0, reverseWork(ngroups, orders), res[2]
     end
     -- Closed by the store's clock, its voter record not expired yet: the
     -- record's vote is the user's.
@@ -98,7 +98,7 @@ local function reverseArticle(k, id, user, logged, now)
     redis.call('HSET', votedKey, '', counts .. string.sub(meta, rest))
     redis.call('HDEL', votedKey, user)
   end
-  return true, reverseWork(#groups, a.orders)
+  return true, reverseWork(#groups, a.orders), prev
 end
 
 -- reverseComment takes back user's vote on the comment cid, logged as
@@ -148,5 +148,5 @@ local function reverseComment(k, cid, user, logged, now)
       redis.call('HDEL', votedKey, field)
     end
   end
-  return true, 4 + #keys
+  return true, 4 + #keys, prev
 end

@@ -154,6 +154,9 @@ local function vote(k, id, user, vs, now, store, want)
   if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
     expect(k.log .. user, 'zset')
   end
+  if k.events then -- moderation: the vote events
+    expectEvents(k.events)
+  end
 
   local groups = NONE
   if ngroups ~= '0' then -- skips a call for the many articles in no group
@@ -218,6 +221,9 @@ local function vote(k, id, user, vs, now, store, want)
   end
   if k.log then -- moderation: the voter's vote log
     logVote(k.log .. user, 'a' .. id, new, now)
+  end
+  if k.events then -- moderation: the vote events; the vote counted from prev to new
+    addEvent(k.events, 'vote', user, id, false, prev, new, now .. '000')
   end
   -- A cache is updated where it holds the article, or where the new
   -- value puts it in the part a walk has passed (cacheVote); a cache
