@@ -63,7 +63,7 @@ var errNoVoteLog = fmt.Errorf("%w: the store keeps no vote log (WithVoteLog)", E
 // [ErrInvalidArgument].
 func (s *Store) VotesBy(ctx context.Context, user, cursor string, limit int) ([]UserVote, string, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "VotesBy", Count: limit}, func(ctx context.Context) (cursorPage[UserVote], error) {
+		r, err := observe(ctx, s, Call{Op: "VotesBy"}, func(ctx context.Context) (cursorPage[UserVote], error) {
 			list, next, err := s.VotesBy(ctx, user, cursor, limit)
 			return cursorPage[UserVote]{list, next}, err
 		})
@@ -147,7 +147,7 @@ func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 // returned [ErrInvalidArgument].
 func (s *Store) Voters(ctx context.Context, id, cursor string, limit int) ([]Voter, string, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "Voters", Count: limit}, func(ctx context.Context) (cursorPage[Voter], error) {
+		r, err := observe(ctx, s, Call{Op: "Voters"}, func(ctx context.Context) (cursorPage[Voter], error) {
 			list, next, err := s.Voters(ctx, id, cursor, limit)
 			return cursorPage[Voter]{list, next}, err
 		})
@@ -180,7 +180,7 @@ func (s *Store) Voters(ctx context.Context, id, cursor string, limit int) ([]Vot
 // call returned [ErrInvalidArgument].
 func (s *Store) CommentVoters(ctx context.Context, id, cursor string, limit int) ([]Voter, string, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "CommentVoters", Count: limit}, func(ctx context.Context) (cursorPage[Voter], error) {
+		r, err := observe(ctx, s, Call{Op: "CommentVoters"}, func(ctx context.Context) (cursorPage[Voter], error) {
 			list, next, err := s.CommentVoters(ctx, id, cursor, limit)
 			return cursorPage[Voter]{list, next}, err
 		})
@@ -515,7 +515,7 @@ var eventsScript = newScript("events", 1, eventsLua)
 // stream's cap dropped is not read.
 func (s *Store) VoteEvents(ctx context.Context, after string, count int) ([]VoteEvent, string, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "VoteEvents", Count: count}, func(ctx context.Context) (cursorPage[VoteEvent], error) {
+		r, err := observe(ctx, s, Call{Op: "VoteEvents"}, func(ctx context.Context) (cursorPage[VoteEvent], error) {
 			list, next, err := s.VoteEvents(ctx, after, count)
 			return cursorPage[VoteEvent]{list, next}, err
 		})

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -228,9 +229,25 @@ func TestCallgrindVote(t *testing.T) {
 	pool := newPool(addr, nil)
 	defer pool.Close()
 	clock := time.Unix(1900000000, 0)
-	s, err := New(pool, WithKeyPrefix(os.Getenv("VOTING_CALLGRIND_PREFIX")), WithClock(func() time.Time { return clock }))
+	opts := []Option{WithKeyPrefix(os.Getenv("VOTING_CALLGRIND_PREFIX")), WithClock(func() time.Time { return clock })}
+	// VOTING_CALLGRIND_OPTIONS: votelog and events turn WithVoteLog and
+	// WithVoteEvents on; suspended suspends a user who never votes, so
+	// that each vote reads the voter's suspension.
+	moderation := os.Getenv("VOTING_CALLGRIND_OPTIONS")
+	if strings.Contains(moderation, "votelog") {
+		opts = append(opts, WithVoteLog())
+	}
+	if strings.Contains(moderation, "events") {
+		opts = append(opts, WithVoteEvents(1_000_000))
+	}
+	s, err := New(pool, opts...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(moderation, "suspended") && os.Getenv("VOTING_CALLGRIND_PHASE") == "setup" {
+		if err := s.Suspend(ctx, "nobody-votes", Refuse, clock.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	switch os.Getenv("VOTING_CALLGRIND_PHASE") {
 	case "setup":
