@@ -244,10 +244,11 @@
 // the reads for a user: the voter record keeps "1s" or "-1s") and which
 // count nowhere: no count, score, ordering, karma, page, log or event
 // has them, and a vote the user cast before, changed while shadowed, is
-// taken back. A vote reads the latest end of the store's suspensions
-// with the store's record, in the one command it read the record with
-// before, so a store that never suspended anyone pays nothing
-// measurable on a vote.
+// taken back. While any user is suspended, the store's record carries
+// the latest end of the suspensions, which a vote reads with the one
+// GET that checks the record: a store that never suspended anyone, or
+// whose suspensions have all ended, pays nothing more on a vote, and
+// Unsuspend of the last suspended user takes the end off.
 //
 // With [WithVoteEvents] the store adds, in the script of each change,
 // an entry to a Redis Stream at {prefix}:events capped at about its
@@ -374,9 +375,9 @@
 //	                                          -> 2 × the vote's time (Unix s), + 1 for an
 //	                                          upvote: the user's standing votes (WithVoteLog)
 //	{voting}:suspended                hash    user -> "r <until ms>" (Refuse) or "s <until
-//	                                          ms>" (Shadow): the suspensions
-//	{voting}:suspending               string  the latest until of the suspensions (ms),
-//	                                          which a vote reads with the store's record
+//	                                          ms>" (Shadow): the suspensions; while it
+//	                                          holds any, {voting}:store carries the latest
+//	                                          until after its identity and a newline
 //	{voting}:events                   stream  the vote events (WithVoteEvents, "Moderation")
 //
 // A member is an article id prefixed by its number of digits as a letter

@@ -123,6 +123,14 @@ func (c *config) identity(orders []string) Identity {
 	return id
 }
 
+// recordIdentity returns the identity a store's record holds: the record
+// less the latest end of its suspensions, which follows a newline while
+// a user is suspended (lib/moderation.lua lastEnd).
+func recordIdentity(record string) string {
+	id, _, _ := strings.Cut(record, "\n")
+	return id
+}
+
 // incompatibleError is the error of a script that found the store's
 // record (recorded; "" for none, on a store with data) other than this
 // store's identity (here): it wraps ErrIncompatible, and names the
@@ -174,6 +182,9 @@ func parseIncompatible(msg string) (error, bool) {
 // record, no id counter); a store with data and no record, or with a
 // record of another layout, gets an *incompatibleError.
 func checkRead(record []byte, seqType, here string) error {
+	if record != nil {
+		record = []byte(recordIdentity(string(record)))
+	}
 	switch {
 	case string(record) == here:
 		return nil
@@ -447,6 +458,9 @@ func (s *Store) CheckIdentity(ctx context.Context) error {
 		return opErr(op, fmt.Errorf("key %s: %w", s.keys.seq, scriptError(err)))
 	}
 	here := s.shared.String()
+	if record != nil {
+		record = []byte(recordIdentity(string(record)))
+	}
 	if string(record) == here || record == nil && seqType == "none" {
 		return nil
 	}

@@ -41,10 +41,10 @@ type keys struct {
 	// kids "best:" and "top:" (reconfigure.lua).
 	moving string
 	// Moderation (moderation.go): the prefix of the users' vote logs
-	// (WithVoteLog), to which a user's name is appended; the hash of
-	// the suspensions and the latest end of them, which the scripts name
-	// as siblings of record (lib/moderation.lua suspensionKeysOf).
-	userVotes, suspended, suspending string
+	// (WithVoteLog), to which a user's name is appended, and the hash of
+	// the suspensions, which the scripts name as record's sibling
+	// (lib/moderation.lua suspendedKeyOf).
+	userVotes, suspended string
 	// events is the stream of vote events (WithVoteEvents).
 	events string
 }
@@ -82,9 +82,8 @@ func newKeys(prefix string) keys {
 		moving:      tag + "cmoving",
 
 		userVotes:  tag + "uvotes:",
-		suspended:  tag + "suspended",
-		suspending: tag + "suspending",
-		events:     tag + "events",
+		suspended: tag + "suspended",
+		events:    tag + "events",
 	}
 }
 

@@ -95,7 +95,7 @@ func families(k keys, key string) []string {
 	if key == k.backfill {
 		list = append(list, "backfill")
 	}
-	for _, f := range []struct{ family, key string }{{"suspended", k.suspended}, {"suspending", k.suspending}, {"events", k.events}} {
+	for _, f := range []struct{ family, key string }{{"suspended", k.suspended}, {"events", k.events}} {
 		if key == f.key {
 			list = append(list, f.family)
 		}
@@ -211,7 +211,6 @@ func FuzzKeys(f *testing.F) {
 		add("store", k.record)
 		add("backfill", k.backfill)
 		add("suspended", k.suspended)
-		add("suspending", k.suspending)
 		add("events", k.events)
 
 		nameErr := checkName("group name", name)
@@ -374,14 +373,13 @@ func TestMovingKey(t *testing.T) {
 	}
 }
 
-// TestSuspensionKeys keeps the keys lib/moderation.lua suspensionKeysOf
-// names, as siblings of the store's record, those of keys.go.
+// TestSuspensionKeys keeps the key lib/moderation.lua suspendedKeyOf
+// names, as the sibling of the store's record, keys.go's.
 func TestSuspensionKeys(t *testing.T) {
 	for _, prefix := range []string{"voting", "site:news", "a}b"} {
 		k := newKeys(prefix)
-		tag := strings.TrimSuffix(k.record, "store")
-		if tag+"suspending" != k.suspending || tag+"suspended" != k.suspended {
-			t.Errorf("prefix %q: %q and %q are not the record's siblings", prefix, k.suspending, k.suspended)
+		if strings.TrimSuffix(k.record, "store")+"suspended" != k.suspended {
+			t.Errorf("prefix %q: %q is not the record's sibling", prefix, k.suspended)
 		}
 	}
 }

@@ -13,9 +13,10 @@ import (
 
 // Moderation: who voted ([Store.Voters], [Store.CommentVoters]), a
 // user's votes ([WithVoteLog], [Store.VotesBy]), taking them back
-// ([Store.ReverseVotes]) and suspending a user ([Store.Suspend]). The scripts keep a user's vote log at the
-// vote's marked hook points (lib/moderation.lua); doc.go, "Moderation",
-// is the model.
+// ([Store.ReverseVotes]), suspending a user ([Store.Suspend]) and the
+// vote events ([WithVoteEvents]). The scripts keep them at the vote's
+// marked hook points (lib/moderation.lua); doc.go, "Moderation", is the
+// model.
 
 // UserVote is one standing vote of a user ([Store.VotesBy]): on the
 // article ID, or on the comment ID where Comment is set, cast at At (the
@@ -390,8 +391,9 @@ var (
 // [ErrInvalidArgument].
 //
 // A store that has never suspended anyone, or whose suspensions have all
-// ended, pays nothing measurable on a vote: the vote reads the latest end
-// of them with the store's record, in one command (BENCHMARKS.md).
+// ended, pays nothing measurable on a vote: while any is on record, the
+// store's record carries the latest end of them, which the vote reads
+// with the GET that checks the record (BENCHMARKS.md).
 func (s *Store) Suspend(ctx context.Context, user string, mode Suspension, until time.Time) error {
 	if s.hooked(ctx) {
 		return observeErr(ctx, s, Call{Op: "Suspend"}, func(ctx context.Context) error { return s.Suspend(ctx, user, mode, until) })
@@ -431,7 +433,7 @@ func (s *Store) Unsuspend(ctx context.Context, user string) error {
 func (s *Store) suspend(ctx context.Context, op, user, mode string, until int64) (bool, error) {
 	k := s.keys
 	var was string
-	late, err := s.evalScan(ctx, op, suspendScript, []interface{}{k.suspended, k.suspending, user, mode, until,
+	late, err := s.evalScan(ctx, op, suspendScript, []interface{}{k.suspended, user, mode, until,
 		s.events, s.now().UnixMilli()}, &was)
 	if err != nil {
 		return false, err

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -239,6 +240,32 @@ func TestSuspend(t *testing.T) {
 				t.Fatalf("%s while refused: %v (retry after %v)", what, err, RetryAfter(err))
 			}
 		}
+		// The record carries the latest end of the suspensions; the
+		// identity's checks and Reconfigure see the identity through it.
+		record := func() string {
+			t.Helper()
+			r, err := redis.String(b.storePool(s).Get().Do("GET", s.keys.record))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		marked := s.Identity().String() + "\n" + strconv.FormatInt(end.UnixMilli(), 10)
+		if got := record(); got != marked {
+			t.Fatalf("record %q, want %q", got, marked)
+		}
+		if err := s.CheckIdentity(ctx); err != nil {
+			t.Fatalf("CheckIdentity with a suspension: %v", err)
+		}
+		if id, ok, err := s.Recorded(ctx); err != nil || !ok || id.String() != s.Identity().String() {
+			t.Fatalf("Recorded with a suspension: %v %v %v", id, ok, err)
+		}
+		if _, err := s.Reconfigure(ctx); err != nil || record() != marked {
+			t.Fatalf("Reconfigure with a suspension: %v, record %q", err, record())
+		}
+		if _, err := s.Post(ctx, "good", "another", ""); err != nil {
+			t.Fatalf("another's Post with a suspension on: %v", err)
+		}
 		before := b.storeKeys(t, s)
 		_, err = s.Vote(ctx, "bad", a.ID, Upvote)
 		refused("Vote", err)
@@ -298,9 +325,13 @@ func TestSuspend(t *testing.T) {
 		if k, err := s.Karma(ctx, "poster"); err != nil || k != 0 {
 			t.Fatalf("poster's karma %d, %v", k, err)
 		}
-		// Unsuspended, a shadow vote counts from none when changed.
+		// Unsuspended, a shadow vote counts from none when changed; the
+		// last suspension gone, the record is the identity again.
 		if err := s.Unsuspend(ctx, "bad"); err != nil {
 			t.Fatal(err)
+		}
+		if got := record(); got != s.Identity().String() {
+			t.Fatalf("record after the last Unsuspend %q", got)
 		}
 		if vr, err := s.Vote(ctx, "bad", a.ID, Upvote); err != nil || vr.Previous != Downvote || vr.Upvotes != 2 || vr.Downvotes != 0 {
 			t.Fatalf("after Unsuspend: %+v, %v", vr, err)

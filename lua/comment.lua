@@ -19,7 +19,7 @@ local nowMs, lastKey, interval, ttl = ARGV[17], ARGV[18], tonumber(ARGV[19]), AR
 -- {CLOSED} | {INVALID, reason} | {RATE_LIMITED, ms} | {NOT_ALLOWED, ms}.
 
 -- moderation: a poster suspended with Refuse (lib/moderation.lua).
-local suspended = refused(liveSuspensions(storeKey, now), poster, now)
+local suspended = refused(liveSuspensions(storeKey, storeIdentity, now), poster, now)
 if suspended then
   return suspended
 end

@@ -21,7 +21,7 @@ end
 -- {RATE_LIMITED, ms} | {NOT_ALLOWED, ms}: the poster is suspended (Refuse).
 
 -- moderation: a poster suspended with Refuse (lib/moderation.lua).
-local suspended = refused(liveSuspensions(storeKey, ARGV[4]), poster, ARGV[4])
+local suspended = refused(liveSuspensions(storeKey, storeIdentity, ARGV[4]), poster, ARGV[4])
 if suspended then
   return suspended
 end

@@ -45,7 +45,7 @@ if phase == 'record' then
       end
     end
   elseif string.match(got, '^%d+') ~= layout and string.match(got, '^%d+') ~= '3' and string.match(got, '^%d+') ~= '4' then
-    return error('voting: incompatible store: ' .. got .. ' | ' .. storeIdentity .. ' |', 0)
+    return error('voting: incompatible store: ' .. string.match(got, '^[^\n]*') .. ' | ' .. storeIdentity .. ' |', 0)
   end
   expect(movingKey, 'string')
   if got and string.match(got, '^%d+') == '4' then
@@ -60,12 +60,15 @@ if phase == 'record' then
   elseif not unique(storeIdentity) then
     redis.call('DEL', backfillKey)
   end
-  redis.call('SET', storeKey, storeIdentity)
-  return {OK, got or '', redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey)}
+  -- moderation: the latest end of the suspensions, which the record
+  -- carries after a newline (lib/moderation.lua), stays.
+  redis.call('SET', storeKey, storeIdentity .. (got and string.match(got, '\n.*$') or ''))
+  return {OK, got and string.match(got, '^[^\n]*') or '', redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey)}
 end
 
 -- phase 'links' and 'comments': only for the identity recorded.
 local got = redis.call('GET', storeKey)
+got = got and string.match(got, '^[^\n]*') -- less the suspensions' end (lib/moderation.lua)
 if got ~= storeIdentity then
   return error('voting: incompatible store: ' .. (got or '') .. ' | ' .. storeIdentity .. ' |', 0)
 end

@@ -17,7 +17,7 @@ if n > 0 then
   k.rules = readRules(ARGV, 9)
 end
 -- moderation: the suspensions, where one may be on (lib/moderation.lua).
-k.suspended = liveSuspensions(storeKey, now)
+k.suspended = liveSuspensions(storeKey, storeIdentity, now)
 -- ARGV[9+n..]: id, user, vote ('1', '-1' or '0'), for each ballot.
 -- Reply: {OK, one vote.lua reply per ballot}; a ballot that fails (a
 -- foreign value at one of its article's keys) gets the error reply

@@ -117,6 +117,11 @@ local function identity(key, want, mode)
   if got == want then
     return false
   end
+  -- moderation: the record of a store with suspensions carries the
+  -- latest end of them after a newline (lib/moderation.lua).
+  if type(got) == 'string' and string.sub(got, 1, #want + 1) == want .. '\n' then
+    return false
+  end
   if type(got) == 'table' then
     expect(key, 'string')
     return error(got.err, 0)
@@ -133,7 +138,7 @@ local function identity(key, want, mode)
   elseif mode == 'r' and string.match(got, '^%d+') == string.match(want, '^%d+') then
     return false
   end
-  return error('voting: incompatible store: ' .. got .. ' | ' .. want .. ' |', 0)
+  return error('voting: incompatible store: ' .. string.match(got, '^[^\n]*') .. ' | ' .. want .. ' |', 0)
 end
 
 -- checkStore is the check: it passes where the record at key is this

@@ -31,21 +31,22 @@ end
 
 -- Suspensions (Store.Suspend): a hash at <tag>suspended of each
 -- suspended user -> '<mode> <until>', mode 'r' (Refuse) or 's'
--- (Shadow) and until the end in ms on the store's clock; and a string at
--- <tag>suspending, the latest end of them, which a vote reads with the
--- store's record in one MGET (voterCheck): a store that never suspended
--- anyone, or whose suspensions have all ended, reads no more. Both are
--- siblings of the record, <tag>store, in its hash tag (keys.go), named
--- once per record key where the scripts run as a library (as fences).
-local suspensionKeys = {}
-local function suspensionKeysOf(store)
-  local ks = suspensionKeys[store]
-  if not ks then
-    local tag = string.sub(store, 1, -6)
-    ks = {tag .. 'suspending', tag .. 'suspended'}
-    suspensionKeys[store] = ks
+-- (Shadow) and until the end in ms on the store's clock. While the hash
+-- holds any, the store's record (lib/base.lua identity) carries, after
+-- its identity and a newline, the latest end of them: a vote reads it
+-- with the GET that checks the record, so that a store that never
+-- suspended anyone, or whose suspensions have all ended, reads no more
+-- than before (voterCheck). The hash is the record's sibling in its hash
+-- tag (keys.go), named once per record key where the scripts run as a
+-- library (as fences).
+local suspendedKeys = {}
+local function suspendedKeyOf(store)
+  local key = suspendedKeys[store]
+  if not key then
+    key = string.sub(store, 1, -6) .. 'suspended'
+    suspendedKeys[store] = key
   end
-  return ks
+  return key
 end
 
 -- A shadowed user's vote (Shadow) is kept in the voter record as the
@@ -67,30 +68,43 @@ local function suspensionOf(key, user, now)
   end
 end
 
--- liveSuspensions returns the hash of the suspensions of the store
--- whose record's key is store where one may be on at now (Unix s), or
--- nil: one GET, for a script that checked the store's identity apart
--- (vote_batch.lua, post.lua, comment.lua).
-local function liveSuspensions(store, now)
-  local ks = suspensionKeysOf(store)
-  local last = redis.pcall('GET', ks[1])
-  if type(last) == 'string' and tonumber(last) > tonumber(now) * 1000 then
-    return ks[2]
+-- lastEnd returns the latest end of the suspensions that the record got
+-- carries after this store's identity want, or nil for a record without
+-- one.
+local function lastEnd(got, want)
+  if type(got) == 'string' and #got > #want + 1 and string.sub(got, 1, #want + 1) == want .. '\n' then
+    return tonumber(string.sub(got, #want + 2))
+  end
+end
+
+-- liveSuspensions returns the hash of the suspensions of the store whose
+-- record's key is store, this store's identity want, where one may be on
+-- at now (Unix s), or nil: one GET, for a script that checked the store
+-- apart (vote_batch.lua, post.lua, comment.lua).
+local function liveSuspensions(store, want, now)
+  local last = lastEnd(redis.pcall('GET', store), want)
+  if last and last > tonumber(now) * 1000 then
+    return suspendedKeyOf(store)
   end
 end
 
 -- voterCheck is a vote's check before its first write: the store's
 -- identity (checkStore) at store, this store's being want, and the
--- voter's suspension at now (Unix s), read in one MGET with the record.
--- It returns the suspension's mode and ms left, or nil.
+-- voter's suspension at now (Unix s), from the one GET of the record
+-- where no suspension is on. It returns the suspension's mode and ms
+-- left, or nil.
 local function voterCheck(store, want, user, now)
-  local ks = suspensionKeysOf(store)
-  local r = redis.call('MGET', store, ks[1])
-  if r[1] ~= want then
-    checkStore(store, want, 'w')
+  local got = redis.pcall('GET', store)
+  if got == want then
+    return nil
   end
-  if r[2] and tonumber(r[2]) > tonumber(now) * 1000 then
-    return suspensionOf(ks[2], user, now)
+  local last = lastEnd(got, want)
+  if not last then
+    checkStore(store, want, 'w') -- raises, or passes an empty store
+    return nil
+  end
+  if last > tonumber(now) * 1000 then
+    return suspensionOf(suspendedKeyOf(store), user, now)
   end
 end
 
