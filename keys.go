@@ -81,7 +81,7 @@ func newKeys(prefix string) keys {
 		lastComment: tag + "lastcomment:",
 		moving:      tag + "cmoving",
 
-		userVotes:  tag + "uvotes:",
+		userVotes: tag + "uvotes:",
 		suspended: tag + "suspended",
 		events:    tag + "events",
 	}
