@@ -53,7 +53,7 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 		}
 		status, r, err := parseVote(reply, nil)
 		switch {
-		case status == statusRateLimited && err != nil: // this ballot's retry-after
+		case (status == statusRateLimited || status == statusNotAllowed) && err != nil: // this ballot's retry-after, or suspension's
 			results[i].Err = opErr("vote", err)
 		case err != nil:
 			return nil, opErr(op, err)

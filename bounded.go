@@ -3,13 +3,15 @@ package voting
 // Work per step of the calls whose work grows with the data: each step
 // is one script that stays well under 10 ms on redis-server.
 const (
-	buildStep = 500  // group members copied per step of a cache build (SSCAN COUNT)
-	pruneStep = 50   // articles deleted per step of Prune
-	pruneWork = 100  // group memberships of the articles deleted per step of Prune, but for its first
-	dropStep  = 500  // keys scanned per step of Drop (SCAN COUNT)
-	batchStep = 25   // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
-	edgeStep  = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
-	purgeStep = 200  // comments removed per step of Delete or Prune of an article with comments
+	buildStep   = 500  // group members copied per step of a cache build (SSCAN COUNT)
+	pruneStep   = 50   // articles deleted per step of Prune
+	pruneWork   = 100  // group memberships of the articles deleted per step of Prune, but for its first
+	dropStep    = 500  // keys scanned per step of Drop (SCAN COUNT)
+	batchStep   = 25   // ballots per script of VoteBatch, divided by 1 + the optional orders enabled (Store.ballotsPerScript)
+	edgeStep    = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
+	purgeStep   = 200  // comments removed per step of Delete or Prune of an article with comments
+	reverseStep = 100  // logged votes taken back per step of ReverseVotes, at most
+	reverseWork = 1000 // the work a step of ReverseVotes starts on: about the commands of its votes (lib/reverse.lua reverseWork)
 
 	// ancestorStep: comments a step of DeleteComment removes, the deleted
 	// one and the deleted ancestors its removal leaves without replies

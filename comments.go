@@ -57,6 +57,8 @@ func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body s
 	switch status {
 	case statusRateLimited:
 		return Comment{}, opErr(op, parseRetry(rest))
+	case statusNotAllowed: // a suspended poster (moderation.go)
+		return Comment{}, opErr(op, parseRefused(rest))
 	case statusNotFound:
 		if len(rest) == 1 {
 			return Comment{}, commentNotFound(op, parentID)

@@ -673,7 +673,7 @@ func countDeleted(list []Comment) int {
 // live comment counts.
 func TestArticleCommentsInEveryRead(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		a := mustPost(t, s, "alice", "t")
 		other := mustPost(t, s, "alice", "none")
 		if err := s.AddToGroups(ctx, a.ID, "g"); err != nil {

@@ -35,8 +35,8 @@ type method struct {
 
 // methods is every public method of Store that talks to Redis: the one
 // table behind the round-trip, binding, context and cluster tests.
-// TestMethodsCoverStore keeps it complete. The store must enable Top and
-// WithUserPages.
+// TestMethodsCoverStore keeps it complete. The store must enable Top,
+// WithUserPages, WithVoteLog and WithVoteEvents.
 var methods = []method{
 	{"Post", 2, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Post(ctx, "alice", "title "+id, "https://example.com/"+id)
@@ -157,7 +157,35 @@ var methods = []method{
 		_, err := s.UserComments(ctx, "bob", 1)
 		return err
 	}},
+	{"CommentVoters", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.CommentVoters(ctx, lastComment(s), "", 10)
+		return err
+	}},
 	{"DeleteComment", 1, false, func(ctx context.Context, s *Store, id string) error { return s.DeleteComment(ctx, lastComment(s)) }},
+	{"VotesBy", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.VotesBy(ctx, "carol", "", 10)
+		return err
+	}},
+	{"Voters", 1, true, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.Voters(ctx, id, "", 10)
+		return err
+	}},
+	{"ReverseVotes", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, err := s.ReverseVotes(ctx, "dave")
+		return err
+	}},
+	{"Suspend", 1, false, func(ctx context.Context, s *Store, id string) error {
+		return s.Suspend(ctx, "eve", Refuse, s.now().Add(time.Hour))
+	}},
+	{"Suspended", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.Suspended(ctx, "eve")
+		return err
+	}},
+	{"Unsuspend", 1, false, func(ctx context.Context, s *Store, id string) error { return s.Unsuspend(ctx, "eve") }},
+	{"VoteEvents", 1, false, func(ctx context.Context, s *Store, id string) error {
+		_, _, err := s.VoteEvents(ctx, "", 10)
+		return err
+	}},
 	{"Delete", 1, true, func(ctx context.Context, s *Store, id string) error { return s.Delete(ctx, id) }},
 	{"Prune", 1, false, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Prune(ctx, epoch.Add(-time.Hour))
@@ -223,7 +251,7 @@ func TestMethodsCoverStore(t *testing.T) {
 // more members than one build step, Prune of more articles than one step.
 func TestRoundTrips(t *testing.T) {
 	forEachBackendAlone(t, func(t *testing.T, b *backend) {
-		s, clock := newStore(t, b, WithOrders(Top), WithUserPages())
+		s, clock := newStore(t, b, WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		loadScripts(t, b.pool)
 		h := &hooks{}
 		hook(s, h)
@@ -326,7 +354,7 @@ type plainConn struct{ redis.Conn } // hides the pool connection's DoContext
 // error, wrapped.
 func TestContextCanceled(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		a := mustPost(t, s, "alice", "t")
 		c, cancel := context.WithCancel(ctx)
 		cancel()
@@ -528,7 +556,7 @@ func TestBind(t *testing.T) {
 		t.Fatalf("clusterConn has methods %v, want %v", got, want)
 	}
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		node := func(string) *redis.Pool { return b.pool }
 		if b.node != nil {
 			node = b.node
@@ -621,7 +649,7 @@ func storesOnOwnNodes(t *testing.T, n int, pool func(prefix string) Pool) {
 	t.Helper()
 	c, owners := redistest.SharedCluster(t)
 	for _, p := range prefixesOnDistinctNodes(t, owners, n) {
-		s, err := New(pool(p), WithKeyPrefix(p), WithOrders(Top), WithUserPages())
+		s, err := New(pool(p), WithKeyPrefix(p), WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -841,7 +869,7 @@ func seed(t testing.TB, s *Store, l *ledger, n int) []string {
 // TestFunctionFlush flushes the library.
 func TestScriptFlush(t *testing.T) {
 	forEachBackendAlone(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		s.funcs.off.Store(true)
 		var noscripts atomic.Int64
 		hook(s, &hooks{after: func(cmd string, args []interface{}, v interface{}, err error) (interface{}, error) {

@@ -237,6 +237,64 @@
 // a library); a store whose record is lost applies each process's own
 // numbers until SetRules or Reconfigure writes it again.
 //
+// # Moderation
+//
+// [Store.Voters] and [Store.CommentVoters] list who voted on an article
+// or a comment, and how, while its voter record is kept (its voting
+// window), a cursor-paged walk of bounded steps. With [WithVoteLog] the
+// store keeps, in each vote's script, every standing vote each user has
+// cast, on articles and comments, which outlives the voting window:
+// [Store.VotesBy] lists it newest first, and [Store.ReverseVotes] takes
+// every vote of it back, as if it had never been cast: the item's
+// counts, score or points and every ordering (the front pages, groups
+// and their cached pages, TopSince, the comment orders), the posters'
+// karma and the voter's vote costs, and the voter's upvoted page. A vote
+// on an item whose voting is open is cancelled as a vote would cancel
+// it; one on a closed article or comment is taken off its frozen
+// counts, so a closed article's frozen score changes too. Post's and
+// Comment's own upvote is the item's, not a vote cast: no log has it and
+// ReverseVotes leaves it; a vote the poster casts on their own item
+// afterwards is logged, and taken back to none. A user whose karma the
+// refunds bring to 0 leaves TopUsers, as one who never voted. The
+// reversal works in bounded steps of a few milliseconds, one script each
+// (BENCHMARKS.md): interrupted, it resumes where it stopped, and a
+// second call takes back nothing more.
+//
+// [Store.Suspend] suspends a user until a time, when the suspension ends
+// by itself; the script of each vote, post and comment decides it before
+// its first write, so no request gets past it. [Refuse] refuses the
+// user's votes, posts and comments with [ErrNotAllowed] ([RetryAfter]:
+// the time left), changing nothing. [Shadow] accepts the user's votes,
+// which the user sees as cast (the vote's result, VoteOf, VotesOf and
+// the reads for a user: the voter record keeps "1s" or "-1s") and which
+// count nowhere: no count, score, ordering, karma, page, log or event
+// has them, and a vote the user cast before, changed while shadowed, is
+// taken back. While any user is suspended, the store's record carries
+// the latest end of the suspensions, which a vote reads with the one
+// GET that checks the record: a store that never suspended anyone, or
+// whose suspensions have all ended, pays nothing more on a vote, and
+// Unsuspend of the last suspended user takes the end off.
+//
+// With [WithVoteEvents] the store adds, in the script of each change,
+// an entry to a Redis Stream at {prefix}:events capped at about its
+// length (XADD MAXLEN ~): every vote that changes something (kind
+// "vote"), every vote a reversal takes back ("reversed"), every
+// suspension ("suspend") and its end by Unsuspend ("unsuspend").
+// [Store.VoteEvents] reads them in order; a detector outside the site
+// may read the stream itself, with a consumer group (XGROUP CREATE
+// {voting}:events detectors $, then XREADGROUP). Every entry has the
+// same fields, strings:
+//
+//	kind     vote, reversed, suspend or unsuspend
+//	user     the voter, or the user suspended
+//	target   the article's or comment's id; a suspension's mode, refuse
+//	         or shadow; "" for unsuspend
+//	comment  1 where target is a comment's id, else 0
+//	from     the vote counted before: 1, -1, or 0 for none
+//	to       the vote counted after (0 for a reversal)
+//	at       the store's clock at the change, Unix milliseconds (a
+//	         vote's to the second)
+//
 // # Time
 //
 // The store's clock (time.Now unless [WithClock]) dates posts and decides
@@ -294,7 +352,8 @@
 //	{voting}:article:<id>             string  the article's record: "<up> <down> <posted>
 //	                                          <weight> <orders> <#poster> <#title>:<poster>
 //	                                          <title><link>" (below)
-//	{voting}:voted:<id>               hash    user -> 1 (up) or -1 (down), and "" -> "<up>
+//	{voting}:voted:<id>               hash    user -> 1 (up) or -1 (down), 1s or -1s (a shadowed
+//	                                          user's, counted nowhere), and "" -> "<up>
 //	                                          <down> <groups> <posted> <closes> <weight>
 //	                                          <orders>" (below); expires when voting closes
 //	{voting}:groups:<id>              set     the names of the groups the article is in
@@ -344,6 +403,14 @@
 //	                                          1,000 comments (WithUserPages)
 //	{voting}:lastcomment:<user>       string  the time in ms of the user's last comment
 //	                                          (WithCommentInterval); expires as votelog does
+//	{voting}:uvotes:<user>            zset    "a<id>" (an article) or "c<cid>" (a comment)
+//	                                          -> 2 × the vote's time (Unix s), + 1 for an
+//	                                          upvote: the user's standing votes (WithVoteLog)
+//	{voting}:suspended                hash    user -> "r <until ms>" (Refuse) or "s <until
+//	                                          ms>" (Shadow): the suspensions; while it
+//	                                          holds any, {voting}:store carries the latest
+//	                                          until after its identity and a newline
+//	{voting}:events                   stream  the vote events (WithVoteEvents, "Moderation")
 //
 // A member is an article id prefixed by its number of digits as a letter
 // ("a7", "b42", "c100"), so that members of equal value sort by id as
@@ -375,11 +442,12 @@
 // (ScoreDesc among them, for comments), whether each rule is on
 // (WithKarma, WithVoteCost, WithMinKarma, WithVoteLimit,
 // WithPostInterval, WithRepostAfter, WithEditWindow,
-// WithCommentInterval), WithUserPages and WithUniqueLinks. Each decides
-// what a write keeps (an ordering, karma, a page, a link's claim) or
-// refuses, so two processes that differ build data that neither
-// describes. The rules' numbers are not shared options but data of the
-// store ("Rules are data", below). The vote weight and window are not
+// WithCommentInterval), WithUserPages, WithUniqueLinks, WithVoteLog and
+// WithVoteEvents. Each decides what a write keeps (an ordering, karma, a
+// page, a link's claim, a log, an event) or refuses, so two processes
+// that differ build data that neither describes. The rules' numbers are
+// not shared options but data of the store ("Rules are data", above).
+// The vote weight and window are not
 // shared: each article keeps those it was posted with, and every vote
 // on it uses them, whichever store counts it. The other options (page
 // size, group cache TTL, clock, read pool, waits) are each process's.

@@ -29,6 +29,7 @@ var writingMethods = map[string]bool{
 	"Post": true, "Vote": true, "VoteBatch": true, "AddToGroups": true,
 	"RemoveFromGroups": true, "Edit": true, "Delete": true, "Prune": true, "Drop": true,
 	"Reconfigure": true, "Comment": true, "VoteComment": true, "EditComment": true, "DeleteComment": true,
+	"ReverseVotes": true, "Suspend": true, "Unsuspend": true,
 }
 
 func TestWaitOptionsValidate(t *testing.T) {
@@ -120,7 +121,7 @@ func TestWaitReplicasCommands(t *testing.T) {
 		{"no option", false, false, ""},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
-			opts := []Option{WithOrders(Top), WithUserPages()}
+			opts := []Option{WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100)}
 			if mode.wait {
 				opts = append(opts, WithWaitReplicas(1, 10*time.Second))
 			}

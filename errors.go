@@ -174,18 +174,33 @@ func notFound(op, id string) error {
 
 // retryError is the error of a rate-limited call: it wraps ErrRateLimited
 // and tells how long until the call would pass.
-type retryError struct{ after time.Duration }
+// A suspended user's call ([Store.Suspend]) gets one that wraps
+// ErrNotAllowed (sentinel) instead.
+type retryError struct {
+	after    time.Duration
+	sentinel error // nil for ErrRateLimited
+}
 
 func (e *retryError) Error() string {
+	if e.sentinel != nil {
+		return fmt.Sprintf("%v: suspended, for %v more", e.sentinel, e.after)
+	}
 	return fmt.Sprintf("%v: retry after %v", ErrRateLimited, e.after)
 }
 
-func (e *retryError) Unwrap() error { return ErrRateLimited }
+func (e *retryError) Unwrap() error {
+	if e.sentinel != nil {
+		return e.sentinel
+	}
+	return ErrRateLimited
+}
 
 // RetryAfter returns, for an error wrapping [ErrRateLimited] that the
 // store returned, how long until the call would pass on the store's
-// clock, to the millisecond; 0 for any other error. Another call in the
-// meantime may of course take the place again.
+// clock, to the millisecond; for an error wrapping [ErrNotAllowed] of a
+// user suspended with [Refuse], how long until the suspension ends, to
+// the second; 0 for any other error. Another call in the meantime may of
+// course take the place again.
 func RetryAfter(err error) time.Duration {
 	var e *retryError
 	if errors.As(err, &e) {

@@ -54,7 +54,7 @@ func TestFunctionFlush(t *testing.T) {
 		if b.mr != nil {
 			t.Skip("miniredis has no Functions (TestFunctionsFallback)")
 		}
-		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		sent, missing := countCommands(s)
 		flush := flusher(t, b, "FUNCTION")
 
@@ -121,7 +121,7 @@ func TestFunctionsFallback(t *testing.T) {
 	// missing its function and one after a load that was refused.
 	check := func(t *testing.T, b *backend, fcalls int64) {
 		t.Helper()
-		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		sent, _ := countCommands(s)
 		a := mustPost(t, s, "alice", "t")
 		if !s.funcs.off.Load() {

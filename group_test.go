@@ -577,7 +577,7 @@ func TestGroupColdReadersShareBuild(t *testing.T) {
 func TestGroupCacheKeysExpire(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		for _, ttl := range []time.Duration{10 * time.Second, 0} {
-			s, _ := newStore(t, b, optionalOrders, WithGroupCacheTTL(ttl), WithUserPages())
+			s, _ := newStore(t, b, optionalOrders, WithGroupCacheTTL(ttl), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 			var a Article
 			setup := func() {
 				a = mustPost(t, s, "p", "t")

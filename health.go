@@ -170,6 +170,7 @@ func (s *Store) checkRecord(ctx context.Context, c redis.Conn, h *Health) {
 		h.problem(true, "the store's record %s: %v", s.keys.record, err)
 		return
 	}
+	rec = recordIdentity(rec)
 	h.Recorded = rec
 	n, err := redis.Int64(do(ctx, c, "ZCARD", []interface{}{s.keys.orderingKey("time")}))
 	if err != nil {

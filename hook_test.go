@@ -136,6 +136,18 @@ func methodCalls() []methodCall {
 		{Call{Op: "CommentVotesOf", Count: 2}, nil, func(s *Store) error { return e(s.CommentVotesOf(ctx, "carol", []string{"1", "2"})) }},
 		{Call{Op: "EditComment"}, nil, func(s *Store) error { return e(s.EditComment(ctx, "1", "bob", "edited")) }},
 		{Call{Op: "UserComments", Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.UserComments(ctx, "bob", 1)) }},
+		{Call{Op: "CommentVoters"}, nil, func(s *Store) error { _, _, err := s.CommentVoters(ctx, "1", "", 10); return err }},
+		{Call{Op: "CommentVoters"}, ErrInvalidArgument, func(s *Store) error { _, _, err := s.CommentVoters(ctx, "1", "", 0); return err }},
+		{Call{Op: "VotesBy"}, nil, func(s *Store) error { _, _, err := s.VotesBy(ctx, "carol", "", 10); return err }},
+		{Call{Op: "Voters"}, nil, func(s *Store) error { _, _, err := s.Voters(ctx, "1", "", 10); return err }},
+		{Call{Op: "Voters"}, ErrNotFound, func(s *Store) error { _, _, err := s.Voters(ctx, "999", "", 10); return err }},
+		{Call{Op: "ReverseVotes"}, nil, func(s *Store) error { return e(s.ReverseVotes(ctx, "carol")) }},
+		{Call{Op: "Suspend"}, nil, func(s *Store) error { return s.Suspend(ctx, "eve", Shadow, s.now().Add(time.Hour)) }},
+		{Call{Op: "Suspend"}, ErrInvalidArgument, func(s *Store) error { return s.Suspend(ctx, "eve", 0, s.now().Add(time.Hour)) }},
+		{Call{Op: "Suspended"}, nil, func(s *Store) error { _, _, err := s.Suspended(ctx, "eve"); return err }},
+		{Call{Op: "Unsuspend"}, nil, func(s *Store) error { return s.Unsuspend(ctx, "eve") }},
+		{Call{Op: "VoteEvents"}, nil, func(s *Store) error { _, _, err := s.VoteEvents(ctx, "", 10); return err }},
+		{Call{Op: "VoteEvents"}, ErrInvalidArgument, func(s *Store) error { _, _, err := s.VoteEvents(ctx, "x", 10); return err }},
 		{Call{Op: "DeleteComment"}, nil, func(s *Store) error { return s.DeleteComment(ctx, "1") }},
 		{Call{Op: "DeleteComment"}, ErrNotFound, func(s *Store) error { return s.DeleteComment(ctx, "1") }},
 		{Call{Op: "Upvoted", Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.Upvoted(ctx, "alice", 1)) }},
@@ -176,7 +188,7 @@ func TestHookEveryMethod(t *testing.T) {
 	}
 	forEachBackendAlone(t, func(t *testing.T, b *backend) {
 		rec := &recorder{}
-		s, _ := newStore(t, b, WithHook(rec), WithOrders(extraOrders...), WithUserPages(), WithKarma(1, -1), WithEditWindow(time.Hour))
+		s, _ := newStore(t, b, WithHook(rec), WithOrders(extraOrders...), WithUserPages(), WithKarma(1, -1), WithEditWindow(time.Hour), WithVoteLog(), WithVoteEvents(100))
 		if _, err := s.Post(ctx, "alice", "first", ""); err != nil {
 			t.Fatal(err)
 		}

@@ -58,10 +58,11 @@ func migrates(layout int) bool { return layout >= oldestMigrated && layout < Lay
 // (WithMinKarma), "votelimit" (WithVoteLimit), "postinterval"
 // (WithPostInterval), "repostafter" (WithRepostAfter), "editwindow"
 // (WithEditWindow), "commentinterval" (WithCommentInterval), then
-// "userpages" (WithUserPages) and "uniquelinks" (WithUniqueLinks). A
-// store with none of them has no Options. The rules' numbers are not
-// shared options but data of the store ([Rules]): processes with other
-// numbers in their options share a store, which applies its own.
+// "userpages" (WithUserPages), "uniquelinks" (WithUniqueLinks),
+// "votelog" (WithVoteLog) and "events=10000" (WithVoteEvents). A store
+// with none of them has no Options. The rules' numbers are not shared
+// options but data of the store ([Rules]): processes with other numbers
+// in their options share a store, which applies its own.
 //
 // The vote weight and window are not shared: each article keeps those it
 // was posted with, whichever store counts its votes. Neither are the
@@ -107,6 +108,20 @@ func (c *config) identity(orders []string) Identity {
 	if c.uniqueLinks {
 		id.Options = append(id.Options, "uniquelinks")
 	}
+	if c.voteLog {
+		id.Options = append(id.Options, "votelog")
+	}
+	if c.hasEvents {
+		id.Options = append(id.Options, "events="+strconv.FormatInt(c.voteEvents, 10))
+	}
+	return id
+}
+
+// recordIdentity returns the identity a store's record holds: the record
+// less the latest end of its suspensions, which follows a newline while
+// a user is suspended (lib/moderation.lua lastEnd).
+func recordIdentity(record string) string {
+	id, _, _ := strings.Cut(record, "\n")
 	return id
 }
 
@@ -168,6 +183,9 @@ func parseIncompatible(msg string) (error, bool) {
 // record, no id counter); a store with data and no record, or with a
 // record of another layout, gets an *incompatibleError.
 func checkRead(record []byte, seqType, here string) error {
+	if record != nil {
+		record = []byte(recordIdentity(string(record)))
+	}
 	switch {
 	case string(record) == here:
 		return nil
@@ -308,7 +326,7 @@ var optionFlags = map[string]string{
 	"orders": "orders", "karma": "karma", "cost": "vote-cost", "minkarma": "min-karma",
 	"votelimit": "vote-limit", "postinterval": "post-interval", "repostafter": "repost-after",
 	"editwindow": "edit-window", "commentinterval": "comment-interval",
-	"userpages": "user-pages", "uniquelinks": "unique-links",
+	"userpages": "user-pages", "uniquelinks": "unique-links", "votelog": "vote-log", "events": "vote-events",
 }
 
 // optionFlag returns the flag of votectl options that sets the shared
@@ -323,7 +341,7 @@ func optionFlag(name, v string) (flag string, ok bool) {
 	switch {
 	case v == "on":
 		return "-" + f, true
-	case v == "" && (name == "userpages" || name == "uniquelinks"):
+	case v == "" && (name == "userpages" || name == "uniquelinks" || name == "votelog"):
 		return "-" + f + "=false", true
 	case v == "":
 		return "-" + f + " off", true
@@ -487,6 +505,9 @@ func (s *Store) CheckIdentity(ctx context.Context) error {
 		return opErr(op, fmt.Errorf("key %s: %w", s.keys.seq, scriptError(err)))
 	}
 	here := s.shared.String()
+	if record != nil {
+		record = []byte(recordIdentity(string(record)))
+	}
 	if string(record) == here || record == nil && seqType == "none" {
 		return nil
 	}
@@ -523,7 +544,7 @@ func (id Identity) StoreOptions() ([]Option, error) {
 		}
 		ms := func(i int) time.Duration { return time.Duration(v[i]) * time.Millisecond }
 		want := map[string]int{"karma": 2, "cost": 2, "minkarma": 2, "votelimit": 2,
-			"postinterval": 1, "repostafter": 1, "editwindow": 1, "commentinterval": 1}[name]
+			"postinterval": 1, "repostafter": 1, "editwindow": 1, "commentinterval": 1, "events": 1}[name]
 		if len(v) != want && name != "orders" {
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}
@@ -558,6 +579,10 @@ func (id Identity) StoreOptions() ([]Option, error) {
 			opts = append(opts, WithUserPages())
 		case "uniquelinks":
 			opts = append(opts, WithUniqueLinks())
+		case "votelog":
+			opts = append(opts, WithVoteLog())
+		case "events":
+			opts = append(opts, WithVoteEvents(v[0]))
 		default:
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}

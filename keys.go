@@ -46,6 +46,13 @@ type keys struct {
 	// DeleteComment left to a later step (comments.go DeleteComment,
 	// lib/removal.lua).
 	removing string
+	// Moderation (moderation.go): the prefix of the users' vote logs
+	// (WithVoteLog), to which a user's name is appended, and the hash of
+	// the suspensions, which the scripts name as record's sibling
+	// (lib/moderation.lua suspendedKeyOf).
+	userVotes, suspended string
+	// events is the stream of vote events (WithVoteEvents).
+	events string
 }
 
 func newKeys(prefix string) keys {
@@ -81,6 +88,10 @@ func newKeys(prefix string) keys {
 		lastComment: tag + "lastcomment:",
 		moving:      tag + "cmoving",
 		removing:    tag + "cremoving",
+
+		userVotes: tag + "uvotes:",
+		suspended: tag + "suspended",
+		events:    tag + "events",
 	}
 }
 
@@ -159,3 +170,6 @@ func (k keys) commentedKey(user string) string { return k.commented + user }
 // lastCommentKey returns the key of a user's last comment time
 // (WithCommentInterval).
 func (k keys) lastCommentKey(user string) string { return k.lastComment + user }
+
+// userVotesKey returns a user's vote log (WithVoteLog).
+func (k keys) userVotesKey(user string) string { return k.userVotes + user }

@@ -95,8 +95,14 @@ func families(k keys, key string) []string {
 	if key == k.backfill {
 		list = append(list, "backfill")
 	}
+	for _, f := range []struct{ family, key string }{{"suspended", k.suspended}, {"events", k.events}} {
+		if key == f.key {
+			list = append(list, f.family)
+		}
+	}
 	for _, f := range []struct{ family, part string }{{"submitted", k.submitted}, {"upvoted", k.upvoted},
-		{"votelog", k.voteLog}, {"lastpost", k.lastPost}, {"commented", k.commented}, {"lastcomment", k.lastComment}} {
+		{"votelog", k.voteLog}, {"lastpost", k.lastPost}, {"commented", k.commented}, {"lastcomment", k.lastComment},
+		{"uvotes", k.userVotes}} {
 		if rest, ok := strings.CutPrefix(key, f.part); ok && checkName("user", rest) == nil {
 			list = append(list, f.family)
 		}
@@ -205,6 +211,8 @@ func FuzzKeys(f *testing.F) {
 		add("comments", k.comments)
 		add("store", k.record)
 		add("backfill", k.backfill)
+		add("suspended", k.suspended)
+		add("events", k.events)
 
 		nameErr := checkName("group name", name)
 		if nameErr != nil && !errors.Is(nameErr, ErrInvalidArgument) {
@@ -215,6 +223,7 @@ func FuzzKeys(f *testing.F) {
 		}
 		if nameErr == nil {
 			add("votelog", k.voteLog+name)
+			add("uvotes", k.userVotesKey(name))
 			add("lastpost", k.lastPostKey(name))
 			add("lastcomment", k.lastCommentKey(name))
 			add("group", k.groupKey(name))
@@ -361,6 +370,17 @@ func TestMovingKey(t *testing.T) {
 		tag := k.comment[:strings.Index(k.comment, "}:")+2]
 		if got := tag + "cmoving"; got != k.moving {
 			t.Errorf("prefix %q: moving would read %q, the flag is at %q", p, got, k.moving)
+		}
+	}
+}
+
+// TestSuspensionKeys keeps the key lib/moderation.lua suspendedKeyOf
+// names, as the sibling of the store's record, keys.go's.
+func TestSuspensionKeys(t *testing.T) {
+	for _, prefix := range []string{"voting", "site:news", "a}b"} {
+		k := newKeys(prefix)
+		if strings.TrimSuffix(k.record, "store")+"suspended" != k.suspended {
+			t.Errorf("prefix %q: %q is not the record's sibling", prefix, k.suspended)
 		}
 	}
 }

@@ -32,6 +32,9 @@ type config struct {
 	orders      []Order
 	uniqueLinks bool
 	userPages   bool
+	voteLog     bool  // WithVoteLog (moderation.go)
+	voteEvents  int64 // WithVoteEvents: the stream's length; 0 for none
+	hasEvents   bool  // WithVoteEvents was given
 	readPool    Pool
 	hasReadPool bool       // WithReadPool was given, if with nil
 	rules       ruleConfig // karma and the rules (rules.go)
@@ -150,6 +153,35 @@ func WithUserPages() Option {
 	return func(c *config) { c.userPages = true }
 }
 
+// WithVoteLog keeps, for each user, every standing vote they cast, on
+// articles and on comments, newest first, in the script of the vote: the
+// log [Store.VotesBy] reads and [Store.ReverseVotes] takes back, which
+// outlives the item's voting window. A vote that changes a user's vote
+// moves its entry, a cancel removes it. Post's and Comment's own upvote
+// of the poster is no entry. Stores sharing a prefix should all have it
+// or all not: a vote made by a store without it is not logged, so it is
+// a shared option (doc.go, "The store's identity"). Without it a store
+// keeps no log, does no extra work per vote, and VotesBy and
+// ReverseVotes get [ErrNotAllowed]. Default off.
+func WithVoteLog() Option {
+	return func(c *config) { c.voteLog = true }
+}
+
+// WithVoteEvents keeps a stream of the store's vote events, which
+// [Store.VoteEvents] reads and a consumer group may read directly
+// (doc.go, "Moderation"): every vote that changes something, on an
+// article or a comment, every vote [Store.ReverseVotes] takes back, and
+// every suspension and its end ([Store.Suspend], [Store.Unsuspend]),
+// each added in the script of the change, to a stream capped at about
+// maxLen entries (XADD MAXLEN ~): the oldest go first. A shadowed
+// user's vote ([Shadow]) adds none. Stores sharing a prefix should all
+// have it, with the same length, or all not: it is a shared option.
+// Without it a store keeps no stream and does no extra work per vote.
+// A maxLen below 1 is rejected. Default off.
+func WithVoteEvents(maxLen int64) Option {
+	return func(c *config) { c.voteEvents, c.hasEvents = maxLen, true }
+}
+
 func (c *config) validate() error {
 	if err := checkPrefix(c.prefix); err != nil {
 		return err
@@ -169,6 +201,8 @@ func (c *config) validate() error {
 		return fmt.Errorf("%w: read pool is nil", ErrInvalidArgument)
 	case c.nilHook:
 		return fmt.Errorf("%w: hook is nil", ErrInvalidArgument)
+	case c.hasEvents && c.voteEvents < 1:
+		return fmt.Errorf("%w: vote events' length %d is below 1", ErrInvalidArgument, c.voteEvents)
 	}
 	for _, o := range c.orders {
 		if !o.Valid() {

@@ -251,7 +251,7 @@ func TestThreadFor(t *testing.T) {
 // round trip.
 func TestReadsForInput(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top), WithUserPages())
+		s, _ := newStore(t, b, WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		a := mustPost(t, s, "alice", "t")
 		c := mustComment(t, s, a.ID, "", "bob", "c")
 		calls := map[string]func(user string) error{

@@ -50,6 +50,7 @@ func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
 	if err != nil {
 		return Identity{}, false, opErr(op, err)
 	}
+	text = recordIdentity(text)
 	id, ok := parseIdentity(text)
 	if !ok {
 		return Identity{}, false, opErr(op, fmt.Errorf("key %s holds %q, not a store's identity", s.keys.record, text))

@@ -6,6 +6,7 @@ import (
 	"math/rand"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -234,9 +235,24 @@ func TestCallgrindVote(t *testing.T) {
 		// Karma and every vote rule, none of which refuses these votes.
 		opts = append(opts, WithKarma(1, -1), WithVoteCost(1, 6), WithMinKarma(-MaxKarma, -MaxKarma), WithVoteLimit(1000, time.Hour))
 	}
+	// VOTING_CALLGRIND_OPTIONS: votelog and events turn WithVoteLog and
+	// WithVoteEvents on; suspended suspends a user who never votes, so
+	// that each vote reads the voter's suspension.
+	moderation := os.Getenv("VOTING_CALLGRIND_OPTIONS")
+	if strings.Contains(moderation, "votelog") {
+		opts = append(opts, WithVoteLog())
+	}
+	if strings.Contains(moderation, "events") {
+		opts = append(opts, WithVoteEvents(1_000_000))
+	}
 	s, err := New(pool, opts...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Contains(moderation, "suspended") && os.Getenv("VOTING_CALLGRIND_PHASE") == "setup" {
+		if err := s.Suspend(ctx, "nobody-votes", Refuse, clock.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	switch os.Getenv("VOTING_CALLGRIND_PHASE") {
 	case "setup":
@@ -247,6 +263,11 @@ func TestCallgrindVote(t *testing.T) {
 		}
 	case "vote":
 		callgrindVotes(t, s.Vote)
+	case "vote-variant":
+		// The votes of phase "vote" by a library of the store's scripts
+		// with VOTING_CALLGRIND_VARIANT's replacements in its text
+		// ("old=>new", ";;"-separated): the cost of a piece of a vote.
+		callgrindVotes(t, variantVote(t, s, pool, os.Getenv("VOTING_CALLGRIND_VARIANT")))
 	case "comments":
 		// A comment on each article, comment i on article i.
 		for i := 1; i <= 1000; i++ {
@@ -305,5 +326,44 @@ func callgrindVotes(t *testing.T, vote func(ctx context.Context, user, id string
 		if _, err := vote(ctx, "user"+strconv.Itoa(rng.Intn(2000)), strconv.Itoa(1+rng.Intn(1000)), v); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// variantVote loads a library of the store's vote script whose text
+// (lua/lib and vote.lua) has the replacements of variant, "old=>new"
+// pairs separated by ";;", and returns a vote by it on s.
+func variantVote(t testing.TB, s *Store, pool *redis.Pool, variant string) func(ctx context.Context, user, id string, v VoteType) (VoteResult, error) {
+	t.Helper()
+	lib, body := libLua, voteScript.body
+	for _, pair := range strings.Split(variant, ";;") {
+		old, repl, ok := strings.Cut(pair, "=>")
+		if !ok {
+			continue
+		}
+		if !strings.Contains(lib, old) && !strings.Contains(body, old) {
+			t.Fatalf("variant: %q is in neither lua/lib nor vote.lua", old)
+		}
+		lib, body = strings.ReplaceAll(lib, old, repl), strings.ReplaceAll(body, old, repl)
+	}
+	saved := libLua
+	libLua = lib
+	sc := voteScript
+	sc.body = body
+	l := newLibrary([]script{sc})
+	libLua = saved
+	// Loaded once: a run again calls the library loaded before, so that
+	// its measure leaves the load out.
+	if _, err := redis.String(pool.Get().Do("FUNCTION", "LOAD", l.source)); err != nil && !strings.Contains(err.Error(), "already exists") {
+		t.Fatal(err)
+	}
+	name := functionName(l.name, sc.name)
+	return func(ctx context.Context, user, id string, v VoteType) (VoteResult, error) {
+		now := s.now()
+		args := s.callArgs(voteScript, s.appendVoteRules(s.voteArgs(user, id, v, now.Unix()), now), false)
+		args[0] = name
+		c := pool.Get()
+		defer c.Close()
+		reply, err := c.Do("FCALL", args...)
+		return voteReply("vote", id, reply, err, notFound)
 	}
 }

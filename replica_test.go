@@ -189,6 +189,26 @@ var readCalls = []struct {
 	{"CommentVotesOf", func(s *Store, ids []string) (interface{}, error) {
 		return s.CommentVotesOf(ctx, "bob", []string{"1", "2", "99"})
 	}},
+	{"VotesBy", func(s *Store, ids []string) (interface{}, error) {
+		list, next, err := s.VotesBy(ctx, "bob", "", 10)
+		return cursorPage[UserVote]{list, next}, err
+	}},
+	{"Voters", func(s *Store, ids []string) (interface{}, error) {
+		list, next, err := s.Voters(ctx, ids[1], "", 10)
+		return cursorPage[Voter]{list, next}, err
+	}},
+	{"CommentVoters", func(s *Store, ids []string) (interface{}, error) {
+		list, next, err := s.CommentVoters(ctx, "1", "", 10)
+		return cursorPage[Voter]{list, next}, err
+	}},
+	{"VoteEvents", func(s *Store, ids []string) (interface{}, error) {
+		list, next, err := s.VoteEvents(ctx, "", 10)
+		return cursorPage[VoteEvent]{list, next}, err
+	}},
+	{"Suspended", func(s *Store, ids []string) (interface{}, error) {
+		mode, until, err := s.Suspended(ctx, "bob")
+		return suspension{mode, until}, err
+	}},
 }
 
 // replicaFixture writes, through s, three articles with votes and groups,
@@ -230,8 +250,8 @@ func replicaFixture(t *testing.T, s *Store) []string {
 func TestReadPool(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		rs := newReadSide(t, b)
-		s, clock := newStore(t, b, WithOrders(Top), WithReadPool(rs.pool))
-		primary, err := New(s.pool, WithKeyPrefix(s.keys.prefix), WithClock(clock.Now), WithOrders(Top))
+		s, clock := newStore(t, b, WithOrders(Top), WithVoteLog(), WithVoteEvents(100), WithReadPool(rs.pool))
+		primary, err := New(s.pool, WithKeyPrefix(s.keys.prefix), WithClock(clock.Now), WithOrders(Top), WithVoteLog(), WithVoteEvents(100))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -377,7 +397,7 @@ func TestReadPoolCommandStats(t *testing.T) {
 	replica := redistest.StartReplica(t, primary)
 	pp, rp := primary.Pool(), replica.Pool()
 	t.Cleanup(func() { pp.Close(); rp.Close() })
-	s, clock := newStore(t, &backend{pool: pp}, WithOrders(Top), WithReadPool(rp))
+	s, clock := newStore(t, &backend{pool: pp}, WithOrders(Top), WithVoteLog(), WithVoteEvents(100), WithReadPool(rp))
 	ids := replicaFixture(t, s)
 	// Three articles posted 307 s into a 10-minute bucket, two hours
 	// later: TopSince from their post time, one member of the edge a

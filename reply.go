@@ -341,6 +341,9 @@ func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ erro
 	if err == nil && status == statusRateLimited {
 		return status, r, parseRetry(rest)
 	}
+	if err == nil && status == statusNotAllowed && len(rest) > 0 {
+		return status, r, parseRefused(rest)
+	}
 	if err != nil || status != statusOK {
 		return status, r, err
 	}
@@ -459,6 +462,20 @@ func parseRetry(rest []interface{}) error {
 		return fmt.Errorf("rate limited reply: %w", err)
 	}
 	return &retryError{after: time.Duration(max(ms, 1)) * time.Millisecond}
+}
+
+// parseRefused decodes the rest of a NOT_ALLOWED reply: nothing for a
+// rule's refusal, the milliseconds left for a suspended user's
+// (lib/moderation.lua refused), into its error.
+func parseRefused(rest []interface{}) error {
+	if len(rest) == 0 {
+		return ErrNotAllowed
+	}
+	ms, err := redis.Int64(rest[0], nil)
+	if err != nil || len(rest) != 1 {
+		return fmt.Errorf("not allowed reply of %d fields: %v", len(rest)+1, err)
+	}
+	return &retryError{after: time.Duration(max(ms, 1)) * time.Millisecond, sentinel: ErrNotAllowed}
 }
 
 // commentHeader is the number of fields of a comment's record before its

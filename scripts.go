@@ -157,6 +157,14 @@ var scriptTable = map[string]scriptSpec{
 	"thread":           {1, modeRead, true, false, false, false},
 	"comments":         {1, modeRead, true, false, false, false},
 	"comment_votes":    {1, modeRead, true, false, false, false},
+	// Moderation (moderation.go).
+	"reverse":        {1, modeWrite, false, false, true, false},
+	"suspend":        {1, modeWrite, false, false, true, false},
+	"votes_by":       {1, modeRead, true, false, false, false},
+	"voters":         {1, modeRead, true, false, false, false},
+	"comment_voters": {1, modeRead, true, false, false, false},
+	"suspended":      {1, modeRead, true, false, false, false},
+	"events":         {1, modeRead, true, false, false, false},
 }
 
 // newScript makes the script name of its file src, as scriptTable
@@ -191,7 +199,7 @@ func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
 
 // libFiles are the files of lua/lib/, in the order they are read: each
 // uses only those before it, as its header says.
-var libFiles = []string{"base", "record", "cache", "pages", "rules", "vote", "comments", "removal", "delete", "walk"}
+var libFiles = []string{"base", "record", "cache", "pages", "rules", "moderation", "vote", "comments", "removal", "delete", "walk", "reverse"}
 
 // libLua is the helpers of lua/lib/, its files one after the other in
 // the order of libFiles.
@@ -322,7 +330,7 @@ func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) 
 	args = append(args, s.votePrefixes[0], now)
 	args = append(args, s.votePrefixes[1:]...)
 	if !s.votesCarryPages() {
-		args = append(args, "") // vote_batch.lua's ARGV[5]: no upvoted pages
+		args = append(args, "", "", "") // vote_batch.lua's ARGV[5..7]: no upvoted pages, vote logs or events
 	}
 	args = append(args, rules...)
 	for _, b := range ballots {
@@ -690,8 +698,12 @@ func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []int
 // rules (appendVoteRules).
 func (s *Store) commentVoteArgs(user, id string, v VoteType, now int64) []interface{} {
 	k := s.keys
-	args := make([]interface{}, 0, 8+1+len(s.rules.vote))
-	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids)
+	args := make([]interface{}, 0, 10+1+len(s.rules.vote))
+	log := ""
+	if s.voteLog {
+		log = k.userVotes
+	}
+	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids, log, s.events)
 }
 
 // threadArgs lays out thread.lua's arguments: the root, an article

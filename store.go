@@ -93,6 +93,10 @@ type Store struct {
 	commentOrderings string
 	uniqueLinks      bool
 	userPages        bool // WithUserPages
+	voteLog          bool // WithVoteLog (moderation.go)
+	// events is the vote events' stream and its length, newline-separated,
+	// as the scripts take them (WithVoteEvents); "" for none.
+	events string
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (scripts.go voteArgs).
 	votePrefixes []interface{}
@@ -114,6 +118,9 @@ type Store struct {
 	// edge bounds the members of TopSince's edge bucket one call reads
 	// (edgeStep): tests shrink it, so that an edge takes many calls.
 	edge int
+	// reverseStep bounds the votes one step of ReverseVotes takes back
+	// (reverseStep): tests shrink it, so that a reversal takes many steps.
+	reverseStep int
 
 	hooks []Hook // WithHook, the first given outermost (hook.go); nil for none
 }
@@ -146,20 +153,30 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 		hooks:       c.hooks,
 	}
 	s.walk, s.step, s.edge = walkStep, buildStep, edgeStep
+	s.reverseStep = reverseStep
 	s.votePrefixes = s.keys.votePrefixes()
 	s.orderingArgs = boxedOrderings(s.keys)
 	s.rules = newRules(c.rules, s.keys)
 	s.text = c.text.rules()
 	s.waits = c.durability.commands()
 	s.userPages = c.userPages
+	s.voteLog = c.voteLog
+	if c.hasEvents {
+		s.events = s.keys.events + "\n" + strconv.FormatInt(c.voteEvents, 10)
+	}
 	if s.votesCarryPages() {
 		// vote.lua's ARGV[8]: the upvoted pages' prefix, kept by every
-		// vote, or '' for none, before the rules.
-		upvoted := ""
+		// vote, or '' for none, then ARGV[9] and ARGV[10], the vote logs'
+		// (WithVoteLog) and the vote events' (WithVoteEvents), before the
+		// rules.
+		upvoted, log := "", ""
 		if s.userPages {
 			upvoted = s.keys.upvoted
 		}
-		s.votePrefixes = append(s.votePrefixes, upvoted)
+		if s.voteLog {
+			log = s.keys.userVotes
+		}
+		s.votePrefixes = append(s.votePrefixes, upvoted, log, s.events)
 	}
 	if c.cacheTTL > 0 {
 		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
@@ -225,10 +242,13 @@ func (r BallotResult) MarshalJSON() ([]byte, error) {
 }
 
 // votesCarryPages reports whether the arguments of vote.lua carry the
-// slot of the upvoted pages (ARGV[8]): with WithUserPages, and with vote
-// rules, which follow it. A store with neither sends no more arguments
-// than the vote needs.
-func (s *Store) votesCarryPages() bool { return s.userPages || s.rules.vote != nil }
+// slots of the upvoted pages, the vote logs and the vote events
+// (ARGV[8..10]): with WithUserPages, WithVoteLog or WithVoteEvents, and
+// with vote rules, which follow them. A store with none sends no more arguments than the vote
+// needs.
+func (s *Store) votesCarryPages() bool {
+	return s.userPages || s.voteLog || s.events != "" || s.rules.vote != nil
+}
 
 // formatWeight formats a vote weight for the scripts: plain decimals
 // with a point ("1000000.0", "0.00001"), which every Lua reads: never an

@@ -38,6 +38,9 @@ const (
 	// (Submitted, Upvoted) keeps: the latest, as Reddit's listings end
 	// at 1000. An older entry is dropped when a new one comes.
 	MaxUserPageEntries = 1000
+	// MaxModerationPage is the most entries one call of VotesBy, Voters,
+	// CommentVoters or VoteEvents asks for.
+	MaxModerationPage = 1000
 )
 
 // maxID is the largest id the store issues: ids are the decimal strings
@@ -386,3 +389,12 @@ const (
 	// a DeleteComment, which walk a comment's ancestors.
 	MaxCommentDepth = 1000
 )
+
+// checkLimit checks the limit of a moderator's page: 1 to
+// MaxModerationPage.
+func checkLimit(limit int) error {
+	if limit < 1 || limit > MaxModerationPage {
+		return fmt.Errorf("%w: limit %d is not within 1 and %d", ErrInvalidArgument, limit, MaxModerationPage)
+	}
+	return nil
+}

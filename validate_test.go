@@ -379,7 +379,20 @@ func hostileCases() []hostileCase {
 			hostileCase{"GroupCount: name " + q, bad, func(t *testing.T, s *Store) error { _, err := s.GroupCount(ctx, n); return err }},
 			hostileCase{"Submitted: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Submitted(ctx, n, 1); return err }},
 			hostileCase{"Upvoted: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Upvoted(ctx, n, 1); return err }},
+			hostileCase{"VotesBy: user " + q, bad, func(t *testing.T, s *Store) error { _, _, err := s.VotesBy(ctx, n, "", 10); return err }},
+			hostileCase{"ReverseVotes: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.ReverseVotes(ctx, n); return err }},
+			hostileCase{"Suspend: user " + q, bad, func(t *testing.T, s *Store) error { return s.Suspend(ctx, n, Refuse, s.now().Add(time.Hour)) }},
+			hostileCase{"Unsuspend: user " + q, bad, func(t *testing.T, s *Store) error { return s.Unsuspend(ctx, n) }},
+			hostileCase{"Suspended: user " + q, bad, func(t *testing.T, s *Store) error { _, _, err := s.Suspended(ctx, n); return err }},
 		)
+	}
+	cases = append(cases, hostileCase{"VoteEvents: after {other}", bad, func(t *testing.T, s *Store) error {
+		_, _, err := s.VoteEvents(ctx, "{other}", 10)
+		return err
+	}})
+	for _, id := range malformedIDs {
+		cases = append(cases, hostileCase{fmt.Sprintf("CommentVoters: id %.20q", id), gone,
+			func(t *testing.T, s *Store) error { _, _, err := s.CommentVoters(ctx, id, "", 10); return err }})
 	}
 	for _, n := range spacedNames {
 		q := fmt.Sprintf("%q", n)
@@ -490,7 +503,7 @@ func emptyPage(read func(s *Store) ([]Article, error)) func(t *testing.T, s *Sto
 // key of the store, of one of its families, and the vote invariant holds.
 func TestHostileInput(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
-		s, _ := newStore(t, b, WithOrders(Top, Hot, Best, Controversial), WithUniqueLinks(), WithUserPages())
+		s, _ := newStore(t, b, WithOrders(Top, Hot, Best, Controversial), WithUniqueLinks(), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
 		mustPost(t, s, "alice", "the one article")
 		covered := map[string]bool{}
 		for _, c := range hostileCases() {

@@ -142,9 +142,9 @@ func (s *Store) parseReadVotes(replies []interface{}, n int) ([]VoteType, error)
 		case nil:
 		case []byte:
 			switch string(v) {
-			case "1":
+			case "1", "1s": // "1s", "-1s": a shadow vote, as its voter sees it (moderation.go)
 				votes[i] = Upvote
-			case "-1":
+			case "-1", "-1s":
 				votes[i] = Downvote
 			}
 		case redis.Error:

@@ -62,6 +62,8 @@ func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, 
 		return list[0], &opError{op: op, err: ErrDuplicate, detail: fmt.Sprintf("%q is article %q", link, list[0].ID)}
 	case statusRateLimited:
 		return Article{}, opErr(op, parseRetry(rest))
+	case statusNotAllowed: // a suspended poster (moderation.go)
+		return Article{}, opErr(op, parseRefused(rest))
 	}
 	return Article{}, statusErr(op, status, "")
 }

@@ -1,7 +1,7 @@
 -- comment.lua: posts a comment, a reply to an article or to one of its
 -- comments, with the poster's own upvote implied (lib/comments.lua).
 -- Uses lua/lib.
-openStore(KEYS, 'w')
+local storeKey, storeIdentity = openStore(KEYS, 'w')
 local cseqKey, commentsKey = KEYS[1], KEYS[2]
 local aid, parent, poster, body = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, window, weight, orders, maxDepth = ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9])
@@ -23,8 +23,13 @@ end
 -- the rules record and this process's words, ARGV[19] and ARGV[20]
 -- (lib/rules.lua storeRules).
 -- Reply: {OK, id, depth, record} (lib/comments.lua appendRow) | {NOT_FOUND} (the article) | {NOT_FOUND, 'parent'} |
--- {CLOSED} | {INVALID, reason} | {RATE_LIMITED, ms}.
+-- {CLOSED} | {INVALID, reason} | {RATE_LIMITED, ms} | {NOT_ALLOWED, ms}.
 
+-- moderation: a poster suspended with Refuse (lib/moderation.lua).
+local suspended = refused(liveSuspensions(storeKey, storeIdentity, now), poster, now)
+if suspended then
+  return suspended
+end
 -- The article and its voting, as a vote reads them (lib/vote.lua).
 local meta = redis.call('HGET', k.voted .. aid, '')
 if not meta then

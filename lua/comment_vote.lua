@@ -3,9 +3,12 @@
 local storeKey, storeIdentity = openStore(KEYS, 'n')
 local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 8)}
+local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7],
+  log = ARGV[8] ~= '' and ARGV[8] or nil, events = ARGV[9] ~= '' and ARGV[9] or nil, rules = readRules(ARGV, 10)}
 -- vs: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds;
--- ARGV[8..12]: the vote rules (lib/rules.lua readRules), for a store
+-- ARGV[8], ARGV[9]: moderation, the prefix of the vote logs
+-- (WithVoteLog) and the vote events (WithVoteEvents), or '';
+-- ARGV[10..14]: the vote rules (lib/rules.lua readRules), for a store
 -- that has them.
 -- Reply: '<previous> <points> <up> <down>' (reply.go parseVote) |
 -- {NOT_FOUND} | {CLOSED} | {CORRUPT} | {NOT_ALLOWED} | {RATE_LIMITED, ms}.
@@ -53,17 +56,47 @@ if not voterOpen(r[1], cid) then
   return {CLOSED}
 end
 local new, prev = VOTES[vs], 0
+local shown -- moderation: a shadow vote of the user's, which counts nowhere (lib/moderation.lua)
 if r[2] then
   prev = VOTES[r[2]]
-  if prev == nil or (prev == 0 and user ~= poster) then
+  if prev == nil then
+    shown, prev = SHADOW[r[2]], 0
+  end
+  if prev == nil or (prev == 0 and user ~= poster and not shown) then
     return {CORRUPT}
   end
 elseif user == poster then
   prev = 1
 end
+local was = shown or prev -- the previous vote, as the user sees it
 local up0, down0 = up, down
-if new == prev then
-  return string.format('%d %d %d %d', prev, up - down, up, down)
+if new == was then
+  local tu, td = told(up, down, shown)
+  return string.format('%d %d %d %d', was, tu - td, tu, td)
+end
+-- The store's identity (checkStore), deferred to here, where the vote
+-- writes, as lib/vote.lua vote defers it; moderation: with the voter's
+-- suspension, read with it (voterCheck).
+local mode, left = voterCheck(storeKey, storeIdentity, user, now)
+local stored = vs -- what the voter record keeps
+if mode then
+  if mode == 'r' then
+    return {NOT_ALLOWED, num(left)}
+  end
+  -- Shadow: kept for the user's reads only; a vote that counted is
+  -- taken back.
+  shown, stored, new = new, new ~= 0 and vs .. 's' or '0', 0
+  if prev == 0 then
+    if stored == '0' and user ~= poster then
+      redis.call('HDEL', votedKey, field)
+    else
+      redis.call('HSET', votedKey, field, stored)
+    end
+    local tu, td = told(up, down, shown)
+    return string.format('%d %d %d %d', was, tu - td, tu, td)
+  end
+elseif shown then
+  shown = nil -- never counted: the vote counts from none
 end
 if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
 if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
@@ -80,9 +113,12 @@ if orders == '' then
 else
   keys, ords = kidsKeys(k, {a = aid, p = parent, o = orders})
 end
--- The store's identity (checkStore), deferred to here, where the vote
--- writes, as lib/vote.lua vote defers it.
-checkStore(storeKey, storeIdentity, 'w')
+if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
+  expect(k.log .. user, 'zset')
+end
+if k.events then -- moderation: the vote events
+  expectEvents(k.events)
+end
 if k.rules then
   for _, kk in ipairs(keys) do
     expect(kk, 'zset')
@@ -97,7 +133,13 @@ if up > MAX_COUNT or down > MAX_COUNT then
 end
 placeComment(keys, ords, cid, tonumber(posted), tonumber(weight) or 0, up, down, up0, down0)
 redis.call('SETRANGE', key, C_UP, string.format(COUNTS, up, down))
-if user == poster then
+if stored ~= vs then -- moderation: a shadowed voter's vote
+  if stored == '0' and user ~= poster then
+    redis.call('HDEL', votedKey, field)
+  else
+    redis.call('HSET', votedKey, field, stored)
+  end
+elseif user == poster then
   if new == 1 then
     redis.call('HDEL', votedKey, field)
   else
@@ -108,4 +150,11 @@ elseif new == 0 then
 else
   redis.call('HSET', votedKey, field, vs)
 end
-return string.format('%d %d %d %d', prev, up - down, up, down)
+if k.log then -- moderation: the voter's vote log; a poster's upvote is implied, no entry
+  logVote(k.log .. user, 'c' .. cid, (user == poster and new == 1) and 0 or new, now)
+end
+if k.events then -- moderation: the vote events; the vote counted from prev to new
+  addEvent(k.events, 'vote', user, cid, true, prev, new, now .. '000')
+end
+local tu, td = told(up, down, shown)
+return string.format('%d %d %d %d', was, tu - td, tu, td)

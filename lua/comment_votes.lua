@@ -9,7 +9,7 @@ local user, prefix, cvoted = ARGV[1], ARGV[2], ARGV[3]
 -- gone), or 'c' for a voter record that holds no vote (written by hand),
 -- which reads as none. The poster's own upvote is implied
 -- (comment_vote.lua).
-local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0'}
+local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0', ['1s'] = '+', ['-1s'] = '-'} -- '1s', '-1s': shadow votes (lib/moderation.lua)
 moving(prefix)
 local out = {}
 for i = 4, #ARGV do

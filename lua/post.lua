@@ -22,8 +22,13 @@ end
 -- postRules).
 -- Reply: {OK, id, score} | {DUPLICATE, row} when unique is set and a live
 -- article has the link, or a rule finds one posted within its span |
--- {RATE_LIMITED, ms}.
+-- {RATE_LIMITED, ms} | {NOT_ALLOWED, ms}: the poster is suspended (Refuse).
 
+-- moderation: a poster suspended with Refuse (lib/moderation.lua).
+local suspended = refused(liveSuspensions(storeKey, storeIdentity, ARGV[4]), poster, ARGV[4])
+if suspended then
+  return suspended
+end
 -- Links are recorded only by stores that keep them unique.
 local linkKey = unique and link ~= '' and k.link .. link
 if linkKey then

@@ -51,7 +51,7 @@ if phase == 'record' then
       end
     end
   elseif not ({[layout] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1})[string.match(got, '^%d+')] then
-    return error('voting: incompatible store: ' .. got .. ' | ' .. storeIdentity .. ' |', 0)
+    return error('voting: incompatible store: ' .. string.match(got, '^[^\n]*') .. ' | ' .. storeIdentity .. ' |', 0)
   end
   expect(movingKey, 'string')
   expect(rulesKey, 'string')
@@ -74,17 +74,20 @@ if phase == 'record' then
   elseif not unique(storeIdentity) then
     redis.call('DEL', backfillKey)
   end
-  redis.call('SET', storeKey, storeIdentity)
+  -- moderation: the latest end of the suspensions, which the record
+  -- carries after a newline (lib/moderation.lua), stays.
+  redis.call('SET', storeKey, storeIdentity .. (got and string.match(got, '\n.*$') or ''))
   if rules then
     redis.call('SET', rulesKey, rules)
   else
     redis.call('DEL', rulesKey)
   end
-  return {OK, got or '', redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey)}
+  return {OK, got and string.match(got, '^[^\n]*') or '', redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey)}
 end
 
 -- phase 'links' and 'comments': only for the identity recorded.
 local got = redis.call('GET', storeKey)
+got = got and string.match(got, '^[^\n]*') -- less the suspensions' end (lib/moderation.lua)
 if got ~= storeIdentity then
   return error('voting: incompatible store: ' .. (got or '') .. ' | ' .. storeIdentity .. ' |', 0)
 end

@@ -211,7 +211,7 @@ end
 -- The user's votes, as comment_votes.lua reads them: every comment of
 -- the thread is of the article aid, whose comment voter record holds
 -- them all, read with one HMGET a few hundred rows.
-local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0'}
+local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0', ['1s'] = '+', ['-1s'] = '-'} -- '1s', '-1s': shadow votes (lib/moderation.lua)
 local votes = {}
 for lo = 2, #out, 1500 do
   local fields = {''}

@@ -8,11 +8,15 @@ local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- the prefixes of the groups of articles, the orderings, the group caches
 -- and the TopSince buckets, newline-separated (lib/vote.lua fill); ARGV[8]: the
 -- prefix of upvoted pages (WithUserPages), or '' or none for a store
--- without them; ARGV[9..13]: the vote rules (lib/rules.lua readRules), for a
+-- without them; ARGV[9], ARGV[10]: moderation, the prefix of the vote
+-- logs (WithVoteLog) and the vote events (WithVoteEvents,
+-- lib/moderation.lua addEvent), each '' or none for a store without
+-- them; ARGV[11..15]: the vote rules (lib/rules.lua readRules), for a
 -- store that has them. k is made whole in one constructor: a field added
 -- later grows the table, which costs a vote more than the field.
 local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7],
-  upvoted = ARGV[8] ~= '' and ARGV[8] or nil, rules = readRules(ARGV, 9)}
+  upvoted = ARGV[8] ~= '' and ARGV[8] or nil, log = ARGV[9] ~= '' and ARGV[9] or nil,
+  events = ARGV[10] ~= '' and ARGV[10] or nil, rules = readRules(ARGV, 11)}
 -- Reply: '<previous> <score> <up> <down>' | {NOT_FOUND} | {CLOSED} |
 -- {NOT_ALLOWED} | {RATE_LIMITED, ms}: a vote done is the one reply that
 -- is not {status, ...}, but one string, which the client reads as one

@@ -1,24 +1,30 @@
 -- vote_batch.lua: decides several votes in order, each as vote.lua does.
 -- Uses lua/lib.
-openStore(KEYS, 'w')
+local storeKey, storeIdentity = openStore(KEYS, 'w')
 local scoreKey = KEYS[1]
 local now = ARGV[1] -- the store's clock, Unix seconds
 local k = {score = scoreKey, article = ARGV[2], voted = ARGV[3], more = ARGV[4]}
 -- ARGV[4]: the prefixes a vote splits when it needs them (lib/vote.lua fill);
 -- ARGV[5]: the prefix of upvoted pages (WithUserPages), or ''.
 if ARGV[5] ~= '' then k.upvoted = ARGV[5] end
--- ARGV[6]: n, 0 for a store without vote rules, then ARGV[7..6+n]: the
+-- ARGV[6], ARGV[7]: moderation, the prefix of the vote logs
+-- (WithVoteLog) and the vote events (WithVoteEvents), or ''.
+if ARGV[6] ~= '' then k.log = ARGV[6] end
+if ARGV[7] ~= '' then k.events = ARGV[7] end
+-- ARGV[8]: n, 0 for a store without vote rules, then ARGV[9..8+n]: the
 -- vote rules (lib/rules.lua readRules).
-local n = tonumber(ARGV[6])
+local n = tonumber(ARGV[8])
 if n > 0 then
-  k.rules = readRules(ARGV, 7)
+  k.rules = readRules(ARGV, 9)
 end
--- ARGV[7+n..]: id, user, vote ('1', '-1' or '0'), for each ballot.
+-- moderation: the suspensions, where one may be on (lib/moderation.lua).
+k.suspended = liveSuspensions(storeKey, storeIdentity, now)
+-- ARGV[9+n..]: id, user, vote ('1', '-1' or '0'), for each ballot.
 -- Reply: {OK, one vote.lua reply per ballot}; a ballot that fails (a
 -- foreign value at one of its article's keys) gets the error reply
 -- vote.lua would fail with, and the others go on.
 local out = {OK}
-for i = 7 + n, #ARGV, 3 do
+for i = 9 + n, #ARGV, 3 do
   local ok, r = pcall(vote, k, ARGV[i], ARGV[i + 1], ARGV[i + 2], now)
   if not ok and (type(r) ~= 'table' or not r.err) then
     r = redis.error_reply(tostring(r))

@@ -199,9 +199,17 @@ func (f *sharedFlags) define(fs *flag.FlagSet) {
 			return millis(per)
 		})
 	}
+	value("vote-events", "events", "keep a stream of the vote events, capped at about `N` entries (WithVoteEvents), e.g. 100000", func(v string) (string, error) {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return "", fmt.Errorf("%q is not a length of 1 or more", v)
+		}
+		return strconv.FormatInt(n, 10), nil
+	})
 	for _, b := range []struct{ flag, name, usage string }{
 		{"user-pages", "userpages", "keep each user's submitted and upvoted pages (WithUserPages); -user-pages=false turns it off"},
 		{"unique-links", "uniquelinks", "one live article per link (WithUniqueLinks); -unique-links=false turns it off"},
+		{"vote-log", "votelog", "keep each user's standing votes (WithVoteLog), for votes-by and reverse; -vote-log=false turns it off"},
 	} {
 		fs.BoolFunc(b.flag, b.usage, func(v string) error {
 			on, err := strconv.ParseBool(v)

@@ -11,8 +11,14 @@
 //	votectl -redis ADDR -prefix PREFIX export > backup.jsonl
 //	votectl -redis ADDR -prefix PREFIX import [-resume] < backup.jsonl
 //	votectl -redis ADDR -prefix PREFIX import-book [-book-prefix P] [-resume]
-//	votectl -redis ADDR -prefix PREFIX options [-dry-run] [-orders top,hot -karma 1,-1 -vote-cost 1,6 -min-karma 0,30 -vote-limit 100/24h -post-interval 15m -comment-interval 30s -repost-after 48h -edit-window 15m -user-pages -unique-links]
+//	votectl -redis ADDR -prefix PREFIX options [-dry-run] [-orders top,hot -karma 1,-1 -vote-cost 1,6 -min-karma 0,30 -vote-limit 100/24h -post-interval 15m -comment-interval 30s -repost-after 48h -edit-window 15m -user-pages -unique-links -vote-log -vote-events 100000]
 //	votectl -redis ADDR functions [-prune]
+//	votectl -redis ADDR -prefix PREFIX votes-by USER
+//	votectl -redis ADDR -prefix PREFIX voters [-comment] ID
+//	votectl -redis ADDR -prefix PREFIX reverse USER
+//	votectl -redis ADDR -prefix PREFIX suspend USER -mode refuse|shadow -for DURATION
+//	votectl -redis ADDR -prefix PREFIX unsuspend USER
+//	votectl -redis ADDR -prefix PREFIX events [-follow] [-after ID]
 //	votectl help [COMMAND]
 //
 // -redis takes host:port or a redis:// URL (default localhost:6379).
@@ -92,6 +98,12 @@ commands:
   import-book [-book-prefix P] [-resume]  the book's layout on the same server into an empty store
   options [-dry-run] [-karma 1,-1 ...]  show the recorded shared options, or change those given (Reconfigure)
   functions [-prune]        the voting Functions libraries on the server
+  votes-by USER             a user's standing votes (WithVoteLog), JSON lines
+  voters [-comment] ID      the standing voters of an article or comment, JSON lines
+  reverse USER              take back every vote of a user, resumable, progress on stderr
+  suspend USER -mode refuse|shadow -for DURATION  suspend a user
+  unsuspend USER            end a user's suspension
+  events [-follow]          the vote events (WithVoteEvents), JSON lines
   help [COMMAND]            this usage, or a command's flags
 
 votectl COMMAND -h lists the command's flags.
@@ -178,6 +190,8 @@ var commands = map[string]func(e *env, args []string) error{
 	"info": cmdInfo, "article": cmdArticle, "user": cmdUser, "check": cmdCheck,
 	"export": cmdExport, "import": cmdImport, "import-book": cmdImportBook,
 	"options": cmdOptions, "functions": cmdFunctions,
+	"votes-by": cmdVotesBy, "voters": cmdVoters, "reverse": cmdReverse,
+	"suspend": cmdSuspend, "unsuspend": cmdUnsuspend, "events": cmdEvents,
 }
 
 // synopses are each command's arguments and what it does, for its
@@ -200,13 +214,21 @@ var synopses = map[string]string{
 		"switch's: -karma off, -orders off, -user-pages=false. The processes then need the new\n" +
 		"options: the running ones get ErrIncompatible on every write until restarted with them.",
 	"functions": "functions [-prune]\n\nThe voting Functions libraries on the server, and which is this votectl's.",
+	"votes-by":  "votes-by USER\n\nThe user's standing votes, newest first, a JSON object a line (WithVoteLog).",
+	"voters":    "voters [-comment] ID\n\nThe standing voters of an article (or comment), a JSON object a line.",
+	"reverse": "reverse USER\n\nTakes back every standing vote of the user (WithVoteLog), in bounded steps, with\n" +
+		"its progress on stderr; run it again after an interruption to resume.",
+	"suspend":   "suspend USER [-mode refuse|shadow] [-for DURATION]\n\nSuspends the user until now plus DURATION.",
+	"unsuspend": "unsuspend USER\n\nEnds the user's suspension.",
+	"events":    "events [-follow] [-after ID]\n\nThe vote events (WithVoteEvents), a JSON object a line; -follow waits for more.",
 }
 
 func dispatch(e *env, cmd string, args []string) error {
 	if run, ok := commands[cmd]; ok {
 		return run(e, args)
 	}
-	return usagef("unknown command %q (commands: info, article, user, check, export, import, import-book, options, functions; votectl -h lists them)", cmd)
+	return usagef("unknown command %q (commands: info, article, user, check, export, import, import-book, options, functions, "+
+		"votes-by, voters, reverse, suspend, unsuspend, events; votectl -h lists them)", cmd)
 }
 
 // subFlags parses a command's own flags; n is the number of positional

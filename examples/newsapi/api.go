@@ -52,6 +52,9 @@ type api struct {
 	// (-user-pages, voting.WithUserPages), karma when it keeps karma
 	// (-karma, voting.WithKarma).
 	userPages, karma bool
+	// voteLog is set when the store keeps the users' vote logs
+	// (-vote-log, voting.WithVoteLog), for the moderators' routes.
+	voteLog bool
 	// rules are the store's rules (-min-karma, -edit-window, ...), for
 	// the reasons of refusals and the routes they turn on.
 	rules ruleFlags
@@ -93,6 +96,7 @@ func (a *api) routes() http.Handler {
 	mux.Handle("PATCH /comments/{id}", a.handleWrite(a.editComment))
 	mux.Handle("DELETE /comments/{id}", a.handleWrite(a.deleteComment))
 	mux.Handle("GET /healthz", a.handle(a.healthz))
+	a.moderationRoutes(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Path; p != cleanPath(p) {
 			a.reply(w, http.StatusNotFound, errorBody{Code: codeNotFound, Error: fmt.Sprintf("not found: %q is not a path of the API", p)})

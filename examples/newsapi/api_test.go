@@ -112,7 +112,7 @@ func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock, cfg ...
 	}
 	a := &api{store: store, pageSize: testPageSize, log: log.New(&logged, "", 0), key: testKey, now: now}
 	for _, c := range cfg {
-		a.userPages, a.karma, a.rules, a.timeout = c.userPages, c.rules.karma != nil, c.rules, c.timeout
+		a.userPages, a.karma, a.rules, a.timeout, a.voteLog = c.userPages, c.rules.karma != nil, c.rules, c.timeout, c.voteLog
 	}
 	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged, now: now, store: store}
 }

@@ -26,6 +26,15 @@
 //	DELETE /comments/{id}                  W -> 204; its poster or a moderator; one with replies stays as {"deleted": true} without poster or body
 //	GET    /metrics                        Prometheus text
 //
+// A moderator's token (role moderator) only, 403 forbidden for anyone
+// else, the user themselves included (moderation.go):
+//
+//	GET    /users/{name}/votes?cursor=&limit=50     the user's standing votes, newest first: with -vote-log
+//	GET    /articles/{id}/voters?cursor=&limit=50   the article's standing voters; /comments/{id}/voters a comment's
+//	POST   /users/{name}/reverse-votes              W takes back every vote of the user: with -vote-log -> {"reversed": n}
+//	PUT    /users/{name}/suspension                 W {"mode":"refuse"|"shadow","for":"72h"} (or "until": RFC 3339)
+//	DELETE /users/{name}/suspension                 W -> 204; GET reads it
+//
 // # Authentication
 //
 // A token (token.go) is a JSON Web Token signed with HMAC-SHA256, whose
@@ -162,6 +171,7 @@ func main() {
 	flag.DurationVar(&cfg.window, "window", voting.DefaultVoteWindow, "vote window: how long after posting an article takes votes (at least 1s)")
 	flag.BoolVar(&cfg.uniqueLinks, "unique-links", false, "refuse a link a live article has already: POST /articles gets 409 and that article")
 	flag.BoolVar(&cfg.userPages, "user-pages", false, "keep each user's submitted and upvoted pages: GET /users/{name} shows their first pages")
+	flag.BoolVar(&cfg.voteLog, "vote-log", false, "keep each user's standing votes: GET /users/{name}/votes and POST /users/{name}/reverse-votes, for moderators")
 	flag.DurationVar(&cfg.timeout, "timeout", defaultTimeout, "the most a request waits for Redis: then it gets 503 timeout, logged (at least 1ms)")
 	cfg.rules.register(flag.CommandLine)
 	cfg.secret.register(flag.CommandLine)
@@ -197,6 +207,7 @@ type config struct {
 	window      time.Duration // -window
 	uniqueLinks bool          // -unique-links
 	userPages   bool          // -user-pages
+	voteLog     bool          // -vote-log
 	timeout     time.Duration // -timeout
 	rules       ruleFlags     // -karma, -vote-limit, ... (rules.go)
 	secret      secretFlags   // -secret-file, NEWSAPI_SECRET, -insecure-dev (secret.go)
@@ -234,6 +245,9 @@ func (c config) storeOptions(pageSize int) []voting.Option {
 	}
 	if c.userPages {
 		opts = append(opts, voting.WithUserPages())
+	}
+	if c.voteLog {
+		opts = append(opts, voting.WithVoteLog())
 	}
 	return append(opts, c.rules.options()...)
 }
@@ -280,7 +294,7 @@ func serve(ctx context.Context, logger *log.Logger, cfg config, ready func(url s
 	if err != nil {
 		return err
 	}
-	srv := newServer(cfg, metrics.handler((&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages,
+	srv := newServer(cfg, metrics.handler((&api{store: store, pageSize: pageSize, log: logger, userPages: cfg.userPages, voteLog: cfg.voteLog,
 		karma: cfg.rules.karma != nil, rules: cfg.rules, timeout: cfg.timeout, key: key}).routes()), logger)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

@@ -398,6 +398,34 @@ var methods = []struct {
 		_, err := s.UserComments(ctx, "bob", 1)
 		return err
 	}},
+	{"CommentVoters", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.CommentVoters(ctx, s.commentID(), "", 10)
+		return err
+	}},
+	{"VotesBy", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.VotesBy(ctx, "bob", "", 10)
+		return err
+	}},
+	{"Voters", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.Voters(ctx, id, "", 10)
+		return err
+	}},
+	{"ReverseVotes", func(ctx context.Context, s *store, id string) error {
+		_, err := s.ReverseVotes(ctx, "dave")
+		return err
+	}},
+	{"Suspend", func(ctx context.Context, s *store, id string) error {
+		return s.Suspend(ctx, "eve", voting.Refuse, s.clock.Now().Add(time.Hour))
+	}},
+	{"Suspended", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.Suspended(ctx, "eve")
+		return err
+	}},
+	{"Unsuspend", func(ctx context.Context, s *store, id string) error { return s.Unsuspend(ctx, "eve") }},
+	{"VoteEvents", func(ctx context.Context, s *store, id string) error {
+		_, _, err := s.VoteEvents(ctx, "", 10)
+		return err
+	}},
 	{"DeleteComment", func(ctx context.Context, s *store, id string) error { return s.DeleteComment(ctx, s.commentID()) }},
 	{"Reconfigure", func(ctx context.Context, s *store, id string) error { _, err := s.Reconfigure(ctx); return err }},
 	{"Delete", func(ctx context.Context, s *store, id string) error { return s.Delete(ctx, id) }},
@@ -449,7 +477,7 @@ func RoundTrips(t *testing.T, b Backend) {
 		t.Skip("the backend counts no round trips")
 	}
 	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages(),
-		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour))
+		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour), voting.WithVoteLog(), voting.WithVoteEvents(100))
 	warm := func() { // every script loaded, as after a first call of each
 		eachMethod(t, s, func(name string, call func(context.Context) error) {
 			if err := call(context.Background()); err != nil {
@@ -490,7 +518,7 @@ func RoundTrips(t *testing.T, b Backend) {
 // NOSCRIPT to EVAL and the server learns the script again.
 func ScriptFlush(t *testing.T, b Backend) {
 	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages(),
-		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour))
+		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour), voting.WithVoteLog(), voting.WithVoteEvents(100))
 	flush := func() {
 		if _, err := b.Do(t, s.key, "SCRIPT", "FLUSH"); err != nil {
 			t.Error(err)
@@ -562,7 +590,7 @@ func ContextDeadline(t *testing.T, b Backend) {
 		t.Skip("CLIENT PAUSE needs redis-server")
 	}
 	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages(),
-		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour))
+		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour), voting.WithVoteLog(), voting.WithVoteEvents(100))
 	a := s.post(t, "alice", "t")
 	conns := func() (open, idle int) {
 		if b.Conns == nil {
@@ -625,7 +653,7 @@ func ContextDeadline(t *testing.T, b Backend) {
 // so do Recorded, Check (Redis reachable) and Drop.
 func Reconnect(t *testing.T, b Backend, drop func(t testing.TB)) {
 	s := newStore(t, b, voting.WithOrders(voting.Top), voting.WithUserPages(),
-		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour))
+		voting.WithKarma(1, -1), voting.WithEditWindow(time.Hour), voting.WithVoteLog(), voting.WithVoteEvents(100))
 	ctx := context.Background()
 	eachMethod(t, s, func(name string, call func(context.Context) error) {
 		count, err := s.Count(ctx)

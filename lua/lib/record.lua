@@ -181,9 +181,9 @@ end
 -- or holds anything but 1 or -1; as VotesOf reads it.
 local function voteByte(votedKey, user)
   local v = redis.call('HGET', votedKey, user)
-  if v == '1' then
+  if v == '1' or v == '1s' then -- '1s', '-1s': a shadow vote, as its voter sees it (lib/moderation.lua)
     return '+'
-  elseif v == '-1' then
+  elseif v == '-1' or v == '-1s' then
     return '-'
   end
   return '0'

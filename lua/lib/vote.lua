@@ -2,7 +2,8 @@
 -- Needs: base.lua (the statuses, member, num, expect, checkStore),
 -- record.lua (COUNTS, VOTE_META, record, badValue, missing, value, eachIndex,
 -- expectIndexes), cache.lua (eachCache, cacheVote), pages.lua (votePage,
--- pageVote), rules.lua (karmaRules).
+-- pageVote), rules.lua (karmaRules), moderation.lua (logVote, voterCheck,
+-- suspensionOf, SHADOW, told).
 
 -- NONE is an empty list that is never written to: the groups of a vote
 -- on an article in none.
@@ -76,20 +77,56 @@ local function vote(k, id, user, vs, now, store, want)
     return {CLOSED}
   end
   local new, prev = VOTES[vs], 0
+  local shown -- moderation: a shadow vote of the user's, which counts nowhere (lib/moderation.lua)
   if r[2] then
     prev = VOTES[r[2]]
-    if prev == nil or prev == 0 then
+    if prev == nil then
+      shown, prev = SHADOW[r[2]], 0
+    end
+    if prev == nil or (prev == 0 and not shown) then
       return {CORRUPT}
     end
   end
   up, down = tonumber(up), tonumber(down)
   local m = member(id)
-  if new == prev then
+  local was = shown or prev -- the previous vote, as the user sees it
+  if new == was then
+    if shown then
+      local tu, td = told(up, down, shown)
+      return {OK, shown, num(value('score', tonumber(posted), tonumber(weight), tu, td)), tu, td}
+    end
     return {OK, prev, redis.call('ZSCORE', k.score, m), up, down}
   end
   -- The store's identity (checkStore) at store, which vote.lua defers to
-  -- here, before the vote's first write.
-  if store then checkStore(store, want, 'w') end
+  -- here, before the vote's first write; moderation: with the voter's
+  -- suspension, read with it (voterCheck), or, in a batch, from the
+  -- suspensions the batch found on (k.suspended).
+  local mode, left
+  if store then
+    mode, left = voterCheck(store, want, user, now)
+  elseif k.suspended then
+    mode, left = suspensionOf(k.suspended, user, now)
+  end
+  local stored = vs -- what the voter record keeps
+  if mode then
+    if mode == 'r' then
+      return {NOT_ALLOWED, num(left)}
+    end
+    -- Shadow: the vote is kept for the user's reads only, and one that
+    -- counted before is taken back.
+    shown, stored, new = new, new ~= 0 and vs .. 's' or '0', 0
+    if prev == 0 then
+      if stored == '0' then
+        redis.call('HDEL', votedKey, user)
+      else
+        redis.call('HSET', votedKey, user, stored)
+      end
+      local tu, td = told(up, down, shown)
+      return {OK, was, num(value('score', tonumber(posted), tonumber(weight), tu, td)), tu, td}
+    end
+  elseif shown then
+    shown = nil -- the shadow vote was never counted: the vote counts from none
+  end
   local up0, down0 = up, down
   if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
   if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
@@ -113,6 +150,12 @@ local function vote(k, id, user, vs, now, store, want)
       return {NOT_FOUND}
     end
     expect(k.score, 'zset')
+  end
+  if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
+    expect(k.log .. user, 'zset')
+  end
+  if k.events then -- moderation: the vote events
+    expectEvents(k.events)
   end
 
   local groups = NONE
@@ -170,11 +213,17 @@ local function vote(k, id, user, vs, now, store, want)
     end)
   end
   meta = counts .. string.sub(meta, rest)
-  if new == 0 then
+  if stored == '0' then
     redis.call('HSET', votedKey, '', meta)
     redis.call('HDEL', votedKey, user)
   else
-    redis.call('HSET', votedKey, '', meta, user, vs)
+    redis.call('HSET', votedKey, '', meta, user, stored)
+  end
+  if k.log then -- moderation: the voter's vote log
+    logVote(k.log .. user, 'a' .. id, new, now)
+  end
+  if k.events then -- moderation: the vote events; the vote counted from prev to new
+    addEvent(k.events, 'vote', user, id, false, prev, new, now .. '000')
   end
   -- A cache is updated where it holds the article, or where the new
   -- value puts it in the part a walk has passed (cacheVote); a cache
@@ -194,5 +243,9 @@ local function vote(k, id, user, vs, now, store, want)
       end
     end
   end
-  return {OK, prev, score, up, down}
+  if shown then -- moderation: a shadowed voter is told the vote counted
+    local tu, td = told(up, down, shown)
+    return {OK, was, num(value('score', tonumber(posted), tonumber(weight), tu, td)), tu, td}
+  end
+  return {OK, was, score, up, down}
 end

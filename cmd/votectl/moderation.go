@@ -1,0 +1,242 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/votekit/voting"
+)
+
+// The moderators' commands: a user's votes, who voted, taking a user's
+// votes back, suspensions and the vote events, each through the
+// package's methods on a store opened with the recorded options
+// (recorded), so that its writes are the store's own.
+
+// modPage is how many entries a command reads per call.
+const modPage = 500
+
+// flagsFirst moves a leading positional argument after the flags, so
+// that "suspend USER -mode shadow" parses as "suspend -mode shadow USER".
+func flagsFirst(args []string) []string {
+	if len(args) > 1 && !strings.HasPrefix(args[0], "-") {
+		return append(append([]string{}, args[1:]...), args[0])
+	}
+	return args
+}
+
+// moderated opens the store with its recorded options.
+func (e *env) moderated() (*voting.Store, error) {
+	st, _, _, err := e.recorded()
+	return st, err
+}
+
+// cmdVotesBy prints a user's standing votes, newest first, a JSON object
+// a line (Store.VotesBy).
+func cmdVotesBy(e *env, args []string) error {
+	fs, err := subFlags(e, "votes-by", args, 1, nil)
+	if err != nil {
+		return err
+	}
+	st, err := e.moderated()
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(e.stdout)
+	cursor := ""
+	for {
+		list, next, err := st.VotesBy(e.ctx, fs.Arg(0), cursor, modPage)
+		if err != nil {
+			return err
+		}
+		for _, v := range list {
+			if err := enc.Encode(v); err != nil {
+				return err
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+// cmdVoters prints the standing voters of an article, or of a comment
+// with -comment, a JSON object a line (Store.Voters, CommentVoters).
+func cmdVoters(e *env, args []string) error {
+	var comment *bool
+	fs, err := subFlags(e, "voters", flagsFirst(args), 1, func(fs *flag.FlagSet) {
+		comment = fs.Bool("comment", false, "ID is a comment's")
+	})
+	if err != nil {
+		return err
+	}
+	st, err := e.moderated()
+	if err != nil {
+		return err
+	}
+	read := st.Voters
+	if *comment {
+		read = st.CommentVoters
+	}
+	enc := json.NewEncoder(e.stdout)
+	cursor := ""
+	for {
+		list, next, err := read(e.ctx, fs.Arg(0), cursor, modPage)
+		if err != nil {
+			return err
+		}
+		for _, v := range list {
+			if err := enc.Encode(v); err != nil {
+				return err
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		cursor = next
+	}
+}
+
+// cmdReverse takes back every standing vote of a user (Store.ReverseVotes),
+// in bounded steps, with its progress on stderr; interrupted, it is run
+// again to resume, and a second run takes back nothing more.
+func cmdReverse(e *env, args []string) error {
+	fs, err := subFlags(e, "reverse", args, 1, nil)
+	if err != nil {
+		return err
+	}
+	st, err := e.moderated()
+	if err != nil {
+		return err
+	}
+	user := fs.Arg(0)
+	// ReverseVotes loops over its bounded steps until the log is empty;
+	// it is called in slices of a second, each resuming where the last
+	// stopped, so that the progress shows between them. A step whose
+	// reply a slice's end cuts off is applied but counted in no slice.
+	start, total := time.Now(), 0
+	for {
+		ctx, cancel := context.WithTimeout(e.ctx, time.Second)
+		n, err := st.ReverseVotes(ctx, user)
+		cancel()
+		total += n
+		if e.tty {
+			fmt.Fprintf(e.stderr, "\rreverse %s: %d taken back", user, total)
+		}
+		if err == nil {
+			break
+		}
+		if errors.Is(err, context.DeadlineExceeded) && e.ctx.Err() == nil {
+			continue
+		}
+		if e.tty {
+			fmt.Fprintln(e.stderr)
+		}
+		fmt.Fprintf(e.stderr, "votectl: reverse %s: %d taken back before the error; run it again to resume\n", user, total)
+		return err
+	}
+	if e.tty {
+		fmt.Fprintln(e.stderr)
+	}
+	fmt.Fprintf(e.stdout, "reverse %s: %d votes taken back in %v\n", user, total, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// cmdSuspend suspends a user (Store.Suspend).
+func cmdSuspend(e *env, args []string) error {
+	var mode *string
+	var d *time.Duration
+	fs, err := subFlags(e, "suspend", flagsFirst(args), 1, func(fs *flag.FlagSet) {
+		mode = fs.String("mode", "refuse", "`refuse` (the user's votes, posts and comments get ErrNotAllowed) or shadow (votes accepted, counted nowhere)")
+		d = fs.Duration("for", 24*time.Hour, "how long, from now on the store's clock (this machine's): a `duration`, e.g. 72h")
+	})
+	if err != nil {
+		return err
+	}
+	m := map[string]voting.Suspension{"refuse": voting.Refuse, "shadow": voting.Shadow}[*mode]
+	if m == 0 {
+		return usagef("suspend: -mode %q: refuse or shadow", *mode)
+	}
+	if *d <= 0 {
+		return usagef("suspend: -for %v is not positive", *d)
+	}
+	st, err := e.moderated()
+	if err != nil {
+		return err
+	}
+	until := e.now().Add(*d)
+	if err := st.Suspend(e.ctx, fs.Arg(0), m, until); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "suspended %s (%v) until %s\n", fs.Arg(0), m, until.UTC().Format(time.RFC3339))
+	return nil
+}
+
+// cmdUnsuspend ends a user's suspension (Store.Unsuspend).
+func cmdUnsuspend(e *env, args []string) error {
+	fs, err := subFlags(e, "unsuspend", args, 1, nil)
+	if err != nil {
+		return err
+	}
+	st, err := e.moderated()
+	if err != nil {
+		return err
+	}
+	if err := st.Unsuspend(e.ctx, fs.Arg(0)); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "unsuspended %s\n", fs.Arg(0))
+	return nil
+}
+
+// cmdEvents prints the vote events, a JSON object a line, from the
+// oldest kept or after -after; -follow waits for more until interrupted.
+func cmdEvents(e *env, args []string) error {
+	var follow *bool
+	var after *string
+	var every *time.Duration
+	if _, err := subFlags(e, "events", args, 0, func(fs *flag.FlagSet) {
+		follow = fs.Bool("follow", false, "wait for more events, until interrupted")
+		after = fs.String("after", "", "the `ID` of the event to start after (default: the oldest kept)")
+		every = fs.Duration("every", time.Second, "with -follow, how often to look for more")
+	}); err != nil {
+		return err
+	}
+	st, err := e.moderated()
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(e.stdout)
+	cursor := *after
+	for {
+		list, next, err := st.VoteEvents(e.ctx, cursor, modPage)
+		if err != nil {
+			if *follow && e.ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		for _, ev := range list {
+			if err := enc.Encode(ev); err != nil {
+				return err
+			}
+		}
+		cursor = next
+		if len(list) == modPage {
+			continue
+		}
+		if !*follow {
+			return nil
+		}
+		select {
+		case <-e.ctx.Done():
+			return nil
+		case <-time.After(*every):
+		}
+	}
+}

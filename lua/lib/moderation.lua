@@ -1,0 +1,158 @@
+-- moderation.lua: what a vote keeps for the moderators (moderation.go):
+-- the voter's vote log (WithVoteLog). vote.lua, comment_vote.lua and
+-- vote_batch.lua call it at their marked hook points ("moderation:").
+-- Needs: base.lua (expect).
+
+-- A user's vote log (WithVoteLog) is a zset at k.log .. user of the
+-- items the user has a standing vote on, "a<id>" for an article and
+-- "c<cid>" for a comment, each at twice the time of the vote (Unix s,
+-- the store's clock), plus 1 for an upvote: ZREVRANGE lists the newest
+-- first, and the vote outlives the item's voter record, for a reversal
+-- of a vote on a closed item. A vote that changes the user's vote moves
+-- the entry; a cancel removes it. Post's and Comment's own upvote is no
+-- entry: it is the item's, not a vote the user cast.
+local function logScore(now, new)
+  if new == 1 then
+    return string.format('%d', 2 * tonumber(now) + 1)
+  end
+  return string.format('%d', 2 * tonumber(now))
+end
+
+-- logVote keeps the entry of item in the log at key for the user's new
+-- vote (1, -1, or 0 for none). Its caller checked key (expect) before
+-- its first write.
+local function logVote(key, item, new, now)
+  if new == 0 then
+    redis.call('ZREM', key, item)
+  else
+    redis.call('ZADD', key, logScore(now, new), item)
+  end
+end
+
+-- Suspensions (Store.Suspend): a hash at <tag>suspended of each
+-- suspended user -> '<mode> <until>', mode 'r' (Refuse) or 's'
+-- (Shadow) and until the end in ms on the store's clock. While the hash
+-- holds any, the store's record (lib/base.lua identity) carries, after
+-- its identity and a newline, the latest end of them: a vote reads it
+-- with the GET that checks the record, so that a store that never
+-- suspended anyone, or whose suspensions have all ended, reads no more
+-- than before (voterCheck). The hash is the record's sibling in its hash
+-- tag (keys.go), named once per record key where the scripts run as a
+-- library (as fences).
+local suspendedKeys = {}
+local function suspendedKeyOf(store)
+  local key = suspendedKeys[store]
+  if not key then
+    key = string.sub(store, 1, -6) .. 'suspended'
+    suspendedKeys[store] = key
+  end
+  return key
+end
+
+-- A shadowed user's vote (Shadow) is kept in the voter record as the
+-- vote and an 's', '1s' or '-1s': the user's reads show it, and no count,
+-- ordering, karma, page or log has it.
+local SHADOW = {['1s'] = 1, ['-1s'] = -1}
+
+-- suspensionOf returns the mode and the ms left of user's suspension
+-- in the hash at key, at now (Unix s), or nil where none is on.
+local function suspensionOf(key, user, now)
+  local s = redis.call('HGET', key, user)
+  if not s then
+    return nil
+  end
+  local mode, ends = string.match(s, '^([rs]) (%d+)$')
+  local left = mode and tonumber(ends) - tonumber(now) * 1000
+  if left and left > 0 then
+    return mode, left
+  end
+end
+
+-- lastEnd returns the latest end of the suspensions that the record got
+-- carries after this store's identity want, or nil for a record without
+-- one.
+local function lastEnd(got, want)
+  if type(got) == 'string' and #got > #want + 1 and string.sub(got, 1, #want + 1) == want .. '\n' then
+    return tonumber(string.sub(got, #want + 2))
+  end
+end
+
+-- liveSuspensions returns the hash of the suspensions of the store whose
+-- record's key is store, this store's identity want, where one may be on
+-- at now (Unix s), or nil: one GET, for a script that checked the store
+-- apart (vote_batch.lua, post.lua, comment.lua).
+local function liveSuspensions(store, want, now)
+  local last = lastEnd(redis.pcall('GET', store), want)
+  if last and last > tonumber(now) * 1000 then
+    return suspendedKeyOf(store)
+  end
+end
+
+-- voterCheck is a vote's check before its first write: the store's
+-- identity (checkStore) at store, this store's being want, and the
+-- voter's suspension at now (Unix s), from the one GET of the record
+-- where no suspension is on. It returns the suspension's mode and ms
+-- left, or nil.
+local function voterCheck(store, want, user, now)
+  local got = redis.pcall('GET', store)
+  if got == want then
+    return nil
+  end
+  local last = lastEnd(got, want)
+  if not last then
+    checkStore(store, want, 'w') -- raises, or passes an empty store
+    return nil
+  end
+  if last > tonumber(now) * 1000 then
+    return suspensionOf(suspendedKeyOf(store), user, now)
+  end
+end
+
+-- refused returns the reply of a refused call of a user suspended with
+-- Refuse (posts, comments, votes): {NOT_ALLOWED, ms left}, or nil.
+local function refused(hash, user, now)
+  if not hash then
+    return nil
+  end
+  local mode, left = suspensionOf(hash, user, now)
+  if mode == 'r' then
+    return {NOT_ALLOWED, num(left)}
+  end
+end
+
+-- told returns what a shadowed voter is told of a vote v on an item with
+-- the counts up and down: the counts with v in them.
+local function told(up, down, v)
+  if v == 1 then
+    return up + 1, down
+  elseif v == -1 then
+    return up, down + 1
+  end
+  return up, down
+end
+
+-- Vote events (WithVoteEvents): a Redis Stream of the store, capped at
+-- about its length (XADD MAXLEN ~), of every vote that changes
+-- something, every vote a reversal takes back, and every suspension and
+-- its end, each added in the script of the change. events is the
+-- stream's key and its length, newline-separated, as the scripts take
+-- them; every entry has the same fields (doc.go, "Moderation"):
+--   kind ('vote', 'reversed', 'suspend', 'unsuspend'), user, target (the
+--   item's id; the mode, 'refuse' or 'shadow', of a suspension),
+--   comment ('1' for a comment's), from, to (the votes '1', '-1', '0'),
+--   at (the store's clock, Unix ms)
+local function eventsKey(events)
+  return string.match(events, '^(.*)\n(%d+)$')
+end
+
+-- expectEvents checks the stream before a script's first write.
+local function expectEvents(events)
+  expect((eventsKey(events)), 'stream')
+end
+
+-- addEvent adds one entry; at is Unix seconds (a vote's now) or ms.
+local function addEvent(events, kind, user, target, comment, from, to, atMs)
+  local key, n = eventsKey(events)
+  redis.call('XADD', key, 'MAXLEN', '~', n, '*', 'kind', kind, 'user', user, 'target', target,
+    'comment', comment and '1' or '0', 'from', tostring(from), 'to', tostring(to), 'at', atMs)
+end

@@ -1,0 +1,38 @@
+-- suspend.lua: suspends a user (Store.Suspend, lib/moderation.lua), or
+-- ends a suspension (Store.Unsuspend: mode ''). Uses lua/lib.
+local storeKey, storeIdentity = openStore(KEYS, 'w')
+local hash = KEYS[1]
+local user, mode, ends, events, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+-- hash: the suspensions; mode: 'r' (Refuse) or 's' (Shadow), '' to end
+-- the user's; ends: the end, ms on the store's clock; events: the vote
+-- events (WithVoteEvents), or '', to which the change adds a 'suspend'
+-- or 'unsuspend' entry at now (ms).
+-- The store's record carries the latest end of the suspensions while
+-- the hash holds any (lib/moderation.lua lastEnd): the first write of an
+-- empty store records it so.
+-- Reply: {OK, was}: '1' where the user had a suspension on record.
+expect(hash, 'hash')
+if events ~= '' then
+  expectEvents(events)
+end
+local got = redis.call('GET', storeKey)
+local last = lastEnd(got, storeIdentity)
+local was = redis.call('HEXISTS', hash, user) == 1 and '1' or '0'
+if mode == '' then
+  redis.call('HDEL', hash, user)
+  if got and redis.call('EXISTS', hash) == 0 then
+    redis.call('SET', storeKey, storeIdentity)
+  end
+  if events ~= '' and was == '1' then
+    addEvent(events, 'unsuspend', user, '', false, 0, 0, now)
+  end
+  return {OK, was}
+end
+redis.call('HSET', hash, user, mode .. ' ' .. ends)
+if not last or last < tonumber(ends) then
+  redis.call('SET', storeKey, storeIdentity .. '\n' .. ends)
+end
+if events ~= '' then
+  addEvent(events, 'suspend', user, mode == 'r' and 'refuse' or 'shadow', false, 0, 0, now)
+end
+return {OK, was}

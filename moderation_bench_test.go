@@ -1,0 +1,103 @@
+package voting
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// BenchmarkModerationRedisTime measures what moderation adds to a Vote's
+// Redis time (INFO commandstats, as BenchmarkRedisTime), in interleaved
+// rounds on one server, each store with 1,000 articles and the same
+// random votes of 10,000 users:
+//
+//   - vote: a store that never suspended anyone, as it runs;
+//   - vote-before: the same votes on the same store, by a function of a
+//     library of its own whose vote reads the store's record with a GET,
+//     as the vote did before suspensions (no voterCheck's MGET);
+//   - vote-suspended: a store where another user is suspended, so that
+//     each vote also reads the voter's suspension (HGET);
+//   - vote-log: a store with WithVoteLog.
+//
+// Run it with
+//
+//	go test -run '^$' -bench ModerationRedisTime -benchtime 5000x .
+func BenchmarkModerationRedisTime(b *testing.B) {
+	const nArticles, nUsers, rounds, workers = 1000, 10000, 5, 4
+	plain := fixture(b, "mod-plain", func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
+	mk := func(name string, opts ...Option) *benchFixture {
+		return fixture(b, name, func(b *testing.B, f *benchFixture) {
+			s, err := New(f.pool, append([]Option{WithKeyPrefix("bench:" + name), WithClock(f.store.now)}, opts...)...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			hook(s, f.hooks)
+			f.store = s
+			f.post(b, nArticles)
+		})
+	}
+	logged := mk("mod-log", WithVoteLog())
+	suspended := mk("mod-suspended")
+	if err := suspended.store.Suspend(context.Background(), "someone-else", Refuse, epoch.AddDate(1, 0, 0)); err != nil {
+		b.Fatal(err)
+	}
+	before := beforeSuspensions(b, plain)
+	users := make([]string, nUsers)
+	for i := range users {
+		users[i] = benchUser(i)
+	}
+	votes := []VoteType{Upvote, Downvote, CancelVote}
+	ballot := func(w, i int) (string, string, VoteType) {
+		r := uint32(i*2654435761 + w)
+		return users[r%nUsers], strconv.Itoa(int(r/7%nArticles) + 1), votes[r/3%3]
+	}
+	ctx := context.Background()
+	voteOn := func(s *Store) func(w, i int) error {
+		return func(w, i int) error {
+			u, id, v := ballot(w, i)
+			_, err := s.Vote(ctx, u, id, v)
+			return err
+		}
+	}
+	for r := 0; r < rounds; r++ {
+		redisTimeRun(b, "vote", plain, workers, voteOn(plain.store))
+		redisTimeRun(b, "vote-before", plain, workers, func(w, i int) error {
+			u, id, v := ballot(w, i)
+			return before(u, id, v)
+		})
+		redisTimeRun(b, "vote-suspended", suspended, workers, voteOn(suspended.store))
+		redisTimeRun(b, "vote-log", logged, workers, voteOn(logged.store))
+	}
+}
+
+// beforeSuspensions loads a library of its own whose vote function is
+// the store's with the record read by a GET (checkStore) where it reads
+// it with the suspensions' end (voterCheck), and returns a call of it
+// on f's store.
+func beforeSuspensions(b *testing.B, f *benchFixture) func(user, id string, v VoteType) error {
+	b.Helper()
+	const check = "mode, left = voterCheck(store, want, user, now)"
+	if !strings.Contains(libLua, check) {
+		b.Fatal("lib/vote.lua vote calls voterCheck no more")
+	}
+	saved := libLua
+	libLua = strings.Replace(libLua, check, "checkStore(store, want, 'w')", 1)
+	lib := newLibrary([]script{voteScript})
+	libLua = saved
+	if _, err := redis.String(serverDo(b, f.pool, "FUNCTION", "LOAD", "REPLACE", lib.source), nil); err != nil {
+		b.Fatal(err)
+	}
+	s, name := f.store, functionName(lib.name, voteScript.name)
+	return func(user, id string, v VoteType) error {
+		t := s.now()
+		args := s.callArgs(voteScript, s.appendVoteRules(s.voteArgs(user, id, v, t.Unix()), t), false)
+		args[0] = name
+		c := f.pool.Get()
+		defer c.Close()
+		_, err := c.Do("FCALL", args...)
+		return err
+	}
+}
