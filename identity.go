@@ -119,11 +119,18 @@ func (c *config) identity(orders []string) Identity {
 
 // recordIdentity returns the identity a store's record holds: the record
 // less the latest end of its suspensions, which follows a newline while
-// a user is suspended (lib/moderation.lua lastEnd).
+// a user is suspended (lib/moderation.lua lastEnd), and less the mark of
+// a move of comments of layout 4 under way (movingMark).
 func recordIdentity(record string) string {
 	id, _, _ := strings.Cut(record, "\n")
-	return id
+	return strings.TrimSuffix(id, movingMark)
 }
+
+// movingMark follows the identity in the record of a store whose
+// comments of layout 4 Reconfigure is moving (lib/base.lua MOVING): the
+// calls about comments refuse (errMoving), the others run, and Health
+// reports it.
+const movingMark = " moving"
 
 // incompatibleError is the error of a script that found the store's
 // record (recorded; "" for none, on a store with data) other than this

@@ -95,23 +95,27 @@ type script struct {
 // scriptSpec is what the store knows of a script beside its source, all
 // in one place (scriptTable).
 type scriptSpec struct {
-	keyCount int  // its own KEYS; the store declares the fence after them (fenced)
-	mode     byte // the identity check it opens the store with, the first line of its file (lib/base.lua openStore)
-	readOnly bool // writes nothing: flagged no-writes in the library, sent to the read pool (WithReadPool)
-	allowOOM bool // only removes, or renews a TTL: flagged allow-oom, so that it runs on a full Redis
-	wait     bool // a store with waits (WithWaitReplicas, WithWaitAOF) waits for them after it (durable.go)
-	once     bool // must not run twice for one call: it makes a new id (eval)
+	keyCount int    // its own KEYS; the store declares the fence after them (fenced)
+	mode     string // the identity check it opens the store with, the first line of its file (lib/base.lua openStore)
+	readOnly bool   // writes nothing: flagged no-writes in the library, sent to the read pool (WithReadPool)
+	allowOOM bool   // only removes, or renews a TTL: flagged allow-oom, so that it runs on a full Redis
+	wait     bool   // a store with waits (WithWaitReplicas, WithWaitAOF) waits for them after it (durable.go)
+	once     bool   // must not run twice for one call: it makes a new id (eval)
 }
 
 // Modes of the identity check (lib/base.lua openStore): a write runs
 // only where the record is the store's identity; a read where the
-// layouts are; none checks nothing (a vote checks where it knows it
+// layouts are; the writes and reads about comments (modeWriteComments,
+// modeReadComments) refuse besides while Reconfigure moves the comments
+// of layout 4; none checks nothing (a vote checks where it knows it
 // writes, Drop removes a store whatever its identity, Reconfigure
 // changes it, and the restores of votectl write before it is recorded).
 const (
-	modeWrite = 'w'
-	modeRead  = 'r'
-	modeNone  = 'n'
+	modeWrite         = "w"
+	modeRead          = "r"
+	modeWriteComments = "wc"
+	modeReadComments  = "rc"
+	modeNone          = "n"
 )
 
 // scriptTable describes every script of the store: its keys, its
@@ -122,18 +126,18 @@ const (
 var scriptTable = map[string]scriptSpec{
 	// name                keys, mode, readOnly, allowOOM, wait, once
 	"post":             {3, modeWrite, false, false, true, true},
-	"comment":          {2, modeWrite, false, false, true, true},
+	"comment":          {2, modeWriteComments, false, false, true, true},
 	"vote":             {1, modeNone, false, false, true, false},
 	"vote_batch":       {1, modeWrite, false, false, true, false},
 	"comment_vote":     {1, modeNone, false, false, true, false},
 	"edit":             {1, modeWrite, false, false, true, false},
-	"comment_edit":     {1, modeWrite, false, false, true, false},
+	"comment_edit":     {1, modeWriteComments, false, false, true, false},
 	"group_add":        {1, modeWrite, false, false, true, false},
 	"rules_set":        {1, modeWrite, false, false, true, false},
 	"group_remove":     {1, modeWrite, false, true, true, false},
 	"delete":           {1, modeWrite, false, true, true, false},
 	"prune":            {1, modeWrite, false, true, true, false},
-	"comment_delete":   {2, modeWrite, false, true, true, false},
+	"comment_delete":   {2, modeWriteComments, false, true, true, false},
 	"drop":             {1, modeNone, false, true, true, false},
 	"reconfigure":      {3, modeNone, false, false, true, false},
 	"restore":          {1, modeNone, false, false, true, false},
@@ -141,7 +145,7 @@ var scriptTable = map[string]scriptSpec{
 	"group_page":       {3, modeRead, false, true, false, false},
 	"group_renew":      {1, modeRead, false, true, false, false},
 	"user_page":        {2, modeRead, false, true, false, false},
-	"user_comments":    {1, modeRead, false, true, false, false},
+	"user_comments":    {1, modeReadComments, false, true, false, false},
 	"articles":         {1, modeRead, true, false, false, false},
 	"page":             {1, modeRead, true, false, false, false},
 	"page_for":         {1, modeRead, true, false, false, false},
@@ -154,9 +158,9 @@ var scriptTable = map[string]scriptSpec{
 	"karma":            {1, modeRead, true, false, false, false},
 	"top_users":        {1, modeRead, true, false, false, false},
 	"rules_get":        {1, modeRead, true, false, false, false},
-	"thread":           {1, modeRead, true, false, false, false},
-	"comments":         {1, modeRead, true, false, false, false},
-	"comment_votes":    {1, modeRead, true, false, false, false},
+	"thread":           {1, modeReadComments, true, false, false, false},
+	"comments":         {1, modeReadComments, true, false, false, false},
+	"comment_votes":    {1, modeReadComments, true, false, false, false},
 	// Moderation (moderation.go).
 	"reverse":        {1, modeWrite, false, false, true, false},
 	"suspend":        {1, modeWrite, false, false, true, false},

@@ -1,7 +1,7 @@
 -- comment.lua: posts a comment, a reply to an article or to one of its
 -- comments, with the poster's own upvote implied (lib/comments.lua).
 -- Uses lua/lib.
-local storeKey, storeIdentity = openStore(KEYS, 'w')
+local storeKey, storeIdentity = openStore(KEYS, 'wc')
 local cseqKey, commentsKey = KEYS[1], KEYS[2]
 local aid, parent, poster, body = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, window, weight, orders, maxDepth = ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9])
@@ -48,7 +48,6 @@ end
 
 -- The parent, of this article, and not too deep; the ancestors and their
 -- live counts, which the comment adds to.
-moving(k.comment)
 local depth, up, counts = 0, {}, {}
 local pc -- the parent's head
 if parent ~= '' then

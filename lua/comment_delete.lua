@@ -4,7 +4,7 @@
 -- chainPlan); one with replies stays as a placeholder. With cid '', it
 -- goes on with a removal of ancestors left for a later step (lib/removal.lua
 -- resumeRemoval). Uses lua/lib.
-openStore(KEYS, 'w')
+openStore(KEYS, 'wc')
 local key, commentsKey = KEYS[1], KEYS[2] -- the comment's record (the set of removals left, for cid '')
 local cid = ARGV[1]
 local k = {comment = ARGV[2], thread = ARGV[3], kids = ARGV[4], comments = commentsKey}
@@ -17,7 +17,6 @@ local step, walk = tonumber(ARGV[7]), tonumber(ARGV[8])
 -- Reply: {OK, more, removed} | {NOT_FOUND}: more is 1 while a removal
 -- is left, this call's or another's (call again with cid ''); removed,
 -- the comments removed whole.
-moving(key)
 -- Every key written below is checked before the first write.
 expect(k.removing, 'set')
 local function done(removed)

@@ -1,6 +1,6 @@
 -- comment_edit.lua: changes a comment's body, by its poster within the
 -- edit window (Store.EditComment, WithEditWindow). Uses lua/lib.
-openStore(KEYS, 'w')
+openStore(KEYS, 'wc')
 local key = KEYS[1]
 local cid, user, body, now, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[7]
 -- now: the store's clock in ms; ARGV[5], ARGV[6]: the rules record and
@@ -10,7 +10,6 @@ local cid, user, body, now, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]
 local rules = ARGV[6] ~= '' and storeRules(ARGV[5], ARGV[6]) or {}
 local window = rules.editwindow and rules.editwindow[1]
 -- Reply: {OK, id, depth, record} (lib/comments.lua appendRow) | {NOT_FOUND} (none, or deleted) | {NOT_ALLOWED}.
-moving(key)
 local c = readHead(key)
 if not c or c.x == '1' then
   return {NOT_FOUND}

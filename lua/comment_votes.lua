@@ -1,6 +1,6 @@
 -- comment_votes.lua: reads a user's votes on comments
 -- (Store.CommentVotesOf). Uses lua/lib.
-openStore(KEYS, 'r')
+openStore(KEYS, 'rc')
 local cseqKey = KEYS[1] -- the store's slot, for routing
 local user, prefix, cvoted = ARGV[1], ARGV[2], ARGV[3]
 -- ARGV[4..]: the ids.
@@ -10,7 +10,6 @@ local user, prefix, cvoted = ARGV[1], ARGV[2], ARGV[3]
 -- which reads as none. The poster's own upvote is implied
 -- (comment_vote.lua).
 local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0', ['1s'] = '+', ['-1s'] = '-'} -- '1s', '-1s': shadow votes (lib/moderation.lua)
-moving(prefix)
 local out = {}
 for i = 4, #ARGV do
   local cid = ARGV[i]

@@ -74,27 +74,39 @@ if phase == 'record' then
   elseif not unique(storeIdentity) then
     redis.call('DEL', backfillKey)
   end
-  -- moderation: the latest end of the suspensions, which the record
-  -- carries after a newline (lib/moderation.lua), stays.
-  redis.call('SET', storeKey, storeIdentity .. (got and string.match(got, '\n.*$') or ''))
+  -- While comments of layout 4 are to move (movingKey), the record says
+  -- so after the identity (MOVING), the one way the calls learn it
+  -- (lib/base.lua identity); moderation: the latest end of the
+  -- suspensions, which the record carries after a newline
+  -- (lib/moderation.lua), stays.
+  local mv = redis.call('EXISTS', movingKey) == 1 and MOVING or ''
+  redis.call('SET', storeKey, storeIdentity .. mv .. (got and string.match(got, '\n.*$') or ''))
   if rules then
     redis.call('SET', rulesKey, rules)
   else
     redis.call('DEL', rulesKey)
   end
-  return {OK, got and string.match(got, '^[^\n]*') or '', redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey)}
+  local was = got and string.match(got, '^[^\n]*') or ''
+  if string.sub(was, -#MOVING) == MOVING then
+    was = string.sub(was, 1, -#MOVING - 1)
+  end
+  return {OK, was, redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey)}
 end
 
--- phase 'links' and 'comments': only for the identity recorded.
-local got = redis.call('GET', storeKey)
-got = got and string.match(got, '^[^\n]*') -- less the suspensions' end (lib/moderation.lua)
-if got ~= storeIdentity then
+-- phase 'links' and 'comments': only for the identity recorded, while
+-- the comments move or not.
+local recorded = redis.call('GET', storeKey)
+local got = recorded and string.match(recorded, '^[^\n]*') -- less the suspensions' end (lib/moderation.lua)
+if got ~= storeIdentity and got ~= storeIdentity .. MOVING then
   return error('voting: incompatible store: ' .. (got or '') .. ' | ' .. storeIdentity .. ' |', 0)
 end
 
 if phase == 'comments' then
   local cursor = redis.call('GET', movingKey)
   if not cursor then
+    if got ~= storeIdentity then -- the cursor gone by hand
+      redis.call('SET', storeKey, storeIdentity .. string.sub(recorded, #got + 1))
+    end
     return {OK, 1}
   end
   expect(cseqKey, 'string')
@@ -149,6 +161,8 @@ if phase == 'comments' then
   end
   if n >= last then
     redis.call('DEL', movingKey)
+    -- The move is over: the record is the identity again.
+    redis.call('SET', storeKey, storeIdentity .. string.sub(recorded, #got + 1))
     return {OK, 1}
   end
   redis.call('SET', movingKey, tostring(n))

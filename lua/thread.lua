@@ -1,7 +1,7 @@
 -- thread.lua: reads a thread, the comments of an article or the replies
 -- under a comment, filled best-first as Reddit's CommentOrderer does
 -- (Store.Thread, Store.Replies). Uses lua/lib.
-openStore(KEYS, 'r')
+openStore(KEYS, 'rc')
 local rootKey = KEYS[1]
 local kind, id, ordering, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
 local limit, maxDepth = tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -27,7 +27,6 @@ local cvoted, user = ARGV[10], ARGV[11]
 -- at a time; a time stream follows the parent's linked list (newest
 -- child, then each next older sibling; or oldest, then each previous).
 -- The work is so bounded by limit, not by the size of the thread.
-moving(k.comment)
 local pname, ends, aid = 'a' .. id, nil, id
 if kind == 'a' then
   if redis.call('EXISTS', rootKey) == 0 then

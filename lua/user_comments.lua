@@ -1,6 +1,6 @@
 -- user_comments.lua: reads one page of a user's comments (WithUserPages),
 -- newest first, ties by id, highest first. Uses lua/lib.
-openStore(KEYS, 'r')
+openStore(KEYS, 'rc')
 local listKey = KEYS[1]
 local prefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 -- start: how many live entries to skip; count: the page size.
@@ -9,7 +9,6 @@ local prefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 -- Entries whose comment is gone (removed, or its article deleted) or
 -- deleted are skipped and removed (lib/pages.lua pageWalk), which reads
 -- each comment's record.
-moving(prefix)
 local page = pageWalk(listKey, start, count, function(ms)
   local values = {}
   for i, m in ipairs(ms) do

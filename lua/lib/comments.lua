@@ -103,11 +103,14 @@ end
 
 -- moving fails the script where the comments of a store of layout 4 are
 -- still being moved to this layout (reconfigure.lua, phase 'comments'),
--- whose flag is the sibling of the key given, in the same hash tag.
+-- whose cursor is the sibling of the key given, in the same hash tag: on
+-- the way of a record that is not one of this layout (fetch) alone. A
+-- call finds a move under way through its identity check (lib/base.lua
+-- identity, storeMoving).
 local function moving(key)
   local tag = string.match(key, '^({[^}]*}:)')
-  if redis.call('EXISTS', tag .. 'cmoving') == 1 then
-    return error('voting: comments moving: Reconfigure has not moved every comment of layout 4 yet', 0)
+  if storeMoving or redis.call('EXISTS', tag .. 'cmoving') == 1 then
+    return error(MOVING_ERROR, 0)
   end
 end
 

@@ -108,7 +108,9 @@ local function purgeComments(k, aid, budget)
   if not cur then
     done = true
   else
-    moving(k.comment)
+    if storeMoving then
+      return error(MOVING_ERROR, 0)
+    end
     local c
     cur, c = down(cur)
     while #plan < budget do
