@@ -14,8 +14,8 @@ import (
 // in one round trip, Comment after a PING, DeleteComment in bounded
 // steps past a long chain of deleted ancestors (lua/comment*.lua,
 // lua/thread.lua, with the helpers of lua/lib/comments.lua and
-// lua/lib/removal.lua); the layout is doc.go's ("Key layout",
-// "Comments").
+// lua/lib/removal.lua); the layout is docs/LAYOUT.md's ("Keys",
+// "Records").
 
 // Comment posts a reply by poster to the article articleID, or, with
 // parentID not "", to its comment parentID, and records the poster's own

@@ -57,7 +57,7 @@ var (
 	// (CLUSTERDOWN), or the server is loading its data after a restart
 	// (LOADING, MASTERDOWN). The call changed nothing; the same call,
 	// retried after a short wait, succeeds once the move or the load is
-	// over (doc.go, "Redis Cluster").
+	// over (docs/OPERATIONS.md, "Redis Cluster").
 	ErrTryAgain = errors.New("voting: try again")
 	// ErrOutOfMemory means Redis is at its maxmemory under the noeviction
 	// policy (or a volatile-* one with nothing left to evict) and refused
@@ -73,8 +73,8 @@ var (
 	// articles or comments ([WithUserPages]) to tell. The error also
 	// wraps the connection's (or the context's). The other calls are
 	// sent again on another connection where theirs was closed, as
-	// repeating them changes nothing (doc.go, "Concurrency and
-	// failure").
+	// repeating them changes nothing (docs/OPERATIONS.md,
+	// "Failures").
 	ErrUnknownOutcome = errors.New("voting: outcome unknown")
 	// ErrIncompatible means the store's prefix holds a store this one
 	// must not write: its recorded key layout is another version, or the
@@ -83,7 +83,7 @@ var (
 	// library reads 3", "karma off here, 1,-1 in the store"). The call
 	// changed nothing. Reads get it only for another layout, or a store
 	// with data and no recorded layout. [Store.Reconfigure] changes the
-	// recorded options (doc.go, "The store's identity").
+	// recorded options (docs/LAYOUT.md, "The store's identity").
 	ErrIncompatible = errors.New("voting: incompatible store")
 )
 

@@ -34,7 +34,7 @@ import (
 //
 // The library is named after its content, voting_<hash>, as are its
 // functions, so stores of two versions of this package that keep the same
-// key layout (doc.go) can share a server during a rolling deploy, each
+// key layout (docs/LAYOUT.md) can share a server during a rolling deploy, each
 // calling its own code.
 //
 // The library is loaded when a call finds it missing: on a new server,

@@ -55,14 +55,14 @@ func (h *Health) problem(serious bool, format string, args ...interface{}) {
 }
 
 // lazyfreeGroup is the size of a group whose expiring cache stalls Redis
-// about 20 ms unless it frees it lazily (doc.go, "Redis settings"): a
+// about 20 ms unless it frees it lazily (docs/OPERATIONS.md, "Redis settings"): a
 // store with fewer articles has no group that large.
 const lazyfreeGroup = 100_000
 
 // Check looks at the store's deployment, with a few commands on the
 // primary (and one on the read pool, with WithReadPool), and returns
 // what it found: whether Redis is reachable and its version, how the
-// scripts run, the settings doc.go asks for ("Redis settings"), the
+// scripts run, the settings docs/OPERATIONS.md asks for ("Redis settings"), the
 // recorded identity against the store's, and the replicas. It writes
 // nothing. What is wrong is in Health.Problems, not in the error, which
 // is only the context's when it is done. CONFIG GET refused (ACL,

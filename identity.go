@@ -13,7 +13,7 @@ import (
 
 // A store's identity is recorded in Redis, at {prefix}:store: the
 // version of its key layout and the options every process writing to it
-// must share (doc.go, "The store's identity"). Every script declares the
+// must share (docs/LAYOUT.md, "The store's identity"). Every script declares the
 // fence, whose name carries this store's identity (keys.go fence), and
 // compares it with the record with one GET (lib/base.lua openStore, the
 // first line of each script, in the mode scripts.go scriptTable gives
@@ -24,7 +24,7 @@ import (
 // reconfigure.go's.
 
 // LayoutVersion is the version of the key layout this package reads and
-// writes (doc.go, "Key layout"). Versions 1 and 2, which kept articles as
+// writes (docs/LAYOUT.md, "Keys"). Versions 1 and 2, which kept articles as
 // hashes, were never recorded: a store with data and no record reads as
 // another layout. Version 4 added the families of comments to version 3:
 // a library of layout 3 would leave an article's comments behind when it
@@ -38,8 +38,8 @@ import (
 // its next steps in a set (cremoving). A store of layout 3, 4 or 5
 // becomes one of layout 6 by
 // [Store.Reconfigure], which moves the comments of one of layout 4, and
-// the numbers of the rules of one of layout 3 to 5 (doc.go, "The store's
-// identity").
+// the numbers of the rules of one of layout 3 to 5 (docs/LAYOUT.md,
+// "Layout versions and migrations").
 const LayoutVersion = 6
 
 // oldestMigrated is the oldest layout Reconfigure migrates to

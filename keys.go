@@ -8,8 +8,9 @@ import (
 // keys names every Redis key of one store; nothing else in the package
 // builds a key name. Every name starts with "{prefix}:", a Redis Cluster
 // hash tag, so all keys of a store live in one hash slot and one script may
-// touch any of them. The layout is the package documentation's (doc.go,
-// "Key layout"), which says what each family holds.
+// touch any of them. The layout is docs/LAYOUT.md's ("Keys"), which says
+// what each family holds; a test (docs_test.go) holds its key table to
+// newKeys.
 //
 // Scripts that reach keys named after an id, a group, an ordering or a
 // bucket receive the family prefix from here and append only that name.
@@ -99,7 +100,7 @@ func newKeys(prefix string) keys {
 // (functions.go fenced): the record's key, a colon and the store's
 // identity, "{prefix}:store:6 karma userpages". The store never writes it, so
 // that Redis refuses every script, before it runs, while the store's
-// hash slot moves between cluster nodes (doc.go, "Redis Cluster"); and
+// hash slot moves between cluster nodes (docs/OPERATIONS.md, "Redis Cluster"); and
 // its name tells each script the record's key and the identity to check
 // it against (lib/base.lua identity) at no cost of an argument.
 func (k keys) fence(identity string) string { return k.record + ":" + identity }

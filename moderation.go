@@ -16,7 +16,7 @@ import (
 // ([Store.ReverseVotes]), suspending a user ([Store.Suspend]) and the
 // vote events ([WithVoteEvents]). The scripts keep them at the vote's
 // marked hook points (lib/moderation.lua); doc.go, "Moderation", is the
-// model.
+// model, and docs/OPERATIONS.md, "Moderation", the whole of it.
 
 // UserVote is one standing vote of a user ([Store.VotesBy]): on the
 // article ID, or on the comment ID where Comment is set, cast at At (the
@@ -270,7 +270,7 @@ var reverseScript = newScript("reverse", reverseLua)
 // vote on an item whose voting is open is cancelled as [CancelVote]
 // would, without the vote rules; one on a closed item is taken off its
 // frozen counts. Post's and Comment's own upvote is not a cast vote
-// (doc.go, "Moderation"): ReverseVotes leaves it, but takes back to none
+// (docs/OPERATIONS.md, "Moderation"): ReverseVotes leaves it, but takes back to none
 // a vote the poster cast on their own item afterwards.
 //
 // It works in bounded steps, one script each of at most

@@ -123,7 +123,7 @@ func WithClock(now func() time.Time) Option {
 // comments too (Thread, Replies), which always have Best, Top, TimeDesc
 // and TimeAsc. Each article keeps the orders it was posted with. The
 // orders are shared options: stores of one prefix must enable the same
-// ones (doc.go, "The store's identity"), or get [ErrIncompatible]. Without it a store keeps
+// ones (docs/LAYOUT.md, "The store's identity"), or get [ErrIncompatible]. Without it a store keeps
 // no extra keys and does no extra work per vote. ScoreDesc, ScoreAsc,
 // TimeDesc and TimeAsc are always enabled; values outside the Order
 // constants are rejected.
@@ -146,7 +146,7 @@ func WithUniqueLinks() Option {
 // included), each the latest [MaxUserPageEntries]. Post and every vote
 // that makes or unmakes an upvote keep them, in the same script. Stores
 // sharing a prefix should all have it or all not: a post or upvote made
-// by a store without it is not listed, so it is a shared option (doc.go,
+// by a store without it is not listed, so it is a shared option (docs/LAYOUT.md,
 // "The store's identity"). Without it a store keeps no pages
 // and does no extra work per vote or post. Default off.
 func WithUserPages() Option {
@@ -160,7 +160,7 @@ func WithUserPages() Option {
 // moves its entry, a cancel removes it. Post's and Comment's own upvote
 // of the poster is no entry. Stores sharing a prefix should all have it
 // or all not: a vote made by a store without it is not logged, so it is
-// a shared option (doc.go, "The store's identity"). Without it a store
+// a shared option (docs/LAYOUT.md, "The store's identity"). Without it a store
 // keeps no log, does no extra work per vote, and VotesBy and
 // ReverseVotes get [ErrNotAllowed]. Default off.
 func WithVoteLog() Option {
@@ -169,7 +169,7 @@ func WithVoteLog() Option {
 
 // WithVoteEvents keeps a stream of the store's vote events, which
 // [Store.VoteEvents] reads and a consumer group may read directly
-// (doc.go, "Moderation"): every vote that changes something, on an
+// (docs/OPERATIONS.md, "Moderation"): every vote that changes something, on an
 // article or a comment, every vote [Store.ReverseVotes] takes back, and
 // every suspension and its end ([Store.Suspend], [Store.Unsuspend]),
 // each added in the script of the change, to a stream capped at about
@@ -495,8 +495,8 @@ func WithHook(h Hook) Option {
 // script's round trip where the connection pipelines (Send, Flush,
 // Receive), as redigo's, redisc's and the goredis adapter's do; on one
 // that does not, such as redisc's RetryConn, in a round trip of its own
-// on the same connection. Default off: no WAIT. See the package
-// documentation, "Durability", for what this promises on a failover.
+// on the same connection. Default off: no WAIT. See
+// docs/OPERATIONS.md, "Durability", for what this promises on a failover.
 func WithWaitReplicas(n int, timeout time.Duration) Option {
 	return func(c *config) {
 		d := &c.durability

@@ -111,7 +111,7 @@ func articleScore(posted int64, weight float64, up, down int64) float64 {
 // and ScoreAsc, posted + weight × (up − down); its post time in Unix
 // seconds in TimeDesc and TimeAsc; the formulas above in the others. It
 // is the value the store keeps for the article in the order's sorted set
-// (doc.go, "Key layout"), as its scripts work it out (lua/lib/record.lua
+// (docs/LAYOUT.md, "Keys"), as its scripts work it out (lua/lib/record.lua
 // value): equal bit for bit in the score, time and Top orders, and to
 // about 1e-12 in Hot, Best and Controversial, whose log10, sqrt and pow
 // Redis's Lua takes from its C library. An Order outside the constants

@@ -71,11 +71,11 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 // Reconfigure records the store's identity ([Store.Identity]: its
 // layout and shared options) as the identity of its prefix in Redis, in
 // place of the one recorded, and brings the existing data in line, in
-// steps of one short script each (doc.go, "The store's identity", says
-// what each option does to existing data). From its first step on, the
+// steps of one short script each (docs/OPERATIONS.md, "Changing shared
+// options", says what each option does to existing data). From its first step on, the
 // processes with the options recorded before get [ErrIncompatible] on
 // every write, and this store's options write: restart them with these
-// options (doc.go gives the rolling deploy).
+// options (docs/OPERATIONS.md gives the rolling deploy).
 //
 // The recorded layout must be this package's ([LayoutVersion]), or 3 or
 // 4, which it migrates to 5: a store of layout 3 by recording the

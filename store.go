@@ -73,8 +73,8 @@ type VoteResult struct {
 // Delete of an article with comments, Prune, Drop, and VotesOf, a
 // pipeline of reads), and but for the first call that finds the store's
 // Functions library missing on a server, or Functions refused, which
-// takes one round trip more (see the package documentation, "Scripts
-// and Functions").
+// takes one round trip more (see docs/OPERATIONS.md, "Scripts and
+// Functions").
 type Store struct {
 	pool     Pool
 	keys     keys

@@ -28,7 +28,7 @@ import (
 // [ErrRateLimited] ([RetryAfter]).
 //
 // Post sends its script on a connection that has just answered a PING
-// (doc.go, "Concurrency and failure"). A Post whose reply is lost may or
+// (docs/OPERATIONS.md, "Failures"). A Post whose reply is lost may or
 // may not have posted, and returns an error wrapping [ErrUnknownOutcome];
 // without WithUniqueLinks a retry may post the article twice.
 func (s *Store) Post(ctx context.Context, poster, title, link string) (Article, error) {
@@ -519,8 +519,8 @@ func (s *Store) votesOf(ctx context.Context, op, user string, ids []string, exis
 //
 // An article with comments loses them first, 200 a round trip, one
 // short script each, and the last step removes the article: Delete of
-// an article with n comments takes 1 + n/200 round trips (the package
-// documentation, "Comments"). Until the last, the article and the
+// an article with n comments takes 1 + n/200 round trips (docs/OPERATIONS.md,
+// "Deleting comments and articles"). Until the last, the article and the
 // comments not yet removed are read as before, and an error leaves the
 // article with the rest: call Delete again to go on.
 func (s *Store) Delete(ctx context.Context, id string) error {

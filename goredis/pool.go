@@ -40,7 +40,7 @@
 // default). The store itself sends a call again where its connection
 // was closed and the call can run twice, and sends Post and Comment
 // after a PING, never twice: they return [voting.ErrUnknownOutcome]
-// where they may have run (the package's "Concurrency and failure").
+// where they may have run (docs/OPERATIONS.md, "Failures").
 // go-redis's retries send any command again, the script of a Post that
 // may have run included: a retried Vote or VoteBatch counts once, but a
 // retried Post posts a second article unless the store has

@@ -391,7 +391,7 @@ func TestNewPoolLoadsLibrary(t *testing.T) {
 // apart kills its clients (CLIENT KILL TYPE normal), before each method
 // of the store: every call succeeds through the adapter, with go-redis's
 // own retries and without them (MaxRetries -1), where the store's rule
-// alone (doc.go, "Concurrency and failure") carries the calls.
+// alone (docs/OPERATIONS.md, "Failures") carries the calls.
 func TestReconnect(t *testing.T) {
 	t.Parallel() // on a server of its own
 	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")

@@ -261,7 +261,7 @@ func (f *sharedFlags) apply(id voting.Identity) voting.Identity {
 // shared options, changes those options of the record and records the
 // result (Store.Reconfigure: the record, then the existing data in
 // steps, resumable): the one operation of a change, before the processes
-// restart with the new options (doc.go, "The store's identity"). It
+// restart with the new options (docs/OPERATIONS.md, "Changing shared options"). It
 // prints the record before and after; -dry-run prints what it would
 // record, and changes nothing.
 func cmdOptions(e *env, args []string) error {

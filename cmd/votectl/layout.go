@@ -4,7 +4,7 @@ package main
 // the package's API: the key families, the article record, the voter
 // record's "" field, a comment's record, the orderings' members and
 // values, and the writes that put an article and its indexes in place.
-// It follows the package documentation ("Key layout", doc.go),
+// It follows docs/LAYOUT.md ("Keys", "Records"),
 // lua/lib/record.lua (RECORD, VOTE_META, eachIndex), lua/lib/comments.lua
 // (CREC, commentRecord, topMember, TOP_BASE, placeAt) and the orderings'
 // values of voting.Order.Value (layout 5, voting.LayoutVersion); when

@@ -493,7 +493,7 @@ func RoundTrips(t *testing.T, b Backend) {
 		}
 		want := int64(1)
 		if name == "Post" || name == "Comment" {
-			want = 2 // a PING first (doc.go, "Concurrency and failure")
+			want = 2 // a PING first (docs/OPERATIONS.md, "Failures")
 		}
 		if n := b.Trips() - before; n != want {
 			t.Errorf("%s: %d round trips, want %d", name, n, want)

@@ -78,7 +78,7 @@ local function expect(key, want)
 end
 
 -- identity checks the store's record before a script's own code runs
--- (identity.go, doc.go "The store's identity"). Every script is sent
+-- (identity.go; docs/LAYOUT.md, "The store's identity"). Every script is sent
 -- with the fence last in KEYS, whose name is the record's key, a colon
 -- and this store's identity, "<layout>[ <option>...]" (keys.go fence),
 -- so the check costs the script no argument. mode is 'w' for a script

@@ -136,7 +136,7 @@ end
 -- something, every vote a reversal takes back, and every suspension and
 -- its end, each added in the script of the change. events is the
 -- stream's key and its length, newline-separated, as the scripts take
--- them; every entry has the same fields (doc.go, "Moderation"):
+-- them; every entry has the same fields (docs/OPERATIONS.md, "Moderation"):
 --   kind ('vote', 'reversed', 'suspend', 'unsuspend'), user, target (the
 --   item's id; the mode, 'refuse' or 'shadow', of a suspension),
 --   comment ('1' for a comment's), from, to (the votes '1', '-1', '0'),
