@@ -13,7 +13,7 @@ import (
 // them, voted with the same engine as articles. Each call is one script
 // in one round trip, Comment after a PING, DeleteComment in bounded
 // steps past a long chain of deleted ancestors (lua/comment*.lua,
-// lua/thread.lua, with the helpers of lua/lib/comments.lua and
+// lua/thread.lua, with the helpers of lua/lib/tree.lua and
 // lua/lib/removal.lua); the layout is docs/LAYOUT.md's ("Keys",
 // "Records").
 

@@ -152,7 +152,7 @@ func (e *incompatibleError) Unwrap() error { return ErrIncompatible }
 // rule that is on (lib/rules.lua storeRules).
 const rulesPrefix = "voting: rules: "
 
-// movingPrefix starts the error lib/comments.lua moving raises: a call
+// movingPrefix starts the error lib/tree.lua moving raises: a call
 // about comments while Reconfigure moves those of a store of layout 4
 // (reconfigure.go); errMoving is its error.
 const movingPrefix = "voting: comments moving: "

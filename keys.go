@@ -134,7 +134,7 @@ func (k keys) topBucketKey(size, n int64) string {
 // an article in groups or optional orders uses (its groups, the
 // orderings, the group caches and the TopSince buckets) go as one
 // argument, newline-separated (a prefix has no newline, checkPrefix),
-// which lib/vote.lua fill splits when it needs them: every argument costs Redis
+// which lib/ballot.lua fill splits when it needs them: every argument costs Redis
 // about a tenth of a microsecond on each vote.
 func (k keys) votePrefixes() []interface{} {
 	more := strings.Join([]string{k.groupsOf, k.by, k.cache, k.topBucket}, "\n")

@@ -360,7 +360,7 @@ func TestCommentCountsKey(t *testing.T) {
 	}
 }
 
-// TestMovingKey: lib/comments.lua moving finds the flag of a Reconfigure
+// TestMovingKey: lib/tree.lua moving finds the flag of a Reconfigure
 // moving comments of layout 4 as the sibling, in the same hash tag, of
 // any key it is given, "{prefix}:cmoving", without an argument on every
 // comment call.

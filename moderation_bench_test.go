@@ -81,7 +81,7 @@ func beforeSuspensions(b *testing.B, f *benchFixture) func(user, id string, v Vo
 	b.Helper()
 	const check = "mode, left = voterCheck(store, want, user, now)"
 	if !strings.Contains(libLua, check) {
-		b.Fatal("lib/vote.lua vote calls voterCheck no more")
+		b.Fatal("lib/ballot.lua vote calls voterCheck no more")
 	}
 	saved := libLua
 	libLua = strings.Replace(libLua, check, "checkStore(store, want, 'w')", 1)

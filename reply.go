@@ -479,14 +479,14 @@ func parseRefused(rest []interface{}) error {
 }
 
 // commentHeader is the number of fields of a comment's record before its
-// strings (lua/lib/comments.lua CREC): up, down, replies, the four
+// strings (lua/lib/tree.lua CREC): up, down, replies, the four
 // links, deleted, the seven of its meta (article, parent, "0" for none,
 // posted, close, depth, orderings, weight), and the length of the
 // poster's name, which the body follows.
 const commentHeader = 16
 
 // parseComments parses rows of comments, {id, depth, record}... each
-// (lua/lib/comments.lua appendRow).
+// (lua/lib/tree.lua appendRow).
 func parseComments(rows []interface{}) ([]ThreadComment, error) {
 	if len(rows)%3 != 0 {
 		return nil, fmt.Errorf("reply of %d fields, not rows of 3", len(rows))
@@ -525,7 +525,7 @@ func parseOneComment(rest []interface{}) (ThreadComment, error) {
 	return list[0], nil
 }
 
-// parseCommentRecord parses a comment's record (lua/lib/comments.lua
+// parseCommentRecord parses a comment's record (lua/lib/tree.lua
 // CREC) into c, all but its ID; its strings are cut from rec. A deleted
 // comment's poster, which the record keeps, is left out.
 func parseCommentRecord(rec string, c *Comment) error {

@@ -203,7 +203,7 @@ func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
 
 // libFiles are the files of lua/lib/, in the order they are read: each
 // uses only those before it, as its header says.
-var libFiles = []string{"base", "record", "cache", "pages", "rules", "moderation", "vote", "comments", "removal", "delete", "walk", "reverse"}
+var libFiles = []string{"base", "record", "cache", "pages", "rules", "moderation", "ballot", "tree", "removal", "purge", "walk", "reversal"}
 
 // libLua is the helpers of lua/lib/, its files one after the other in
 // the order of libFiles.

@@ -53,3 +53,13 @@ func TestScriptTable(t *testing.T) {
 		}
 	}
 }
+
+// TestLibNames: no file of lua/lib/ shares a name with a script, so a
+// reader never mistakes a helper for the script that calls it.
+func TestLibNames(t *testing.T) {
+	for _, name := range libFiles {
+		if _, ok := scriptTable[name]; ok {
+			t.Errorf("lua/lib/%s.lua shares its name with the script lua/%s.lua", name, name)
+		}
+	}
+}

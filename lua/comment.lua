@@ -1,5 +1,5 @@
 -- comment.lua: posts a comment, a reply to an article or to one of its
--- comments, with the poster's own upvote implied (lib/comments.lua).
+-- comments, with the poster's own upvote implied (lib/tree.lua).
 -- Uses lua/lib.
 local storeKey, storeIdentity = openStore(KEYS, 'wc')
 local cseqKey, commentsKey = KEYS[1], KEYS[2]
@@ -22,7 +22,7 @@ end
 -- for a store without WithCommentInterval, whose interval is read from
 -- the rules record and this process's words, ARGV[19] and ARGV[20]
 -- (lib/rules.lua storeRules).
--- Reply: {OK, id, depth, record} (lib/comments.lua appendRow) | {NOT_FOUND} (the article) | {NOT_FOUND, 'parent'} |
+-- Reply: {OK, id, depth, record} (lib/tree.lua appendRow) | {NOT_FOUND} (the article) | {NOT_FOUND, 'parent'} |
 -- {CLOSED} | {INVALID, reason} | {RATE_LIMITED, ms} | {NOT_ALLOWED, ms}.
 
 -- moderation: a poster suspended with Refuse (lib/moderation.lua).
@@ -30,7 +30,7 @@ local suspended = refused(liveSuspensions(storeKey, storeIdentity, now), poster,
 if suspended then
   return suspended
 end
--- The article and its voting, as a vote reads them (lib/vote.lua).
+-- The article and its voting, as a vote reads them (lib/ballot.lua).
 local meta = redis.call('HGET', k.voted .. aid, '')
 if not meta then
   if missing(k.article .. aid) then
@@ -135,7 +135,7 @@ placeComment(keys, ords, cid, tonumber(now), tonumber(c.w) or 0, 1, 0)
 addLive(k, up, counts, aid, 1)
 -- The article's comment voter record: its '' field names the comment
 -- that made it; it lives a window past the latest comment, on the
--- server's clock (lib/comments.lua voterOpen).
+-- server's clock (lib/tree.lua voterOpen).
 redis.call('HSETNX', cvotedKey, '', cid)
 if redis.call('PTTL', cvotedKey) < window * 1000 then
   redis.call('EXPIRE', cvotedKey, window)

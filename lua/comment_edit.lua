@@ -9,7 +9,7 @@ local cid, user, body, now, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]
 -- comment's post time, nil where it is off: no edit at any clock.
 local rules = ARGV[6] ~= '' and storeRules(ARGV[5], ARGV[6]) or {}
 local window = rules.editwindow and rules.editwindow[1]
--- Reply: {OK, id, depth, record} (lib/comments.lua appendRow) | {NOT_FOUND} (none, or deleted) | {NOT_ALLOWED}.
+-- Reply: {OK, id, depth, record} (lib/tree.lua appendRow) | {NOT_FOUND} (none, or deleted) | {NOT_ALLOWED}.
 local c = readHead(key)
 if not c or c.x == '1' then
   return {NOT_FOUND}

@@ -1,4 +1,4 @@
--- comment_vote.lua: decides one vote on a comment, as lib/vote.lua vote
+-- comment_vote.lua: decides one vote on a comment, as lib/ballot.lua vote
 -- decides one on an article. Uses lua/lib.
 local storeKey, storeIdentity = openStore(KEYS, 'n')
 local key = KEYS[1]
@@ -18,7 +18,7 @@ local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7],
 -- implied: no field until they change it ('-1', or '0' for their own
 -- vote cancelled), and none again when they upvote once more. Others
 -- have a field while their vote stands.
--- The record's head (lib/comments.lua CREC), parsed into locals: a
+-- The record's head (lib/tree.lua CREC), parsed into locals: a
 -- table would cost the vote more. The counts and deleted are at their
 -- fixed places; the meta is matched from its own (C_META). A deleted
 -- comment, kept for its replies, takes no votes.
@@ -75,7 +75,7 @@ if new == was then
   return string.format('%d %d %d %d', was, tu - td, tu, td)
 end
 -- The store's identity (checkStore), deferred to here, where the vote
--- writes, as lib/vote.lua vote defers it; moderation: with the voter's
+-- writes, as lib/ballot.lua vote defers it; moderation: with the voter's
 -- suspension, read with it (voterCheck).
 local mode, left = voterCheck(storeKey, storeIdentity, user, now)
 local stored = vs -- what the voter record keeps
@@ -104,7 +104,7 @@ if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
 -- Every key written below is the record and the voter record, read
 -- above, or the parent's orderings, whose writes come first: a foreign
 -- value at the first fails the vote before it writes anything, and one
--- at another fails it after the first is put back (as lib/vote.lua
+-- at another fails it after the first is put back (as lib/ballot.lua
 -- does). A store with rules writes their keys first (karmaRules, which
 -- checks them), so it checks the orderings before.
 local keys, ords

@@ -3,7 +3,7 @@ openStore(KEYS, 'rc')
 local cseqKey = KEYS[1] -- the store's slot, for routing
 local prefix = ARGV[1]
 -- ARGV[2..]: the ids.
--- Reply: {OK, row...}: a row (lib/comments.lua appendRow) for each id
+-- Reply: {OK, row...}: a row (lib/tree.lua appendRow) for each id
 -- whose comment exists, in the order of the ids.
 local out = {OK}
 for i = 2, #ARGV do

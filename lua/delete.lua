@@ -1,5 +1,5 @@
 -- delete.lua: one step of Delete: removes an article and every trace of
--- it (lib/delete.lua delete), once its comments are gone: an article
+-- it (lib/purge.lua delete), once its comments are gone: an article
 -- with comments first loses up to step of them a step
 -- (lib/removal.lua purgeComments). Uses lua/lib.
 openStore(KEYS, 'w')

@@ -39,7 +39,7 @@ local votedPrefix, user = ARGV[8], ARGV[9]
 --
 -- What holds while a cache is built: every member in the cache is in the
 -- group and has its current value, as mutations keep every existing
--- cache current (lib/vote.lua vote, group_add, group_remove, delete); and
+-- cache current (lib/ballot.lua vote, group_add, group_remove, delete); and
 -- every member of the group at or above the top frontier (in descending
 -- order: value, then member, as ZREVRANGE sorts ties), or at or below
 -- the bottom one (ascending), is in the cache: the walk copies those it

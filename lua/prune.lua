@@ -1,4 +1,4 @@
--- prune.lua: one bounded step of Prune: deletes (lib/delete.lua deleting,
+-- prune.lua: one bounded step of Prune: deletes (lib/purge.lua deleting,
 -- deleteNow) up to limit of the oldest articles posted at or before
 -- last, and stops early once their group memberships reach budget, as each membership costs a
 -- removal from the group and from its caches in every ordering. The first
@@ -17,7 +17,7 @@ local commentStep = tonumber(ARGV[18])
 -- article with comments left removes them, and the article once none
 -- is left; a step stops before any later article with comments.
 local members = redis.call('ZRANGEBYSCORE', timeKey, '-inf', last, 'LIMIT', 0, limit)
--- Every article of the step is checked (lib/delete.lua deleting) before the
+-- Every article of the step is checked (lib/purge.lua deleting) before the
 -- first is deleted. A check that fails past the first article ends the
 -- step before it, so the step replies what it deleted and the next one
 -- fails on that article before any write.

@@ -23,7 +23,7 @@ local rulesKey, want = ARGV[10], ARGV[11]
 -- phase 'comments' moves up to step comments of layout 4, by id, from
 -- the cursor at movingKey (the last id done), into this layout: each
 -- record, a hash, and its body, a string of its own, become one string
--- (lib/comments.lua CREC), and its places in its parent's best and top
+-- (lib/tree.lua CREC), and its places in its parent's best and top
 -- orderings move into their bands of the parent's replies. Reply: {OK,
 -- done}, done 1 when every comment moved, and movingKey is gone.
 -- phase 'links' indexes the links of up to step articles, oldest first,

@@ -1,6 +1,6 @@
 -- restore_comments.lua: writes comments and their places in their
 -- parents' orderings as the store's own scripts write them
--- (lib/comments.lua commentRecord, kidsKeys, placeAt): for votectl's
+-- (lib/tree.lua commentRecord, kidsKeys, placeAt): for votectl's
 -- import (restore.go), which so writes no copy of a comment's record or
 -- of an ordering's formula. Uses lua/lib. Its identity check is off
 -- (mode 'n'): an import writes into a store before it records the
@@ -10,7 +10,7 @@ local cseqKey = KEYS[1] -- the store's slot, for routing
 local k = {comment = ARGV[1], kids = ARGV[2]}
 local removingKey = ARGV[3]
 -- ARGV[4..]: for each comment, FIELDS arguments: its cid, then its
--- record's fields (lib/comments.lua parseComment): u, d, r; f, l, nx, pv
+-- record's fields (lib/tree.lua parseComment): u, d, r; f, l, nx, pv
 -- ('' for no link); x ('1' when deleted); a, p ('' for a reply to the
 -- article), t, c, h, o, w ('' for none); n, the poster; its body; and
 -- '1' where its removal waits in removingKey (a deleted comment without

@@ -1,6 +1,6 @@
 -- reverse.lua: one step of Store.ReverseVotes: takes back the newest
 -- votes of a user's vote log (lib/moderation.lua), each as
--- lib/reverse.lua says, and removes their entries. Uses lua/lib.
+-- lib/reversal.lua says, and removes their entries. Uses lua/lib.
 openStore(KEYS, 'w')
 local logKey = KEYS[1]
 local user, now, step, budget = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -9,7 +9,7 @@ local k = {score = ARGV[5], article = ARGV[6], voted = ARGV[7], more = ARGV[8],
   rules = readRules(ARGV, 14)}
 local events = ARGV[13] ~= '' and ARGV[13] or nil
 -- now: the store's clock, Unix seconds; step: the most entries to take;
--- budget: the most work (lib/reverse.lua reverseWork) a step starts on;
+-- budget: the most work (lib/reversal.lua reverseWork) a step starts on;
 -- ARGV[5..12]: the score ordering and the prefixes a vote and a comment
 -- vote take; ARGV[13]: the vote events (WithVoteEvents), or '', to which
 -- each vote taken back adds a 'reversed' entry; ARGV[14..25]: the vote rules (lib/rules.lua readRules), for a

@@ -4,7 +4,7 @@ openStore(KEYS, 'rc')
 local listKey = KEYS[1]
 local prefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 -- start: how many live entries to skip; count: the page size.
--- Reply: {OK, row...} (lib/comments.lua appendRow).
+-- Reply: {OK, row...} (lib/tree.lua appendRow).
 --
 -- Entries whose comment is gone (removed, or its article deleted) or
 -- deleted are skipped and removed (lib/pages.lua pageWalk), which reads

@@ -1,4 +1,4 @@
--- vote.lua: decides one vote (lib/vote.lua vote: window, previous vote,
+-- vote.lua: decides one vote (lib/ballot.lua vote: window, previous vote,
 -- counters, orderings, group caches). Uses lua/lib.
 local storeKey, storeIdentity = openStore(KEYS, 'n')
 local scoreKey = KEYS[1]
@@ -6,7 +6,7 @@ local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- new: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds.
 -- ARGV[5], ARGV[6]: the prefixes of articles and voter records; ARGV[7]:
 -- the prefixes of the groups of articles, the orderings, the group caches
--- and the TopSince buckets, newline-separated (lib/vote.lua fill); ARGV[8]: the
+-- and the TopSince buckets, newline-separated (lib/ballot.lua fill); ARGV[8]: the
 -- prefix of upvoted pages (WithUserPages), or '' or none for a store
 -- without them; ARGV[9], ARGV[10]: moderation, the prefix of the vote
 -- logs (WithVoteLog) and the vote events (WithVoteEvents,

@@ -4,7 +4,7 @@ local storeKey, storeIdentity = openStore(KEYS, 'w')
 local scoreKey = KEYS[1]
 local now = ARGV[1] -- the store's clock, Unix seconds
 local k = {score = scoreKey, article = ARGV[2], voted = ARGV[3], more = ARGV[4]}
--- ARGV[4]: the prefixes a vote splits when it needs them (lib/vote.lua fill);
+-- ARGV[4]: the prefixes a vote splits when it needs them (lib/ballot.lua fill);
 -- ARGV[5]: the prefix of upvoted pages (WithUserPages), or ''.
 if ARGV[5] ~= '' then k.upvoted = ARGV[5] end
 -- ARGV[6], ARGV[7]: moderation, the prefix of the vote logs

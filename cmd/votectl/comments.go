@@ -43,7 +43,7 @@ func (e *env) readComments(ids []string, bad func(id string, err error)) (map[st
 }
 
 // readChunk reads the records of ids into out, with one pipeline: whole
-// (GET), or their heads only, as lib/comments.lua readHead reads them,
+// (GET), or their heads only, as lib/tree.lua readHead reads them,
 // and one byte more: their Body is then no more than the body's first
 // byte, "" where the body is. A record read so is never written back
 // whole but with Body "".
@@ -104,7 +104,7 @@ func (e *env) commentsReadable(inv *inventory) error {
 // live descendants of each comment and the live comments of each
 // article.
 type threads struct {
-	kids map[string][]string // parent name (lib/comments.lua parentName) -> cids, oldest first
+	kids map[string][]string // parent name (lib/tree.lua parentName) -> cids, oldest first
 	live map[string]int64    // cid -> its live descendants
 	arts map[string]int64    // article id -> its live comments
 }

@@ -5,7 +5,7 @@ package main
 // record's "" field, a comment's record, the orderings' members and
 // values, and the writes that put an article and its indexes in place.
 // It follows docs/LAYOUT.md ("Keys", "Records"),
-// lua/lib/record.lua (RECORD, VOTE_META, eachIndex), lua/lib/comments.lua
+// lua/lib/record.lua (RECORD, VOTE_META, eachIndex), lua/lib/tree.lua
 // (CREC, commentRecord, topMember, TOP_BASE, placeAt) and the orderings'
 // values of voting.Order.Value (layout 5, voting.LayoutVersion); when
 // the layout changes, this file changes with it, and nothing else
@@ -138,7 +138,7 @@ func idOf(m string) (string, bool) {
 }
 
 // The codec's limits on the numbers of the records (lua/lib/record.lua
-// RECORD, COUNTS, MAX_COUNT; lua/lib/comments.lua CREC; reply.go
+// RECORD, COUNTS, MAX_COUNT; lua/lib/tree.lua CREC; reply.go
 // parseRecord, parseCommentRecord): import refuses a value past them,
 // which would break a record's layout or the store's arithmetic.
 const (
@@ -376,7 +376,7 @@ func restoreOf(id string, r record, whole bool, closes, expireAtMs int64, groups
 		Poster: r.Poster, Title: r.Title, Link: r.Link, Whole: whole, Closes: closes, ExpireAtMs: expireAtMs, Groups: groups}
 }
 
-// Comments (lua/lib/comments.lua, layout 5): a comment's record is one
+// Comments (lua/lib/tree.lua, layout 5): a comment's record is one
 // string, its body included (CREC), and each parent's replies are a
 // linked list by id (first newest, last oldest, next older, prev newer)
 // and sorted sets: Best and Top in one, kids:<parent>, in two bands (the
@@ -390,18 +390,18 @@ func restoreOf(id string, r record, whole bool, closes, expireAtMs int64, groups
 // in a store of layout 5.
 
 // commentOrders are the optional comment orderings beside best and top,
-// in lib/comments.lua CORDERINGS's order.
+// in lib/tree.lua CORDERINGS's order.
 var commentOrders = []string{"hot", "controversial", "score"}
 
-// topBase is lib/comments.lua TOP_BASE, 2^50: a reply's top value less it
+// topBase is lib/tree.lua TOP_BASE, 2^50: a reply's top value less it
 // is its score in its parent's top band.
 const topBase = 1 << 50
 
 // topMember is a comment's member in its parent's top band: as member,
-// with capitals (lib/comments.lua topMember).
+// with capitals (lib/tree.lua topMember).
 func topMember(id string) string { return string(rune(64+len(id))) + id }
 
-// crecord is a comment's record (lib/comments.lua CREC).
+// crecord is a comment's record (lib/tree.lua CREC).
 type crecord struct {
 	Up, Down, Replies       int64
 	First, Last, Next, Prev string // "" for none
@@ -414,9 +414,9 @@ type crecord struct {
 }
 
 // The offsets of a record's fields that the store's scripts write in
-// place (lib/comments.lua C_UP...), each of linkDigits digits, and the
+// place (lib/tree.lua C_UP...), each of linkDigits digits, and the
 // most bytes of a record's head, all but its body, that the store reads
-// (lib/comments.lua HEAD).
+// (lib/tree.lua HEAD).
 const (
 	cUp, cReplies, cFirst, cLast, cNext, cPrev = 0, 22, 33, 44, 55, 66
 	linkDigits                                 = 10
@@ -465,7 +465,7 @@ func parseComment(s string) (crecord, error) {
 	return c, nil
 }
 
-// String is the record as lib/comments.lua commentRecord writes it, byte
+// String is the record as lib/tree.lua commentRecord writes it, byte
 // for byte.
 func (c crecord) String() string {
 	p := c.Parent
@@ -495,7 +495,7 @@ type place struct {
 }
 
 // places are the comment's entries in its parent's sorted sets: its best
-// and top bands, then its optional orderings (lib/comments.lua placeAt).
+// and top bands, then its optional orderings (lib/tree.lua placeAt).
 func (c crecord) places(l layout, id string) []place {
 	name := c.parentName()
 	out := []place{{l.kids(name), member(id), c.value("best"), "best"},

@@ -5,8 +5,9 @@
 -- lua/lib/ holds the helpers the scripts share, one concern a file. They
 -- are read as one text in this order (scripts.go libFiles), and a file
 -- uses only the files before it:
---   base, record, cache, pages, rules, moderation, vote, comments, delete,
---   walk, reverse
+--   base, record, cache, pages, rules, moderation, ballot, tree, removal,
+--   purge, walk, reversal
+-- (no file here shares a name with a script of lua/).
 -- scripts.go puts them in front of each script: all of them in the
 -- Functions library, and the ones a script uses in its EVALSHA form
 -- (functions.go). A script whose header says "Uses lua/lib" calls them.

@@ -1,5 +1,5 @@
 -- moderation.lua: what a vote keeps for the moderators (moderation.go):
--- the voter's vote log (WithVoteLog). vote.lua, comment_vote.lua and
+-- the voter's vote log (WithVoteLog). ballot.lua, comment_vote.lua and
 -- vote_batch.lua call it at their marked hook points ("moderation:").
 -- Needs: base.lua (expect).
 

@@ -1,7 +1,7 @@
 -- removal.lua: removing comments whole: a deleted comment's ancestors
 -- that its removal leaves without replies (DeleteComment, comment_delete.lua),
 -- and an article's comments (Delete, Prune).
--- Needs: base.lua (expect, member), comments.lua (readHead, kidsKeys,
+-- Needs: base.lua (expect, member), tree.lua (readHead, kidsKeys,
 -- setEnd, setLink, unlinkComment, parentKeys, moving, C_NEXT, C_PREV).
 
 -- A chain of deleted comments, each with no reply but the one below,

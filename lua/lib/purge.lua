@@ -1,4 +1,4 @@
--- delete.lua: deleting an article and every trace of it (Delete, Prune).
+-- purge.lua: deleting an article and every trace of it (Delete, Prune).
 -- Needs: base.lua (ALL, expect, member), record.lua (record, eachIndex,
 -- expectIndexes), cache.lua (eachCache), pages.lua (submittedPage).
 

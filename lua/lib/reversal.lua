@@ -1,11 +1,11 @@
--- reverse.lua: taking back one logged vote (Store.ReverseVotes,
--- reverse.lua): as lib/vote.lua vote and comment_vote.lua would cancel
+-- reversal.lua: taking back one logged vote (Store.ReverseVotes,
+-- lua/reverse.lua): as lib/ballot.lua vote and comment_vote.lua would cancel
 -- it where the item's voting is open, and, where it closed, on the
 -- item's frozen counts, orderings, group caches, karma and the voter's
 -- upvoted page, as if the vote had never been cast.
 -- Needs: base.lua, record.lua, cache.lua, pages.lua, rules.lua
--- (karmaRules), vote.lua (vote, fill, notBefore, VOTES, NONE),
--- comments.lua (readHead, kidsKeys, placeComment, voterOpen).
+-- (karmaRules), ballot.lua (vote, fill, notBefore, VOTES, NONE),
+-- tree.lua (readHead, kidsKeys, placeComment, voterOpen).
 
 -- reverseWork is the work of taking back a vote on an article in
 -- ngroups groups and the optional orders orders: about the commands it

@@ -1,4 +1,4 @@
--- vote.lua: the vote itself, which vote.lua and vote_batch.lua apply.
+-- ballot.lua: the vote itself, which vote.lua and vote_batch.lua apply.
 -- Needs: base.lua (the statuses, member, num, expect, checkStore),
 -- record.lua (COUNTS, VOTE_META, record, badValue, missing, value, eachIndex,
 -- expectIndexes), cache.lua (eachCache, cacheVote), pages.lua (votePage,

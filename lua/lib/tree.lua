@@ -1,4 +1,4 @@
--- comments.lua: a comment as the store keeps it (comments.go): its
+-- tree.lua: a comment as the store keeps it (comments.go): its
 -- record, its place among its siblings and in its parent's orderings,
 -- the rows a read replies, and the walk up its ancestors.
 -- Needs: base.lua (expect, member, num), record.lua (value, has, COUNTS,
