@@ -3,6 +3,8 @@ package voting
 import (
 	"strconv"
 	"strings"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // keys names every Redis key of one store; nothing else in the package
@@ -57,42 +59,42 @@ type keys struct {
 }
 
 func newKeys(prefix string) keys {
-	tag := "{" + prefix + "}:"
+	tag := layout.Tag(prefix)
 	return keys{
 		prefix:    prefix,
-		seq:       tag + "seq",
-		record:    tag + "store",
-		backfill:  tag + "backfill",
-		by:        tag + "by:",
-		topBucket: tag + "top:",
-		article:   tag + "article:",
-		voted:     tag + "voted:",
-		groupsOf:  tag + "groups:",
-		group:     tag + "group:",
-		cache:     tag + "cache:",
-		link:      tag + "link:",
-		submitted: tag + "submitted:",
-		upvoted:   tag + "upvoted:",
-		karma:     tag + "karma",
-		voteLog:   tag + "votelog:",
-		lastPost:  tag + "lastpost:",
-		rules:     tag + "rules",
+		seq:       tag + layout.Seq,
+		record:    tag + layout.Store,
+		backfill:  tag + layout.Backfill,
+		by:        tag + layout.By,
+		topBucket: tag + layout.Top,
+		article:   tag + layout.Article,
+		voted:     tag + layout.Voted,
+		groupsOf:  tag + layout.Groups,
+		group:     tag + layout.Group,
+		cache:     tag + layout.Cache,
+		link:      tag + layout.Link,
+		submitted: tag + layout.Submitted,
+		upvoted:   tag + layout.Upvoted,
+		karma:     tag + layout.Karma,
+		voteLog:   tag + layout.VoteLog,
+		lastPost:  tag + layout.LastPost,
+		rules:     tag + layout.Rules,
 
-		cseq:        tag + "cseq",
-		comments:    tag + "comments",
-		comment:     tag + "comment:",
-		body:        tag + "cbody:",
-		thread:      tag + "thread:",
-		kids:        tag + "kids:",
-		cvoted:      tag + "cvoted:",
-		commented:   tag + "commented:",
-		lastComment: tag + "lastcomment:",
-		moving:      tag + "cmoving",
-		removing:    tag + "cremoving",
+		cseq:        tag + layout.CSeq,
+		comments:    tag + layout.Comments,
+		comment:     tag + layout.Comment,
+		body:        tag + layout.CBody,
+		thread:      tag + layout.Thread,
+		kids:        tag + layout.Kids,
+		cvoted:      tag + layout.CVoted,
+		commented:   tag + layout.Commented,
+		lastComment: tag + layout.LastComment,
+		moving:      tag + layout.Moving,
+		removing:    tag + layout.Removing,
 
-		userVotes: tag + "uvotes:",
-		suspended: tag + "suspended",
-		events:    tag + "events",
+		userVotes: tag + layout.UserVotes,
+		suspended: tag + layout.Suspended,
+		events:    tag + layout.Events,
 	}
 }
 

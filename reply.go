@@ -9,27 +9,27 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/votekit/voting/internal/layout"
 )
 
 // Every script replies {status, ...}, but vote.lua, whose vote done is one
 // string (parseVote). The reads of a page and of votes put their rows in
 // one string after the status (parsePage, parseVotes), so that the client
 // reads one value, not one per field. These are the statuses, as
-// lua/lib/base.lua names them; decode splits them from the rest, and statusErr
-// turns them into the package's errors. Every reply is decoded here.
+// internal/layout defines them; decode splits them from the rest, and
+// statusErr turns them into the package's errors. Every reply is
+// decoded here.
 const (
-	statusOK       = 0 // done; the rest of the reply follows
-	statusNotFound = 1 // the article does not exist
-	statusClosed   = 2 // the article's voting has closed
-	statusDup      = 3 // a live article has the link; its row follows
-	statusBuilding = 4 // a step of a group cache build was done: call again
-	statusLimit    = 5 // the article would be in more than MaxArticleGroups groups
-	statusCorrupt  = 6 // the user's voter record holds neither 1 nor -1
-	// The rules' (rules.go).
-	statusNotAllowed  = 7 // a rule forbids the call
-	statusRateLimited = 8 // a rate limit refuses the call; the ms to wait follow
-	// The comments' (comments.go).
-	statusInvalid = 9 // the input does not fit the data (a parent of another article, too deep); the reason follows
+	statusOK          = layout.StatusOK
+	statusNotFound    = layout.StatusNotFound
+	statusClosed      = layout.StatusClosed
+	statusDup         = layout.StatusDuplicate
+	statusBuilding    = layout.StatusBuilding
+	statusLimit       = layout.StatusLimit
+	statusCorrupt     = layout.StatusCorrupt
+	statusNotAllowed  = layout.StatusNotAllowed  // the rules' (rules.go)
+	statusRateLimited = layout.StatusRateLimited // the rules' (rules.go)
+	statusInvalid     = layout.StatusInvalid     // the comments' (comments.go)
 )
 
 // errBuilding is the error of statusBuilding: a step of a group cache's
