@@ -33,12 +33,22 @@ import (
 //	    record expires, Unix ms) only while voting is open
 //	{"type":"group","id":"1","groups":["go","redis"]}   after its article
 //	{"type":"vote","id":"1","user":"bob","vote":1}     after its article, open articles only
+//	{"type":"vote","id":"1","user":"sam","vote":1,"shadow":true}
+//	    a shadowed user's vote (voting.Shadow), "1s" or "-1s" in the voter
+//	    record: the user's reads show it, no count, karma, page or log has it
 //	{"type":"karma","user":"alice","karma":3}
 //	{"type":"submitted","user":"alice","id":"1","at":1700000000}
 //	{"type":"upvoted","user":"bob","id":"1","at":1700000100}
 //	{"type":"link","link":"https://...","id":"1","expires_ms":0}  unique links, repost claims
 //	{"type":"lastpost","user":"alice","ms":1700000000000,"expires_ms":...}
 //	{"type":"votelog","user":"bob","entries":[["1700000100000:1",1700000100000]],"expires_ms":...}
+//	    the vote rules' log of a user's recent votes (votelimit)
+//	{"type":"uvote","id":"1","user":"bob","vote":1,"at":1700000100,"item":"article"}
+//	    an entry of a user's vote log (WithVoteLog, {prefix}:uvotes:USER):
+//	    a standing vote on the article, or the comment ("item":"comment"),
+//	    id, and its time, Unix s, as the log keeps it (member "a<id>" or
+//	    "c<cid>" at 2*at, +1 for an upvote); newest first, as VotesBy reads
+//	    them, entries of closed and deleted items too
 //	{"type":"comment","id":"7","article":"1","parent":"3","poster":"bob","posted":1700000100,
 //	 "closes":1700604900,"up":2,"down":1,"orders":["hot","score"],"weight":432,"body":"..."}
 //	    every comment of an exported article, in id order (a parent before
@@ -51,10 +61,20 @@ import (
 //	{"type":"cvote","id":"7","user":"carol","vote":-1}  after its article's cvoted
 //	    a standing vote on a comment: 1, -1, or 0 for its poster's own
 //	    vote cancelled; the poster's own upvote is implied, as the store
-//	    keeps it
+//	    keeps it; "shadow":true for a shadowed user's, as on a vote line
 //	{"type":"cseq","seq":"83"}                      the last issued comment id
 //	{"type":"commented","user":"bob","id":"7","at":1700000100}
 //	{"type":"lastcomment","user":"bob","ms":1700000100000,"expires_ms":...}
+//	{"type":"suspension","user":"sam","mode":"shadow","until_ms":1700003600000}
+//	    a suspension on at the export (Store.Suspend): mode refuse or shadow,
+//	    its end in Unix ms; one that ended is left out. import writes it
+//	    through Store.Suspend once the identity is recorded, which records
+//	    the latest end in the store's record (and, in a store with vote
+//	    events, adds a "suspend" event of it)
+//
+// The vote events (WithVoteEvents, the stream {prefix}:events) are a
+// feed of changes, not state: they are not exported, and an import
+// starts the target's stream anew.
 //
 // Ids, users and groups are sorted (ids as numbers), so two exports of
 // the same data are the same bytes. Orderings, TopSince buckets and group
