@@ -33,6 +33,20 @@ type checker struct {
 	cvotes  [][3]string       // poster, voter, vote: the standing votes of others on comments
 	cfix    []cmd
 	replace map[string]crecord // cid -> its record, to place again (restore.PutComments) in its parent's orderings
+	// Moderation: the counted standing votes in the voter records (user ->
+	// vote log member -> "1" or "-1") and the items whose voter record
+	// is open (member -> true), which the vote logs are checked against.
+	standing map[string]map[string]string
+	open     map[string]bool
+}
+
+// stand notes user's counted vote v ("1" or "-1") on the item whose vote
+// log member is m.
+func (c *checker) stand(user, m, v string) {
+	if c.standing[user] == nil {
+		c.standing[user] = map[string]string{}
+	}
+	c.standing[user][m] = v
 }
 
 // voterRecord reads the voter record at key, an article's or its
@@ -94,9 +108,10 @@ func cmdCheck(e *env, args []string) error {
 		}
 	}
 	c := &checker{e: e, inv: inv, recs: map[string]record{}, reput: map[string][2]int64{}, markers: map[string]string{},
-		zrem: map[string][]string{}, sremG: map[string][]string{}, saddG: map[string][]string{}}
+		zrem: map[string][]string{}, sremG: map[string][]string{}, saddG: map[string][]string{},
+		standing: map[string]map[string]string{}, open: map[string]bool{}}
 	steps := []func() error{c.records, c.orderings, c.buckets, c.voters, c.groups, c.caches, c.comments,
-		func() error { return c.karma(karma, cost) }, c.pages}
+		func() error { return c.karma(karma, cost) }, c.pages, c.voteLogs, c.suspensions}
 	for _, s := range steps {
 		if err := s(); err != nil {
 			return err
@@ -265,6 +280,7 @@ func (c *checker) voters() error {
 			continue
 		}
 		var up, down int64
+		c.open["a"+id] = true
 		for u, v := range h {
 			switch {
 			case u == "":
@@ -272,8 +288,12 @@ func (c *checker) voters() error {
 				up++
 			case v == "-1":
 				down++
+			case shadowVote(v) != 0: // a shadowed user's vote: counted nowhere
 			default:
 				c.problem(false, "%s: voter %q holds %q, not a vote", key, u, v)
+			}
+			if u != "" && (v == "1" || v == "-1") {
+				c.stand(u, "a"+id, v)
 			}
 		}
 		if up != r.Up || down != r.Down || mt.Up != up || mt.Down != down {
@@ -432,8 +452,8 @@ func (c *checker) karma(per, cost *[2]int64) error {
 			return err
 		}
 		for u, v := range h {
-			if u == "" || u == r.Poster {
-				continue
+			if u == "" || u == r.Poster || (v != "1" && v != "-1") {
+				continue // a shadow vote counts in no karma
 			}
 			i := 0
 			if v == "-1" {
@@ -644,3 +664,105 @@ func (c *checker) repair() (err error) {
 // num formats a value of an ordering as a person reads it: 1704074976,
 // not 1.704074976e+09.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// voteLogs checks the users' vote logs (WithVoteLog) against the voter
+// records of the open items: an entry of an item whose voter record is
+// open is the user's counted standing vote on it, in its direction (a
+// change moves the entry, a cancel or a reversal removes it, and a
+// shadowed user's vote has none). Entries of closed, deleted or removed
+// items are not checked: the log outlives their voter records. A
+// standing vote with no entry is no problem, only counted: a vote cast
+// before the store had its log has none, and an article's poster's own
+// upvote, and a comment's, is the item's, not logged.
+func (c *checker) voteLogs() error {
+	users := c.inv.names(famUVotes)
+	_, id, recorded, err := c.e.recorded()
+	if err != nil {
+		return err
+	}
+	logOn := recorded && contains(id.Options, "votelog")
+	if len(users) == 0 && !logOn {
+		return nil
+	}
+	if !logOn {
+		fmt.Fprintf(c.e.stdout, "vote logs: %d users' logs, but the recorded identity has no vote log (WithVoteLog): not checked\n", len(users))
+		return nil
+	}
+	logged := map[string]bool{} // user + " " + member
+	err = c.eachZset(famUVotes, func(u, key string, z map[string]float64) error {
+		for _, m := range sortedKeys(z) {
+			kind, _, v, _, ok := logEntry(m, z[m])
+			if !ok {
+				c.problem(false, "%s: entry %q at %s is no logged vote (\"a<id>\" or \"c<cid>\" at twice the time, +1 for an upvote)", key, m, num(z[m]))
+				continue
+			}
+			logged[u+" "+m] = true
+			if !c.open[m] {
+				continue
+			}
+			if have, want := strconv.Itoa(v), c.standing[u][m]; have != want {
+				if want == "" {
+					want = "none counted"
+				}
+				c.problem(false, "%s: the %s %s logged as %s, its voter record holds %s", key, kind, m[1:], have, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	unlogged := 0
+	for u, votes := range c.standing {
+		for m, v := range votes {
+			if logged[u+" "+m] || !c.open[m] {
+				continue
+			}
+			if r, ok := c.recs[m[1:]]; ok && m[0] == 'a' && r.Poster == u && v == "1" {
+				continue // the poster's own upvote, cast by Post
+			}
+			unlogged++
+		}
+	}
+	if unlogged > 0 {
+		fmt.Fprintf(c.e.stdout, "vote logs: %d standing votes are in no log (cast before the store had its vote log, or the log lost them)\n", unlogged)
+	}
+	return nil
+}
+
+// suspensions checks the suspensions' hash: each a mode and an end, and
+// the store's record carrying, after its identity, an end no earlier
+// than any on (lib/moderation.lua lastEnd): a vote reads no suspension
+// past the record's end.
+func (c *checker) suspensions() error {
+	if !c.inv.has(famSuspended, "") {
+		return nil
+	}
+	key := c.e.l.key(famSuspended, "")
+	h, err := c.e.hashAll(key)
+	if err != nil {
+		return err
+	}
+	var latest int64
+	for _, u := range sortedKeys(h) {
+		_, until, ok := parseSuspension(h[u])
+		if !ok {
+			c.problem(false, "%s: user %q holds %q, no suspension (\"r <ms>\" or \"s <ms>\")", key, u, h[u])
+			continue
+		}
+		latest = max(latest, until)
+	}
+	if latest <= c.e.now().UnixMilli() {
+		return nil // none on
+	}
+	rec, err := redis.String(c.e.do("GET", c.e.l.key(famStore, "")))
+	if err != nil && err != redis.ErrNil {
+		return err
+	}
+	_, end, _ := strings.Cut(rec, "\n")
+	if n, err := strconv.ParseInt(end, 10, 64); err != nil || n < latest {
+		c.problem(false, "%s: the record carries the latest end of the suspensions %q, one is on until %d: a vote does not read it (Suspend again to set it)",
+			c.e.l.key(famStore, ""), end, latest)
+	}
+	return nil
+}

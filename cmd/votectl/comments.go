@@ -235,10 +235,14 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 		})
 		for _, x := range votes {
 			v, err := strconv.Atoi(x.v)
+			shadow := shadowVote(x.v) != 0
+			if shadow {
+				v, err = shadowVote(x.v), nil
+			}
 			if err != nil || v < -1 || v > 1 {
 				return fmt.Errorf("%s: field %q holds %q, not a vote (run check)", key, cvoteField(x.cid, x.user), x.v)
 			}
-			if err := e.emit(w, line{Type: "cvote", ID: x.cid, User: x.user, Vote: &v}); err != nil {
+			if err := e.emit(w, line{Type: "cvote", ID: x.cid, User: x.user, Vote: &v, Shadow: shadow}); err != nil {
 				return err
 			}
 		}
@@ -399,6 +403,9 @@ func (imp *parsedImport) parseCVote(l line, bad func(string, ...interface{}) err
 	if l.Vote == nil || *l.Vote < -1 || *l.Vote > 1 || (*l.Vote == 0 && l.User != c.c.Poster) {
 		return bad("vote on comment %s: 1 or -1, or 0 for its poster's own vote cancelled", l.ID)
 	}
+	if l.Shadow && *l.Vote == 0 {
+		return bad("shadow vote on comment %s: 1 or -1", l.ID)
+	}
 	r.votes = append(r.votes, l)
 	return nil
 }
@@ -475,7 +482,7 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		for at := 0; at < len(r.votes); at += step {
 			args := []interface{}{key}
 			for _, v := range r.votes[at:min(at+step, len(r.votes))] {
-				args = append(args, cvoteField(v.ID, v.User), *v.Vote)
+				args = append(args, cvoteField(v.ID, v.User), voteValue(v))
 			}
 			b.cmds = append(b.cmds, cmd{"HSET", args})
 			if err := b.add(); err != nil {
@@ -684,11 +691,15 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 			case v == "-1":
 				n[1]++
 			case v == "0" && user == x.Poster:
+			case shadowVote(v) != 0: // a shadowed user's vote: counted nowhere
 			default:
 				c.problem(false, "%s: field %q holds %q, not a vote", key, f, v)
 			}
+			if ok && (v == "1" || v == "-1") {
+				c.stand(user, "c"+cid, v)
+			}
 			if user == x.Poster {
-				own[cid] = true
+				own[cid] = true // any field of the poster's, a shadow vote too, replaces the implied upvote
 			} else if v == "1" || v == "-1" {
 				c.cvotes = append(c.cvotes, [3]string{x.Poster, user, v})
 			}
@@ -699,6 +710,7 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 			if x.Article != aid || lessID(cid, marker) {
 				continue
 			}
+			c.open["c"+cid] = !x.Deleted
 			n := votes[cid]
 			if !own[cid] {
 				n[0]++ // the poster's own upvote, implied

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"math"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 
@@ -31,12 +33,22 @@ import (
 //	    record expires, Unix ms) only while voting is open
 //	{"type":"group","id":"1","groups":["go","redis"]}   after its article
 //	{"type":"vote","id":"1","user":"bob","vote":1}     after its article, open articles only
+//	{"type":"vote","id":"1","user":"sam","vote":1,"shadow":true}
+//	    a shadowed user's vote (voting.Shadow), "1s" or "-1s" in the voter
+//	    record: the user's reads show it, no count, karma, page or log has it
 //	{"type":"karma","user":"alice","karma":3}
 //	{"type":"submitted","user":"alice","id":"1","at":1700000000}
 //	{"type":"upvoted","user":"bob","id":"1","at":1700000100}
 //	{"type":"link","link":"https://...","id":"1","expires_ms":0}  unique links, repost claims
 //	{"type":"lastpost","user":"alice","ms":1700000000000,"expires_ms":...}
 //	{"type":"votelog","user":"bob","entries":[["1700000100000:1",1700000100000]],"expires_ms":...}
+//	    the vote rules' log of a user's recent votes (votelimit)
+//	{"type":"uvote","id":"1","user":"bob","vote":1,"at":1700000100,"item":"article"}
+//	    an entry of a user's vote log (WithVoteLog, {prefix}:uvotes:USER):
+//	    a standing vote on the article, or the comment ("item":"comment"),
+//	    id, and its time, Unix s, as the log keeps it (member "a<id>" or
+//	    "c<cid>" at 2*at, +1 for an upvote); newest first, as VotesBy reads
+//	    them, entries of closed and deleted items too
 //	{"type":"comment","id":"7","article":"1","parent":"3","poster":"bob","posted":1700000100,
 //	 "closes":1700604900,"up":2,"down":1,"orders":["hot","score"],"weight":432,"body":"..."}
 //	    every comment of an exported article, in id order (a parent before
@@ -49,10 +61,20 @@ import (
 //	{"type":"cvote","id":"7","user":"carol","vote":-1}  after its article's cvoted
 //	    a standing vote on a comment: 1, -1, or 0 for its poster's own
 //	    vote cancelled; the poster's own upvote is implied, as the store
-//	    keeps it
+//	    keeps it; "shadow":true for a shadowed user's, as on a vote line
 //	{"type":"cseq","seq":"83"}                      the last issued comment id
 //	{"type":"commented","user":"bob","id":"7","at":1700000100}
 //	{"type":"lastcomment","user":"bob","ms":1700000100000,"expires_ms":...}
+//	{"type":"suspension","user":"sam","mode":"shadow","until_ms":1700003600000}
+//	    a suspension on at the export (Store.Suspend): mode refuse or shadow,
+//	    its end in Unix ms; one that ended is left out. import writes it
+//	    through Store.Suspend once the identity is recorded, which records
+//	    the latest end in the store's record (and, in a store with vote
+//	    events, adds a "suspend" event of it)
+//
+// The vote events (WithVoteEvents, the stream {prefix}:events) are a
+// feed of changes, not state: they are not exported, and an import
+// starts the target's stream anew.
 //
 // Ids, users and groups are sorted (ids as numbers), so two exports of
 // the same data are the same bytes. Orderings, TopSince buckets and group
@@ -88,6 +110,7 @@ type line struct {
 	Groups      []string `json:"groups,omitempty"`
 	User        string   `json:"user,omitempty"`
 	Vote        *int     `json:"vote,omitempty"`
+	Shadow      bool     `json:"shadow,omitempty"` // a shadowed user's vote (vote, cvote)
 	Karma       *int64   `json:"karma,omitempty"`
 	At          *float64 `json:"at,omitempty"`
 	Ms          int64    `json:"ms,omitempty"`
@@ -98,6 +121,10 @@ type line struct {
 	Deleted bool    `json:"deleted,omitempty"`
 	Body    *string `json:"body,omitempty"`
 	Marker  string  `json:"marker,omitempty"`
+	// moderation
+	Item    string `json:"item,omitempty"` // a vote log's entry: "article" or "comment"
+	Mode    string `json:"mode,omitempty"` // a suspension's: "refuse" or "shadow"
+	UntilMs int64  `json:"until_ms,omitempty"`
 }
 
 func bptr(b bool) *bool       { return &b }
@@ -237,10 +264,62 @@ func cmdExport(e *env, args []string) error {
 		}
 		e.emit(w, line{Type: "votelog", User: u, Entries: entries, ExpiresMs: exp})
 	}
+	if err := e.exportVoteLogs(w, inv); err != nil {
+		return err
+	}
 	if err := e.exportComments(w, inv, exported); err != nil {
 		return err
 	}
+	if err := e.exportSuspensions(w, inv); err != nil {
+		return err
+	}
 	return w.Flush()
+}
+
+// exportVoteLogs writes the users' vote logs (WithVoteLog), an entry a
+// line, by user, newest first (as VotesBy reads them).
+func (e *env) exportVoteLogs(w *bufio.Writer, inv *inventory) error {
+	for _, u := range inv.names(famUVotes) {
+		key := e.l.key(famUVotes, u)
+		z, err := e.zsetAll(key)
+		if err != nil {
+			return err
+		}
+		ms := sortedKeys(z)
+		sort.SliceStable(ms, func(i, j int) bool { return z[ms[i]] > z[ms[j]] })
+		for _, m := range ms {
+			kind, id, v, at, ok := logEntry(m, z[m])
+			if !ok {
+				return fmt.Errorf("%s: entry %q at %s is no logged vote (run check)", key, m, num(z[m]))
+			}
+			e.emit(w, line{Type: "uvote", User: u, Item: kind, ID: id, Vote: &v, At: fptr(float64(at))})
+		}
+	}
+	return nil
+}
+
+// exportSuspensions writes the suspensions on at the time of the export;
+// those that ended are left out, as a read finds them (Store.Suspended).
+func (e *env) exportSuspensions(w *bufio.Writer, inv *inventory) error {
+	if !inv.has(famSuspended, "") {
+		return nil
+	}
+	key := e.l.key(famSuspended, "")
+	h, err := e.hashAll(key)
+	if err != nil {
+		return err
+	}
+	now := e.now().UnixMilli()
+	for _, u := range sortedKeys(h) {
+		mode, until, ok := parseSuspension(h[u])
+		if !ok {
+			return fmt.Errorf("%s: user %q holds %q, no suspension (run check)", key, u, h[u])
+		}
+		if until > now {
+			e.emit(w, line{Type: "suspension", User: u, Mode: mode, UntilMs: until})
+		}
+	}
+	return nil
 }
 
 // exportPage writes the entries of the users' pages of a family
@@ -340,10 +419,14 @@ func (e *env) exportArticle(w *bufio.Writer, inv *inventory, id string, r record
 			continue
 		}
 		v, err := strconv.Atoi(votes[u])
+		shadow := shadowVote(votes[u]) != 0
+		if shadow {
+			v, err = shadowVote(votes[u]), nil
+		}
 		if err != nil || (v != 1 && v != -1) {
 			return fmt.Errorf("article %s: voter %q holds %q, not a vote (run check)", id, u, votes[u])
 		}
-		e.emit(w, line{Type: "vote", ID: id, User: u, Vote: &v})
+		e.emit(w, line{Type: "vote", ID: id, User: u, Vote: &v, Shadow: shadow})
 	}
 	return nil
 }
@@ -372,6 +455,9 @@ type parsedImport struct {
 	byCID         map[string]*importComment
 	cvoted        map[string]*importCVoted
 	cvotedOrder   []string
+	// The suspensions, which Store.Suspend writes once the identity is
+	// recorded.
+	suspensions []line
 }
 
 // parseImport reads and validates every line; it writes nothing.
@@ -501,6 +587,49 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 				}
 			}
 			out.rest = append(out.rest, l)
+		case "uvote":
+			if err := name("user", l.User); err != nil {
+				return nil, err
+			}
+			what := fmt.Sprintf("uvote of %q on %s %s", l.User, l.Item, l.ID)
+			switch l.Item {
+			case "article":
+				if !canonicalID(l.ID) {
+					return nil, bad("%s: id %q is not an id", what, l.ID)
+				}
+			case "comment":
+				if err := checkCID("id", l.ID); err != nil {
+					return nil, bad("%s: %v", what, err)
+				}
+			default:
+				return nil, bad("uvote of %q: item %q is neither article nor comment", l.User, l.Item)
+			}
+			if l.Vote == nil || (*l.Vote != 1 && *l.Vote != -1) {
+				return nil, bad("%s: vote is neither 1 nor -1", what)
+			}
+			if l.At == nil || *l.At != math.Trunc(*l.At) || math.Abs(*l.At) >= maxExact/2 {
+				return nil, bad("%s: at is missing, or no whole number of seconds below %d", what, int64(maxExact/2))
+			}
+			out.rest = append(out.rest, l)
+		case "suspension":
+			if err := name("user", l.User); err != nil {
+				return nil, err
+			}
+			if suspensionOf(l.Mode) == 0 {
+				return nil, bad("suspension of %q: mode %q is neither refuse nor shadow", l.User, l.Mode)
+			}
+			if l.UntilMs <= 0 || l.UntilMs > maxExact {
+				return nil, bad("suspension of %q: until_ms %d is no time (Unix ms, 1 to %d)", l.User, l.UntilMs, int64(maxExact))
+			}
+			if out.identity == "" {
+				return nil, bad("suspension of %q without an identity before it (the options line's): a suspension is recorded with the store's identity", l.User)
+			}
+			for _, x := range out.suspensions {
+				if x.User == l.User {
+					return nil, bad("suspension of %q repeated", l.User)
+				}
+			}
+			out.suspensions = append(out.suspensions, l)
 		case "comment":
 			if err := out.parseComment(l, bad); err != nil {
 				return nil, err
@@ -572,7 +701,7 @@ func cmdImport(e *env, args []string) error {
 	}
 	if !e.quiet {
 		fmt.Fprintf(e.stderr, "votectl: imported %d articles, %d comments and %d other entries under %q\n", len(imp.articles),
-			len(imp.comments), len(imp.rest), e.prefix)
+			len(imp.comments), len(imp.rest)+len(imp.suspensions), e.prefix)
 	}
 	return nil
 }
@@ -623,6 +752,8 @@ func (e *env) writeImport(imp *parsedImport) error {
 		switch l.Type {
 		case "karma":
 			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.karma(), -*l.Karma, l.User}})
+		case "uvote":
+			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.key(famUVotes, l.User), logScore(*l.Vote, int64(*l.At)), logMember(l.Item, l.ID)}})
 		case "submitted", "upvoted", "commented":
 			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.key(l.Type+":", l.User), *l.At, member(l.ID)}})
 		case "link":
@@ -662,8 +793,55 @@ func (e *env) writeImport(imp *parsedImport) error {
 	} else {
 		fmt.Fprintln(e.stderr, "votectl: import: the export records no identity: record the store's options with votectl options, with the flags of its service")
 	}
+	if err := e.putSuspensions(imp.suspensions); err != nil {
+		return err
+	}
 	_, err := e.do("DEL", e.l.marker())
 	return err
+}
+
+// suspensionOf returns the Suspension of a mode's name, refuse or shadow;
+// 0 for another.
+func suspensionOf(mode string) voting.Suspension {
+	return map[string]voting.Suspension{"refuse": voting.Refuse, "shadow": voting.Shadow}[mode]
+}
+
+// putSuspensions writes the suspensions through Store.Suspend, on the
+// store opened with its recorded identity, so that the store's record
+// carries the latest end of them as Suspend keeps it; one that ended
+// meanwhile is left out. A store with vote events gets a "suspend" event
+// of each.
+func (e *env) putSuspensions(list []line) error {
+	if len(list) == 0 {
+		return nil
+	}
+	st, _, _, err := e.recorded()
+	if err != nil {
+		return err
+	}
+	for _, l := range list {
+		until := time.UnixMilli(l.UntilMs)
+		if !until.After(e.now()) {
+			continue
+		}
+		err := st.Suspend(e.ctx, l.User, suspensionOf(l.Mode), until)
+		if errors.Is(err, voting.ErrInvalidArgument) && !until.After(e.now().Add(time.Second)) {
+			continue // ended on the store's clock as it was written
+		}
+		if err != nil {
+			return fmt.Errorf("suspension of %q: %w", l.User, err)
+		}
+	}
+	return nil
+}
+
+// voteValue is what a voter record keeps of a vote line: its vote, or
+// "1s" or "-1s" for a shadow vote.
+func voteValue(l line) interface{} {
+	if l.Shadow {
+		return shadowValue(*l.Vote)
+	}
+	return *l.Vote
 }
 
 // setExpiring sets key to v, expiring at expMs (0: never); a key past
@@ -690,7 +868,7 @@ func (e *env) putArticle(a *importArticle, nowMs int64) error {
 		for at := 0; at < len(a.votes); at += step {
 			args := []interface{}{key}
 			for _, v := range a.votes[at:min(at+step, len(a.votes))] {
-				args = append(args, v.User, *v.Vote)
+				args = append(args, v.User, voteValue(v))
 			}
 			if _, err := e.do("HSET", args...); err != nil {
 				return fmt.Errorf("article %s: HSET %s: %w", a.id, key, err)

@@ -64,12 +64,19 @@ const (
 	famCVoted      = "cvoted:"
 	famCommented   = "commented:"
 	famLastComment = "lastcomment:"
-	famOther       = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
+	// Moderation's (moderation.go, keys.go): the users' vote logs
+	// (WithVoteLog), the suspensions' hash and the vote events' stream
+	// (WithVoteEvents).
+	famUVotes    = "uvotes:"
+	famSuspended = "suspended"
+	famEvents    = "events"
+	famOther     = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
 )
 
 var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
-	famCSeq, famComments, famMoving, famRemoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
+	famCSeq, famComments, famMoving, famRemoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment,
+	famUVotes, famSuspended, famEvents, famOther}
 
 // importMarker is the key votectl's import writes first and deletes last
 // (export.go): while it exists, the store holds an unfinished import.
@@ -83,12 +90,12 @@ func (l layout) family(key string) (fam, name string, ok bool) {
 		return "", "", false
 	}
 	switch rest {
-	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving, famRemoving:
+	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving, famRemoving, famSuspended, famEvents:
 		return rest, "", true
 	}
 	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,
 		famLink, famSubmitted, famUpvoted, famVoteLog, famLastPost,
-		famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment} {
+		famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famUVotes} {
 		if n, ok := strings.CutPrefix(rest, f); ok {
 			return f, n, true
 		}
@@ -550,3 +557,72 @@ func kidsName(name string) (ordering, parent string, ok bool) {
 
 // cvoteField is a vote's field in the article's comment voter record.
 func cvoteField(cid, user string) string { return cid + ":" + user }
+
+// Moderation's values (lua/lib/moderation.lua): a shadowed user's vote
+// in a voter record, a vote log's entry and a suspension.
+
+// shadowVote returns the vote (1 or -1) of a shadow vote's value, "1s"
+// or "-1s", which a voter record keeps for a shadowed user (Shadow): the
+// user's reads show it, and no count, karma, page or log has it; 0 for
+// any other value.
+func shadowVote(v string) int {
+	switch v {
+	case "1s":
+		return 1
+	case "-1s":
+		return -1
+	}
+	return 0
+}
+
+// shadowValue is shadowVote's reverse: "1s" or "-1s".
+func shadowValue(vote int) string { return strconv.Itoa(vote) + "s" }
+
+// A vote log's (WithVoteLog) member is "a<id>" for an article, "c<cid>"
+// for a comment; its score twice the time of the vote (Unix s, the
+// store's clock), plus 1 for an upvote (lib/moderation.lua logScore).
+var logKinds = map[byte]string{'a': "article", 'c': "comment"}
+
+// logEntry parses a vote log's entry: the item's kind ("article" or
+// "comment") and id, the vote and its time; ok is false for what the
+// store never logs.
+func logEntry(m string, score float64) (kind, id string, vote int, at int64, ok bool) {
+	if len(m) < 2 || score != math.Trunc(score) || math.Abs(score) > maxExact {
+		return "", "", 0, 0, false
+	}
+	kind, id = logKinds[m[0]], m[1:]
+	if kind == "" || !canonicalID(id) {
+		return "", "", 0, 0, false
+	}
+	s := int64(score)
+	at, vote = s>>1, -1 // floor, for a negative time too
+	if s&1 == 1 {
+		vote = 1
+	}
+	return kind, id, vote, at, true
+}
+
+// logMember and logScore are logEntry's reverse.
+func logMember(kind, id string) string { return kind[:1] + id }
+func logScore(vote int, at int64) int64 {
+	if vote == 1 {
+		return 2*at + 1
+	}
+	return 2 * at
+}
+
+// The suspensions' hash holds user -> "<mode> <until>", mode "r"
+// (Refuse) or "s" (Shadow), until in Unix ms (lib/moderation.lua).
+var suspensionModes = map[string]string{"r": "refuse", "s": "shadow"}
+
+// parseSuspension parses a suspension's value into its mode's name
+// ("refuse" or "shadow") and its end in Unix ms.
+func parseSuspension(v string) (mode string, untilMs int64, ok bool) {
+	code, ends, found := strings.Cut(v, " ")
+	mode = suspensionModes[code]
+	n, err := strconv.ParseInt(ends, 10, 64)
+	if !found || mode == "" || err != nil || n < 0 || strconv.FormatInt(n, 10) != ends {
+		return "", 0, false
+	}
+	return mode, n, true
+}
