@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/votekit/voting"
+	ilayout "github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/internal/restore"
 )
 
@@ -30,50 +31,48 @@ type layout struct {
 	tag    string // "{prefix}:"
 }
 
-func newLayout(prefix string) layout { return layout{prefix: prefix, tag: "{" + prefix + "}:"} }
+func newLayout(prefix string) layout { return layout{prefix: prefix, tag: ilayout.Tag(prefix)} }
 
 // The key families, by the fixed part after the tag. families lists the
 // prefixes of the families named by an id, a user, a group or an
 // ordering; single keys are matched whole.
+// They are internal/layout's, the package's own.
 const (
-	famSeq       = "seq"
-	famStore     = "store"    // the store's identity (voting.Identity)
-	famBackfill  = "backfill" // where a Reconfigure's backfill is, while it runs
-	famKarma     = "karma"
-	famBy        = "by:"
-	famTop       = "top:"
-	famArticle   = "article:"
-	famVoted     = "voted:"
-	famGroups    = "groups:"
-	famGroup     = "group:"
-	famCache     = "cache:"
-	famLink      = "link:"
-	famSubmitted = "submitted:"
-	famUpvoted   = "upvoted:"
-	famVoteLog   = "votelog:"
-	famLastPost  = "lastpost:"
-	// The comments' (layout 5).
-	famCSeq        = "cseq"
-	famComments    = "comments"
-	famMoving      = "cmoving"   // while Reconfigure moves the comments of a store of layout 4
-	famRemoving    = "cremoving" // the cids whose removal a DeleteComment left to a later step
-	famComment     = "comment:"
-	famCBody       = "cbody:" // layout 4's bodies: none in a store of layout 5
-	famThread      = "thread:"
-	famKids        = "kids:"
-	famCVoted      = "cvoted:"
-	famCommented   = "commented:"
-	famLastComment = "lastcomment:"
-	// Moderation's (moderation.go, keys.go): the users' vote logs
-	// (WithVoteLog), the suspensions' hash and the vote events' stream
-	// (WithVoteEvents).
-	famUVotes    = "uvotes:"
-	famSuspended = "suspended"
-	famEvents    = "events"
-	famOther     = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
+	famSeq         = ilayout.Seq
+	famStore       = ilayout.Store    // the store's identity (voting.Identity)
+	famRules       = ilayout.Rules    // the numbers of the rules (voting.Rules)
+	famBackfill    = ilayout.Backfill // where a Reconfigure's backfill is, while it runs
+	famKarma       = ilayout.Karma
+	famBy          = ilayout.By
+	famTop         = ilayout.Top
+	famArticle     = ilayout.Article
+	famVoted       = ilayout.Voted
+	famGroups      = ilayout.Groups
+	famGroup       = ilayout.Group
+	famCache       = ilayout.Cache
+	famLink        = ilayout.Link
+	famSubmitted   = ilayout.Submitted
+	famUpvoted     = ilayout.Upvoted
+	famVoteLog     = ilayout.VoteLog
+	famLastPost    = ilayout.LastPost
+	famCSeq        = ilayout.CSeq
+	famComments    = ilayout.Comments
+	famMoving      = ilayout.Moving   // while Reconfigure moves the comments of a store of layout 4
+	famRemoving    = ilayout.Removing // the cids whose removal a DeleteComment left to a later step
+	famComment     = ilayout.Comment
+	famCBody       = ilayout.CBody // layout 4's bodies: none in a store of a later layout
+	famThread      = ilayout.Thread
+	famKids        = ilayout.Kids
+	famCVoted      = ilayout.CVoted
+	famCommented   = ilayout.Commented
+	famLastComment = ilayout.LastComment
+	famUVotes      = ilayout.UserVotes
+	famSuspended   = ilayout.Suspended
+	famEvents      = ilayout.Events
+	famOther       = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
 )
 
-var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
+var familyOrder = []string{famSeq, famStore, famRules, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
 	famCSeq, famComments, famMoving, famRemoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment,
 	famUVotes, famSuspended, famEvents, famOther}
@@ -90,7 +89,7 @@ func (l layout) family(key string) (fam, name string, ok bool) {
 		return "", "", false
 	}
 	switch rest {
-	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving, famRemoving, famSuspended, famEvents:
+	case famSeq, famKarma, famStore, famRules, famBackfill, famCSeq, famComments, famMoving, famRemoving, famSuspended, famEvents:
 		return rest, "", true
 	}
 	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,
@@ -129,12 +128,12 @@ func (l layout) pattern() string {
 var (
 	optionalOrders = []string{"top", "hot", "best", "controversial"}
 	allOrderings   = []string{"score", "time", "top", "hot", "best", "controversial"}
-	bucketSizes    = []int64{600, 86400, 2592000}
+	bucketSizes    = ilayout.BucketSizes[:]
 )
 
 // member is an id's member in the orderings, groups and pages: its digit
 // count as a letter, then the id ("a7", "b42").
-func member(id string) string { return string(rune(96+len(id))) + id }
+func member(id string) string { return ilayout.Member(id) }
 
 // idOf reverses member; ok is false for what no id makes.
 func idOf(m string) (string, bool) {
@@ -153,7 +152,7 @@ const (
 	// places: an article's and a comment's up and down, and a comment id,
 	// which its parent's and siblings' link fields hold (comment.lua
 	// issues none past it).
-	maxCount = 9999999999
+	maxCount = ilayout.MaxCount
 	// maxExact bounds a number the scripts read as a Lua number, or
 	// Redis keeps as a sorted set's score, both doubles, which hold an
 	// integer exactly up to 2^53: a post time, a close, an expiry in ms,
@@ -402,11 +401,11 @@ var commentOrders = []string{"hot", "controversial", "score"}
 
 // topBase is lib/tree.lua TOP_BASE, 2^50: a reply's top value less it
 // is its score in its parent's top band.
-const topBase = 1 << 50
+const topBase = ilayout.TopBase
 
 // topMember is a comment's member in its parent's top band: as member,
 // with capitals (lib/tree.lua topMember).
-func topMember(id string) string { return string(rune(64+len(id))) + id }
+func topMember(id string) string { return ilayout.TopMember(id) }
 
 // crecord is a comment's record (lib/tree.lua CREC).
 type crecord struct {
