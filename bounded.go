@@ -15,12 +15,12 @@ const (
 
 	// ancestorStep: comments a step of DeleteComment removes, the deleted
 	// one and the deleted ancestors its removal leaves without replies
-	// (lib/removal.lua), about 2 ms on redis-server. The first step also
+	// (lib/removal.lua), about 1 ms on redis-server. The first step also
 	// walks up every ancestor to keep their live counts, as a Comment
 	// does (about 3.5 ms at MaxCommentDepth), and removes one comment
 	// fewer for every ancestorWalk ancestors, but always the comment
 	// itself (comment_delete.lua).
-	ancestorStep = 100
+	ancestorStep = 50
 	ancestorWalk = 5
 
 	backfillStep = 200 // articles whose links a step of Reconfigure's backfill indexes

@@ -102,9 +102,9 @@
 // their Posted times. A comment starts with its poster's upvote and may be
 // [MaxCommentDepth] levels deep. DeleteComment keeps a comment with
 // replies in place as Deleted; one without replies goes, with each deleted
-// ancestor it leaves without replies, 100 a round trip: a chain of n such
-// ancestors takes about 1 + n/100 round trips, no script more than about
-// 5 ms of redis-server's time. A store whose articles get no comments does
+// ancestor it leaves without replies, 50 a round trip: a chain of n such
+// ancestors takes about 1 + n/50 round trips, no script more than about
+// 4 ms of redis-server's time. A store whose articles get no comments does
 // no extra work per vote or post.
 //
 // # Karma and rules

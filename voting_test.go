@@ -670,13 +670,17 @@ func TestDelayedVoteAtClose(t *testing.T) {
 	})
 }
 
-// skewedStores returns three stores on one prefix with a one-second
-// vote window: s on the test clock, behind it by 5 s, ahead of it by 3 s;
-// and the users the skewed-clock tests vote as.
+// skewedStores returns three stores on one prefix with a vote window of
+// 5 s: s on the test clock, behind it by 25 s, ahead of it by 15 s; and
+// the users the skewed-clock tests vote as. The window is the real
+// server's TTL of the voter records, which a loaded machine (CI with
+// -race) may take a second to get from a post to its votes: 5 s leaves
+// room.
 func skewedStores(t *testing.T, b *backend) (s, behind, ahead *Store, users []string) {
-	s, _ = newStore(t, b, WithVoteWindow(time.Second))
-	behind, _ = otherStore(t, s, epoch.Add(-5*time.Second), WithVoteWindow(time.Second))
-	ahead, _ = otherStore(t, s, epoch.Add(3*time.Second), WithVoteWindow(time.Second))
+	const window = 5 * time.Second
+	s, _ = newStore(t, b, WithVoteWindow(window))
+	behind, _ = otherStore(t, s, epoch.Add(-5*window), WithVoteWindow(window))
+	ahead, _ = otherStore(t, s, epoch.Add(3*window), WithVoteWindow(window))
 	return s, behind, ahead, []string{"alice", "bob", "carol"}
 }
 
