@@ -134,25 +134,29 @@ end
 -- Vote events (WithVoteEvents): a Redis Stream of the store, capped at
 -- about its length (XADD MAXLEN ~), of every vote that changes
 -- something, every vote a reversal takes back, and every suspension and
--- its end, each added in the script of the change. events is the
--- stream's key and its length, newline-separated, as the scripts take
--- them; every entry has the same fields (doc.go, "Moderation"):
+-- its end, each added in the script of the change. Every entry has the
+-- same fields (doc.go, "Moderation"):
 --   kind ('vote', 'reversed', 'suspend', 'unsuspend'), user, target (the
 --   item's id; the mode, 'refuse' or 'shadow', of a suspension),
 --   comment ('1' for a comment's), from, to (the votes '1', '-1', '0'),
 --   at (the store's clock, Unix ms)
-local function eventsKey(events)
-  return string.match(events, '^(.*)\n(%d+)$')
+
+-- moderated sets in k what a vote keeps for the moderators, from the
+-- scripts' arguments: log, the prefix of the vote logs, and events, the
+-- stream's key and its length, newline-separated; '' for none. It
+-- returns k.
+local function moderated(k, log, events)
+  if log ~= '' then
+    k.log = log
+  end
+  if events ~= '' then
+    k.events, k.maxLen = string.match(events, '^(.*)\n(%d+)$')
+  end
+  return k
 end
 
--- expectEvents checks the stream before a script's first write.
-local function expectEvents(events)
-  expect((eventsKey(events)), 'stream')
-end
-
--- addEvent adds one entry; at is Unix seconds (a vote's now) or ms.
-local function addEvent(events, kind, user, target, comment, from, to, atMs)
-  local key, n = eventsKey(events)
+-- addEvent adds one entry to the stream at key, of length n; at is ms.
+local function addEvent(key, n, kind, user, target, comment, from, to, atMs)
   redis.call('XADD', key, 'MAXLEN', '~', n, '*', 'kind', kind, 'user', user, 'target', target,
     'comment', comment and '1' or '0', 'from', tostring(from), 'to', tostring(to), 'at', atMs)
 end
