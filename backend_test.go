@@ -408,7 +408,7 @@ func scriptName(cmd string, args []interface{}) string {
 	hash, _ := args[0].(string)
 	if cmd == "FCALL" || cmd == "FCALL_RO" {
 		name, _ := strings.CutPrefix(hash, scriptLib.name+"_")
-		for _, sc := range allScripts {
+		for _, sc := range registry {
 			if name == sc.name {
 				return name
 			}
@@ -420,7 +420,7 @@ func scriptName(cmd string, args []interface{}) string {
 	} else if cmd != "EVALSHA" {
 		return ""
 	}
-	for _, sc := range allScripts {
+	for _, sc := range registry {
 		if hash == sc.Hash() {
 			return sc.name
 		}
@@ -569,7 +569,7 @@ func loadScripts(tb testing.TB, pool *redis.Pool) {
 	tb.Helper()
 	conn := pool.Get()
 	defer conn.Close()
-	for _, s := range allScripts {
+	for _, s := range registry {
 		if err := s.Load(conn); err != nil {
 			tb.Fatal(err)
 		}

@@ -13,6 +13,16 @@ const (
 	reverseStep = 100  // logged votes taken back per step of ReverseVotes, at most
 	reverseWork = 600  // the work a step of ReverseVotes starts on: about the commands of its votes (lib/reverse.lua reverseWork)
 
+	// ancestorStep: comments a step of DeleteComment removes, the deleted
+	// one and the deleted ancestors its removal leaves without replies
+	// (lib/removal.lua), about 2 ms on redis-server. The first step also
+	// walks up every ancestor to keep their live counts, as a Comment
+	// does (about 3.5 ms at MaxCommentDepth), and removes one comment
+	// fewer for every ancestorWalk ancestors, but always the comment
+	// itself (comment_delete.lua).
+	ancestorStep = 100
+	ancestorWalk = 5
+
 	backfillStep = 200 // articles whose links a step of Reconfigure's backfill indexes
 	moveStep     = 100 // comments of layout 4 a step of Reconfigure moves (reconfigure.lua; an id without one costs an eighth)
 )

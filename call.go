@@ -43,7 +43,7 @@ func (s *Store) evalRoom(ctx context.Context, sc script, keysAndArgs []interface
 	if sc.readOnly && s.readPool != nil {
 		pool, replica = s.readPool, true
 	}
-	wait := len(s.waits) > 0 && waitAfter[sc.name]
+	wait := len(s.waits) > 0 && sc.wait
 	var args []interface{}
 	if !wait {
 		args = s.callArgs(sc, keysAndArgs, room) // once, for every try

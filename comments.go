@@ -5,12 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/gomodule/redigo/redis"
 )
 
 // Comment threads (issue 29): comments on an article and replies to
 // them, voted with the same engine as articles. Each call is one script
-// in one round trip, Comment after a PING (lua/comment*.lua, lua/thread.lua, with the helpers of
-// lua/lib/comments.lua); the layout is doc.go's ("Key layout",
+// in one round trip, Comment after a PING, DeleteComment in bounded
+// steps past a long chain of deleted ancestors (lua/comment*.lua,
+// lua/thread.lua, with the helpers of lua/lib/comments.lua and
+// lua/lib/removal.lua); the layout is doc.go's ("Key layout",
 // "Comments").
 
 // Comment posts a reply by poster to the article articleID, or, with
@@ -331,27 +335,49 @@ func (s *Store) EditComment(ctx context.Context, commentID, user, body string) (
 	return Comment{}, statusErr(op, status, commentID)
 }
 
-// DeleteComment deletes the comment, in one round trip. A comment
-// without replies is removed whole, and so, then, is each deleted
-// ancestor left without replies. One with replies stays in its place as
-// Deleted, its Poster and Body emptied, its votes and the karma they
-// moved kept, and its replies untouched. The live counts (its ancestors'
-// Replies, the article's Comments) drop by one where the comment was
-// live. Deleting a deleted comment again changes nothing; an unknown one
-// gets [ErrNotFound].
+// DeleteComment deletes the comment. A comment without replies is
+// removed whole, and so, then, is each deleted ancestor left without
+// replies. One with replies stays in its place as Deleted, its Poster
+// and Body emptied, its votes and the karma they moved kept, and its
+// replies untouched. The live counts (its ancestors' Replies, the
+// article's Comments) drop by one where the comment was live. Deleting
+// a deleted comment again changes nothing; an unknown one gets
+// [ErrNotFound].
+//
+// It takes one round trip, and, where deleted ancestors go too, one
+// more for each 100 of them past those the first removes: each step is
+// one atomic script. The first also walks up every ancestor for their
+// live counts, as Comment does, and removes one ancestor fewer for
+// every 5 ancestors it walked, down to none. Between steps the deleted ancestors not yet removed read everywhere as deleted
+// comments without replies. A DeleteComment interrupted between steps
+// (its context done, its connection lost) leaves them so, and the next
+// DeleteComment of any comment of the store removes them, before it
+// returns. With [WithWaitReplicas] each step waits for the replicas, and
+// DeleteComment stops after the first step not replicated, with an error
+// wrapping [ErrNotReplicated].
 func (s *Store) DeleteComment(ctx context.Context, commentID string) error {
 	if s.hooked(ctx) {
 		return observeErr(ctx, s, Call{Op: "DeleteComment"}, func(ctx context.Context) error { return s.DeleteComment(ctx, commentID) })
 	}
 	const op = "delete comment"
-	err := notFound(op, commentID) // a malformed id, as an unknown one
-	if canonicalID(commentID) {
-		_, err = s.call(ctx, op, commentDeleteScript, commentID, s.commentDeleteArgs(commentID))
+	if !canonicalID(commentID) {
+		return commentNotFound(op, commentID) // a malformed id, as an unknown one
 	}
-	if errors.Is(err, ErrNotFound) {
-		return commentNotFound(op, commentID)
+	id := commentID
+	for {
+		rest, err := s.call(ctx, op, commentDeleteScript, commentID, s.commentDeleteArgs(id))
+		if errors.Is(err, ErrNotFound) {
+			return commentNotFound(op, commentID)
+		}
+		var more int64
+		if len(rest) == 2 {
+			more, _ = redis.Int64(rest[0], nil)
+		}
+		if err != nil || more == 0 {
+			return err
+		}
+		id = "" // go on with the removal left (comment_delete.lua)
 	}
-	return err
 }
 
 // UserComments returns page (1-based) of user's comments, newest first

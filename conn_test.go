@@ -91,6 +91,17 @@ var methods = []method{
 	{"RemoveFromGroups", 1, true, func(ctx context.Context, s *Store, id string) error { return s.RemoveFromGroups(ctx, id, "redis") }},
 	{"Karma", 1, false, func(ctx context.Context, s *Store, id string) error { _, err := s.Karma(ctx, "alice"); return err }},
 	{"TopUsers", 1, false, func(ctx context.Context, s *Store, id string) error { _, err := s.TopUsers(ctx, 1); return err }},
+	{"Rules", 1, false, func(ctx context.Context, s *Store, id string) error { _, err := s.Rules(ctx); return err }},
+	{"SetRules", 1, false, func(ctx context.Context, s *Store, id string) error {
+		if !s.rules.config.karma {
+			// A store with no rule has none to set (ErrNotAllowed,
+			// before Redis): its Rules is the round trip.
+			_, err := s.Rules(ctx)
+			return err
+		}
+		_, err := s.SetRules(ctx, WithKarma(1, -1))
+		return err
+	}},
 	{"Edit", 1, true, func(ctx context.Context, s *Store, id string) error {
 		_, err := s.Edit(ctx, id, "alice", "edited", "")
 		if errors.Is(err, ErrNotAllowed) {

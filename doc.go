@@ -157,7 +157,19 @@
 // deleted ancestor left without replies; one with replies stays in
 // place as Deleted, its poster and body gone from every read, its votes
 // and their karma kept; it takes no more votes (ErrNotFound), as a
-// deleted comment on Reddit takes none.
+// deleted comment on Reddit takes none. The removal goes in steps of
+// at most 100 comments, one script and round trip each: the first walks
+// up every ancestor for their live counts, as a Comment does, and
+// removes one comment fewer for every 5 ancestors, down to the comment
+// alone; each other step removes 100 of the deleted ancestors left. So
+// a chain of n deleted ancestors left without replies takes about
+// 1 + n/100 round trips, and no script more than about 5 ms of
+// redis-server's time, at MaxCommentDepth too (BenchmarkCommentBounds'
+// comment-at-999 costs as much). Between steps the ancestors not yet
+// removed read, in every read and count, as deleted comments without
+// replies; their cids wait in {prefix}:cremoving, and a DeleteComment
+// cut short between steps leaves them so until the next DeleteComment
+// of any comment of the store, which removes them first.
 //
 // A comment's record is one string, as an article's is, its body in
 // it: its counts (up, down, live descendants), its newest and oldest
@@ -211,6 +223,19 @@
 // within a span of posting). [RetryAfter] tells a rate-limited caller how
 // long to wait. Every one is off unless its option is given; a store
 // without the vote rules does no extra work per vote.
+//
+// Rules are data. Whether a rule is on is a shared option, recorded in
+// the store's identity (below); its numbers (karma per vote, costs, least
+// karma, the vote limit and its span, the intervals, the repost span, the
+// edit window) are data of the store, in {prefix}:rules. The first Post
+// into an empty store records the numbers of its options; from then on
+// [Store.SetRules] (or votectl options -vote-limit 6/1m) changes them,
+// and every process sharing the store applies them from its next call,
+// with no restart and no [ErrIncompatible], whatever numbers its own
+// options name. [Store.Rules] reads them. A rule's script reads the
+// record with one GET (parsed once per record where the scripts run as
+// a library); a store whose record is lost applies each process's own
+// numbers until SetRules or Reconfigure writes it again.
 //
 // # Moderation
 //
@@ -309,8 +334,11 @@
 //
 //	{voting}:seq                      string  the last issued article id
 //	{voting}:store                    string  the store's identity: "<layout> <option>...",
-//	                                          as "5 orders=top karma=1,-1" ("The store's
+//	                                          as "6 orders=top karma" ("The store's
 //	                                          identity")
+//	{voting}:rules                    string  the numbers of the rules that are on, as
+//	                                          "karma=1,-1 votelimit=10,60000" (spans in
+//	                                          ms; Store.SetRules, "Rules are data")
 //	{voting}:store:<identity>         none    the fence: never written; every script
 //	                                          declares it ("Redis Cluster")
 //	{voting}:backfill                 string  "<post time> <member>", where Reconfigure's
@@ -349,6 +377,10 @@
 //	{voting}:cseq                     string  the last issued comment id
 //	{voting}:cmoving                  string  the last comment id Reconfigure moved from
 //	                                          layout 4, while it moves them
+//	{voting}:cremoving                set     cids of deleted comments without replies
+//	                                          whose removal, and their deleted
+//	                                          ancestors', a DeleteComment left to a
+//	                                          later step (Store.DeleteComment)
 //	{voting}:comment:<cid>            string  the comment's record: "<up> <down> <replies>
 //	                                          <first> <last> <next> <prev> <deleted>
 //	                                          <article> <parent> <posted> <closes> <depth>
@@ -404,15 +436,18 @@
 //
 // # The store's identity
 //
-// The key layout of this package is version [LayoutVersion] (5). Each
+// The key layout of this package is version [LayoutVersion] (6). Each
 // store records, at {prefix}:store, its layout and the options that
 // every process writing to it must share ([Identity]): WithOrders
-// (ScoreDesc among them, for comments), WithKarma, WithVoteCost,
-// WithMinKarma, WithVoteLimit, WithPostInterval, WithRepostAfter,
-// WithEditWindow, WithCommentInterval, WithUserPages, WithUniqueLinks,
-// WithVoteLog and WithVoteEvents. Each decides what a write keeps (an ordering, karma,
-// a page, a link's claim) or refuses, so two processes that differ
-// build data that neither describes. The vote weight and window are not
+// (ScoreDesc among them, for comments), whether each rule is on
+// (WithKarma, WithVoteCost, WithMinKarma, WithVoteLimit,
+// WithPostInterval, WithRepostAfter, WithEditWindow,
+// WithCommentInterval), WithUserPages, WithUniqueLinks, WithVoteLog and
+// WithVoteEvents. Each decides what a write keeps (an ordering, karma, a
+// page, a link's claim, a log, an event) or refuses, so two processes
+// that differ build data that neither describes. The rules' numbers are
+// not shared options but data of the store ("Rules are data", above).
+// The vote weight and window are not
 // shared: each article keeps those it was posted with, and every vote
 // on it uses them, whichever store counts it. The other options (page
 // size, group cache TTL, clock, read pool, waits) are each process's.
@@ -425,8 +460,8 @@
 // {prefix}:store:<identity>, never written): a write runs only
 // where they are equal, and a read where the layouts are; otherwise the
 // call returns an error wrapping [ErrIncompatible] that names the
-// difference ("karma 1,-1 here, off in the store", "layout 2, this
-// library reads 5") and changes nothing. New does not talk to Redis:
+// difference ("karma on here, off in the store", "layout 2, this
+// library reads 6") and changes nothing. New does not talk to Redis:
 // [Store.CheckIdentity] makes a write's comparison in one round trip,
 // for a service to call at start and refuse to start on, with the
 // votectl command that records its options in the error. VotesOf, which
@@ -449,12 +484,16 @@
 // its body in it, where layout 4 kept a hash and a string for the body,
 // and a parent's Best and Top orderings of its replies in one sorted
 // set, where layout 4 kept two: a comment takes about 360 bytes, not
-// 480. A store recorded as layout 3 or 4 gets ErrIncompatible from this
+// 480. Layout 6 keeps the numbers of the rules in a record of their own.
+// A store recorded as layout 3, 4 or 5 gets ErrIncompatible from this
 // version (saying to run Reconfigure), and [Store.Reconfigure] migrates
-// it by recording layout 5: a store of layout 3 has no comments, and
-// nothing else moves; one of layout 4 has its comments moved then, by
+// it by recording layout 6, in one step but for comments of layout 4: a
+// store of layout 3 has no comments, and nothing else moves but the
+// rules' numbers; one of layout 4 has its comments moved then, by
 // id, 100 a step (the cursor at {prefix}:cmoving), each step a few
-// milliseconds. Until the last step, the calls about comments, and
+// milliseconds; layout 5 kept the numbers of the rules in the identity's
+// words ("votelimit=10,60000"), which Reconfigure moves to the rules
+// record. Until the last step, the calls about comments, and
 // Delete and Prune of an article with comments, get ErrIncompatible
 // (saying that Reconfigure moves them), but a vote on a comment already
 // moved; the articles' calls work throughout. An interrupted
@@ -731,7 +770,8 @@
 // [Store.Replies] do work in proportion to their limit, at most
 // [MaxThread] comments, however large the thread; [Store.Comment] and
 // [Store.DeleteComment] in proportion to the comment's depth, at most
-// [MaxCommentDepth]. Every other call is one script in one round trip;
+// [MaxCommentDepth], and DeleteComment in steps of 100 comments removed
+// ("Comments"). Every other call is one script in one round trip;
 // Post and Comment take one more, a PING before it (below).
 //
 // A missing library is loaded again by the call that finds it missing,

@@ -87,13 +87,13 @@ func TestWaitOptionsValidate(t *testing.T) {
 	}
 }
 
-// TestWaitAfter keeps waitAfter in step with the scripts: every script
-// that writes is waited after, but for the caches.
+// TestWaitAfter keeps scriptTable's waits in step with the scripts:
+// every script that writes is waited after, but for the caches.
 func TestWaitAfter(t *testing.T) {
 	caches := map[string]bool{"group_page": true, "group_renew": true, "user_page": true, "user_comments": true}
 	for _, sc := range registry {
-		if want := !sc.readOnly && !caches[sc.name]; waitAfter[sc.name] != want {
-			t.Errorf("script %s: waited after %v, want %v", sc.name, waitAfter[sc.name], want)
+		if want := !sc.readOnly && !caches[sc.name]; sc.wait != want {
+			t.Errorf("script %s: waited after %v, want %v", sc.name, sc.wait, want)
 		}
 	}
 }

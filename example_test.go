@@ -1408,7 +1408,7 @@ func ExampleStore_Identity() {
 	defer done()
 	fmt.Println(store.Identity())
 	// Output:
-	// 5 karma=1,-1 userpages
+	// 6 karma userpages
 }
 
 // Recorded reads what the store's first write recorded.
@@ -1423,7 +1423,7 @@ func ExampleStore_Recorded() {
 	fmt.Println("after it:", found, id, err)
 	// Output:
 	// before the first post: false
-	// after it: true 5 orders=top <nil>
+	// after it: true 6 orders=top <nil>
 }
 
 // A process started with other shared options than the store records
@@ -1448,8 +1448,8 @@ func ExampleStore_Reconfigure() {
 	_, err = old.Vote(ctx, "carol", a.ID, voting.Upvote)
 	fmt.Println("old options:", errors.Is(err, voting.ErrIncompatible))
 	// Output:
-	// true voting: vote: incompatible store: karma 1,-1 here, off in the store
-	// was "5", now "5 karma=1,-1", <nil>
+	// true voting: vote: incompatible store: karma on here, off in the store
+	// was "6", now "6 karma", <nil>
 	// new options: <nil>
 	// old options: true
 }
@@ -1493,10 +1493,10 @@ func ExampleStore_Check() {
 
 // An identity's text, as Redis keeps it at {prefix}:store.
 func ExampleIdentity_String() {
-	id := voting.Identity{Layout: voting.LayoutVersion, Options: []string{"orders=top,hot", "karma=1,-1"}}
+	id := voting.Identity{Layout: voting.LayoutVersion, Options: []string{"orders=top,hot", "karma"}}
 	fmt.Println(id.String())
 	// Output:
-	// 5 orders=top,hot karma=1,-1
+	// 6 orders=top,hot karma
 }
 
 // An operator's tool opens a recorded store with its own options.
@@ -1514,9 +1514,93 @@ func ExampleIdentity_StoreOptions() {
 		log.Fatal(err)
 	}
 	tool, _ = voting.New(pool, opts...)
+	rules, err := tool.Rules(ctx) // the store's numbers
 	fmt.Println(tool.Identity(), tool.Identity().String() == site.Identity().String())
+	fmt.Println(rules, err)
 	// Output:
-	// 5 karma=1,-1 uniquelinks true
+	// 6 karma uniquelinks true
+	// karma=1,-1 <nil>
+}
+
+// A rule's numbers are data of the store: SetRules changes them for
+// every process from its next call, with no restart. Here a process
+// started with a limit of 2 votes a minute applies the store's 3.
+func ExampleStore_SetRules() {
+	_, pool, done := examplePool()
+	defer done()
+	ctx := context.Background()
+	site, _ := voting.New(pool, voting.WithVoteLimit(2, time.Minute))
+	var ids []string
+	for _, title := range []string{"one", "two", "three"} {
+		a, _ := site.Post(ctx, "alice", title, "")
+		ids = append(ids, a.ID)
+	}
+	admin, _ := voting.New(pool, voting.WithVoteLimit(2, time.Minute))
+	rules, err := admin.SetRules(ctx, voting.WithVoteLimit(3, time.Minute))
+	fmt.Println(rules.VoteLimit, rules.VoteLimitPer, err)
+	for _, id := range ids {
+		_, err := site.Vote(ctx, "bob", id, voting.Upvote)
+		fmt.Println("bob votes on", id+":", err)
+	}
+	_, err = admin.SetRules(ctx, voting.WithKarma(1, -1))
+	fmt.Println(errors.Is(err, voting.ErrNotAllowed), err)
+	// Output:
+	// 3 1m0s <nil>
+	// bob votes on 1: <nil>
+	// bob votes on 2: <nil>
+	// bob votes on 3: <nil>
+	// true voting: set rules: not allowed: karma is off in this store (WithKarma): turning a rule on is Reconfigure's (votectl options)
+}
+
+// Rules reads the numbers the store applies: its own, recorded by its
+// first post or SetRules, whatever the process's options say.
+func ExampleStore_Rules() {
+	_, pool, done := examplePool()
+	defer done()
+	ctx := context.Background()
+	first, _ := voting.New(pool, voting.WithKarma(1, -1), voting.WithPostInterval(15*time.Minute))
+	first.Post(ctx, "alice", "Redis in Action", "")
+	later, _ := voting.New(pool, voting.WithKarma(2, -2), voting.WithPostInterval(time.Minute))
+	rules, err := later.Rules(ctx)
+	fmt.Println(rules.On, rules.KarmaPerUpvote, rules.PostInterval, err)
+	fmt.Println(rules)
+	// Output:
+	// [karma postinterval] 1 15m0s <nil>
+	// karma=1,-1 postinterval=900000
+}
+
+// Options gives a store the rules of another: here, a new store on
+// another prefix with the numbers the first one applies.
+func ExampleRules_Options() {
+	_, pool, done := examplePool()
+	defer done()
+	ctx := context.Background()
+	site, _ := voting.New(pool, voting.WithVoteLimit(10, time.Hour))
+	site.SetRules(ctx, voting.WithVoteLimit(20, time.Hour))
+	rules, _ := site.Rules(ctx)
+	copyOf, _ := voting.New(pool, append(rules.Options(), voting.WithKeyPrefix("copy"))...)
+	copied, err := copyOf.Rules(ctx)
+	fmt.Println(copied, err)
+	// Output:
+	// votelimit=20,3600000 <nil>
+}
+
+// String gives the rules in the words of the rules record, as votectl
+// options shows them, spans in milliseconds: a line for a log.
+func ExampleRules_String() {
+	store, done := exampleStore(nil, voting.WithKarma(1, -1), voting.WithVoteLimit(10, time.Minute))
+	defer done()
+	post(store, "alice", "Redis in Action") // the first post records the rules
+
+	rules, err := store.Rules(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("rules:", rules)
+	fmt.Println(voting.Rules{On: []string{"postinterval"}, PostInterval: 15 * time.Minute})
+	// Output:
+	// rules: karma=1,-1 votelimit=10,60000
+	// postinterval=900000
 }
 
 // comments posts, on article, a comment by each "poster: body" of list
@@ -1740,6 +1824,34 @@ func ExampleStore_CommentVotesOf() {
 	fmt.Println(len(list), arrows)
 	// Output:
 	// 2 [none down none]
+}
+
+// A user's saved comments, in the user's order, in one round trip: a
+// deleted comment kept for its replies comes without poster or body, and
+// one that is gone is skipped.
+func ExampleStore_CommentsByID() {
+	ctx := context.Background()
+	store, done := exampleStore(nil)
+	defer done()
+	a := post(store, "alice", "Redis in Action")[0]
+	ids := comments(store, a.ID, []int{-1, 0, -1}, "bob: Great book", "carol: Agreed", "dave: Meh")
+	for _, id := range []string{ids[0], ids[2]} {
+		if err := store.DeleteComment(ctx, id); err != nil {
+			log.Fatal(err)
+		}
+	}
+
+	saved := []string{ids[1], ids[2], ids[0], "99"}
+	list, err := store.CommentsByID(ctx, saved)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range list {
+		fmt.Printf("%s %q %q deleted=%v replies=%d\n", c.ID, c.Poster, c.Body, c.Deleted, c.Replies)
+	}
+	// Output:
+	// 2 "carol" "Agreed" deleted=false replies=0
+	// 1 "" "" deleted=true replies=1
 }
 
 // A user's latest comments, newest first.

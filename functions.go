@@ -81,12 +81,12 @@ func newLibrary(scripts []script) functionLibrary {
 // flag returns the flag of sc's function in the library, "" for none:
 // no-writes for a script that writes nothing, which FCALL_RO runs and so
 // a replica may; allow-oom for one that only removes or renews a TTL
-// (allowOOMScripts), which a full Redis runs as it runs it as a script.
+// (scriptSpec.allowOOM), which a full Redis runs as it runs it as a script.
 func (sc script) flag() string {
 	switch {
 	case sc.readOnly:
 		return "no-writes"
-	case allowOOMScripts[sc.name]:
+	case sc.allowOOM:
 		return "allow-oom"
 	}
 	return ""
@@ -233,10 +233,10 @@ func runScript(ctx context.Context, c redis.Conn, sc script, replica bool, keysA
 
 // refusedFull reports whether err is Redis's refusal, on a full Redis,
 // of sc sent without flags, where sc is one that runs there
-// (allowOOMScripts).
+// (scriptSpec.allowOOM).
 func (sc script) refusedFull(err error) bool {
 	e, ok := err.(redis.Error)
-	return ok && allowOOMScripts[sc.name] && strings.HasPrefix(string(e), "OOM ")
+	return ok && sc.allowOOM && strings.HasPrefix(string(e), "OOM ")
 }
 
 // allowOOMSource is sc's source flagged allow-oom, for EVAL.
@@ -252,22 +252,6 @@ func isCompileError(err error) bool {
 // A store with waits (WithWaitReplicas, WithWaitAOF; durable.go) runs
 // the scripts that write as exec does, with its waits pipelined after
 // them on the same connection, in the same round trip (execWait).
-
-// waitAfter names the scripts a store with waits waits after: all but
-// those that write nothing, and those whose only writes are caches that
-// a failover may lose at no cost (a group's cached pages and their TTL,
-// and the dropping of gone articles and comments from users' pages).
-var waitAfter = map[string]bool{}
-
-func init() {
-	for _, sc := range registry {
-		switch sc.name {
-		case "group_page", "group_renew", "user_page", "user_comments":
-		default:
-			waitAfter[sc.name] = !readOnlyScripts[sc.name]
-		}
-	}
-}
 
 // execWait runs sc on c as exec does, with the store's waits pipelined
 // after it in the same round trip: FCALL, FUNCTION LOAD and FCALL where

@@ -177,7 +177,7 @@ func TestFunctionsFallback(t *testing.T) {
 // after its content, so a library of other sources (another version of
 // the package) loads beside it under another name, and the stores of both
 // run; the read scripts flagged no-writes, and those that only remove
-// or renew a TTL allow-oom (allowOOMScripts).
+// or renew a TTL allow-oom (scriptTable).
 func TestLibrary(t *testing.T) {
 	if !regexp.MustCompile(`^voting_[0-9a-f]{16}$`).MatchString(scriptLib.name) {
 		t.Fatalf("library name %q", scriptLib.name)
@@ -239,10 +239,10 @@ func TestLibrary(t *testing.T) {
 			flags[strings.TrimPrefix(name, scriptLib.name+"_")] = strings.Join(fl, " ")
 		}
 	}
-	if len(flags) != len(allScripts) {
-		t.Errorf("the library has %d functions, the store %d scripts", len(flags), len(allScripts))
+	if len(flags) != len(registry) {
+		t.Errorf("the library has %d functions, the store %d scripts", len(flags), len(registry))
 	}
-	for _, sc := range allScripts {
+	for _, sc := range registry {
 		want := sc.flag()
 		if got, ok := flags[sc.name]; !ok || got != want {
 			t.Errorf("function %s: present %v, flags %q; want %q", sc.name, ok, got, want)
@@ -263,7 +263,7 @@ func TestTrimLib(t *testing.T) {
 	if !defined["vote"] || !defined["OK"] || !defined["rows"] || !defined["CORRUPT"] {
 		t.Fatalf("lua/lib's parts define %v", defined)
 	}
-	for _, sc := range allScripts {
+	for _, sc := range registry {
 		carried := map[string]bool{}
 		for _, p := range libParts(strings.TrimSuffix(sc.source, sc.body)) {
 			for _, n := range p.names {
@@ -392,7 +392,7 @@ func TestFullRedis(t *testing.T) {
 // string or long comment ([[ ... ]], --[[ ... ]]), whose inner lines may
 // look like comments or be blank.
 func TestCompactLua(t *testing.T) {
-	for _, sc := range allScripts {
+	for _, sc := range registry {
 		if strings.Contains(sc.body, "[[") || strings.Contains(sc.body, "[=") {
 			t.Errorf("%s.lua has a long bracket, which compactLua would break", sc.name)
 		}

@@ -191,7 +191,7 @@ func (s *Store) checkRecord(ctx context.Context, c redis.Conn, h *Health) {
 			return
 		}
 	}
-	h.problem(true, "incompatible store: %s", difference(rec, h.Identity))
+	h.problem(true, "incompatible store: %s", difference(rec, h.Identity, "", s.rules.want.(string)))
 }
 
 func (s *Store) checkReadPool(ctx context.Context, h *Health, info func(redis.Conn, string) map[string]string) {

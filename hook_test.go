@@ -104,6 +104,8 @@ func methodCalls() []methodCall {
 		{Call{Op: "GroupCount", Group: "g"}, nil, func(s *Store) error { return e(s.GroupCount(ctx, "g")) }},
 		{Call{Op: "Karma"}, nil, func(s *Store) error { return e(s.Karma(ctx, "alice")) }},
 		{Call{Op: "TopUsers", Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.TopUsers(ctx, 1)) }},
+		{Call{Op: "Rules"}, nil, func(s *Store) error { return e(s.Rules(ctx)) }},
+		{Call{Op: "SetRules"}, nil, func(s *Store) error { return e(s.SetRules(ctx, WithKarma(1, -1))) }},
 		{Call{Op: "Edit"}, nil, func(s *Store) error { return e(s.Edit(ctx, "2", "alice", "a new title", "https://example.com/2")) }},
 		{Call{Op: "Edit"}, ErrNotAllowed, func(s *Store) error { return e(s.Edit(ctx, "2", "bob", "a new title", "")) }},
 		{Call{Op: "Submitted", Page: 1, HasPage: true}, nil, func(s *Store) error { return e(s.Submitted(ctx, "alice", 1)) }},

@@ -15,9 +15,9 @@ import (
 // version of its key layout and the options every process writing to it
 // must share (doc.go, "The store's identity"). Every script declares the
 // fence, whose name carries this store's identity (keys.go fence), and
-// compares it with the record with one GET (lib/base.lua checkStore, put
-// in front of each script by scripts.go identityPrologue; a vote, before
-// its first write): a write runs only where they are equal, a read where
+// compares it with the record with one GET (lib/base.lua openStore, the
+// first line of each script, in the mode scripts.go scriptTable gives
+// it; a vote, before its first write): a write runs only where they are equal, a read where
 // the layouts are. Post records the identity of an empty store with its
 // first write; CheckIdentity, below, makes a write's comparison for a
 // service at start. The Store's other methods about it are
@@ -31,10 +31,16 @@ import (
 // deletes the article. Version 5 keeps each comment, its body included,
 // in one string, and a parent's Best and Top orderings of its replies in
 // one sorted set, where version 4 had a hash, a string for the body and
-// two sorted sets. A store of layout 3 or 4 becomes one of layout 5 by
-// [Store.Reconfigure], which moves the comments of one of layout 4
-// (doc.go, "The store's identity").
-const LayoutVersion = 5
+// two sorted sets. Version 6 keeps the numbers of the rules in a record
+// of their own, data of the store ([Store.SetRules]), where version 5
+// had them in the identity's words ("votelimit=10,60000"; now
+// "votelimit"), and the comments whose removal a DeleteComment left to
+// its next steps in a set (cremoving). A store of layout 3, 4 or 5
+// becomes one of layout 6 by
+// [Store.Reconfigure], which moves the comments of one of layout 4, and
+// the numbers of the rules of one of layout 3 to 5 (doc.go, "The store's
+// identity").
+const LayoutVersion = 6
 
 // oldestMigrated is the oldest layout Reconfigure migrates to
 // LayoutVersion.
@@ -47,14 +53,16 @@ func migrates(layout int) bool { return layout >= oldestMigrated && layout < Lay
 // Identity is a store's key layout version and the options that every
 // process writing to it must share, as a store records it in Redis.
 // Options lists the shared options that are on, in a fixed order, each
-// as a word: "orders=top,hot" (WithOrders), "karma=1,-1" (WithKarma),
-// "cost=1,6" (WithVoteCost), "minkarma=0,500" (WithMinKarma),
-// "votelimit=10,60000" (WithVoteLimit: n, then the span in ms),
-// "postinterval=900000", "repostafter=172800000", "editwindow=900000"
-// (WithPostInterval, WithRepostAfter, WithEditWindow, in ms),
+// as a word: "orders=top,hot" (WithOrders), the rules that are on,
+// "karma" (WithKarma), "cost" (WithVoteCost), "minkarma"
+// (WithMinKarma), "votelimit" (WithVoteLimit), "postinterval"
+// (WithPostInterval), "repostafter" (WithRepostAfter), "editwindow"
+// (WithEditWindow), "commentinterval" (WithCommentInterval), then
 // "userpages" (WithUserPages), "uniquelinks" (WithUniqueLinks),
-// "votelog" (WithVoteLog) and "events=10000" (WithVoteEvents). A
-// store with none of them has no Options.
+// "votelog" (WithVoteLog) and "events=10000" (WithVoteEvents). A store
+// with none of them has no Options. The rules' numbers are not shared
+// options but data of the store ([Rules]): processes with other numbers
+// in their options share a store, which applies its own.
 //
 // The vote weight and window are not shared: each article keeps those it
 // was posted with, whichever store counts its votes. Neither are the
@@ -90,36 +98,22 @@ func parseIdentity(s string) (id Identity, ok bool) {
 // enabled are orders.
 func (c *config) identity(orders []string) Identity {
 	id := Identity{Layout: LayoutVersion}
-	add := func(on bool, name string, v ...int64) {
-		if !on {
-			return
-		}
-		if len(v) == 0 {
-			id.Options = append(id.Options, name)
-			return
-		}
-		s := make([]string, len(v))
-		for i, x := range v {
-			s[i] = strconv.FormatInt(x, 10)
-		}
-		id.Options = append(id.Options, name+"="+strings.Join(s, ","))
-	}
-	r := c.rules
 	if len(orders) > 0 {
 		id.Options = append(id.Options, "orders="+strings.Join(orders, ","))
 	}
-	add(r.karma, "karma", r.perUp, r.perDown)
-	add(r.cost, "cost", r.costUp, r.costDown)
-	add(r.minKarma, "minkarma", r.minUp, r.minDown)
-	add(r.voteLimit, "votelimit", int64(r.limit), r.per.Milliseconds())
-	add(r.hasInterval, "postinterval", r.postInterval.Milliseconds())
-	add(r.hasRepost, "repostafter", r.repostAfter.Milliseconds())
-	add(r.hasEdit, "editwindow", r.editWindow.Milliseconds())
-	add(r.hasCommentInterval, "commentinterval", r.commentInterval.Milliseconds())
-	add(c.userPages, "userpages")
-	add(c.uniqueLinks, "uniquelinks")
-	add(c.voteLog, "votelog")
-	add(c.hasEvents, "events", c.voteEvents)
+	id.Options = append(id.Options, c.rules.names()...)
+	if c.userPages {
+		id.Options = append(id.Options, "userpages")
+	}
+	if c.uniqueLinks {
+		id.Options = append(id.Options, "uniquelinks")
+	}
+	if c.voteLog {
+		id.Options = append(id.Options, "votelog")
+	}
+	if c.hasEvents {
+		id.Options = append(id.Options, "events="+strconv.FormatInt(c.voteEvents, 10))
+	}
 	return id
 }
 
@@ -142,10 +136,14 @@ type incompatibleError struct{ recorded, here string }
 const incompatiblePrefix = "voting: incompatible store: "
 
 func (e *incompatibleError) Error() string {
-	return ErrIncompatible.Error() + ": " + difference(e.recorded, e.here)
+	return ErrIncompatible.Error() + ": " + difference(e.recorded, e.here, "", "")
 }
 
 func (e *incompatibleError) Unwrap() error { return ErrIncompatible }
+
+// rulesPrefix starts the error of a script that finds no numbers for a
+// rule that is on (lib/rules.lua storeRules).
+const rulesPrefix = "voting: rules: "
 
 // movingPrefix starts the error lib/comments.lua moving raises: a call
 // about comments while Reconfigure moves those of a store of layout 4
@@ -161,6 +159,9 @@ var errMoving = fmt.Errorf("%w: the comments of layout 4 are not all moved to la
 func parseIncompatible(msg string) (error, bool) {
 	if strings.Contains(msg, movingPrefix) {
 		return errMoving, true
+	}
+	if i := strings.Index(msg, rulesPrefix); i >= 0 {
+		return fmt.Errorf("%w: %s", ErrIncompatible, strings.TrimSpace(msg[i+len(rulesPrefix):])), true
 	}
 	i := strings.Index(msg, incompatiblePrefix)
 	if i < 0 {
@@ -206,10 +207,21 @@ func leadingDigits(s string) string {
 	return s[:i]
 }
 
+// asRecorded turns rule i of ruleList on with the numbers the store
+// records, and none of its own.
+func asRecorded(i int) Option {
+	return func(c *config) {
+		*ruleList[i].on(&c.rules) = true
+		c.rules.asRecorded |= 1 << i
+	}
+}
+
 // difference names how the recorded identity differs from here, this
 // store's: "layout 2, this library reads 3", "karma off here, 1,-1 in the
-// store".
-func difference(recorded, here string) string {
+// store", with the numbers of the rules of recordedRules (the store's
+// rules record) and hereRules (this store's words) where it has them
+// (numbers).
+func difference(recorded, here, recordedRules, hereRules string) string {
 	h, _ := parseIdentity(here)
 	if recorded == "" {
 		return fmt.Sprintf("the store has data and no recorded layout (written before layouts were recorded), this library reads %d: "+
@@ -227,7 +239,7 @@ func difference(recorded, here string) string {
 		return fmt.Sprintf("layout %d, this library reads %d", r.Layout, h.Layout)
 	}
 	var diffs []string
-	for _, d := range optionDiffs(r, h) {
+	for _, d := range numbers(optionDiffs(r, h), recordedRules, hereRules) {
 		diffs = append(diffs, fmt.Sprintf("%s %s here, %s in the store", d.name, onOff(d.here), onOff(d.recorded)))
 	}
 	if len(diffs) == 0 {
@@ -270,6 +282,34 @@ func optionDiffs(recorded, here Identity) []optionDiff {
 		diffs = append(diffs, optionDiff{name: name, recorded: rm[name], here: hm[name]})
 	}
 	return diffs
+}
+
+// numbers returns diffs with the numbers of the rules in place of "on":
+// those of the words of recordedRules (a rules record) for the values
+// recorded, and of hereRules (a store's words) for the values here, where
+// they have them.
+func numbers(diffs []optionDiff, recordedRules, hereRules string) []optionDiff {
+	values := func(words string) map[string]string {
+		m := map[string]string{}
+		for _, w := range strings.Fields(words) {
+			if name, v, ok := strings.Cut(w, "="); ok {
+				m[name] = v
+			}
+		}
+		return m
+	}
+	rm, hm := values(recordedRules), values(hereRules)
+	out := make([]optionDiff, len(diffs))
+	for i, d := range diffs {
+		if v := rm[d.name]; d.recorded == "on" && v != "" {
+			d.recorded = v
+		}
+		if v := hm[d.name]; d.here == "on" && v != "" {
+			d.here = v
+		}
+		out[i] = d
+	}
+	return out
 }
 
 // onOff is an option's value as difference names it: "off" for none.
@@ -341,13 +381,13 @@ func shortDuration(d time.Duration) string {
 // process the recorded ones ("no -karma" for one off in the record). ok
 // is false where the layouts differ, or either names an option votectl
 // does not set.
-func reconcile(prefix string, recorded, here Identity) (command, flags string, ok bool) {
+func reconcile(prefix string, recorded, here Identity, recordedRules, hereRules string) (command, flags string, ok bool) {
 	if recorded.Layout != here.Layout {
 		return "", "", false
 	}
 	cmd := []string{"votectl", "-prefix", shellWord(prefix), "options"}
 	var start []string
-	for _, d := range optionDiffs(recorded, here) {
+	for _, d := range numbers(optionDiffs(recorded, here), recordedRules, hereRules) {
 		f, ok1 := optionFlag(d.name, d.here)
 		g, ok2 := optionFlag(d.name, d.recorded)
 		if !ok1 || !ok2 {
@@ -378,16 +418,18 @@ func shellWord(s string) string {
 // identityError is CheckIdentity's error: the difference between the
 // identity recorded for the store under prefix (recorded; "" for none,
 // on a store with data) and the store's (here), and how to end it.
-type identityError struct{ prefix, recorded, here string }
+// recordedRules and hereRules are the store's rules record and this
+// store's words (numbers).
+type identityError struct{ prefix, recorded, here, recordedRules, hereRules string }
 
 func (e *identityError) Error() string {
-	msg := ErrIncompatible.Error() + ": " + difference(e.recorded, e.here)
+	msg := ErrIncompatible.Error() + ": " + difference(e.recorded, e.here, e.recordedRules, e.hereRules)
 	r, ok1 := parseIdentity(e.recorded)
 	h, ok2 := parseIdentity(e.here)
 	if !ok1 || !ok2 {
 		return msg
 	}
-	if cmd, flags, ok := reconcile(e.prefix, r, h); ok {
+	if cmd, flags, ok := reconcile(e.prefix, r, h, e.recordedRules, e.hereRules); ok {
 		msg += fmt.Sprintf(": to write with this process's options, record them first with %q; "+
 			"or start the process with the store's: %s", cmd, flags)
 	}
@@ -422,19 +464,24 @@ func (s *Store) CheckIdentity(ctx context.Context) error {
 	c = s.counted(ctx, c)
 	defer c.Close()
 	var replies []interface{}
+	// The rules record only names the numbers in the error: a foreign
+	// value there is the scripts' to refuse.
+	cmds := [][]interface{}{{"GET", s.keys.record}, {"TYPE", s.keys.seq}, {"GET", s.keys.rules}}
 	if err := c.Send("GET", s.keys.record); err != nil {
 		// A connection that cannot pipeline (redisc's RetryConn refuses
-		// Send, having sent nothing) sends the two commands one by one.
-		for _, cmd := range [][]interface{}{{"GET", s.keys.record}, {"TYPE", s.keys.seq}} {
+		// Send, having sent nothing) sends the commands one by one.
+		for _, cmd := range cmds {
 			r, err := do(ctx, c, cmd[0].(string), cmd[1:])
-			if err != nil && !errors.Is(err, redis.ErrNil) {
+			if err != nil && !errors.Is(err, redis.ErrNil) && !(cmd[0] == "GET" && cmd[1] == s.keys.rules) {
 				return opErr(op, scriptError(err))
 			}
 			replies = append(replies, r)
 		}
 	} else {
-		if err := c.Send("TYPE", s.keys.seq); err != nil {
-			return opErr(op, contextError(ctx, err))
+		for _, cmd := range cmds[1:] {
+			if err := c.Send(cmd[0].(string), cmd[1:]...); err != nil {
+				return opErr(op, contextError(ctx, err))
+			}
 		}
 		if err := c.Flush(); err != nil {
 			return opErr(op, contextError(ctx, err))
@@ -443,8 +490,8 @@ func (s *Store) CheckIdentity(ctx context.Context) error {
 			return opErr(op, scriptError(err))
 		}
 	}
-	if len(replies) != 2 {
-		return opErr(op, fmt.Errorf("%d replies for 2 commands", len(replies)))
+	if len(replies) != len(cmds) {
+		return opErr(op, fmt.Errorf("%d replies for %d commands", len(replies), len(cmds)))
 	}
 	record, err := redis.Bytes(replies[0], nil)
 	if errors.Is(err, redis.ErrNil) {
@@ -464,22 +511,31 @@ func (s *Store) CheckIdentity(ctx context.Context) error {
 	if string(record) == here || record == nil && seqType == "none" {
 		return nil
 	}
-	return opErr(op, &identityError{prefix: s.keys.prefix, recorded: string(record), here: here})
+	rules, _ := redis.String(replies[2], nil)
+	return opErr(op, &identityError{prefix: s.keys.prefix, recorded: string(record), here: here,
+		recordedRules: rules, hereRules: s.rules.want.(string)})
 }
 
 // StoreOptions returns the shared options of a store whose identity is
 // id, as options of New: an operator's tool opens a recorded store with
-// them ([Store.Recorded]), so that its calls are the store's own. An
-// identity of layout 3 or 4 gets its options too, for the Reconfigure
-// that migrates it. An identity of another layout, or an option it does not
-// know, gets an error wrapping [ErrIncompatible].
+// them ([Store.Recorded]), so that its calls are the store's own. A rule
+// named bare ("votelimit") is on with the numbers the store records
+// ([Store.Rules]), and none of its own; one with numbers, as identities
+// of layouts 3 to 5 wrote them ("votelimit=10,60000"), gets them. An
+// identity of layout 3, 4 or 5 gets its options too, for the Reconfigure
+// that migrates it. An identity of another layout, or an option it does
+// not know, gets an error wrapping [ErrIncompatible].
 func (id Identity) StoreOptions() ([]Option, error) {
 	if id.Layout != LayoutVersion && !migrates(id.Layout) {
 		return nil, fmt.Errorf("%w: layout %d, this library reads %d", ErrIncompatible, id.Layout, LayoutVersion)
 	}
 	var opts []Option
 	for _, word := range id.Options {
-		name, value, _ := strings.Cut(word, "=")
+		name, value, hasValue := strings.Cut(word, "=")
+		if _, i, ok := ruleNamed(name); ok && !hasValue {
+			opts = append(opts, asRecorded(i))
+			continue
+		}
 		var v []int64
 		for _, f := range strings.Split(value, ",") {
 			if n, err := strconv.ParseInt(f, 10, 64); err == nil {

@@ -28,7 +28,7 @@ func TestIdentityRecorded(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithOrders(Hot, Top), WithKarma(1, -1), WithUserPages(), WithUniqueLinks(),
 			WithVoteLimit(10, time.Minute), WithEditWindow(time.Hour))
-		want := "5 orders=top,hot karma=1,-1 votelimit=10,60000 editwindow=3600000 userpages uniquelinks"
+		want := "6 orders=top,hot karma votelimit editwindow userpages uniquelinks"
 		if got := s.Identity().String(); got != want {
 			t.Fatalf("Identity = %q, want %q", got, want)
 		}
@@ -99,8 +99,8 @@ func TestIncompatibleOptions(t *testing.T) {
 				t.Errorf("%s: %v, want ErrIncompatible", name, err)
 				continue
 			}
-			for _, part := range []string{"orders off here, top in the store", "karma 1,-1 here, off in the store",
-				"userpages on here, off in the store", "editwindow 3600000 here, off in the store"} {
+			for _, part := range []string{"orders off here, top in the store", "karma on here, off in the store",
+				"userpages on here, off in the store", "editwindow on here, off in the store"} {
 				if !strings.Contains(err.Error(), part) {
 					t.Errorf("%s: %q does not say %q", name, err, part)
 				}
@@ -225,7 +225,7 @@ func TestReconfigure(t *testing.T) {
 		}
 		// Resumed: it finds its own options recorded.
 		was, err := u.Reconfigure(ctx)
-		if err != nil || was.String() != "5 karma=1,-1 uniquelinks" {
+		if err != nil || was.String() != "6 karma uniquelinks" {
 			t.Fatalf("Reconfigure = %v, %v; want it to find its own", was, err)
 		}
 		if keys := b.storeKeys(t, u); len(keys) == 0 || strings.Contains(fmt.Sprint(keys), u.keys.backfill) {
@@ -243,7 +243,7 @@ func TestReconfigure(t *testing.T) {
 			}
 		}
 		wantPost(t, u, "https://example.com/5", ids[5], ErrDuplicate)
-		if id, _, err := u.Recorded(ctx); err != nil || id.String() != "5 karma=1,-1 uniquelinks" {
+		if id, _, err := u.Recorded(ctx); err != nil || id.String() != "6 karma uniquelinks" {
 			t.Fatalf("Recorded = %v, %v", id, err)
 		}
 		// Back to the first options: allowed, and the first store writes.
@@ -275,7 +275,7 @@ func TestCheck(t *testing.T) {
 		mustPost(t, s, "alice", "t")
 		h, err := s.Check(ctx)
 		if err != nil || !h.Reachable || !h.Compatible || h.Serious || len(h.Problems) != 0 || h.Articles != 1 ||
-			h.Recorded != "5" || h.Identity != "5" || h.Scripts == "" {
+			h.Recorded != "6" || h.Identity != "6" || h.Scripts == "" {
 			t.Fatalf("Check = %+v, %v", h, err)
 		}
 		if b.name == "miniredis" {
@@ -381,10 +381,10 @@ func TestCheckIdentity(t *testing.T) {
 				`"votectl -prefix ` + p + ` options -orders top -karma 1,-1 -vote-limit off"`,
 				"store's: -orders hot,best, no -karma, -vote-limit 5/1m"}},
 			{[]Option{WithVoteLimit(10, 24*time.Hour), WithUserPages(), WithEditWindow(90 * time.Minute)}, []string{
-				"orders off here, hot,best in the store", "votelimit 10,86400000 here, 5,60000 in the store",
+				"orders off here, hot,best in the store", "editwindow 5400000 here, off in the store",
 				"userpages on here, off in the store",
-				`"votectl -prefix ` + p + ` options -vote-limit 10/24h -edit-window 1h30m -user-pages -orders off"`,
-				"store's: -vote-limit 5/1m, no -edit-window, no -user-pages, -orders hot,best"}},
+				`"votectl -prefix ` + p + ` options -edit-window 1h30m -user-pages -orders off"`,
+				"store's: no -edit-window, no -user-pages, -orders hot,best"}},
 		} {
 			o, _ := otherStore(t, s, clock.Now(), tc.opts...)
 			before := dumpStore(t, b, s)
@@ -411,8 +411,8 @@ func TestCheckIdentity(t *testing.T) {
 				b.do(t, "SET", s.keys.record, record)
 			}
 			err := s.CheckIdentity(ctx)
-			want := map[string]string{"": "has data and no recorded layout", "3 orders=hot,best": "layout 3, this library reads 5: Reconfigure",
-				"9": "layout 9, this library reads 5"}[record]
+			want := map[string]string{"": "has data and no recorded layout", "3 orders=hot,best": "layout 3, this library reads 6: Reconfigure",
+				"9": "layout 9, this library reads 6"}[record]
 			if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "votectl -prefix") {
 				t.Errorf("record %q: CheckIdentity = %v, want ErrIncompatible saying %q", record, err, want)
 			}

@@ -27,8 +27,9 @@ type keys struct {
 	by, topBucket, article, voted, groupsOf, group, cache, link string
 	// A user's pages (WithUserPages): a user's name is appended.
 	submitted, upvoted string
-	// Karma and the rules (karma.go, rules.go).
-	karma, voteLog, lastPost string
+	// Karma and the rules (karma.go, rules.go); rules holds the numbers
+	// of the rules that are on (lib/rules.lua storeRules).
+	karma, voteLog, lastPost, rules string
 	// Comments (comments.go): the comment id counter, the per-article
 	// live counts (one hash, aid -> count), and the families to which a
 	// comment id, an article id, "<ordering>:<parent>" or a user's name is
@@ -40,6 +41,11 @@ type keys struct {
 	// family of layout 4 only), and whose replies were ordered at
 	// kids "best:" and "top:" (reconfigure.lua).
 	moving string
+	// removing holds the cids of deleted comments left without replies
+	// whose removal, with the deleted ancestors above them, a
+	// DeleteComment left to a later step (comments.go DeleteComment,
+	// lib/removal.lua).
+	removing string
 	// Moderation (moderation.go): the prefix of the users' vote logs
 	// (WithVoteLog), to which a user's name is appended, and the hash of
 	// the suspensions, which the scripts name as record's sibling
@@ -69,6 +75,7 @@ func newKeys(prefix string) keys {
 		karma:     tag + "karma",
 		voteLog:   tag + "votelog:",
 		lastPost:  tag + "lastpost:",
+		rules:     tag + "rules",
 
 		cseq:        tag + "cseq",
 		comments:    tag + "comments",
@@ -80,6 +87,7 @@ func newKeys(prefix string) keys {
 		commented:   tag + "commented:",
 		lastComment: tag + "lastcomment:",
 		moving:      tag + "cmoving",
+		removing:    tag + "cremoving",
 
 		userVotes: tag + "uvotes:",
 		suspended: tag + "suspended",
@@ -89,7 +97,7 @@ func newKeys(prefix string) keys {
 
 // fence returns the key every script declares after its own keys
 // (functions.go fenced): the record's key, a colon and the store's
-// identity, "{prefix}:store:3 karma=1,-1". The store never writes it, so
+// identity, "{prefix}:store:6 karma userpages". The store never writes it, so
 // that Redis refuses every script, before it runs, while the store's
 // hash slot moves between cluster nodes (doc.go, "Redis Cluster"); and
 // its name tells each script the record's key and the identity to check

@@ -68,7 +68,7 @@ func families(k keys, key string) []string {
 	if key == k.karma {
 		list = append(list, "karma")
 	}
-	for _, f := range []struct{ family, key string }{{"cseq", k.cseq}, {"comments", k.comments}, {"cmoving", k.moving}} {
+	for _, f := range []struct{ family, key string }{{"cseq", k.cseq}, {"comments", k.comments}, {"cmoving", k.moving}, {"cremoving", k.removing}} {
 		if key == f.key {
 			list = append(list, f.family)
 		}
@@ -207,6 +207,7 @@ func FuzzKeys(f *testing.F) {
 		add("karma", k.karma)
 		add("cseq", k.cseq)
 		add("cmoving", k.moving)
+		add("cremoving", k.removing)
 		add("comments", k.comments)
 		add("store", k.record)
 		add("backfill", k.backfill)

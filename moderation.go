@@ -43,9 +43,9 @@ var (
 	//go:embed lua/comment_voters.lua
 	commentVotersLua string
 
-	votesByScript       = newScript("votes_by", 1, votesByLua)
-	votersScript        = newScript("voters", 1, votersLua)
-	commentVotersScript = newScript("comment_voters", 1, commentVotersLua)
+	votesByScript       = newScript("votes_by", votesByLua)
+	votersScript        = newScript("voters", votersLua)
+	commentVotersScript = newScript("comment_voters", commentVotersLua)
 )
 
 // errNoVoteLog is the error of a call that reads or takes back a user's
@@ -254,7 +254,7 @@ func parseVoters(op string, rest []interface{}) ([]Voter, string, error) {
 //go:embed lua/reverse.lua
 var reverseLua string
 
-var reverseScript = newScript("reverse", 1, reverseLua)
+var reverseScript = newScript("reverse", reverseLua)
 
 // ReverseVotes takes back every standing vote user cast, on open and
 // closed articles and comments, as if it had never been cast, and
@@ -378,8 +378,8 @@ var (
 	//go:embed lua/suspended.lua
 	suspendedLua string
 
-	suspendScript   = newScript("suspend", 1, suspendLua)
-	suspendedScript = newScript("suspended", 1, suspendedLua)
+	suspendScript   = newScript("suspend", suspendLua)
+	suspendedScript = newScript("suspended", suspendedLua)
 )
 
 // Suspend suspends user until the time until, on the store's clock, in
@@ -506,7 +506,7 @@ type VoteEvent struct {
 //go:embed lua/events.lua
 var eventsLua string
 
-var eventsScript = newScript("events", 1, eventsLua)
+var eventsScript = newScript("events", eventsLua)
 
 // VoteEvents returns up to count (1 to [MaxModerationPage]) of the
 // store's vote events after the entry after ("" for the oldest kept), in

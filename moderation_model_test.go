@@ -43,9 +43,9 @@ func twinOptions(clock func() time.Time) []Option {
 }
 
 func newTwins(t *testing.T, b *backend, seed int64, extra ...Option) *twins {
-	s1, clock := newStore(t, b)
+	_, clock := newStore(t, b) // its clock, for the twins
 	opts := append(twinOptions(clock.Now), extra...)
-	s1, _ = newStore(t, b, opts...)
+	s1, _ := newStore(t, b, opts...)
 	s2, _ := newStore(t, b, opts...)
 	w := &twins{t: t, b: b, s1: s1, s2: s2, rng: rand.New(rand.NewSource(seed)),
 		users: []string{"u0", "u1", "u2", "u3", "u4", "u5"}, ring: []string{"r0", "r1", "r2"},

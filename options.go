@@ -312,6 +312,7 @@ func validScheme(s string) bool {
 func WithKarma(perUpvote, perDownvote int64) Option {
 	return func(c *config) {
 		c.rules.karma = true
+		c.rules.ownNumbers(ruleKarma)
 		c.rules.perUp, c.rules.perDown = perUpvote, perDownvote
 	}
 }
@@ -325,6 +326,7 @@ func WithKarma(perUpvote, perDownvote int64) Option {
 func WithMinKarma(toUpvote, toDownvote int64) Option {
 	return func(c *config) {
 		c.rules.minKarma = true
+		c.rules.ownNumbers(ruleMinKarma)
 		c.rules.minUp, c.rules.minDown = toUpvote, toDownvote
 	}
 }
@@ -338,6 +340,7 @@ func WithMinKarma(toUpvote, toDownvote int64) Option {
 func WithVoteCost(upvote, downvote int64) Option {
 	return func(c *config) {
 		c.rules.cost = true
+		c.rules.ownNumbers(ruleCost)
 		c.rules.costUp, c.rules.costDown = upvote, downvote
 	}
 }
@@ -352,6 +355,7 @@ func WithVoteCost(upvote, downvote int64) Option {
 func WithVoteLimit(n int, per time.Duration) Option {
 	return func(c *config) {
 		c.rules.voteLimit = true
+		c.rules.ownNumbers(ruleVoteLimit)
 		c.rules.limit, c.rules.per = n, per
 	}
 }
@@ -361,7 +365,10 @@ func WithVoteLimit(n int, per time.Duration) Option {
 // (lamernews: 15 minutes). d must be at least one millisecond. Default
 // off.
 func WithPostInterval(d time.Duration) Option {
-	return func(c *config) { c.rules.postInterval, c.rules.hasInterval = d, true }
+	return func(c *config) {
+		c.rules.postInterval, c.rules.hasInterval = d, true
+		c.rules.ownNumbers(rulePostInterval)
+	}
 }
 
 // WithCommentInterval makes Comment refuse, with [ErrRateLimited], a
@@ -370,7 +377,10 @@ func WithPostInterval(d time.Duration) Option {
 // one millisecond. It is a shared option, recorded in the store's
 // identity. Default off.
 func WithCommentInterval(d time.Duration) Option {
-	return func(c *config) { c.rules.commentInterval, c.rules.hasCommentInterval = d, true }
+	return func(c *config) {
+		c.rules.commentInterval, c.rules.hasCommentInterval = d, true
+		c.rules.ownNumbers(ruleCommentInterval)
+	}
 }
 
 // WithRepostAfter makes Post refuse a non-empty link that a live article
@@ -381,7 +391,10 @@ func WithCommentInterval(d time.Duration) Option {
 // (lamernews: 48 hours). With WithUniqueLinks too, a live article's link
 // stays taken for good. d must be at least one second. Default off.
 func WithRepostAfter(d time.Duration) Option {
-	return func(c *config) { c.rules.repostAfter, c.rules.hasRepost = d, true }
+	return func(c *config) {
+		c.rules.repostAfter, c.rules.hasRepost = d, true
+		c.rules.ownNumbers(ruleRepostAfter)
+	}
 }
 
 // WithEditWindow lets an article's poster change its title and link with
@@ -389,7 +402,10 @@ func WithRepostAfter(d time.Duration) Option {
 // store's clock (lamernews: 15 minutes). d must be at least one second.
 // Default off: Edit gets [ErrNotAllowed].
 func WithEditWindow(d time.Duration) Option {
-	return func(c *config) { c.rules.editWindow, c.rules.hasEdit = d, true }
+	return func(c *config) {
+		c.rules.editWindow, c.rules.hasEdit = d, true
+		c.rules.ownNumbers(ruleEditWindow)
+	}
 }
 
 // WithReadPool sends the store's reads to pool, which should reach
@@ -536,7 +552,8 @@ func (c *durabilityConfig) validate() error {
 	return nil
 }
 
-// ruleConfig holds the options of karma and the rules.
+// ruleConfig holds the options of karma and the rules: which are on,
+// and the numbers the options gave them (rules.go, ruleList).
 type ruleConfig struct {
 	karma, minKarma, cost, voteLimit bool
 	perUp, perDown                   int64
@@ -549,9 +566,41 @@ type ruleConfig struct {
 	hasInterval, hasRepost, hasEdit  bool
 	commentInterval                  time.Duration
 	hasCommentInterval               bool
+	// asRecorded has the bit 1<<i of each rule i of ruleList turned on
+	// with no numbers of its own, by Identity.StoreOptions: its numbers
+	// are the store's.
+	asRecorded uint16
 }
 
 func (c *ruleConfig) validate() error {
+	switch {
+	case c.minKarma && !c.karma:
+		return fmt.Errorf("%w: WithMinKarma needs WithKarma", ErrInvalidArgument)
+	case c.cost && !c.karma:
+		return fmt.Errorf("%w: WithVoteCost needs WithKarma", ErrInvalidArgument)
+	}
+	return c.validNumbers()
+}
+
+// ownNumbers marks the rule name's numbers as the options' own (not
+// asRecorded).
+func (c *ruleConfig) ownNumbers(name string) {
+	if _, i, ok := ruleNamed(name); ok {
+		c.asRecorded &^= 1 << i
+	}
+}
+
+// validNumbers checks the numbers of the rules that are on and have
+// their own.
+func (c *ruleConfig) validNumbers() error {
+	own := func(name string) bool {
+		for i, r := range ruleList {
+			if r.name == name {
+				return c.asRecorded&(1<<i) == 0
+			}
+		}
+		return true
+	}
 	points := func(what string, vs ...int64) error {
 		for _, v := range vs {
 			if v < -MaxKarmaPoints || v > MaxKarmaPoints {
@@ -561,23 +610,19 @@ func (c *ruleConfig) validate() error {
 		return nil
 	}
 	switch {
-	case c.minKarma && !c.karma:
-		return fmt.Errorf("%w: WithMinKarma needs WithKarma", ErrInvalidArgument)
-	case c.cost && !c.karma:
-		return fmt.Errorf("%w: WithVoteCost needs WithKarma", ErrInvalidArgument)
-	case c.minKarma && (c.minUp < -MaxKarma || c.minUp > MaxKarma || c.minDown < -MaxKarma || c.minDown > MaxKarma):
+	case c.minKarma && own(ruleMinKarma) && (c.minUp < -MaxKarma || c.minUp > MaxKarma || c.minDown < -MaxKarma || c.minDown > MaxKarma):
 		return fmt.Errorf("%w: least karma %d, %d is not in [%d, %d]", ErrInvalidArgument, c.minUp, c.minDown, -int64(MaxKarma), int64(MaxKarma))
-	case c.voteLimit && (c.limit < 1 || c.limit > MaxVoteLimit):
+	case c.voteLimit && own(ruleVoteLimit) && (c.limit < 1 || c.limit > MaxVoteLimit):
 		return fmt.Errorf("%w: vote limit %d is not in [1, %d]", ErrInvalidArgument, c.limit, MaxVoteLimit)
-	case c.voteLimit && c.per < time.Millisecond:
+	case c.voteLimit && own(ruleVoteLimit) && c.per < time.Millisecond:
 		return fmt.Errorf("%w: vote limit span %v is under one millisecond", ErrInvalidArgument, c.per)
-	case c.hasInterval && c.postInterval < time.Millisecond:
+	case c.hasInterval && own(rulePostInterval) && c.postInterval < time.Millisecond:
 		return fmt.Errorf("%w: post interval %v is under one millisecond", ErrInvalidArgument, c.postInterval)
-	case c.hasCommentInterval && c.commentInterval < time.Millisecond:
+	case c.hasCommentInterval && own(ruleCommentInterval) && c.commentInterval < time.Millisecond:
 		return fmt.Errorf("%w: comment interval %v is under one millisecond", ErrInvalidArgument, c.commentInterval)
-	case c.hasRepost && c.repostAfter < time.Second:
+	case c.hasRepost && own(ruleRepostAfter) && c.repostAfter < time.Second:
 		return fmt.Errorf("%w: repost span %v is under one second", ErrInvalidArgument, c.repostAfter)
-	case c.hasEdit && c.editWindow < time.Second:
+	case c.hasEdit && own(ruleEditWindow) && c.editWindow < time.Second:
 		return fmt.Errorf("%w: edit window %v is under one second", ErrInvalidArgument, c.editWindow)
 	}
 	if err := points("karma per vote", c.perUp, c.perDown); err != nil {

@@ -65,7 +65,7 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 		step = moveStep
 	}
 	return []interface{}{k.seq, k.orderingKey("time"), k.backfill, phase, k.article, k.link, step,
-		k.cseq, k.moving, k.comment, k.body, k.kids}
+		k.cseq, k.moving, k.comment, k.body, k.kids, k.rules, s.rules.want}
 }
 
 // Reconfigure records the store's identity ([Store.Identity]: its

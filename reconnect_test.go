@@ -51,7 +51,7 @@ func TestReconnect(t *testing.T) {
 	t.Parallel() // on a server of its own
 	srv := redistest.Start(t, "--appendonly", "yes", "--appendfsync", "always")
 	pool := readmePool(t, srv)
-	s, _ := newStore(t, &backend{name: "redis", pool: pool}, WithOrders(Top), WithUserPages(), WithVoteLog(), WithVoteEvents(100))
+	s, _ := newStore(t, &backend{name: "redis", pool: pool}, WithOrders(Top), WithUserPages(), WithKarma(1, -1), WithVoteLog(), WithVoteEvents(100))
 	side := func() {
 		c, err := redis.Dial("tcp", srv.Addr)
 		if err != nil {

@@ -217,7 +217,8 @@ func scriptsOnly(b *testing.B, f *benchFixture) *Store {
 // (phase "comment-vote"), reads 1,000 pages
 // of 25 (phase "page"), 1,000 users' votes on a page's 25 ids (phase
 // "votes", VotesOf) or 1,000 pages with their viewers' votes (phase
-// "view", ArticlesFor) under the prefix VOTING_CALLGRIND_PREFIX, so that
+// "view", ArticlesFor) under the prefix VOTING_CALLGRIND_PREFIX, with
+// karma and every vote rule where VOTING_CALLGRIND_RULES is set, so that
 // callgrind_control -z before a phase and -d after count the server's
 // instructions per call of one version of the store (BENCHMARKS.md,
 // "Method").
@@ -230,6 +231,10 @@ func TestCallgrindVote(t *testing.T) {
 	defer pool.Close()
 	clock := time.Unix(1900000000, 0)
 	opts := []Option{WithKeyPrefix(os.Getenv("VOTING_CALLGRIND_PREFIX")), WithClock(func() time.Time { return clock })}
+	if os.Getenv("VOTING_CALLGRIND_RULES") != "" {
+		// Karma and every vote rule, none of which refuses these votes.
+		opts = append(opts, WithKarma(1, -1), WithVoteCost(1, 6), WithMinKarma(-MaxKarma, -MaxKarma), WithVoteLimit(1000, time.Hour))
+	}
 	// VOTING_CALLGRIND_OPTIONS: votelog and events turn WithVoteLog and
 	// WithVoteEvents on; suspended suspends a user who never votes, so
 	// that each vote reads the voter's suspension.

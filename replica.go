@@ -8,7 +8,7 @@ import (
 )
 
 // Reads on replicas (WithReadPool). A store with a read pool runs its
-// scripts that write nothing (readOnlyScripts) there as EVALSHA_RO, which
+// scripts that write nothing (scriptTable) there as EVALSHA_RO, which
 // Redis 7 runs on a replica and, on a READONLY connection, on a Redis
 // Cluster replica; eval routes them. GroupArticles reads a complete
 // cache on the read pool, and builds a cold one, and renews the TTL of a

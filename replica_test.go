@@ -182,6 +182,7 @@ var readCalls = []struct {
 	{"Groups missing", func(s *Store, ids []string) (interface{}, error) { return s.Groups(ctx, "99") }},
 	{"Karma", func(s *Store, ids []string) (interface{}, error) { return s.Karma(ctx, "alice") }},
 	{"TopUsers", func(s *Store, ids []string) (interface{}, error) { return s.TopUsers(ctx, 1) }},
+	{"Rules", func(s *Store, ids []string) (interface{}, error) { return s.Rules(ctx) }},
 	{"Thread", func(s *Store, ids []string) (interface{}, error) { return s.Thread(ctx, ids[1], Best, 10) }},
 	{"Replies", func(s *Store, ids []string) (interface{}, error) { return s.Replies(ctx, "1", TimeAsc, 10) }},
 	{"CommentsByID", func(s *Store, ids []string) (interface{}, error) { return s.CommentsByID(ctx, []string{"2", "x", "1"}) }},
@@ -269,7 +270,7 @@ func TestReadPool(t *testing.T) {
 			}
 			replica, prim := onReplica(), onPrimary()
 			for name := range replica {
-				if !pipelined[strings.ToUpper(name)] && (!strings.HasSuffix(name, "_ro") || !readOnlyScripts[strings.TrimSuffix(name, "_ro")]) {
+				if !pipelined[strings.ToUpper(name)] && (!strings.HasSuffix(name, "_ro") || !scriptTable[strings.TrimSuffix(name, "_ro")].readOnly) {
 					t.Errorf("round %d: the read pool ran %s", round, name)
 				}
 			}
@@ -439,7 +440,7 @@ func TestReadPoolCommandStats(t *testing.T) {
 		cmd     string
 		scripts bool // the store runs scripts, not functions
 		evalRO  int  // the EVAL_RO calls expected
-	}{{"fcall_ro", false, 0}, {"evalsha_ro", true, len(readOnlyScripts)}} {
+	}{{"fcall_ro", false, 0}, {"evalsha_ro", true, readOnlyCount()}} {
 		s.funcs.off.Store(via.scripts)
 		beforePrimary, beforeReplica := commandStats(t, pp), commandStats(t, rp)
 		for i := 0; i < rounds; i++ {

@@ -389,6 +389,11 @@ func BenchmarkVoteRules(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+			// The fixture's store recorded its own identity: this one's
+			// options take over (and, from layout 6, its rules' numbers).
+			if _, err := s.Reconfigure(context.Background()); err != nil {
+				b.Fatal(err)
+			}
 			hook(s, f.hooks)
 			b.SetParallelism(4)
 			randomVotes(b, context.Background(), f, s, nUsers, nArticles)

@@ -15,7 +15,8 @@ import (
 // ARGV as locals at the top and says what it replies; every reply but a
 // vote done is {status, ...} (reply.go). lua/lib/ holds the helpers they share, one
 // concern a file (libFiles: the record, the group caches, the user
-// pages, the rules, the vote, the delete, the walks), read as one text,
+// pages, the rules, the vote, the comments, their removal, the delete,
+// the walks), read as one text,
 // libLua, in front of each script, which says so in its header: whole,
 // in the Functions library the scripts run as, and as the helpers each
 // uses in its EVALSHA form (functions.go).
@@ -69,6 +70,14 @@ var (
 	editLua string
 	//go:embed lua/reconfigure.lua
 	reconfigureLua string
+	//go:embed lua/rules_get.lua
+	rulesGetLua string
+	//go:embed lua/rules_set.lua
+	rulesSetLua string
+	//go:embed lua/restore.lua
+	restoreLua string
+	//go:embed lua/restore_comments.lua
+	restoreCommentsLua string
 )
 
 // script is one of the store's scripts: a function of the store's
@@ -77,46 +86,102 @@ var (
 type script struct {
 	*redis.Script              // source
 	name          string       // for errors and tests
-	keyCount      int          // its own KEYS; the store declares the fence after them (fenced)
 	source        string       // body after the helpers of lua/lib/ it uses, comment lines dropped
-	body          string       // the identity check, then src: what the library wraps
-	readOnly      bool         // writes nothing: flagged no-writes in the library
-	once          bool         // must not run twice for one call: it makes a new id (eval)
+	body          string       // its file: what the library wraps
 	function      *interface{} // its name in the library (a string), set once the library is built, boxed once
+	scriptSpec                 // what scriptTable says of it
 }
 
-func newScript(name string, keyCount int, src string) script {
-	// Every script starts by checking the store's record (lib/base.lua
-	// identity), which the store declares after the fence (fenced).
-	src = identityPrologue(name) + src
+// scriptSpec is what the store knows of a script beside its source, all
+// in one place (scriptTable).
+type scriptSpec struct {
+	keyCount int  // its own KEYS; the store declares the fence after them (fenced)
+	mode     byte // the identity check it opens the store with, the first line of its file (lib/base.lua openStore)
+	readOnly bool // writes nothing: flagged no-writes in the library, sent to the read pool (WithReadPool)
+	allowOOM bool // only removes, or renews a TTL: flagged allow-oom, so that it runs on a full Redis
+	wait     bool // a store with waits (WithWaitReplicas, WithWaitAOF) waits for them after it (durable.go)
+	once     bool // must not run twice for one call: it makes a new id (eval)
+}
+
+// Modes of the identity check (lib/base.lua openStore): a write runs
+// only where the record is the store's identity; a read where the
+// layouts are; none checks nothing (a vote checks where it knows it
+// writes, Drop removes a store whatever its identity, Reconfigure
+// changes it, and the restores of votectl write before it is recorded).
+const (
+	modeWrite = 'w'
+	modeRead  = 'r'
+	modeNone  = 'n'
+)
+
+// scriptTable describes every script of the store: its keys, its
+// identity check, and how it runs. A script that writes waits for the
+// replicas but where its only writes are caches a failover may lose at
+// no cost (a group's cached pages and their TTL, and the dropping of
+// gone articles and comments from users' pages).
+var scriptTable = map[string]scriptSpec{
+	// name                keys, mode, readOnly, allowOOM, wait, once
+	"post":             {3, modeWrite, false, false, true, true},
+	"comment":          {2, modeWrite, false, false, true, true},
+	"vote":             {1, modeNone, false, false, true, false},
+	"vote_batch":       {1, modeWrite, false, false, true, false},
+	"comment_vote":     {1, modeNone, false, false, true, false},
+	"edit":             {1, modeWrite, false, false, true, false},
+	"comment_edit":     {1, modeWrite, false, false, true, false},
+	"group_add":        {1, modeWrite, false, false, true, false},
+	"rules_set":        {1, modeWrite, false, false, true, false},
+	"group_remove":     {1, modeWrite, false, true, true, false},
+	"delete":           {1, modeWrite, false, true, true, false},
+	"prune":            {1, modeWrite, false, true, true, false},
+	"comment_delete":   {2, modeWrite, false, true, true, false},
+	"drop":             {1, modeNone, false, true, true, false},
+	"reconfigure":      {3, modeNone, false, false, true, false},
+	"restore":          {1, modeNone, false, false, true, false},
+	"restore_comments": {1, modeNone, false, false, true, false},
+	"group_page":       {3, modeRead, false, true, false, false},
+	"group_renew":      {1, modeRead, false, true, false, false},
+	"user_page":        {2, modeRead, false, true, false, false},
+	"user_comments":    {1, modeRead, false, true, false, false},
+	"articles":         {1, modeRead, true, false, false, false},
+	"page":             {1, modeRead, true, false, false, false},
+	"page_for":         {1, modeRead, true, false, false, false},
+	"top_since":        {2, modeRead, true, false, false, false},
+	"top_since_edge":   {2, modeRead, true, false, false, false},
+	"votes":            {1, modeRead, true, false, false, false},
+	"count":            {1, modeRead, true, false, false, false},
+	"groups":           {2, modeRead, true, false, false, false},
+	"group_read":       {2, modeRead, true, false, false, false},
+	"karma":            {1, modeRead, true, false, false, false},
+	"top_users":        {1, modeRead, true, false, false, false},
+	"rules_get":        {1, modeRead, true, false, false, false},
+	"thread":           {1, modeRead, true, false, false, false},
+	"comments":         {1, modeRead, true, false, false, false},
+	"comment_votes":    {1, modeRead, true, false, false, false},
+	// Moderation (moderation.go).
+	"reverse":        {1, modeWrite, false, false, true, false},
+	"suspend":        {1, modeWrite, false, false, true, false},
+	"votes_by":       {1, modeRead, true, false, false, false},
+	"voters":         {1, modeRead, true, false, false, false},
+	"comment_voters": {1, modeRead, true, false, false, false},
+	"suspended":      {1, modeRead, true, false, false, false},
+	"events":         {1, modeRead, true, false, false, false},
+}
+
+// newScript makes the script name of its file src, as scriptTable
+// describes it. A name the table lacks is a mistake of this package: it
+// panics.
+func newScript(name, src string) script {
+	spec, ok := scriptTable[name]
+	if !ok {
+		panic("voting: script " + name + " is not in scriptTable")
+	}
 	// Without comment lines: VoteBatch sends its script's source with
 	// EVAL (batch.go), whose body Redis hashes on every call.
 	source := compactLua(trimLib(libLuaParts, src) + src)
-	sc := script{redis.NewScript(keyCount+1, source), name, keyCount, source, src, readOnlyScripts[name], onceScripts[name], new(interface{})}
+	sc := script{Script: redis.NewScript(spec.keyCount+1, source), name: name, source: source, body: src,
+		function: new(interface{}), scriptSpec: spec}
 	registry = append(registry, sc)
 	return sc
-}
-
-// identityPrologue is the start of the script name: lib/base.lua checkStore,
-// in its mode. Drop removes a store whatever its identity, and
-// Reconfigure changes it; the reads, and the reads that write a little
-// (a group cache, a user page's cleanup), pass where the layout is this
-// one's; Vote checks inside lib/vote.lua vote, before its first write, so
-// that a vote that changes nothing reads no record.
-func identityPrologue(name string) string {
-	mode := "w"
-	switch {
-	case name == "drop", name == "reconfigure", name == "vote", name == "comment_vote":
-		mode = "n" // a vote checks where it knows it writes (lib/vote.lua vote, comment_vote.lua)
-	case readOnlyScripts[name], name == "group_page", name == "group_renew", name == "user_page", name == "user_comments":
-		mode = "r"
-	}
-	check := ""
-	if mode != "n" {
-		check = "storeUnrecorded = checkStore(storeKey, storeIdentity, '" + mode + "') "
-	}
-	return "local storeFence = fences[KEYS[#KEYS]] or fenceOf(KEYS[#KEYS]) " +
-		"local storeKey, storeIdentity, storeUnrecorded = storeFence[1], storeFence[2], false " + check + "\n"
 }
 
 // declared is the number of KEYS sc is sent with: its own, the fence
@@ -134,7 +199,7 @@ func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
 
 // libFiles are the files of lua/lib/, in the order they are read: each
 // uses only those before it, as its header says.
-var libFiles = []string{"base", "record", "cache", "pages", "rules", "moderation", "vote", "comments", "delete", "walk", "reverse"}
+var libFiles = []string{"base", "record", "cache", "pages", "rules", "moderation", "vote", "comments", "removal", "delete", "walk", "reverse"}
 
 // libLua is the helpers of lua/lib/, its files one after the other in
 // the order of libFiles.
@@ -170,41 +235,33 @@ func readLib(fsys embed.FS, files []string) string {
 var libLuaParts = libParts(libLua)
 
 var (
-	postScript        = newScript("post", 3, postLua)
-	voteScript        = newScript("vote", 1, voteLua)
-	voteBatchScript   = newScript("vote_batch", 1, voteBatchLua)
-	articlesScript    = newScript("articles", 1, articlesLua)
-	pageScript        = newScript("page", 1, pageLua)
-	pageForScript     = newScript("page_for", 1, pageForLua)
-	topSinceScript    = newScript("top_since", 2, topSinceLua)
-	topSinceEdge      = newScript("top_since_edge", 2, topSinceEdgeLua)
-	votesScript       = newScript("votes", 1, votesLua)
-	countScript       = newScript("count", 1, countLua)
-	groupAddScript    = newScript("group_add", 1, groupAddLua)
-	groupRemoveScript = newScript("group_remove", 1, groupRemoveLua)
-	groupsScript      = newScript("groups", 2, groupsLua)
-	groupPageScript   = newScript("group_page", 3, groupPageLua)
-	deleteScript      = newScript("delete", 1, deleteLua)
-	pruneScript       = newScript("prune", 1, pruneLua)
-	dropScript        = newScript("drop", 1, dropLua)
-	userPageScript    = newScript("user_page", 2, userPageLua)
-	karmaScript       = newScript("karma", 1, karmaLua)
-	topUsersScript    = newScript("top_users", 1, topUsersLua)
-	editScript        = newScript("edit", 1, editLua)
-	reconfigureScript = newScript("reconfigure", 3, reconfigureLua)
+	postScript            = newScript("post", postLua)
+	voteScript            = newScript("vote", voteLua)
+	voteBatchScript       = newScript("vote_batch", voteBatchLua)
+	articlesScript        = newScript("articles", articlesLua)
+	pageScript            = newScript("page", pageLua)
+	pageForScript         = newScript("page_for", pageForLua)
+	topSinceScript        = newScript("top_since", topSinceLua)
+	topSinceEdge          = newScript("top_since_edge", topSinceEdgeLua)
+	votesScript           = newScript("votes", votesLua)
+	countScript           = newScript("count", countLua)
+	groupAddScript        = newScript("group_add", groupAddLua)
+	groupRemoveScript     = newScript("group_remove", groupRemoveLua)
+	groupsScript          = newScript("groups", groupsLua)
+	groupPageScript       = newScript("group_page", groupPageLua)
+	deleteScript          = newScript("delete", deleteLua)
+	pruneScript           = newScript("prune", pruneLua)
+	dropScript            = newScript("drop", dropLua)
+	userPageScript        = newScript("user_page", userPageLua)
+	karmaScript           = newScript("karma", karmaLua)
+	topUsersScript        = newScript("top_users", topUsersLua)
+	editScript            = newScript("edit", editLua)
+	reconfigureScript     = newScript("reconfigure", reconfigureLua)
+	rulesGetScript        = newScript("rules_get", rulesGetLua)
+	rulesSetScript        = newScript("rules_set", rulesSetLua)
+	restoreScript         = newScript("restore", restoreLua)
+	restoreCommentsScript = newScript("restore_comments", restoreCommentsLua)
 )
-
-// allScripts is every script of the store.
-var allScripts = []script{
-	postScript, voteScript, voteBatchScript, articlesScript, pageScript, pageForScript,
-	topSinceScript, topSinceEdge, votesScript, countScript, groupAddScript,
-	groupRemoveScript, groupsScript, groupPageScript, deleteScript,
-	pruneScript, dropScript, userPageScript, groupReadScript, groupRenewScript,
-	karmaScript, topUsersScript, editScript, reconfigureScript,
-	commentScript, commentVoteScript, threadScript, commentsScript, commentVotesScript,
-	commentEditScript, commentDeleteScript, userCommentsScript,
-	votesByScript, votersScript, commentVotersScript, reverseScript, suspendScript, suspendedScript, eventsScript, // moderation.go
-}
 
 // The scripts of comments (comments.go).
 var (
@@ -225,14 +282,14 @@ var (
 	//go:embed lua/user_comments.lua
 	userCommentsLua string
 
-	commentScript       = newScript("comment", 2, commentLua)
-	commentVoteScript   = newScript("comment_vote", 1, commentVoteLua)
-	threadScript        = newScript("thread", 1, threadLua)
-	commentsScript      = newScript("comments", 1, commentsLua)
-	commentVotesScript  = newScript("comment_votes", 1, commentVotesLua)
-	commentEditScript   = newScript("comment_edit", 1, commentEditLua)
-	commentDeleteScript = newScript("comment_delete", 2, commentDeleteLua)
-	userCommentsScript  = newScript("user_comments", 1, userCommentsLua)
+	commentScript       = newScript("comment", commentLua)
+	commentVoteScript   = newScript("comment_vote", commentVoteLua)
+	threadScript        = newScript("thread", threadLua)
+	commentsScript      = newScript("comments", commentsLua)
+	commentVotesScript  = newScript("comment_votes", commentVotesLua)
+	commentEditScript   = newScript("comment_edit", commentEditLua)
+	commentDeleteScript = newScript("comment_delete", commentDeleteLua)
+	userCommentsScript  = newScript("user_comments", userCommentsLua)
 )
 
 func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
@@ -451,8 +508,8 @@ var (
 	//go:embed lua/group_renew.lua
 	groupRenewLua string
 
-	groupReadScript  = newScript("group_read", 2, groupReadLua)
-	groupRenewScript = newScript("group_renew", 1, groupRenewLua)
+	groupReadScript  = newScript("group_read", groupReadLua)
+	groupRenewScript = newScript("group_renew", groupRenewLua)
 )
 
 func (s *Store) groupReadArgs(group string, o Order, start, stop int64) []interface{} {
@@ -484,39 +541,6 @@ func compactLua(src string) string {
 // registry is every script newScript made, in the order it made them:
 // the scripts of the library (functions.go).
 var registry []script
-
-// readOnlyScripts are the scripts that write nothing: their functions
-// are flagged no-writes.
-var readOnlyScripts = map[string]bool{
-	"articles": true, "page": true, "page_for": true, "top_since": true, "top_since_edge": true, "votes": true, "count": true, "groups": true,
-	"group_read": true, "karma": true, "top_users": true,
-	"thread": true, "comments": true, "comment_votes": true,
-	"votes_by": true, "voters": true, "comment_voters": true, "suspended": true, "events": true,
-}
-
-// onceScripts are the scripts that make a new id, Post's and Comment's:
-// run twice, they post twice. Every other script, run again with the same
-// arguments, leaves what it left (a vote sets the user's vote, an edit
-// the text, a removal removes) and is sent again where its connection was
-// dropped (eval).
-var onceScripts = map[string]bool{"post": true, "comment": true}
-
-// allowOOMScripts are the scripts that only remove (Delete, Prune, Drop,
-// RemoveFromGroups, the pages' cleanup of gone articles) or renew a
-// TTL, and the group page, whose warm read renews its cache's TTL: their
-// functions are flagged allow-oom, and sent as scripts they are sent
-// again so flagged where a full Redis refused them (runScript). Redis
-// refuses a function without the flag or no-writes, whole, on a server
-// at its maxmemory under noeviction, and a script without flags at its
-// first command that may grow memory: without the flag Delete, Prune,
-// Drop and DeleteComment, the calls that free memory, and the reads
-// that write a little, would fail on a full Redis. A cold group page's
-// step may so add up to about two thousand members past maxmemory.
-var allowOOMScripts = map[string]bool{
-	"delete": true, "prune": true, "drop": true, "group_remove": true,
-	"user_page": true, "group_page": true, "group_renew": true,
-	"comment_delete": true, "user_comments": true,
-}
 
 // libPart is one top-level statement of lua/lib/ (a helper or a constant)
 // with the comment above it, and the names it defines.
@@ -626,55 +650,48 @@ func (s *Store) voteBatchRules(t time.Time) []interface{} {
 	return s.appendVoteRules([]interface{}{1 + len(s.rules.vote)}, t)
 }
 
-// appendPostRules appends the rules of Post (lib/rules.lua postRules) at the
-// time t to post.lua's arguments: nothing for a store without them.
+// appendPostRules appends to post.lua's arguments the rules record and
+// the store's words, which the first post of an empty store records, and
+// the rules of Post (lib/rules.lua postRules) at the time t: now and the
+// poster's last-post key, for a store with one. A store with no rule
+// sends none of them.
 func (s *Store) appendPostRules(args []interface{}, poster string, t time.Time) []interface{} {
-	r := s.rules
-	if r.interval == 0 && r.repost == 0 {
+	if s.rules.want == "" {
 		return args
 	}
-	return append(args, t.UnixMilli(), s.keys.lastPostKey(poster),
-		ruleSpan(r.interval), ruleTTL(time.Duration(r.interval)*time.Millisecond),
-		ruleSpan(r.repost), ruleTTL(time.Duration(r.repost)*time.Millisecond))
-}
-
-// ruleSpan is a rule's span in ms as a script's argument: "" for a rule
-// that is off (0), which the script reads as off whatever the clocks say.
-func ruleSpan(ms int64) interface{} {
-	if ms == 0 {
-		return ""
+	args = append(args, s.keys.rules, s.rules.want)
+	if !s.rules.interval && !s.rules.repost {
+		return args
 	}
-	return ms
+	return append(args, t.UnixMilli(), s.keys.lastPostKey(poster))
 }
 
+// editArgs lays out edit.lua's arguments: the edit window and the
+// repost span are the store's rules, read from its record (the
+// store's words: "" for none, off at any clock).
 func (s *Store) editArgs(id, user, title, link string, t time.Time) []interface{} {
-	repost := interface{}("")
-	if s.rules.repost > 0 {
-		repost = s.rules.repost
-	}
 	k := s.keys
-	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(), ruleSpan(s.rules.edit),
-		flag(s.uniqueLinks), repost, ruleTTL(time.Duration(s.rules.repost) * time.Millisecond),
-		k.article, k.link}
+	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(),
+		flag(s.uniqueLinks), k.rules, s.rules.want, k.article, k.link}
 }
 
 // commentArgs lays out comment.lua's arguments: the comment, the store's
 // window, weight and comment orderings, the key prefixes, and the
-// comment interval (WithCommentInterval) at the time t.
+// comment interval (WithCommentInterval) at the time t: the poster's
+// last-comment key, the rules record and the store's words.
 func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []interface{} {
 	k := s.keys
-	commented, last, interval, ttl := "", "", interface{}(""), interface{}("")
+	commented, last := "", ""
 	if s.userPages {
 		commented = k.commented
 	}
-	if s.rules.commentInterval > 0 {
-		last, interval = k.lastCommentKey(poster), s.rules.commentInterval
-		ttl = ruleTTL(time.Duration(s.rules.commentInterval) * time.Millisecond)
+	if s.rules.commentInterval {
+		last = k.lastCommentKey(poster)
 	}
 	return []interface{}{k.cseq, k.comments,
 		aid, parent, poster, body, t.Unix(), s.window, s.weight, s.commentOrderings, MaxCommentDepth,
 		k.article, k.voted, k.comment, k.thread, k.kids, k.cvoted, commented,
-		t.UnixMilli(), last, interval, ttl}
+		t.UnixMilli(), last, k.rules, s.rules.want}
 }
 
 // commentVoteArgs lays out comment_vote.lua's arguments before the vote
@@ -723,14 +740,19 @@ func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
 }
 
 func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{} {
-	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), ruleSpan(s.rules.edit), s.keys.comment}
+	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.keys.rules, s.rules.want, s.keys.comment}
 }
 
 // commentDeleteArgs: the commented pages' prefix is passed whether or not
 // the store keeps pages, as lifecycleKeys passes the submitted pages'.
+// An id of "" goes on with a removal left (comment_delete.lua).
 func (s *Store) commentDeleteArgs(id string) []interface{} {
 	k := s.keys
-	return []interface{}{k.commentKey(id), k.comments, id, k.comment, k.thread, k.kids, k.commented}
+	key := k.removing
+	if id != "" {
+		key = k.commentKey(id)
+	}
+	return []interface{}{key, k.comments, id, k.comment, k.thread, k.kids, k.commented, k.removing, ancestorStep, ancestorWalk}
 }
 
 func (s *Store) userCommentsArgs(user string, start int) []interface{} {

@@ -3,7 +3,6 @@ package voting
 import (
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -283,66 +282,28 @@ type functions struct {
 
 // storeRules are a store's rules, laid out for its scripts.
 type storeRules struct {
+	config ruleConfig // as the options gave them
+	// want is the store's own words of its rules (ruleConfig.words),
+	// which every script that reads the rules record takes
+	// (lib/rules.lua storeRules), boxed once; "" for a store with none.
+	want interface{}
 	// vote holds vote.lua's rule arguments after the time (lib/rules.lua
 	// readRules), boxed once; nil when the store has no vote rule.
 	vote []interface{}
-	// Post's, Edit's and Comment's, in milliseconds; 0 for a rule that
-	// is off.
-	interval, repost, edit, commentInterval int64
-}
-
-// ruleTTL is how long, on Redis's clock, a key that a rule of span d
-// reads lives after its last write: twice d and a minute more, so that a
-// Redis clock running ahead of the store's by up to d and a minute
-// cannot drop the key while the store's clock still needs it. A rule may
-// then refuse early, as when the key outlives its use, but never lets a
-// call through that it should refuse.
-// Spans past about 146 years, whose TTL would overflow a Duration, get
-// the longest TTL a Duration holds: a negative one fails the SET or
-// PEXPIRE, after Post's or Vote's other writes.
-func ruleTTL(d time.Duration) int64 {
-	if d > (math.MaxInt64-time.Minute)/2 {
-		return time.Duration(math.MaxInt64).Milliseconds()
-	}
-	return (2*d + time.Minute).Milliseconds()
+	// Which of Post's, Edit's and Comment's rules are on.
+	interval, repost, edit, commentInterval bool
 }
 
 // newRules lays out c for the scripts of a store with keys k.
 func newRules(c ruleConfig, k keys) storeRules {
-	var r storeRules
+	r := storeRules{config: c, want: c.words(), interval: c.hasInterval, repost: c.hasRepost,
+		edit: c.hasEdit, commentInterval: c.hasCommentInterval}
 	if c.karma || c.voteLimit {
-		opt := func(on bool, v int64) interface{} {
-			if !on {
-				return ""
-			}
-			return v
-		}
 		karmaKey := ""
 		if c.karma {
 			karmaKey = k.karma
 		}
-		var per time.Duration
-		if c.voteLimit {
-			per = c.per
-		}
-		r.vote = []interface{}{karmaKey, k.voteLog,
-			opt(c.karma, c.perUp), opt(c.karma, c.perDown),
-			opt(c.cost, c.costUp), opt(c.cost, c.costDown),
-			opt(c.minKarma, c.minUp), opt(c.minKarma, c.minDown),
-			opt(c.voteLimit, int64(c.limit)), opt(c.voteLimit, per.Milliseconds()),
-			opt(c.voteLimit, ruleTTL(per))}
-	}
-	if c.hasInterval {
-		r.interval = c.postInterval.Milliseconds()
-	}
-	if c.hasRepost {
-		r.repost = c.repostAfter.Milliseconds()
-	}
-	if c.hasEdit {
-		r.edit = c.editWindow.Milliseconds()
-	}
-	if c.hasCommentInterval {
-		r.commentInterval = c.commentInterval.Milliseconds()
+		r.vote = []interface{}{karmaKey, k.voteLog, k.rules, r.want}
 	}
 	return r
 }

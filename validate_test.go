@@ -455,6 +455,12 @@ func hostileCases() []hostileCase {
 			}
 			return err
 		}},
+		hostileCase{"SetRules: no rule", bad, func(t *testing.T, s *Store) error { _, err := s.SetRules(ctx); return err }},
+		hostileCase{"SetRules: a nil option", bad, func(t *testing.T, s *Store) error { _, err := s.SetRules(ctx, nil); return err }},
+		hostileCase{"SetRules: a vote limit of -1", bad, func(t *testing.T, s *Store) error {
+			_, err := s.SetRules(ctx, WithVoteLimit(-1, time.Minute))
+			return err
+		}},
 		hostileCase{"Edit: title of MaxTitleLen+1", bad, func(t *testing.T, s *Store) error {
 			_, err := s.Edit(ctx, "1", "alice", strings.Repeat("x", MaxTitleLen+1), "")
 			return err
@@ -518,7 +524,7 @@ func TestHostileInput(t *testing.T) {
 			}
 		}
 		for _, m := range methods {
-			if !covered[m.name] && m.name != "Count" && m.name != "Drop" && m.name != "Reconfigure" { // they take no input
+			if !covered[m.name] && m.name != "Count" && m.name != "Drop" && m.name != "Reconfigure" && m.name != "Rules" { // they take no input
 				t.Errorf("no hostile case for %s", m.name)
 			}
 		}

@@ -1,4 +1,5 @@
 -- articles.lua: reads articles by id. Uses lua/lib.
+openStore(KEYS, 'r')
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local articlePrefix = ARGV[1]
 -- ARGV[2..]: the ids.

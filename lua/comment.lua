@@ -1,20 +1,27 @@
 -- comment.lua: posts a comment, a reply to an article or to one of its
 -- comments, with the poster's own upvote implied (lib/comments.lua).
 -- Uses lua/lib.
+local storeKey, storeIdentity = openStore(KEYS, 'w')
 local cseqKey, commentsKey = KEYS[1], KEYS[2]
 local aid, parent, poster, body = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local now, window, weight, orders, maxDepth = ARGV[5], tonumber(ARGV[6]), ARGV[7], ARGV[8], tonumber(ARGV[9])
 local k = {article = ARGV[10], voted = ARGV[11], comment = ARGV[12], thread = ARGV[13], kids = ARGV[14],
   cvoted = ARGV[15], comments = commentsKey}
 local commented = ARGV[16] ~= '' and ARGV[16] .. poster or nil
-local nowMs, lastKey, interval, ttl = ARGV[17], ARGV[18], tonumber(ARGV[19]), ARGV[20]
+local nowMs, lastKey = ARGV[17], ARGV[18]
+local interval -- the comment interval (WithCommentInterval), ms
+if lastKey ~= '' then
+  local rules = storeRules(ARGV[19], ARGV[20])
+  interval = rules.commentinterval and rules.commentinterval[1]
+end
 -- parent: '' for a reply to the article; now: the store's clock, Unix
 -- seconds (nowMs in ms); window: the store's vote window (s); orders: the
 -- comment orderings the store keeps besides best and top; maxDepth:
 -- MaxCommentDepth; commented: the prefix of the users' comment pages
--- (WithUserPages), or ''; lastKey, interval, ttl: the poster's
--- last-comment key, the interval (ms) and the key's TTL (ms), or '' for
--- a store without WithCommentInterval.
+-- (WithUserPages), or ''; lastKey: the poster's last-comment key, ''
+-- for a store without WithCommentInterval, whose interval is read from
+-- the rules record and this process's words, ARGV[19] and ARGV[20]
+-- (lib/rules.lua storeRules).
 -- Reply: {OK, id, depth, record} (lib/comments.lua appendRow) | {NOT_FOUND} (the article) | {NOT_FOUND, 'parent'} |
 -- {CLOSED} | {INVALID, reason} | {RATE_LIMITED, ms} | {NOT_ALLOWED, ms}.
 
@@ -138,6 +145,6 @@ if commented then
   listOn(commented, now, member(cid))
 end
 if interval then
-  redis.call('SET', lastKey, nowMs, 'PX', ttl)
+  redis.call('SET', lastKey, nowMs, 'PX', ruleTTL(interval))
 end
 return appendRow({OK}, cid, c.h, rec)

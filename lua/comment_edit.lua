@@ -1,9 +1,14 @@
 -- comment_edit.lua: changes a comment's body, by its poster within the
 -- edit window (Store.EditComment, WithEditWindow). Uses lua/lib.
+openStore(KEYS, 'w')
 local key = KEYS[1]
-local cid, user, body, now, window, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6]
--- now: the store's clock in ms; window: the edit window in ms after the
--- comment's post time, '' for none (no edit at any clock).
+local cid, user, body, now, prefix = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4]), ARGV[7]
+-- now: the store's clock in ms; ARGV[5], ARGV[6]: the rules record and
+-- this process's words (lib/rules.lua storeRules), '' for a store with no
+-- rule on. The edit window (WithEditWindow) is a span in ms after the
+-- comment's post time, nil where it is off: no edit at any clock.
+local rules = ARGV[6] ~= '' and storeRules(ARGV[5], ARGV[6]) or {}
+local window = rules.editwindow and rules.editwindow[1]
 -- Reply: {OK, id, depth, record} (lib/comments.lua appendRow) | {NOT_FOUND} (none, or deleted) | {NOT_ALLOWED}.
 moving(key)
 local c = readHead(key)

@@ -1,5 +1,6 @@
 -- comment_vote.lua: decides one vote on a comment, as lib/vote.lua vote
 -- decides one on an article. Uses lua/lib.
+local storeKey, storeIdentity = openStore(KEYS, 'n')
 local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 10)}
@@ -7,7 +8,7 @@ moderated(k, ARGV[8], ARGV[9])
 -- vs: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds;
 -- ARGV[8], ARGV[9]: moderation, the prefix of the vote logs
 -- (WithVoteLog) and the vote events (WithVoteEvents), or '';
--- ARGV[10..21]: the vote rules (lib/rules.lua readRules), for a store
+-- ARGV[10..14]: the vote rules (lib/rules.lua readRules), for a store
 -- that has them.
 -- Reply: '<previous> <points> <up> <down>' (reply.go parseVote) |
 -- {NOT_FOUND} | {CLOSED} | {CORRUPT} | {NOT_ALLOWED} | {RATE_LIMITED, ms}.

@@ -2,6 +2,7 @@
 -- (Store.CommentVoters) in bounded steps of HSCAN over its article's
 -- comment voter record (comment_vote.lua), whose fields are
 -- "<cid>:<user>". Uses lua/lib.
+openStore(KEYS, 'r')
 local key = KEYS[1]
 local cid, cursor, limit, cvoted = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 -- cursor: HSCAN's ('0' starts); limit: the most voters to read, and the

@@ -1,5 +1,6 @@
 -- comment_votes.lua: reads a user's votes on comments
 -- (Store.CommentVotesOf). Uses lua/lib.
+openStore(KEYS, 'r')
 local cseqKey = KEYS[1] -- the store's slot, for routing
 local user, prefix, cvoted = ARGV[1], ARGV[2], ARGV[3]
 -- ARGV[4..]: the ids.

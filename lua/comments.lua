@@ -1,4 +1,5 @@
 -- comments.lua: reads comments by id (Store.CommentsByID). Uses lua/lib.
+openStore(KEYS, 'r')
 local cseqKey = KEYS[1] -- the store's slot, for routing
 local prefix = ARGV[1]
 -- ARGV[2..]: the ids.

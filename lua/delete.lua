@@ -1,7 +1,8 @@
 -- delete.lua: one step of Delete: removes an article and every trace of
 -- it (lib/delete.lua delete), once its comments are gone: an article
 -- with comments first loses up to step of them a step
--- (lib/comments.lua purgeComments). Uses lua/lib.
+-- (lib/removal.lua purgeComments). Uses lua/lib.
+openStore(KEYS, 'w')
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local id = ARGV[1]
 local k = {article = ARGV[2], voted = ARGV[3], groups = ARGV[4], group = ARGV[5],

@@ -1,5 +1,6 @@
 -- drop.lua: one bounded step of Drop: unlinks the keys one SCAN step
 -- finds. UNLINK frees large values off the main thread. Uses lua/lib.
+local storeKey = openStore(KEYS, 'n')
 local seqKey = KEYS[1] -- the store's slot, for routing
 local cursor, pattern, count = ARGV[1], ARGV[2], ARGV[3]
 -- pattern matches the store's keys only (keys.go pattern).

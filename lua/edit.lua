@@ -1,14 +1,18 @@
 -- edit.lua: changes an article's title and link, by its poster within
 -- the edit window (Store.Edit, WithEditWindow). Uses lua/lib.
+openStore(KEYS, 'w')
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local id, user, title, link = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local now, window = tonumber(ARGV[5]), tonumber(ARGV[6])
-local unique, repost, linkTTL = ARGV[7] == '1', tonumber(ARGV[8]), ARGV[9]
-local k = {article = ARGV[10], link = ARGV[11]}
--- now: the store's clock in ms; window (WithEditWindow), repost
--- (WithRepostAfter): spans in ms after the article's post time, '' for
--- off (no edit at any clock); linkTTL: the TTL in ms of a link key
--- written without unique.
+local now, unique = tonumber(ARGV[5]), ARGV[6] == '1'
+local k = {article = ARGV[9], link = ARGV[10]}
+-- now: the store's clock in ms; ARGV[7], ARGV[8]: the rules record and
+-- this process's words (lib/rules.lua storeRules), '' for a store with no
+-- rule on. The edit window (WithEditWindow) and the repost span
+-- (WithRepostAfter) are spans in ms after the article's post time, nil
+-- for a rule that is off: no edit at any clock.
+local rules = ARGV[8] ~= '' and storeRules(ARGV[7], ARGV[8]) or {}
+local window = rules.editwindow and rules.editwindow[1]
+local repost = rules.repostafter and rules.repostafter[1]
 -- Reply: {OK, row} | {NOT_FOUND} | {NOT_ALLOWED} | {DUPLICATE, row} when
 -- a live article (posted within repost, without unique) has the new link.
 local articleKey = k.article .. id
@@ -43,7 +47,7 @@ if link ~= old and (unique or repost) then
   if newKey and unique then
     redis.call('SET', newKey, id)
   elseif newKey then
-    redis.call('SET', newKey, id, 'PX', linkTTL)
+    redis.call('SET', newKey, id, 'PX', ruleTTL(repost))
   end
 end
 a.title, a.link = title, link

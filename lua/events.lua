@@ -1,5 +1,6 @@
 -- events.lua: reads the vote events (Store.VoteEvents,
 -- lib/moderation.lua addEvent) after an entry. Uses lua/lib.
+openStore(KEYS, 'r')
 local key = KEYS[1]
 local after, count = ARGV[1], tonumber(ARGV[2])
 -- after: the id of the entry the read follows, '' for the oldest kept.

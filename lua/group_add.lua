@@ -1,6 +1,7 @@
 -- group_add.lua: adds an article to groups, and to the cached pages those
 -- groups have (built or being built), so group pages stay exact.
 -- Uses lua/lib.
+openStore(KEYS, 'w')
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local id, limit = ARGV[1], tonumber(ARGV[2])
 local k = {article = ARGV[3], groups = ARGV[4], group = ARGV[5], by = ARGV[6], cache = ARGV[7],

@@ -5,6 +5,7 @@
 -- one stopped, or does a step of the cache's build, whichever promises
 -- the page in fewer calls; every call does bounded work and moves the
 -- cache toward complete. Uses lua/lib.
+openStore(KEYS, 'r')
 local groupKey, cacheKey, orderingKey = KEYS[1], KEYS[2], KEYS[3]
 local articlePrefix, start, stop, desc = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local ttl, step, walk = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])

@@ -3,6 +3,7 @@
 -- store with a read pool. Building a cache and renewing its TTL are
 -- writes, left to the primary (group_page.lua, group_renew.lua).
 -- Uses lua/lib.
+openStore(KEYS, 'r')
 local groupKey, cacheKey = KEYS[1], KEYS[2]
 local articlePrefix, start, stop, desc = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local votedPrefix, user = ARGV[5], ARGV[6]

@@ -1,5 +1,6 @@
 -- group_remove.lua: removes an article from groups and from their cached
 -- pages, so it never shows in those groups' pages again. Uses lua/lib.
+openStore(KEYS, 'w')
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local id = ARGV[1]
 local k = {article = ARGV[2], groups = ARGV[3], group = ARGV[4], cache = ARGV[5], voted = ARGV[6]}

@@ -1,5 +1,6 @@
 -- page_for.lua: reads one page of articles in one ordering, as page.lua
 -- does, and one user's vote on each of its articles. Uses lua/lib.
+openStore(KEYS, 'r')
 local orderingKey = KEYS[1]
 local articlePrefix, start, stop, desc, votedPrefix, user = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6]
 -- start, stop: ranks, inclusive; desc: '1' from the highest value down;

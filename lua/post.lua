@@ -1,5 +1,6 @@
 -- post.lua: posts an article and records the poster's own upvote.
 -- Uses lua/lib.
+local storeKey, storeIdentity, storeUnrecorded = openStore(KEYS, 'w')
 local seqKey, scoreKey, timeKey = KEYS[1], KEYS[2], KEYS[3]
 local poster, title, link = ARGV[1], ARGV[2], ARGV[3]
 local now, window, weight = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -14,8 +15,11 @@ end
 -- orders: the names of the orders the store keeps (lib/base.lua ORDERS),
 -- comma-separated; the article keeps them, and its window and weight,
 -- for good (lib/record.lua RECORD).
--- ARGV[17..22]: the rules of Post (lib/rules.lua postRules), for a store that
--- has them.
+-- ARGV[17], ARGV[18]: the rules record and this process's words (none
+-- for a store with no rule on), which the first post of an empty store
+-- records (lib/rules.lua mergeRules); ARGV[19..20]: now (ms) and the
+-- poster's last-post key, for a store with a rule of Post (lib/rules.lua
+-- postRules).
 -- Reply: {OK, id, score} | {DUPLICATE, row} when unique is set and a live
 -- article has the link, or a rule finds one posted within its span |
 -- {RATE_LIMITED, ms} | {NOT_ALLOWED, ms}: the poster is suspended (Refuse).
@@ -34,7 +38,8 @@ if linkKey then
     return rows(k.article, {member(other)}, {DUPLICATE})
   end
 end
-local rules, refused = postRules(k, ARGV, 17, link)
+local rulesKey, want = ARGV[17], ARGV[18] or ''
+local rules, refused = postRules(k, rulesKey, want, ARGV[19], ARGV[20], link)
 if refused then
   return refused
 end
@@ -47,6 +52,18 @@ expectIndexes(k, orders, now)
 if k.submitted then
   expect(k.submitted .. poster, 'zset')
   expect(k.upvoted .. poster, 'zset')
+end
+-- The rules record that the first post of an empty store records: its
+-- numbers where it has some (SetRules before the first post), else this
+-- process's.
+local recordedRules
+if storeUnrecorded and want ~= '' then
+  expect(rulesKey, 'string')
+  local lacking
+  recordedRules, lacking = mergeRules(want, redis.call('GET', rulesKey))
+  if lacking then
+    return error('voting: rules: no numbers for ' .. lacking .. ' to record: give its option', 0)
+  end
 end
 
 -- The counter must hold a canonical id below the int64 maximum; it is
@@ -99,6 +116,9 @@ end
 -- identity).
 if storeUnrecorded then
   redis.call('SET', storeKey, storeIdentity)
+  if recordedRules then
+    redis.call('SET', rulesKey, recordedRules)
+  end
 end
 local m = member(id)
 local score = num(value('score', now, weight, 1, 0))

@@ -3,6 +3,7 @@
 -- last, and stops early once their group memberships reach budget, as each membership costs a
 -- removal from the group and from its caches in every ordering. The first
 -- article is always deleted, so every step makes progress. Uses lua/lib.
+openStore(KEYS, 'w')
 local timeKey = KEYS[1]
 local last, limit, budget = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local k = {article = ARGV[4], voted = ARGV[5], groups = ARGV[6], group = ARGV[7],
@@ -12,7 +13,7 @@ k.comment, k.thread, k.kids, k.cvoted, k.comments = ARGV[13], ARGV[14], ARGV[15]
 local commentStep = tonumber(ARGV[18])
 -- Reply: {OK, deleted, more}: more is 1 when articles may remain.
 -- An article with comments loses up to commentStep of them a step
--- (lib/comments.lua purgeComments): the step that finds the first
+-- (lib/removal.lua purgeComments): the step that finds the first
 -- article with comments left removes them, and the article once none
 -- is left; a step stops before any later article with comments.
 local members = redis.call('ZRANGEBYSCORE', timeKey, '-inf', last, 'LIMIT', 0, limit)

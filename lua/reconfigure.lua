@@ -1,14 +1,20 @@
 -- reconfigure.lua: one step of Reconfigure (identity.go). Uses lua/lib.
 -- Its identity check is off (lib/base.lua identity, mode 'n'): it does its own.
+local storeKey, storeIdentity = openStore(KEYS, 'n')
 local seqKey, timeKey, backfillKey = KEYS[1], KEYS[2], KEYS[3]
 local phase, articlePrefix, linkPrefix, step = ARGV[1], ARGV[2], ARGV[3], tonumber(ARGV[4])
 local cseqKey, movingKey = ARGV[5], ARGV[6]
 local k = {comment = ARGV[7], body = ARGV[8], kids = ARGV[9]}
+local rulesKey, want = ARGV[10], ARGV[11]
 -- phase 'record' records this store's identity (storeIdentity) in place of
--- the recorded one, which must be of the same layout, or of layout 3 or
--- 4, which it so migrates to 5: one of layout 3 has no comments, and
+-- the recorded one, which must be of the same layout, or of layout 3, 4
+-- or 5, which it so migrates: one of layout 3 has no comments, and
 -- nothing else moves; one of layout 4 with comments gets movingKey, '0',
--- which phase 'comments' moves them under. A store with data and no
+-- which phase 'comments' moves them under. It records the rules record
+-- of the rules on (want, this process's words, lib/rules.lua
+-- mergeRules): each rule with its numbers in the record, or in the
+-- recorded identity where it is of layout 3 to 5, whose words carried
+-- them, else this process's; none where no rule is on. A store with data and no
 -- record is adopted where its newest article is a record of this
 -- layout. Where the new identity has uniquelinks and the recorded one
 -- had not, it starts the backfill of the links: backfillKey, '0', and
@@ -44,10 +50,18 @@ if phase == 'record' then
         return error('voting: incompatible store:  | ' .. storeIdentity .. ' |', 0)
       end
     end
-  elseif string.match(got, '^%d+') ~= layout and string.match(got, '^%d+') ~= '3' and string.match(got, '^%d+') ~= '4' then
+  elseif not ({[layout] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1})[string.match(got, '^%d+')] then
     return error('voting: incompatible store: ' .. string.match(got, '^[^\n]*') .. ' | ' .. storeIdentity .. ' |', 0)
   end
   expect(movingKey, 'string')
+  expect(rulesKey, 'string')
+  local rules, lacking
+  if want ~= '' then
+    rules, lacking = mergeRules(want, (got or '') .. ' ' .. (redis.call('GET', rulesKey) or ''))
+    if lacking then
+      return error('voting: rules: no numbers for ' .. lacking .. ' to record: give its option', 0)
+    end
+  end
   if got and string.match(got, '^%d+') == '4' then
     expect(cseqKey, 'string')
     if redis.call('EXISTS', cseqKey) == 1 then
@@ -63,6 +77,11 @@ if phase == 'record' then
   -- moderation: the latest end of the suspensions, which the record
   -- carries after a newline (lib/moderation.lua), stays.
   redis.call('SET', storeKey, storeIdentity .. (got and string.match(got, '\n.*$') or ''))
+  if rules then
+    redis.call('SET', rulesKey, rules)
+  else
+    redis.call('DEL', rulesKey)
+  end
   return {OK, got and string.match(got, '^[^\n]*') or '', redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey)}
 end
 

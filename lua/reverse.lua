@@ -1,6 +1,7 @@
 -- reverse.lua: one step of Store.ReverseVotes: takes back the newest
 -- votes of a user's vote log (lib/moderation.lua), each as
 -- lib/reverse.lua says, and removes their entries. Uses lua/lib.
+openStore(KEYS, 'w')
 local logKey = KEYS[1]
 local user, now, step, budget = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local k = {score = ARGV[5], article = ARGV[6], voted = ARGV[7], more = ARGV[8],

@@ -1,5 +1,6 @@
 -- suspend.lua: suspends a user (Store.Suspend, lib/moderation.lua), or
 -- ends a suspension (Store.Unsuspend: mode ''). Uses lua/lib.
+local storeKey, storeIdentity = openStore(KEYS, 'w')
 local hash = KEYS[1]
 local user, mode, ends, events, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
 -- hash: the suspensions; mode: 'r' (Refuse) or 's' (Shadow), '' to end

@@ -1,5 +1,6 @@
 -- suspended.lua: reads a user's suspension (Store.Suspended). Uses
 -- lua/lib.
+openStore(KEYS, 'r')
 local hash = KEYS[1]
 local user, now = ARGV[1], ARGV[2]
 -- now: the store's clock, Unix seconds.

@@ -1,6 +1,7 @@
 -- thread.lua: reads a thread, the comments of an article or the replies
 -- under a comment, filled best-first as Reddit's CommentOrderer does
 -- (Store.Thread, Store.Replies). Uses lua/lib.
+openStore(KEYS, 'r')
 local rootKey = KEYS[1]
 local kind, id, ordering, desc = ARGV[1], ARGV[2], ARGV[3], ARGV[4] == '1'
 local limit, maxDepth = tonumber(ARGV[5]), tonumber(ARGV[6])

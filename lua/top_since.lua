@@ -1,5 +1,6 @@
 -- top_since.lua: reads one page of the articles posted at or after a
 -- cutoff, by net votes, ties by id newest first. Uses lua/lib.
+openStore(KEYS, 'r')
 local topKey, timeKey = KEYS[1], KEYS[2]
 local articlePrefix, bucketPrefix = ARGV[1], ARGV[2]
 local cutoff, start, stop = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])

@@ -2,6 +2,7 @@
 -- edge holds more members than one call of top_since.lua reads: the
 -- members of the edge bucket posted in the period, read in the order of
 -- the time ordering, up to count of them a call. Uses lua/lib.
+openStore(KEYS, 'r')
 local timeKey, edgeKey = KEYS[1], KEYS[2]
 local from, to = tonumber(ARGV[1]), tonumber(ARGV[2])
 local afterTime, afterMember, count = ARGV[3], ARGV[4], tonumber(ARGV[5])

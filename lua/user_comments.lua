@@ -1,5 +1,6 @@
 -- user_comments.lua: reads one page of a user's comments (WithUserPages),
 -- newest first, ties by id, highest first. Uses lua/lib.
+openStore(KEYS, 'r')
 local listKey = KEYS[1]
 local prefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 -- start: how many live entries to skip; count: the page size.

@@ -1,6 +1,7 @@
 -- user_page.lua: reads one page of a user's submitted or upvoted
 -- articles (WithUserPages), newest entry first, ties by id, highest
 -- first. Uses lua/lib.
+openStore(KEYS, 'r')
 local listKey, scoreKey = KEYS[1], KEYS[2]
 local articlePrefix, start, count = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local votedPrefix, user = ARGV[4], ARGV[5]

@@ -1,5 +1,6 @@
 -- vote.lua: decides one vote (lib/vote.lua vote: window, previous vote,
 -- counters, orderings, group caches). Uses lua/lib.
+local storeKey, storeIdentity = openStore(KEYS, 'n')
 local scoreKey = KEYS[1]
 local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- new: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds.
@@ -10,7 +11,7 @@ local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- without them; ARGV[9], ARGV[10]: moderation, the prefix of the vote
 -- logs (WithVoteLog) and the vote events (WithVoteEvents,
 -- lib/moderation.lua addEvent), each '' or none for a store without
--- them; ARGV[11..22]: the vote rules (lib/rules.lua readRules), for a
+-- them; ARGV[11..15]: the vote rules (lib/rules.lua readRules), for a
 -- store that has them. k is made whole in one constructor: a field added
 -- later grows the table, which costs a vote more than the field.
 local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7],

@@ -1,5 +1,6 @@
 -- vote_batch.lua: decides several votes in order, each as vote.lua does.
 -- Uses lua/lib.
+local storeKey, storeIdentity = openStore(KEYS, 'w')
 local scoreKey = KEYS[1]
 local now = ARGV[1] -- the store's clock, Unix seconds
 local k = {score = scoreKey, article = ARGV[2], voted = ARGV[3], more = ARGV[4]}

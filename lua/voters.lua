@@ -1,5 +1,6 @@
 -- voters.lua: reads the standing voters of an article (Store.Voters) in
 -- bounded steps of HSCAN over its voter record. Uses lua/lib.
+openStore(KEYS, 'r')
 local votedKey = KEYS[1]
 local cursor, limit, articleKey = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 -- cursor: HSCAN's ('0' starts); limit: the most voters to read, and the

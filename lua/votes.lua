@@ -1,4 +1,5 @@
 -- votes.lua: reads one user's votes on several articles. Uses lua/lib/
+openStore(KEYS, 'r')
 local scoreKey = KEYS[1] -- the store's slot, for routing
 local user, articlePrefix, votedPrefix, exists = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- exists: '1' to tell an article that does not exist from one whose

@@ -1,5 +1,6 @@
 -- votes_by.lua: reads a page of a user's vote log (Store.VotesBy,
 -- lib/moderation.lua), newest first. Uses lua/lib.
+openStore(KEYS, 'r')
 local logKey = KEYS[1]
 local afterScore, afterItem, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local articlePrefix, commentPrefix = ARGV[4], ARGV[5]

@@ -119,6 +119,8 @@ func calls() []call {
 		{"GroupCount", nil, "", func(s *voting.Store) error { return e(s.GroupCount(ctx, "g")) }},
 		{"Karma", nil, "", func(s *voting.Store) error { return e(s.Karma(ctx, "alice")) }},
 		{"TopUsers", page("", 1), "", func(s *voting.Store) error { return e(s.TopUsers(ctx, 1)) }},
+		{"Rules", nil, "", func(s *voting.Store) error { return e(s.Rules(ctx)) }},
+		{"SetRules", nil, "", func(s *voting.Store) error { return e(s.SetRules(ctx, voting.WithKarma(2, -1))) }},
 		{"Edit", nil, "", func(s *voting.Store) error {
 			return e(s.Edit(ctx, "2", "alice", "a new title", "https://example.com/2"))
 		}},

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -15,7 +17,10 @@ import (
 // prefix P ("" in the book): P+"article:" the id counter; P+"article:ID"
 // hashes of title, link, poster, time and votes (upvotes); P+"score:" and
 // P+"time:" zsets of "article:ID"; P+"voted:ID" sets of the voters, kept
-// a week; P+"group:NAME" sets of "article:ID".
+// a week; P+"group:NAME" sets of "article:ID". The book's post_article
+// stores time.time(), a float, which redis-py writes as Python's repr
+// ("1794637728.0", "1794637728.4259844"), and its ports time(), an
+// integer: import-book takes both (bookTime).
 const (
 	bookWeek   = 7 * 86400
 	bookWeight = 432
@@ -50,7 +55,7 @@ func cmdImportBook(e *env, args []string) error {
 		return err
 	}
 	// The book's store has no shared option: its identity is the layout's.
-	if err := e.record(voting.Identity{Layout: voting.LayoutVersion}); err != nil {
+	if err := e.record(voting.Identity{Layout: voting.LayoutVersion}, ""); err != nil {
 		return err
 	}
 	if _, err := e.do("DEL", e.l.marker()); err != nil {
@@ -146,17 +151,21 @@ func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
 				}
 				s[j] = string(b)
 			}
-			posted, err1 := strconv.ParseInt(s[3], 10, 64)
-			votes, err2 := strconv.ParseInt(s[4], 10, 64)
-			if err1 != nil || err2 != nil || votes < 0 {
-				return nil, "", nil, usagef("%s: time %q or votes %q is not a whole number; nothing was written", key, s[3], s[4])
+			t, posted, ok := bookTime(s[3])
+			if !ok {
+				return nil, "", nil, usagef("%s: time %q is not a Unix time in seconds (a decimal number, its whole seconds from %d to %d); nothing was written",
+					key, s[3], int64(-maxExact), int64(maxExact))
+			}
+			votes, err := strconv.ParseInt(s[4], 10, 64)
+			if err != nil || countLimit.check("votes", votes) != nil {
+				return nil, "", nil, usagef("%s: votes %q is not a whole number from 0 to %d; nothing was written", key, s[4], int64(maxCount))
 			}
 			if s[2] == "" || len(s[2]) > voting.MaxNameLen {
 				return nil, "", nil, usagef("%s: poster %q is not a name; nothing was written", key, s[2])
 			}
 			m := "article:" + id
-			if times[m] != float64(posted) {
-				return nil, "", nil, usagef("%s: time %d, but %s holds %v; nothing was written", key, posted, bp+"time:", times[m])
+			if times[m] != t {
+				return nil, "", nil, usagef("%s: time %s, but %s holds %v; nothing was written", key, s[3], bp+"time:", times[m])
 			}
 			a := &importArticle{id: id, groups: groups[id], r: record{Up: votes, Posted: posted,
 				Weight: formatWeight(bookWeight), Poster: s[2], Title: s[0], Link: s[1]}}
@@ -164,9 +173,9 @@ func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
 			switch {
 			case !ok:
 				return nil, "", nil, usagef("%s: article %s missing; nothing was written", bp+"score:", id)
-			case score != a.r.value("score"):
-				warnings = append(warnings, fmt.Sprintf("article %s: the book's score %v is not time+432*votes = %v, which the store keeps",
-					id, score, a.r.value("score")))
+			case math.Abs(score-(t+bookWeight*float64(votes))) > bookSlack:
+				warnings = append(warnings, fmt.Sprintf("article %s: the book's score %v is not time+432*votes = %v; the store keeps %v",
+					id, score, t+bookWeight*float64(votes), a.r.value("score")))
 			}
 			if posted+bookWeek > now {
 				a.closes, a.expMs = posted+bookWeek, (posted+bookWeek)*1000
@@ -196,6 +205,33 @@ func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
 		return nil, "", nil, usagef("%s holds %q, not an id at least the highest article's; nothing was written", bp+"article:", seq)
 	}
 	return out, seq, warnings, nil
+}
+
+// bookSlack is how far the book's score may be from time+432*votes,
+// summed in floats (the book's ZINCRBY adds 432 a vote to a float time),
+// before import-book warns of it: far below a vote's 432.
+const bookSlack = 1e-3
+
+// bookDecimal is a decimal number as the book and its ports write a
+// time: an integer (time()), or Python's repr of a float (time.time(),
+// as redis-py sends it), which has a fraction and, past 1e16, an
+// exponent.
+var bookDecimal = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$`)
+
+// bookTime reads the book's time field: the time as written (t) and its
+// whole Unix second (posted), which the store keeps, as its score
+// formula counts Unix seconds; ok is false for anything else, such as
+// "nan", "inf", a hexadecimal float, or a second past maxExact.
+func bookTime(s string) (t float64, posted int64, ok bool) {
+	if !bookDecimal.MatchString(s) {
+		return 0, 0, false
+	}
+	t, err := strconv.ParseFloat(s, 64)
+	sec := math.Floor(t)
+	if err != nil || sec < -maxExact || sec > maxExact {
+		return 0, 0, false
+	}
+	return t, int64(sec), true
 }
 
 func globEscape(s string) string {

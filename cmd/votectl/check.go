@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/votekit/voting/internal/restore"
 )
 
 // checker holds what check read and what it found.
@@ -31,6 +32,7 @@ type checker struct {
 	markers map[string]string // article id -> its comment voter record's marker
 	cvotes  [][3]string       // poster, voter, vote: the standing votes of others on comments
 	cfix    []cmd
+	replace map[string]crecord // cid -> its record, to place again (restore.PutComments) in its parent's orderings
 }
 
 // voterRecord reads the voter record at key, an article's or its
@@ -77,9 +79,10 @@ func cmdCheck(e *env, args []string) error {
 		return err
 	}
 	if karma == nil {
-		// The karma a vote moves, as the store records it.
-		if _, id, ok, err := e.recorded(); err == nil && ok {
-			for _, word := range id.Options {
+		// The karma a vote moves, as the store records it: in its rules
+		// record, or, for a store of an earlier layout, its identity.
+		if st, id, ok, err := e.recorded(); err == nil && ok {
+			for _, word := range withRules(id, e.rulesOf(st)).Options {
 				name, value, _ := strings.Cut(word, "=")
 				switch name {
 				case "karma":
@@ -570,18 +573,18 @@ func (c *checker) pages() error {
 
 // repair writes what check found, in small steps: a script per article,
 // and removals step members at a time.
-func (c *checker) repair() error {
+func (c *checker) repair() (err error) {
 	p := c.e.progress("repairing", len(c.reput))
+	st, err := c.e.store()
+	if err != nil {
+		return err
+	}
 	for _, id := range sortedKeys(c.reput) {
 		r := c.recs[id]
 		r.Up, r.Down = c.reput[id][0], c.reput[id][1]
-		conn, err := c.e.pool.GetContext(c.e.ctx)
-		if err != nil {
-			return err
-		}
-		_, err = putScript.DoContext(c.e.ctx, conn, c.e.l.putArgs(id, r, false, 0, 0, nil, true)...)
-		conn.Close()
-		if err != nil {
+		a := restoreOf(id, r, false, 0, 0, nil)
+		a.KeepGroups = true
+		if _, err := restore.Put(c.e.ctx, st, a); err != nil {
 			return fmt.Errorf("article %s: %w", id, err)
 		}
 		p.add(1)
@@ -611,6 +614,19 @@ func (c *checker) repair() error {
 	}
 	cmds = append(cmds, c.zadd...)
 	cmds = append(cmds, c.cfix...)
+	defer func() {
+		// Last, once the counts are set: the comments whose places are
+		// missing or wrong, placed again by the store's own script.
+		var chunk []restore.Comment
+		for _, id := range sortedKeys(c.replace) {
+			x := restoreComment(id, c.replace[id], false)
+			x.PlacesOnly = true // its head alone was read
+			chunk = append(chunk, x)
+		}
+		for at := 0; at < len(chunk) && err == nil; at += cstep {
+			err = restore.PutComments(c.e.ctx, st, chunk[at:min(at+cstep, len(chunk))])
+		}
+	}()
 	for at := 0; at < len(cmds); at += 50 {
 		replies, err := c.e.pipeline(cmds[at:min(at+50, len(cmds))])
 		if err != nil {

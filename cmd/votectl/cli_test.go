@@ -70,10 +70,10 @@ func TestCommandsRead(t *testing.T) {
 			want []string
 		}{
 			{[]string{"info"}, []string{`store "src"`, "article", "voted", "total", "health:",
-				"identity recorded: 5 orders=top,hot,best,controversial karma=1,-1 cost=1,2", "no problems"}},
+				"identity recorded: 6 orders=top,hot,best,controversial karma cost", "rules: karma=1,-1 cost=1,2", "no problems"}},
 			{[]string{"article", "1"}, []string{`"title": "title "`, `"groups": [`, `"voters": 4`, `"open": true`}},
 			{[]string{"user", "alice"}, []string{`"karma":`, `"submitted": [`, `"upvoted": [`}},
-			{[]string{"options"}, []string{`"karma": true`, `"user_pages": true`, `"top"`, `"recorded": true`, `"karma=1,-1"`}},
+			{[]string{"options"}, []string{`"karma": true`, `"user_pages": true`, `"top"`, `"recorded": true`, `"karma_per_upvote": 1`}},
 		} {
 			code, out, errs := votectl(t, addr, "", append([]string{"-prefix", "src"}, tc.args...)...)
 			if code != 0 {
@@ -122,7 +122,7 @@ func TestOptionsChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, errs := votectl(t, addr, "", "-prefix", "opt", "options", "-karma", "1,-1", "-user-pages", "-unique-links", "-orders", "top")
-		if code != 0 || !strings.Contains(out, "after:  5 orders=top karma=1,-1 userpages uniquelinks") {
+		if code != 0 || !strings.Contains(out, "after:  6 orders=top karma userpages uniquelinks") {
 			t.Fatalf("options: %d %q %s", code, out, errs)
 		}
 		if _, err := old.Vote(context.Background(), "bob", a.ID, voting.Upvote); !errors.Is(err, voting.ErrIncompatible) {

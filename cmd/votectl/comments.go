@@ -8,7 +8,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/restore"
 )
 
 // cstep is how many comments a step reads or writes: their records,
@@ -300,8 +300,11 @@ type importCVoted struct {
 // parseComment validates a comment line against the comments before it;
 // bad makes the error of the line.
 func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) error) error {
-	if !canonicalID(l.ID) || (imp.lastCID != "" && !lessID(imp.lastCID, l.ID)) {
-		return bad("comment id %q is not an id, or not above the one before (%s)", l.ID, imp.lastCID)
+	if err := checkCID("comment id", l.ID); err != nil {
+		return bad("%v", err)
+	}
+	if imp.lastCID != "" && !lessID(imp.lastCID, l.ID) {
+		return bad("comment id %q is not above the one before (%s)", l.ID, imp.lastCID)
 	}
 	imp.lastCID = l.ID
 	if imp.byID[l.Article] == nil {
@@ -310,8 +313,9 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 	if l.Posted == nil || l.Up == nil || l.Down == nil || l.Closes == 0 {
 		return bad("comment %s lacks one of posted, closes, up, down", l.ID)
 	}
-	if *l.Up < 0 || *l.Down < 0 {
-		return bad("comment %s: counts out of range", l.ID)
+	if err := checkFields(field{"up", *l.Up, countLimit}, field{"down", *l.Down, countLimit},
+		field{"posted", *l.Posted, exactLimit}, field{"closes", l.Closes, exactLimit}); err != nil {
+		return bad("comment %s: %v", l.ID, err)
 	}
 	if err := checkName("poster", l.Poster); err != nil {
 		return bad("comment %s: %v", l.ID, err)
@@ -338,8 +342,8 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 		return bad("comment %s: a weight goes with the score order, and only with it", l.ID)
 	}
 	if l.Weight != nil {
-		if *l.Weight < 0 || math.IsNaN(*l.Weight) || math.IsInf(*l.Weight, 0) {
-			return bad("comment %s: weight out of range", l.ID)
+		if err := checkWeight("weight", *l.Weight); err != nil {
+			return bad("comment %s: %v", l.ID, err)
 		}
 		c.Weight = formatWeight(*l.Weight)
 	}
@@ -371,6 +375,12 @@ func (imp *parsedImport) parseCVote(l line, bad func(string, ...interface{}) err
 		if !canonicalID(l.Marker) || l.ExpiresMs <= 0 {
 			return bad("comment voter record of article %s: marker %q is not an id, or expires_ms is missing", l.ID, l.Marker)
 		}
+		if err := checkCID("marker", l.Marker); err != nil {
+			return bad("comment voter record of article %s: %v", l.ID, err)
+		}
+		if err := exactLimit.check("expires_ms", l.ExpiresMs); err != nil {
+			return bad("comment voter record of article %s: %v", l.ID, err)
+		}
 		imp.cvoted[l.ID] = &importCVoted{aid: l.ID, marker: l.Marker, expMs: l.ExpiresMs}
 		imp.cvotedOrder = append(imp.cvotedOrder, l.ID)
 		return nil
@@ -401,45 +411,48 @@ func checkName(what, s string) error {
 	return nil
 }
 
-// placeCmds are the ZADDs that put a comment's places in their sorted
-// sets: those of one key in one, as lib/comments.lua placeAt writes both
-// bands.
-func placeCmds(ps []place) []cmd {
-	var out []cmd
-	for i := 0; i < len(ps); {
-		args := []interface{}{ps[i].key}
-		j := i
-		for ; j < len(ps) && ps[j].key == ps[i].key; j++ {
-			args = append(args, ps[j].value, ps[j].member)
-		}
-		out = append(out, cmd{"ZADD", args})
-		i = j
-	}
-	return out
+// restoreComment is comment id of record c as restore.PutComments writes
+// it with the store's own script.
+func restoreComment(id string, c crecord, removing bool) restore.Comment {
+	return restore.Comment{ID: id, Up: c.Up, Down: c.Down, Replies: c.Replies, First: c.First, Last: c.Last,
+		Next: c.Next, Prev: c.Prev, Deleted: c.Deleted, Article: c.Article, Parent: c.Parent, Posted: c.Posted,
+		Closes: c.Closes, Depth: c.Depth, Orders: c.Orders, Weight: c.Weight, Poster: c.Poster, Body: c.Body, Removing: removing}
 }
 
-// writeComments writes the comments of an import, in pipelines of
-// cstep comments: each command short, each write idempotent (a resumed
-// import writes the same again). The records come with every field the
-// store's scripts would have written (links, live counts), the orderings
-// with the values of voting.Order.Value.
+// writeComments writes the comments of an import: their records and
+// places through the store's own script (restore.PutComments), cstep
+// comments a call, with every field the store's scripts would have
+// written (links, live counts) and the values of the store's formulas;
+// then the articles' counts and threads and the comment voter records,
+// in pipelines. Each write is idempotent (a resumed import writes the
+// same again).
 func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 	cs := make(map[string]crecord, len(imp.comments))
 	for _, c := range imp.comments {
 		cs[c.id] = c.c
 	}
 	t := deriveThreads(cs)
+	st, err := e.store()
+	if err != nil {
+		return err
+	}
 	b := &batch{e: e}
 	p := e.progress("importing comments", len(imp.comments))
-	for _, ic := range imp.comments {
+	var chunk []restore.Comment
+	for i, ic := range imp.comments {
 		c := ic.c
 		t.links(ic.id, &c)
-		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famComment, ic.id), c.String()}})
-		b.cmds = append(b.cmds, placeCmds(c.places(e.l, ic.id))...)
-		if err := b.add(); err != nil {
-			return err
+		// A deleted comment without replies is one whose removal a
+		// DeleteComment left (the source's {prefix}:cremoving): the next
+		// DeleteComment goes on with it here too.
+		chunk = append(chunk, restoreComment(ic.id, c, c.Deleted && len(t.kids[ic.id]) == 0))
+		if len(chunk) == cstep || i == len(imp.comments)-1 {
+			if err := restore.PutComments(e.ctx, st, chunk); err != nil {
+				return err
+			}
+			p.add(len(chunk))
+			chunk = chunk[:0]
 		}
-		p.add(1)
 	}
 	p.done()
 	for _, aid := range sortedKeys(t.arts) {
@@ -567,6 +580,17 @@ func (c *checker) comments() error {
 			c.problem(false, "comment %s: no body", id)
 		}
 	}
+	// Removals a DeleteComment left to a later step: deleted comments
+	// without replies, which the next DeleteComment removes, with the
+	// deleted ancestors left without replies above them. No problem.
+	if c.inv.has(famRemoving, "") {
+		key := c.e.l.key(famRemoving, "")
+		if n, err := redis.Int(c.e.do("SCARD", key)); err != nil {
+			c.problem(false, "%s: %v (a set of comment ids)", key, err)
+		} else {
+			fmt.Fprintf(c.e.stdout, "comments: %d removals of deleted comments left by a DeleteComment (the next one finishes them)\n", n)
+		}
+	}
 	// Keys of layout 4 left behind.
 	for _, id := range c.inv.names(famCBody) {
 		key := c.e.l.key(famCBody, id)
@@ -691,6 +715,15 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 	return nil
 }
 
+// placeAgain has -repair write comment id (of good, the records as the
+// counts left them) and its places again, by the store's own script.
+func (c *checker) placeAgain(id string, good map[string]crecord) {
+	if c.replace == nil {
+		c.replace = map[string]crecord{}
+	}
+	c.replace[id] = good[id]
+}
+
 // kids checks each parent's sorted sets of replies against the comments
 // (their counts as commentVotes left them): Best and Top, both bands, at
 // kids:<parent>, and the optional orderings at kids:<ordering>:<parent>.
@@ -737,10 +770,10 @@ func (c *checker) kids(good map[string]crecord) error {
 			p := w[m]
 			if v, ok := have[m]; !ok {
 				c.problem(true, "%s: comment %s missing from %s", key, m[1:], p.ordering)
-				c.cfix = append(c.cfix, cmd{"ZADD", []interface{}{key, p.value, m}})
+				c.placeAgain(m[1:], good)
 			} else if !sameValue(p.ordering, v, p.value) {
 				c.problem(true, "%s: comment %s at %s in %s, its record makes %s", key, m[1:], num(v), p.ordering, num(p.value))
-				c.cfix = append(c.cfix, cmd{"ZADD", []interface{}{key, p.value, m}})
+				c.placeAgain(m[1:], good)
 			}
 		}
 		for _, m := range sortedKeys(have) {

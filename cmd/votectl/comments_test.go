@@ -382,7 +382,7 @@ func TestCheckComments(t *testing.T) {
 		for _, want := range []string{"comment " + cids[0] + ": 77 live replies", "comment " + cids[1] + ": link prev is \"999\"",
 			"comment " + cids[2] + ": counts 50 up", "{p}:thread:" + aid + ": newest", "live comments",
 			kids + ": comment " + cids[0] + " missing from top", "{p}:kids:" + recs[1].parentName() + ": comment " + cids[1] + " at 0.5 in best",
-			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout 5", "{p}:cseq",
+			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout 6", "{p}:cseq",
 			"comment " + placeholder + ": deleted, with a body"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("check lacks %q", want)
@@ -404,7 +404,7 @@ func TestCheckComments(t *testing.T) {
 		do("DEL", key(cids[2]))
 		do("HSET", key(cids[2]), "u", "1")
 		if code, out, _ := votectl(t, addr, "", "-prefix", "p", "check"); code != 1 ||
-			!strings.Contains(out, "comment "+cids[2]+": not a record of layout 5") {
+			!strings.Contains(out, "comment "+cids[2]+": not a record of layout 6") {
 			t.Errorf("check of a hash: %d\n%s", code, out)
 		}
 	})
@@ -472,11 +472,11 @@ func TestCommentsOfLayout4Refused(t *testing.T) {
 				t.Errorf("%s info: exit %d\n%s%s", when, code, out, errs)
 			}
 		}
-		do("SET", "{m}:store", "4"+strings.TrimPrefix(id, "5"))
+		do("SET", "{m}:store", "4"+id[1:])
 		refused("recorded as layout 4", "the store records layout 4")
 		do("SET", "{m}:store", id)
 		do("SET", "{m}:cmoving", "0")
-		refused("moving", "still moving from layout 4 to 5")
+		refused("moving", "still moving from layout 4 to 6")
 		// Reconfigure moves what is left, here nothing.
 		if _, err := st.Reconfigure(context.Background()); err != nil {
 			t.Fatal(err)
@@ -519,21 +519,32 @@ func TestCheckCommentKarma(t *testing.T) {
 	})
 }
 
-// An export of a store of layout 4 (its comment lines are the same)
-// imports into a store of layout 5, which records its own layout.
+// An export of a store of layout 4 (its comment lines are the same; its
+// identity carried the rules' numbers, and it had no rules line) imports
+// into a store of this layout, which records its own layout.
 func TestImportExportOfLayout4(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		now := time.Now()
 		fillComments(t, addr, "e4", &now)
 		_, export, _ := votectl(t, addr, "", "-prefix", "e4", "export")
-		old := strings.Replace(export, `"identity":"5 `, `"identity":"4 `, 1)
-		if old == export {
-			t.Fatal("the export records no identity of layout 5")
+		first, rest, _ := strings.Cut(export, "\n")
+		var options map[string]interface{}
+		if err := json.Unmarshal([]byte(first), &options); err != nil {
+			t.Fatal(err)
 		}
+		id, _ := options["identity"].(string)
+		rules, _ := options["rules"].(string)
+		if !strings.HasPrefix(id, "6 ") || rules == "" {
+			t.Fatalf("the export records identity %q and rules %q, want those of layout 6", id, rules)
+		}
+		options["identity"] = "4 " + strings.Join(withRules(identityOf(id), rules).Options, " ")
+		delete(options, "rules")
+		line, _ := json.Marshal(options)
+		old := string(line) + "\n" + rest
 		if code, _, errs := votectl(t, addr, old, "-prefix", "e5", "import"); code != 0 {
 			t.Fatalf("import: %d %s", code, errs)
 		}
-		if id, err := redis.String(do("GET", "{e5}:store")); err != nil || !strings.HasPrefix(id, "5 ") {
+		if id, err := redis.String(do("GET", "{e5}:store")); err != nil || !strings.HasPrefix(id, "6 ") {
 			t.Errorf("the import records %q, %v", id, err)
 		}
 		if code, out, errs := votectl(t, addr, "", "-prefix", "e5", "check"); code != 0 {
@@ -541,6 +552,106 @@ func TestImportExportOfLayout4(t *testing.T) {
 		}
 		if _, again, _ := votectl(t, addr, "", "-prefix", "e5", "export"); again != export {
 			t.Errorf("the import exports otherwise")
+		}
+	})
+}
+
+// cutConn fails, unsent, each step of a DeleteComment that goes on with
+// a removal left (comment_delete's first key the set of removals), as a
+// DeleteComment interrupted between its steps leaves it.
+type cutConn struct{ redis.Conn }
+
+func (c cutConn) Do(cmd string, args ...interface{}) (interface{}, error) {
+	if (cmd == "FCALL" || cmd == "EVALSHA") && len(args) > 2 && args[2] == "{p}:cremoving" {
+		return nil, errors.New("cut")
+	}
+	return c.Conn.Do(cmd, args...)
+}
+
+// A DeleteComment cut between its steps leaves the top of a chain of
+// deleted comments without replies: check notes it, and finds no
+// problem; the next DeleteComment finishes the removal.
+func TestCheckCutCommentRemoval(t *testing.T) {
+	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		ctx := context.Background()
+		now := time.Now()
+		opts := append(commentOptions("p"), voting.WithClock(func() time.Time { return now }))
+		st, err := voting.New(pool(addr, "p"), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		node := nodeOf(addr, "p")
+		cut, err := voting.New(&redis.Pool{Dial: func() (redis.Conn, error) {
+			c, err := redis.Dial("tcp", node)
+			if err != nil {
+				return nil, err
+			}
+			return cutConn{c}, nil
+		}}, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := st.Post(ctx, "alice", "deep", "https://example.com/deep")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		parent := ""
+		for i := 0; i < 150; i++ {
+			now = now.Add(time.Second)
+			c, err := st.Comment(ctx, a.ID, parent, commentUsers[i%len(commentUsers)], "deeper")
+			if err != nil {
+				t.Fatal(err)
+			}
+			parent = c.ID
+			ids = append(ids, c.ID)
+		}
+		for _, id := range ids[:len(ids)-1] {
+			if err := st.DeleteComment(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := cut.DeleteComment(ctx, ids[len(ids)-1]); err == nil || !strings.Contains(err.Error(), "cut") {
+			t.Fatalf("a DeleteComment cut between its steps: %v", err)
+		}
+		code, out, errs := votectl(t, addr, "", "-prefix", "p", "check")
+		if code != 0 || !strings.Contains(out, "comments: 1 removals of deleted comments left") {
+			t.Fatalf("check of a cut DeleteComment: %d\n%s%s", code, out, errs)
+		}
+		// The upper part of the chain is left, its deepest a deleted
+		// comment without replies.
+		list, err := st.CommentsByID(ctx, ids)
+		if err != nil || len(list) == 0 || len(list) >= len(ids) || !list[len(list)-1].Deleted || list[len(list)-1].Replies != 0 {
+			t.Fatalf("the comments left: %d, %v", len(list), err)
+		}
+		// An export imports the removal left: the next DeleteComment
+		// there finishes it too.
+		_, export, _ := votectl(t, addr, "", "-prefix", "p", "export")
+		if code, _, errs := votectl(t, addr, export, "-prefix", "q", "import"); code != 0 {
+			t.Fatalf("import: %d %s", code, errs)
+		}
+		if code, out, errs := votectl(t, addr, "", "-prefix", "q", "check"); code != 0 || !strings.Contains(out, "comments: 1 removals") {
+			t.Fatalf("check of the import: %d\n%s%s", code, out, errs)
+		}
+		imported, err := voting.New(pool(addr, "q"), append(commentOptions("q"), voting.WithClock(func() time.Time { return now }))...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := imported.DeleteComment(ctx, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		if list, err := imported.CommentsByID(ctx, ids); err != nil || len(list) != 0 {
+			t.Fatalf("the imported comments left after the next DeleteComment: %d, %v", len(list), err)
+		}
+		if err := st.DeleteComment(ctx, ids[0]); err != nil { // a placeholder: changes nothing, but goes on
+			t.Fatal(err)
+		}
+		if list, err := st.CommentsByID(ctx, ids); err != nil || len(list) != 0 {
+			t.Fatalf("the comments left after the next DeleteComment: %d, %v", len(list), err)
+		}
+		code, out, errs = votectl(t, addr, "", "-prefix", "p", "check")
+		if code != 0 || strings.Contains(out, "removals") {
+			t.Fatalf("check after the next DeleteComment: %d\n%s%s", code, out, errs)
 		}
 	})
 }

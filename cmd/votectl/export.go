@@ -14,12 +14,13 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/restore"
 )
 
 // The export format, one JSON object a line, each with a "type", in this
 // order (README, "votectl"):
 //
-//	{"type":"options","format":1,"identity":"5 karma=1,-1 userpages","orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
+//	{"type":"options","format":1,"identity":"6 karma userpages","rules":"karma=1,-1","orders":[...],"karma_kept":true,"user_pages":true,"unique_links":true}
 //	    the store's recorded identity (voting.Identity: its layout and
 //	    shared options), which import records in the target, and what
 //	    the store's data shows of its shared options (informative)
@@ -58,7 +59,8 @@ import (
 // caches are not exported: they derive from the records, and import
 // rebuilds them; so are a comment's depth, its place among its siblings
 // (time order is id order), its live replies, the kids orderings and the
-// articles' live comment counts (comments.go). The lines are the same
+// articles' live comment counts (comments.go), and the set of removals a
+// DeleteComment left (cremoving: each deleted comment without replies). The lines are the same
 // whatever the layout of the comments' keys: an export of a store of
 // layout 4 imports into one of this layout (voting.LayoutVersion), which
 // the import records.
@@ -67,6 +69,7 @@ type line struct {
 	// options
 	Format      int      `json:"format,omitempty"`
 	Identity    string   `json:"identity,omitempty"`
+	Rules       string   `json:"rules,omitempty"` // the numbers of the rules (voting.Rules.String), from layout 6
 	UserPages   *bool    `json:"user_pages,omitempty"`
 	UniqueLinks *bool    `json:"unique_links,omitempty"`
 	HasKarma    *bool    `json:"karma_kept,omitempty"`
@@ -146,11 +149,14 @@ func cmdExport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	identity := ""
+	identity, rules := "", ""
 	if recorded {
 		identity = id.String()
+		if st, _, _, err := e.recorded(); err == nil {
+			rules = e.rulesOf(st)
+		}
 	}
-	if err := e.emit(w, line{Type: "options", Format: 1, Identity: identity, Orders: opts.orders, HasKarma: bptr(opts.karma),
+	if err := e.emit(w, line{Type: "options", Format: 1, Identity: identity, Rules: rules, Orders: opts.orders, HasKarma: bptr(opts.karma),
 		UserPages: bptr(opts.userPages), UniqueLinks: bptr(opts.uniqueLinks)}); err != nil {
 		return err
 	}
@@ -355,6 +361,7 @@ type importArticle struct {
 // parsedImport is a whole export, validated.
 type parsedImport struct {
 	identity string // the store's recorded identity, "" for none
+	rules    string // the numbers of its rules, "" for none
 	seq      string
 	articles []*importArticle
 	rest     []line // karma, pages, links, rule state
@@ -400,19 +407,22 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 				return nil, bad("format %d, this votectl reads 1", l.Format)
 			}
 			if l.Identity != "" {
-				if _, err := identityOf(l.Identity).StoreOptions(); err != nil {
+				if _, err := withRules(identityOf(l.Identity), l.Rules).StoreOptions(); err != nil {
 					return nil, bad("identity %q: %v", l.Identity, err)
 				}
 			}
-			out.identity = l.Identity
+			out.identity, out.rules = l.Identity, l.Rules
 		case "seq":
 			if !canonicalID(l.Seq) && l.Seq != "0" {
 				return nil, bad("seq %q is not an id", l.Seq)
 			}
 			out.seq = l.Seq
 		case "article":
-			if !canonicalID(l.ID) || byID[l.ID] != nil {
-				return nil, bad("article id %q is not an id, or repeated", l.ID)
+			if !canonicalID(l.ID) {
+				return nil, bad("article id %q is not an id (1 to %d)", l.ID, int64(math.MaxInt64))
+			}
+			if byID[l.ID] != nil {
+				return nil, bad("article id %q repeated", l.ID)
 			}
 			if l.Title == nil || l.Link == nil || l.Posted == nil || l.Up == nil || l.Down == nil || l.Weight == nil {
 				return nil, bad("article %s lacks one of title, link, posted, up, down, weight", l.ID)
@@ -420,9 +430,13 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if err := name("poster", l.Poster); err != nil {
 				return nil, err
 			}
-			if *l.Up < 0 || *l.Down < 0 || *l.Up > 9999999999 || *l.Down > 9999999999 || *l.Weight < 0 ||
-				math.IsInf(*l.Weight, 0) || math.IsNaN(*l.Weight) {
-				return nil, bad("article %s: counts or weight out of range", l.ID)
+			if err := checkFields(field{"up", *l.Up, countLimit}, field{"down", *l.Down, countLimit},
+				field{"posted", *l.Posted, exactLimit}, field{"closes", l.Closes, exactLimit},
+				field{"expires_ms", l.ExpiresMs, exactLimit}); err != nil {
+				return nil, bad("article %s: %v", l.ID, err)
+			}
+			if err := checkWeight("weight", *l.Weight); err != nil {
+				return nil, bad("article %s: %v", l.ID, err)
 			}
 			for _, o := range l.Orders {
 				if !contains(optionalOrders, o) {
@@ -468,10 +482,23 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if l.Karma == nil {
 				return nil, bad("karma line without karma")
 			}
+			if err := exactLimit.check("karma", *l.Karma); err != nil {
+				return nil, bad("karma of %q: %v", l.User, err)
+			}
 			fallthrough
 		case "lastpost", "votelog", "lastcomment":
 			if err := name("user", l.User); err != nil {
 				return nil, err
+			}
+			if err := checkFields(field{"ms", l.Ms, exactLimit}, field{"expires_ms", l.ExpiresMs, exactLimit}); err != nil {
+				return nil, bad("%s of %q: %v", l.Type, l.User, err)
+			}
+			for i, x := range l.Entries {
+				m, ok := x[0].(string)
+				ms, isNum := x[1].(float64)
+				if !ok || m == "" || !isNum || ms != math.Trunc(ms) || math.Abs(ms) > maxExact {
+					return nil, bad("votelog of %q: entry %d is no [member, ms] the log holds (ms a whole number up to %d)", l.User, i+1, int64(maxExact))
+				}
 			}
 			out.rest = append(out.rest, l)
 		case "comment":
@@ -483,8 +510,8 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 				return nil, err
 			}
 		case "cseq":
-			if !canonicalID(l.Seq) {
-				return nil, bad("cseq %q is not an id", l.Seq)
+			if err := checkCID("cseq", l.Seq); err != nil {
+				return nil, bad("%v", err)
 			}
 			out.cseq = l.Seq
 		case "submitted", "upvoted", "commented":
@@ -498,6 +525,9 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 		case "link":
 			if l.Link == nil || *l.Link == "" || !canonicalID(l.ID) {
 				return nil, bad("link line without a link or an id")
+			}
+			if err := exactLimit.check("expires_ms", l.ExpiresMs); err != nil {
+				return nil, bad("link %q: %v", *l.Link, err)
 			}
 			out.rest = append(out.rest, l)
 		default:
@@ -626,7 +656,7 @@ func (e *env) writeImport(imp *parsedImport) error {
 		return err
 	}
 	if imp.identity != "" {
-		if err := e.record(identityOf(imp.identity)); err != nil {
+		if err := e.record(identityOf(imp.identity), imp.rules); err != nil {
 			return err
 		}
 	} else {
@@ -667,16 +697,11 @@ func (e *env) putArticle(a *importArticle, nowMs int64) error {
 			}
 		}
 	}
-	groups := a.groups
-	if groups == nil {
-		groups = []string{}
-	}
-	c, err := e.pool.GetContext(e.ctx)
+	st, err := e.store()
 	if err != nil {
 		return err
 	}
-	defer c.Close()
-	if _, err := putScript.DoContext(e.ctx, c, e.l.putArgs(a.id, a.r, true, closes, exp, groups, false)...); err != nil {
+	if _, err := restore.Put(e.ctx, st, restoreOf(a.id, a.r, true, closes, exp, a.groups)); err != nil {
 		return fmt.Errorf("article %s: %w", a.id, err)
 	}
 	return nil

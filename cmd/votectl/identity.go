@@ -32,7 +32,39 @@ func (e *env) recorded() (st *voting.Store, id voting.Identity, ok bool, err err
 	return st, id, true, err
 }
 
-// identityOf parses a recorded identity's text, "5 karma=1,-1".
+// withRules returns id with the numbers of rules (a rules record's words,
+// voting.Rules.String) in the words of its rules: "votelimit" becomes
+// "votelimit=10,60000", which Identity.StoreOptions opens with those
+// numbers.
+func withRules(id voting.Identity, rules string) voting.Identity {
+	numbers := map[string]string{}
+	for _, w := range strings.Fields(rules) {
+		if name, _, ok := strings.Cut(w, "="); ok {
+			numbers[name] = w
+		}
+	}
+	out := voting.Identity{Layout: id.Layout}
+	for _, w := range id.Options {
+		if n, ok := numbers[w]; ok {
+			w = n
+		}
+		out.Options = append(out.Options, w)
+	}
+	return out
+}
+
+// rulesOf returns the store's rules as st applies them, "" for none or
+// for a store it cannot read them of (one of an earlier layout, whose
+// identity carries them).
+func (e *env) rulesOf(st *voting.Store) string {
+	r, err := st.Rules(e.ctx)
+	if err != nil {
+		return ""
+	}
+	return r.String()
+}
+
+// identityOf parses a recorded identity's text, "6 karma userpages".
 func identityOf(text string) voting.Identity {
 	f := strings.Fields(text)
 	id := voting.Identity{}
@@ -44,11 +76,11 @@ func identityOf(text string) voting.Identity {
 }
 
 // record records id as the store's identity once an import has written
-// its data: Reconfigure of a store of id's options, which takes over a
-// store of this layout that has none recorded and brings what derives
-// from the options in line.
-func (e *env) record(id voting.Identity) error {
-	opts, err := id.StoreOptions()
+// its data, with the numbers of rules (withRules): Reconfigure of a store
+// of id's options, which takes over a store of this layout that has none
+// recorded and brings what derives from the options in line.
+func (e *env) record(id voting.Identity, rules string) error {
+	opts, err := withRules(id, rules).StoreOptions()
 	if err != nil {
 		return err
 	}
@@ -255,6 +287,11 @@ func cmdOptions(e *env, args []string) error {
 			"karma": o.karma, "user_pages": o.userPages, "links_kept": o.uniqueLinks}}
 		if ok {
 			out["layout"], out["options"] = id.Layout, id.Options
+			if st, _, _, err := e.recorded(); err == nil {
+				if r, err := st.Rules(e.ctx); err == nil {
+					out["rules"] = r
+				}
+			}
 		}
 		return printJSON(e, out)
 	}
@@ -270,6 +307,19 @@ func cmdOptions(e *env, args []string) error {
 	if !ok {
 		base = voting.Identity{Layout: voting.LayoutVersion}
 	}
+	// The rules given with numbers: their numbers go to the store's rules
+	// record (SetRules), whether Reconfigure turns them on or they were.
+	var given voting.Identity
+	for _, name := range f.names {
+		if w := f.words[name]; strings.Contains(w, "=") && ruleWord(w) {
+			given.Options = append(given.Options, w)
+		}
+	}
+	given.Layout = voting.LayoutVersion
+	setOpts, err := given.StoreOptions()
+	if err != nil {
+		return usagef("options: %v", err)
+	}
 	opts, err := f.apply(base).StoreOptions()
 	if err != nil {
 		return err
@@ -279,22 +329,52 @@ func cmdOptions(e *env, args []string) error {
 		return usagef("options: %v", err)
 	}
 	shown := "none (an empty store, or one written before layouts were recorded)"
+	rulesBefore := ""
 	if ok {
 		shown = before.String()
+		if rec, _, _, err := e.recorded(); err == nil {
+			rulesBefore = e.rulesOf(rec)
+		}
 	}
 	after := st.Identity()
 	fmt.Fprintf(e.stdout, "before: %s\n", shown)
+	if rulesBefore != "" {
+		fmt.Fprintf(e.stdout, "rules before: %s\n", rulesBefore)
+	}
 	if *dryRun {
 		fmt.Fprintf(e.stdout, "would record: %s (dry run: nothing changed)\n", after)
+		if len(given.Options) > 0 {
+			fmt.Fprintf(e.stdout, "would set rules: %s (dry run: nothing changed)\n", strings.Join(given.Options, " "))
+		}
 		return nil
 	}
-	was, err := st.Reconfigure(e.ctx)
-	if err != nil {
-		return err
+	if !ok || before.String() != after.String() {
+		was, err := st.Reconfigure(e.ctx)
+		if err != nil {
+			return err
+		}
+		if ok && was.String() != before.String() || !ok && was.Layout != 0 {
+			fmt.Fprintf(e.stderr, "votectl: options: the record changed to %q meanwhile; Reconfigure replaced that\n", was)
+		}
 	}
-	if ok && was.String() != before.String() || !ok && was.Layout != 0 {
-		fmt.Fprintf(e.stderr, "votectl: options: the record changed to %q meanwhile; Reconfigure replaced that\n", was)
+	if len(setOpts) > 0 {
+		if _, err := st.SetRules(e.ctx, setOpts...); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(e.stdout, "after:  %s\n", after)
+	if r := e.rulesOf(st); r != "" {
+		fmt.Fprintf(e.stdout, "rules after:  %s\n", r)
+	}
 	return nil
+}
+
+// ruleWord reports whether w, an option's word, is a rule's.
+func ruleWord(w string) bool {
+	name, _, _ := strings.Cut(w, "=")
+	switch name {
+	case "karma", "cost", "minkarma", "votelimit", "postinterval", "repostafter", "editwindow", "commentinterval":
+		return true
+	}
+	return false
 }

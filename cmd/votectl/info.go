@@ -66,6 +66,9 @@ func cmdInfo(e *env, args []string) error {
 	}
 	if ok {
 		fmt.Fprintf(w, "identity recorded: %s (this votectl reads layout %d)\n", id, voting.LayoutVersion)
+		if r := e.rulesOf(st); r != "" {
+			fmt.Fprintf(w, "rules: %s\n", r)
+		}
 	} else {
 		fmt.Fprintf(w, "identity recorded: none (an empty store, or one written before layouts were recorded)\n")
 	}

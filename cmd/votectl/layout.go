@@ -20,9 +20,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
-
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/restore"
 )
 
 // layout names the keys of the store under one prefix.
@@ -56,7 +55,8 @@ const (
 	// The comments' (layout 5).
 	famCSeq        = "cseq"
 	famComments    = "comments"
-	famMoving      = "cmoving" // while Reconfigure moves the comments of a store of layout 4
+	famMoving      = "cmoving"   // while Reconfigure moves the comments of a store of layout 4
+	famRemoving    = "cremoving" // the cids whose removal a DeleteComment left to a later step
 	famComment     = "comment:"
 	famCBody       = "cbody:" // layout 4's bodies: none in a store of layout 5
 	famThread      = "thread:"
@@ -69,7 +69,7 @@ const (
 
 var familyOrder = []string{famSeq, famStore, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
-	famCSeq, famComments, famMoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
+	famCSeq, famComments, famMoving, famRemoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famOther}
 
 // importMarker is the key votectl's import writes first and deletes last
 // (export.go): while it exists, the store holds an unfinished import.
@@ -83,7 +83,7 @@ func (l layout) family(key string) (fam, name string, ok bool) {
 		return "", "", false
 	}
 	switch rest {
-	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving:
+	case famSeq, famKarma, famStore, famBackfill, famCSeq, famComments, famMoving, famRemoving:
 		return rest, "", true
 	}
 	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,
@@ -135,6 +135,77 @@ func idOf(m string) (string, bool) {
 		return "", false
 	}
 	return m[1:], true
+}
+
+// The codec's limits on the numbers of the records (lua/lib/record.lua
+// RECORD, COUNTS, MAX_COUNT; lua/lib/comments.lua CREC; reply.go
+// parseRecord, parseCommentRecord): import refuses a value past them,
+// which would break a record's layout or the store's arithmetic.
+const (
+	// maxCount bounds the fields of COUNT_DIGITS (10) digits at fixed
+	// places: an article's and a comment's up and down, and a comment id,
+	// which its parent's and siblings' link fields hold (comment.lua
+	// issues none past it).
+	maxCount = 9999999999
+	// maxExact bounds a number the scripts read as a Lua number, or
+	// Redis keeps as a sorted set's score, both doubles, which hold an
+	// integer exactly up to 2^53: a post time, a close, an expiry in ms,
+	// a karma, a last post's or comment's ms.
+	maxExact = 1 << 53
+)
+
+// limit is the range of a number field of a record.
+type limit struct{ lo, hi int64 }
+
+var (
+	countLimit = limit{0, maxCount}
+	exactLimit = limit{-maxExact, maxExact}
+	// cidLimit is a comment id's: countLimit, from 1.
+	cidLimit = limit{1, maxCount}
+)
+
+// check returns an error that names field where v is past l, else nil.
+func (l limit) check(field string, v int64) error {
+	if v < l.lo || v > l.hi {
+		return fmt.Errorf("%s %d is past the record's limit (%d to %d)", field, v, l.lo, l.hi)
+	}
+	return nil
+}
+
+// checkCID returns an error that names field where s is no comment id
+// the record's links hold: a canonical id up to maxCount.
+func checkCID(field, s string) error {
+	if !canonicalID(s) {
+		return fmt.Errorf("%s %q is not an id", field, s)
+	}
+	n, _ := strconv.ParseInt(s, 10, 64)
+	return cidLimit.check(field, n)
+}
+
+// checkWeight returns an error that names field where w is no weight a
+// record holds: finite, at least 0.
+func checkWeight(field string, w float64) error {
+	if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+		return fmt.Errorf("%s %v is past the record's limit (finite, at least 0)", field, w)
+	}
+	return nil
+}
+
+// field is a number field of a line, its name as the line spells it.
+type field struct {
+	name string
+	v    int64
+	l    limit
+}
+
+// checkFields returns the error of the first of fs past its limit.
+func checkFields(fs ...field) error {
+	for _, f := range fs {
+		if err := f.l.check(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // canonicalID reports whether s is an id as the store issues them.
@@ -296,83 +367,13 @@ func splitCache(name string) (ordering, group string, ok bool) {
 	return strings.Cut(name, ":")
 }
 
-// putScript writes one article and everything derived from it in one
-// call: its record (or, with an empty record argument, only its counts,
-// for a repair), its orderings and TopSince buckets with the values
-// putArgs works out (voting.Order.Value), its groups (both ways) and,
-// while voting is open, its voter record's "" field and expiry. Voters
-// are written before it (putVoters); the fields it writes are those
-// lua/lib writes, so the store's own scripts take the article as theirs.
-//
-// KEYS[1]: the score ordering (the store's slot). ARGV: tag, id, up,
-// down, posted, weight, orders, record (” to keep it), closes (”
-// for voting closed, or to keep the voter record's as it is), expire-at
-// ms, groups (newline-joined, or "\n-" to leave them), then the values
-// in the orderings score, top, hot, best and controversial.
-// Reply: 1, or 0 when the record is missing (a repair of a deleted one).
-var putScript = redis.NewScript(1, `
-local tag, id = ARGV[1], ARGV[2]
-local up, down, posted, weight, orders = tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6], ARGV[7]
-local rec, closes, expireAt, groups = ARGV[8], ARGV[9], ARGV[10], ARGV[11]
-local m = string.char(96 + #id) .. id
-local articleKey, votedKey, groupsKey = tag .. 'article:' .. id, tag .. 'voted:' .. id, tag .. 'groups:' .. id
-local counts = string.format('%010d %010d', up, down)
-if rec ~= '' then
-  redis.call('SET', articleKey, rec)
-elseif redis.call('EXISTS', articleKey) == 0 then
-  return 0
-else
-  redis.call('SETRANGE', articleKey, 0, counts)
-end
-local value = {score = ARGV[12], top = ARGV[13], hot = ARGV[14], best = ARGV[15], controversial = ARGV[16]}
-local function has(o) return string.find(',' .. orders .. ',', ',' .. o .. ',', 1, true) ~= nil end
-local p = tonumber(posted)
-redis.call('ZADD', tag .. 'by:score', value.score, m)
-redis.call('ZADD', tag .. 'by:time', posted, m)
-for _, o in ipairs({'top', 'hot', 'best', 'controversial'}) do
-  if has(o) then redis.call('ZADD', tag .. 'by:' .. o, value[o], m) end
-end
-if has('top') then
-  for _, size in ipairs({600, 86400, 2592000}) do
-    redis.call('ZADD', tag .. 'top:' .. size .. ':' .. math.floor(p / size), value.top, m)
-  end
-end
-if groups ~= '\n-' then
-  for g in string.gmatch(groups, '[^\n]+') do
-    redis.call('SADD', tag .. 'group:' .. g, m)
-    redis.call('SADD', groupsKey, g)
-  end
-end
-local n = redis.call('SCARD', groupsKey)
-if closes ~= '' then
-  redis.call('HSET', votedKey, '', counts .. ' ' .. table.concat({n, posted, closes, weight, orders}, ' '))
-  redis.call('PEXPIREAT', votedKey, expireAt)
-else
-  local old = redis.call('HGET', votedKey, '')
-  if old then
-    local _, _, _, op, oc, ow, oo = string.match(old, '^(%d+) (%d+) (%d+) (%S+) (%S+) (%S+) (%S*)$')
-    if oc then
-      redis.call('HSET', votedKey, '', counts .. ' ' .. table.concat({n, op, oc, ow, oo}, ' '))
-    end
-  end
-end
-return 1
-`)
-
-// putArgs are putScript's arguments for article id.
-func (l layout) putArgs(id string, r record, writeRecord bool, closes, expireAtMs int64, groups []string, keepGroups bool) []interface{} {
-	rec, cl, g := "", "", strings.Join(groups, "\n")
-	if writeRecord {
-		rec = r.String()
-	}
-	if closes > 0 {
-		cl = strconv.FormatInt(closes, 10)
-	}
-	if keepGroups {
-		g = "\n-"
-	}
-	return []interface{}{l.ordering("score"), l.tag, id, r.Up, r.Down, r.Posted, r.Weight, r.Orders, rec, cl, expireAtMs, g,
-		r.value("score"), r.value("top"), r.value("hot"), r.value("best"), r.value("controversial")}
+// restoreOf is article id of record r as restore.Put writes it with the
+// store's own script (the package's lua/restore.lua): the record whole
+// or its counts alone, and, while voting is open (closes > 0), the voter
+// record's times.
+func restoreOf(id string, r record, whole bool, closes, expireAtMs int64, groups []string) restore.Article {
+	return restore.Article{ID: id, Up: r.Up, Down: r.Down, Posted: r.Posted, Weight: r.Weight, Orders: r.Orders,
+		Poster: r.Poster, Title: r.Title, Link: r.Link, Whole: whole, Closes: closes, ExpireAtMs: expireAtMs, Groups: groups}
 }
 
 // Comments (lua/lib/comments.lua, layout 5): a comment's record is one

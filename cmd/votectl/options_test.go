@@ -32,8 +32,8 @@ func recordedStore(t *testing.T, addr, prefix string, opts ...voting.Option) *vo
 func TestOptionsKeepsTheRest(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		recordedStore(t, addr, "news", voting.WithOrders(voting.Hot, voting.Best), voting.WithVoteLimit(5, time.Minute))
-		const was = "5 orders=hot,best votelimit=5,60000"
-		const want = "5 orders=hot,best karma=1,-1 votelimit=5,60000"
+		const was = "6 orders=hot,best votelimit"
+		const want = "6 orders=hot,best karma votelimit"
 		record := func() string {
 			s, err := redis.String(do("GET", "{news}:store"))
 			if err != nil {
@@ -42,14 +42,16 @@ func TestOptionsKeepsTheRest(t *testing.T) {
 			return s
 		}
 		code, out, errs := votectl(t, addr, "", "-prefix", "news", "options", "-dry-run", "-karma", "1,-1")
-		if code != 0 || out != "before: "+was+"\nwould record: "+want+" (dry run: nothing changed)\n" || errs != "" {
+		if code != 0 || out != "before: "+was+"\nrules before: votelimit=5,60000\nwould record: "+want+" (dry run: nothing changed)\n"+
+			"would set rules: karma=1,-1 (dry run: nothing changed)\n" || errs != "" {
 			t.Errorf("options -dry-run: %d %q %q", code, out, errs)
 		}
 		if got := record(); got != was {
 			t.Errorf("after -dry-run the record is %q, want %q", got, was)
 		}
 		code, out, errs = votectl(t, addr, "", "-prefix", "news", "options", "-karma", "1,-1")
-		if code != 0 || out != "before: "+was+"\nafter:  "+want+"\n" || errs != "" {
+		if code != 0 || out != "before: "+was+"\nrules before: votelimit=5,60000\nafter:  "+want+
+			"\nrules after:  karma=1,-1 votelimit=5,60000\n" || errs != "" {
 			t.Errorf("options -karma 1,-1: %d %q %q", code, out, errs)
 		}
 		if got := record(); got != want {
@@ -67,6 +69,18 @@ func TestOptionsKeepsTheRest(t *testing.T) {
 		if _, err := st.Vote(context.Background(), "bob", "1", voting.Upvote); err != nil {
 			t.Errorf("a vote of the new options: %v", err)
 		}
+		// A rule's number: set for the running process, which keeps
+		// writing, with no restart.
+		code, out, errs = votectl(t, addr, "", "-prefix", "news", "options", "-vote-limit", "1/1h")
+		if code != 0 || !strings.Contains(out, "rules after:  karma=1,-1 votelimit=1,3600000\n") || errs != "" {
+			t.Errorf("options -vote-limit 1/1h: %d %q %q", code, out, errs)
+		}
+		if got := record(); got != want {
+			t.Errorf("a rule's number changed the record to %q", got)
+		}
+		if _, err := st.Vote(context.Background(), "bob", "1", voting.Downvote); !errors.Is(err, voting.ErrRateLimited) {
+			t.Errorf("a second vote under the new limit of 1 an hour: %v", err)
+		}
 	})
 }
 
@@ -80,10 +94,10 @@ func TestOptionsOff(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"-vote-cost", "off", "-user-pages=false"}, "5 orders=top karma=1,-1 votelimit=10,3600000 editwindow=3600000 uniquelinks"},
-			{[]string{"-orders", "none", "-edit-window", "", "-unique-links=false"}, "5 karma=1,-1 votelimit=10,3600000"},
-			{[]string{"-orders", "off", "-karma", "off", "-vote-limit", "off", "-comment-interval", "30s"}, "5 commentinterval=30000"},
-			{[]string{"-orders", "", "-comment-interval", "off", "-unique-links", "-repost-after", "48h"}, "5 repostafter=172800000 uniquelinks"},
+			{[]string{"-vote-cost", "off", "-user-pages=false"}, "6 orders=top karma votelimit editwindow uniquelinks"},
+			{[]string{"-orders", "none", "-edit-window", "", "-unique-links=false"}, "6 karma votelimit"},
+			{[]string{"-orders", "off", "-karma", "off", "-vote-limit", "off", "-comment-interval", "30s"}, "6 commentinterval"},
+			{[]string{"-orders", "", "-comment-interval", "off", "-unique-links", "-repost-after", "48h"}, "6 repostafter uniquelinks"},
 		} {
 			code, out, errs := votectl(t, addr, "", append([]string{"-prefix", "off", "options"}, tc.args...)...)
 			if code != 0 || !strings.Contains(out, "\nafter:  "+tc.want+"\n") {

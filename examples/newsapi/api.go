@@ -393,7 +393,7 @@ func (a *api) castVote(w http.ResponseWriter, r *http.Request, c caller,
 	}
 	res, err := cast(r.Context(), user, r.PathValue("id"), *req.Vote)
 	if err != nil {
-		return a.voteError(err, *req.Vote)
+		return a.voteError(r.Context(), err, *req.Vote)
 	}
 	a.reply(w, http.StatusOK, toVoteReply(res))
 	return nil
@@ -450,7 +450,7 @@ func (a *api) voteBatch(w http.ResponseWriter, r *http.Request, c caller) error 
 		}
 		for j, br := range res {
 			if br.Err != nil {
-				results[at[j]] = a.ballotError(r, a.voteError(br.Err, ballots[j].Vote))
+				results[at[j]] = a.ballotError(r, a.voteError(r.Context(), br.Err, ballots[j].Vote))
 			} else {
 				results[at[j]] = toVoteReply(br.VoteResult)
 			}

@@ -29,6 +29,7 @@ type testAPI struct {
 	clock   *testclock.Clock
 	logged  *bytes.Buffer
 	mr      *miniredis.Miniredis
+	store   *voting.Store    // the store it serves
 	now     func() time.Time // the API's clock, which tokens expire on
 	user    string           // the user of the requests' token; none if ""
 	role    role             // and their role
@@ -113,7 +114,7 @@ func newTestAPIOn(t *testing.T, store *voting.Store, c *testclock.Clock, cfg ...
 	for _, c := range cfg {
 		a.userPages, a.karma, a.rules, a.timeout, a.voteLog = c.userPages, c.rules.karma != nil, c.rules, c.timeout, c.voteLog
 	}
-	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged, now: now}
+	return &testAPI{t: t, handler: a.routes(), clock: c, logged: &logged, now: now, store: store}
 }
 
 // do sends a request and returns the status and the decoded JSON body

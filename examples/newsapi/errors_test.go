@@ -287,3 +287,14 @@ func TestTimeout(t *testing.T) {
 		}
 	}
 }
+
+// The rules' numbers are the store's: after SetRules (or votectl
+// options) a refusal names the new ones, not the flags'.
+func TestRefusalsNameTheStoresNumbers(t *testing.T) {
+	ta, a := newLimitedAPI(t)
+	if _, err := ta.store.SetRules(context.Background(), voting.WithMinKarma(0, 20)); err != nil {
+		t.Fatal(err)
+	}
+	const why = "not allowed: a downvote needs at least 20 karma, and the voter has less"
+	ta.as("carol").failsWith(http.StatusForbidden, codeNotAllowed, why, "PUT", "/articles/"+a+"/vote", `{"vote":"down"}`)
+}

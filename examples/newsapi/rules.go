@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -156,15 +157,15 @@ func (a *api) editArticle(w http.ResponseWriter, r *http.Request, c caller) erro
 		a.duplicate(w, art, err)
 		return nil
 	}
-	return a.edited(w, "an article", toArticle(art), err)
+	return a.edited(r.Context(), w, "an article", toArticle(art), err)
 }
 
 // edited replies to an edit of what ("an article", "a comment") that the
 // store answered with err: 200 with v, the item as edited; a refusal
-// (ErrNotAllowed) names the rule, 403.
-func (a *api) edited(w http.ResponseWriter, what string, v any, err error) error {
+// (ErrNotAllowed) names the rule, with the store's numbers, 403.
+func (a *api) edited(ctx context.Context, w http.ResponseWriter, what string, v any, err error) error {
 	if errors.Is(err, voting.ErrNotAllowed) {
-		return forbidden(err, "only its poster may edit %s, within %v of posting it", what, a.rules.editWindow)
+		return forbidden(err, "only its poster may edit %s, within %v of posting it", what, a.storeRules(ctx).EditWindow)
 	}
 	if err != nil {
 		return err
@@ -175,16 +176,32 @@ func (a *api) edited(w http.ResponseWriter, what string, v any, err error) error
 
 // voteError is the error of a vote v that the store refused with err:
 // for a refusal of -min-karma (the only rule that refuses a vote), the
-// karma v needs; err itself otherwise.
-func (a *api) voteError(err error, v voting.VoteType) error {
+// karma v needs, as the store's rules say; err itself otherwise.
+func (a *api) voteError(ctx context.Context, err error, v voting.VoteType) error {
 	if !errors.Is(err, voting.ErrNotAllowed) || a.rules.minKarma == nil {
 		return err
 	}
-	what, least := "an upvote", a.rules.minKarma[0]
+	rules := a.storeRules(ctx)
+	what, least := "an upvote", rules.MinKarmaToUpvote
 	if v == voting.Downvote {
-		what, least = "a downvote", a.rules.minKarma[1]
+		what, least = "a downvote", rules.MinKarmaToDownvote
 	}
 	return forbidden(err, "%s needs at least %d karma, and the voter has less", what, least)
+}
+
+// storeRules returns the numbers of the store's rules, which are data of
+// the store (voting.Store.SetRules, votectl options) and may differ from
+// the flags', which only gave a new store its numbers; the flags' where
+// the store cannot tell, a refusal's reason being worth no failure.
+func (a *api) storeRules(ctx context.Context) voting.Rules {
+	if r, err := a.store.Rules(ctx); err == nil {
+		return r
+	}
+	r := voting.Rules{EditWindow: a.rules.editWindow}
+	if m := a.rules.minKarma; m != nil {
+		r.MinKarmaToUpvote, r.MinKarmaToDownvote = m[0], m[1]
+	}
+	return r
 }
 
 // setRetryAfter sets the Retry-After header of a reply to a rate-limited

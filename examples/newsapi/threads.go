@@ -206,7 +206,7 @@ func (a *api) editComment(w http.ResponseWriter, r *http.Request, c caller) erro
 		return err
 	}
 	edited, err := a.store.EditComment(r.Context(), r.PathValue("id"), user, req.Body)
-	return a.edited(w, "a comment", toComment(edited), err)
+	return a.edited(r.Context(), w, "a comment", toComment(edited), err)
 }
 
 // DELETE /comments/{id}: its poster's, or a moderator's. A comment

@@ -346,6 +346,11 @@ var methods = []struct {
 	}},
 	{"Karma", func(ctx context.Context, s *store, id string) error { _, err := s.Karma(ctx, "alice"); return err }},
 	{"TopUsers", func(ctx context.Context, s *store, id string) error { _, err := s.TopUsers(ctx, 1); return err }},
+	{"Rules", func(ctx context.Context, s *store, id string) error { _, err := s.Rules(ctx); return err }},
+	{"SetRules", func(ctx context.Context, s *store, id string) error {
+		_, err := s.SetRules(ctx, voting.WithKarma(1, -1))
+		return err
+	}},
 	{"Edit", func(ctx context.Context, s *store, id string) error {
 		_, err := s.Edit(ctx, id, "alice", "edited "+id, "https://example.com/edited/"+id)
 		return err

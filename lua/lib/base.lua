@@ -97,9 +97,9 @@ end
 -- library, which keeps its locals between calls (a pattern match costs a
 -- vote more than the record's GET); fenceOf parses one. The prefix has
 -- no brace, so the key is what runs to the first colon after the hash
--- tag's. Every script starts with the check (scripts.go
--- identityPrologue, checkStore): its fast path, the record equal to this
--- store's identity, is one table index and one GET. A vote checks later
+-- tag's. Every script starts with the check (openStore, below): its
+-- fast path, the record equal to this store's identity, is one table
+-- index and one GET. A vote checks later
 -- (vote's store and want), where it knows it changes something: a vote
 -- that changes nothing, a click on the arrow already lit, skips the GET.
 local fences = {}
@@ -150,4 +150,19 @@ local function checkStore(key, want, mode)
     return identity(key, want, mode)
   end
   return false
+end
+
+-- openStore opens the store for a script whose keys are keys (KEYS, the
+-- fence last), as the first line of every script: it returns the
+-- record's key, this store's identity and whether the store is empty and
+-- unrecorded, having checked the record in mode (scripts.go scriptTable
+-- names each script's): 'w' for a write, 'r' for a read, 'n' for none
+-- (a vote, which checks where it knows it writes; Drop, Reconfigure and
+-- the restores of votectl, which need no identity or record their own).
+local function openStore(keys, mode)
+  local f = fences[keys[#keys]] or fenceOf(keys[#keys])
+  if mode == 'n' then
+    return f[1], f[2], false
+  end
+  return f[1], f[2], checkStore(f[1], f[2], mode)
 end

@@ -44,7 +44,7 @@ local function deleteNow(k, d)
     redis.call('DEL', d.link)
   end
   -- A popular article's voter records are large. Its comments are gone
-  -- (lib/comments.lua purgeComments), but for their voter record, which
+  -- (lib/removal.lua purgeComments), but for their voter record, which
   -- outlives them.
   redis.call('UNLINK', k.article .. id, k.voted .. id, k.groups .. id, k.cvoted .. id)
 end

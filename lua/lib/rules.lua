@@ -7,22 +7,127 @@
 -- has them.
 local NOT_ALLOWED, RATE_LIMITED = 7, 8
 
--- readRules returns the vote rules from a script's arguments a[i..i+11]
--- (rules.go newRules), or nil when there are none:
---   now (the store's clock, ms), the karma key ('' when off), the prefix
---   of the users' vote logs, the karma an upvote and a downvote give the
---   poster, the karma they cost the voter, the least karma to upvote and
---   to downvote, the vote limit, its span (ms) and its logs' TTL (ms);
--- '' for the numbers of a rule that is off.
+-- The numbers of the rules are data of the store (rules.go, Store.Rules):
+-- the rules record, a string of words "karma=1,-1 votelimit=10,60000",
+-- one a rule that is on, "name=value[,value]" in ms for a span, as
+-- Identity's words of layout 5 were. The store's identity says which
+-- rules are on; each process sends its own words for them ("want",
+-- rules.go ruleWords: its options' numbers, or the bare name of a rule
+-- it opened as recorded, Identity.StoreOptions). A rule's numbers are the
+-- record's, and the process's own where the record has none (a record
+-- lost, or never written: no number is ever missing where a process has
+-- one), so that SetRules changes them for every process at its next call.
+
+-- ruleWords returns the words of s as a map, name -> its value ('' for a
+-- bare name), and the names in their order.
+local function ruleWords(s)
+  local m, names = {}, {}
+  for w in string.gmatch(s or '', '%S+') do
+    local name, v = string.match(w, '^(%a+)=?(.*)$')
+    if name then
+      names[#names + 1] = name
+      m[name] = v
+    end
+  end
+  return m, names
+end
+
+-- mergeRules returns the record of the rules want names (this process's
+-- words, in their order): each with the numbers of have (words, the
+-- last of a name counting) where it has them, else want's; and the name
+-- of a rule that neither has numbers for, which the record then names
+-- bare (Store.Rules), and which no write records.
+local function mergeRules(want, have)
+  local w, names = ruleWords(want)
+  local h = ruleWords(have)
+  local out, lacking = {}, nil
+  for i, name in ipairs(names) do
+    local v = h[name]
+    if not v or not string.match(v, '^%-?%d+,?%-?%d*$') then
+      v = w[name]
+    end
+    if v == '' then
+      lacking = lacking or name
+      out[i] = name
+    else
+      out[i] = name .. '=' .. v
+    end
+  end
+  return table.concat(out, ' '), lacking
+end
+
+-- ruleCache holds the numbers read for each process's words and the
+-- record they were read from, where the scripts run as a library, which
+-- keeps its locals between calls: a record unchanged costs one GET.
+local ruleCache, ruleCached = {}, 0
+
+-- storeRules returns the numbers of the rules on, read from the record at
+-- key for a process whose words are want: name -> {n[, m]}. A record or
+-- process without a rule's numbers fails the script, before it writes.
+local function storeRules(key, want)
+  local have = redis.call('GET', key) -- a foreign type fails here
+  local c = ruleCache[want]
+  if c and c[1] == have then
+    return c[2]
+  end
+  local text, lacking = mergeRules(want, have)
+  if lacking then
+    return error('voting: rules: the store records no numbers for ' .. lacking .. ': SetRules (votectl options) sets them', 0)
+  end
+  local r = {}
+  for name, v in pairs(ruleWords(text)) do
+    local a, b = string.match(v, '^(%-?%d+),?(%-?%d*)$')
+    r[name] = {tonumber(a), tonumber(b)}
+  end
+  if ruleCached >= 64 then
+    ruleCache, ruleCached = {}, 0
+  end
+  ruleCache[want], ruleCached = {have, r}, ruleCached + 1
+  return r
+end
+
+-- ruleTTL is how long, on Redis's clock, a key that a rule of span ms
+-- reads lives after its last write: twice the span and a minute more, so
+-- that a Redis clock running ahead of the store's by up to the span and a
+-- minute cannot drop the key while the store's clock still needs it. A
+-- rule may then refuse early, as when the key outlives its use, but never
+-- lets a call through that it should refuse. Spans past about 146
+-- years get the longest TTL a Go Duration holds, as a reader in Go of
+-- the key's TTL may hold it in one.
+local function ruleTTL(ms)
+  return num(math.min(2 * ms + 60000, 9223372036854))
+end
+
+-- readRules returns the vote rules from a script's arguments a[i..i+4]
+-- (rules.go newRules), or nil when there are none: now (the store's
+-- clock, ms), the karma key ('' when off), the prefix of the users' vote
+-- logs, the rules record and this process's words. Their numbers are
+-- read (loadRules) by the first vote that changes something.
 local function readRules(a, i)
   if not a[i] then
     return nil
   end
-  return {now = a[i], karma = a[i + 1] ~= '' and a[i + 1] or nil, log = a[i + 2],
-    perUp = tonumber(a[i + 3]), perDown = tonumber(a[i + 4]),
-    costUp = tonumber(a[i + 5]), costDown = tonumber(a[i + 6]),
-    minUp = tonumber(a[i + 7]), minDown = tonumber(a[i + 8]),
-    limit = tonumber(a[i + 9]), per = tonumber(a[i + 10]), ttl = a[i + 11]}
+  return {now = a[i], karma = a[i + 1] ~= '' and a[i + 1] or nil, log = a[i + 2], key = a[i + 3], want = a[i + 4]}
+end
+
+-- loadRules reads the numbers of r, vote rules (readRules), once: what an
+-- upvote and a downvote give the poster (karma) and cost the voter
+-- (cost), the least karma to upvote and to downvote (minkarma), and the
+-- vote limit, its span (ms) and its logs' TTL (ms); nil for the numbers
+-- of a rule that is off.
+local function loadRules(r)
+  if r.loaded then
+    return r
+  end
+  local n = storeRules(r.key, r.want)
+  local function pair(x) if x then return x[1], x[2] end end
+  r.perUp, r.perDown = pair(n.karma)
+  r.costUp, r.costDown = pair(n.cost)
+  r.minUp, r.minDown = pair(n.minkarma)
+  r.limit, r.per = pair(n.votelimit)
+  r.ttl = r.per and ruleTTL(r.per)
+  r.loaded = true
+  return r
 end
 
 -- worth returns what a vote v (1, -1 or 0) is worth given what an
@@ -45,7 +150,7 @@ end
 -- the oldest of them is at least per old, so no span of per holds more
 -- than limit votes, whichever clock trimmed the log.
 local function karmaRules(k, poster, user, prev, new)
-  local r = k.rules
+  local r = loadRules(k.rules)
   local logKey
   if r.karma then
     expect(r.karma, 'zset')
@@ -94,20 +199,23 @@ local function karmaRules(k, poster, user, prev, new)
   return nil
 end
 
--- postRules reads the rules of Post from a script's arguments a[i..i+5]
--- (rules.go appendPostRules): now (ms), the poster's last-post key, the
--- post interval (ms, '' when off) and its key's TTL (ms), the repost span
--- (ms, '' when off) and its link keys' TTL (ms); nil when there are none.
--- It returns the rules and, for a post they refuse, its reply:
--- {RATE_LIMITED, ms to wait}, or {DUPLICATE, row} for a link an article
--- posted within the repost span has. It writes nothing.
-local function postRules(k, a, i, link)
-  if not a[i] then
+-- postRules reads the rules of Post (rules.go appendPostRules) from the
+-- rules record at key for this process's words want (storeRules): the
+-- post interval (postinterval) and the repost span (repostafter), for now
+-- (ms) and the poster's last-post key last; nil where now is (a store
+-- with neither rule). It returns the rules and, for a post they refuse, its
+-- reply: {RATE_LIMITED, ms to wait}, or {DUPLICATE, row} for a link an
+-- article posted within the repost span has. It writes nothing.
+local function postRules(k, key, want, now, last, link)
+  if not now then
     return nil
   end
-  local r = {now = a[i], last = a[i + 1], interval = tonumber(a[i + 2]), intervalTTL = a[i + 3],
-    repost = tonumber(a[i + 4]), linkTTL = a[i + 5]}
-  local now = tonumber(r.now)
+  local n = storeRules(key, want)
+  local r = {now = now, last = last, interval = n.postinterval and n.postinterval[1],
+    repost = n.repostafter and n.repostafter[1]}
+  r.intervalTTL = r.interval and ruleTTL(r.interval)
+  r.linkTTL = r.repost and ruleTTL(r.repost)
+  now = tonumber(now)
   if r.repost and link ~= '' then
     r.link = k.link .. link
     expect(r.link, 'string')

@@ -1,0 +1,62 @@
+// Package restore is how the package's own tools (cmd/votectl) write a
+// store from its records through the store's scripts: an import, a
+// repair. The package voting sets its functions when it is loaded
+// (voting's restore.go); this package, which voting imports, cannot
+// import voting, so the store is passed as an any, a *voting.Store.
+package restore
+
+import "context"
+
+// Article is one article as a tool restores it: its record's fields,
+// and what derives from them the store works out itself.
+type Article struct {
+	ID         string
+	Up, Down   int64
+	Posted     int64
+	Weight     string // as the record keeps it
+	Orders     string // comma-separated, as the record keeps them
+	Poster     string
+	Title      string
+	Link       string
+	Whole      bool     // write the record of these fields; else keep the record there and set its counts
+	Closes     int64    // while voting is open, the time it closes (Unix seconds); 0 to leave the voter record's times
+	ExpireAtMs int64    // while voting is open, when the voter record expires (Unix ms)
+	Groups     []string // its groups; nil with KeepGroups
+	KeepGroups bool     // leave the groups as they are
+}
+
+// Put writes a in store (a *voting.Store) with the store's restore
+// script, in one round trip: the record, the orderings and TopSince
+// buckets with the values the store's formulas give, the groups and, while
+// voting is open, the voter record's meta. It reports false for a
+// repair (Whole false) of a record that is gone. Voters are the caller's
+// to write first.
+var Put func(ctx context.Context, store any, a Article) (bool, error)
+
+// Comment is one comment as a tool restores it: its record's fields,
+// links and live counts included, which the tool works out from the
+// comments it restores.
+type Comment struct {
+	ID                      string
+	Up, Down, Replies       int64
+	First, Last, Next, Prev string // its replies' ends and its siblings; "" for none
+	Deleted                 bool
+	Article, Parent         string // Parent "" for a reply to the article
+	Posted, Closes          int64
+	Depth                   int
+	Orders, Weight          string // as the record keeps them
+	Poster, Body            string
+	// Removing is set for a deleted comment without replies whose
+	// removal a DeleteComment left to its next steps.
+	Removing bool
+	// PlacesOnly writes its places in its parent's orderings alone, and
+	// keeps its record as it is: a repair, which read its head alone.
+	PlacesOnly bool
+}
+
+// PutComments writes cs in store (a *voting.Store) with the store's
+// restore script, in one round trip: each comment's record and its
+// places in its parent's orderings, with the values the store's formulas
+// give. The articles' live counts, threads and comment voter records
+// are the caller's.
+var PutComments func(ctx context.Context, store any, cs []Comment) error

@@ -1,0 +1,82 @@
+package voting
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/votekit/voting/internal/restore"
+)
+
+// The tools of this module (cmd/votectl) rebuild a store from its
+// records through the store's own script, restore.lua, so that no tool
+// keeps a copy of a record's layout or an ordering's formula for its
+// writes: internal/restore.Put, set here.
+func init() {
+	restore.Put = func(ctx context.Context, store any, a restore.Article) (bool, error) {
+		s, ok := store.(*Store)
+		if !ok {
+			return false, fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
+		}
+		return s.restoreArticle(ctx, a)
+	}
+	restore.PutComments = func(ctx context.Context, store any, cs []restore.Comment) error {
+		s, ok := store.(*Store)
+		if !ok {
+			return fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
+		}
+		return s.restoreComments(ctx, cs)
+	}
+}
+
+// restoreComments runs restore_comments.lua for cs.
+func (s *Store) restoreComments(ctx context.Context, cs []restore.Comment) error {
+	const op = "restore comments"
+	if len(cs) == 0 {
+		return nil
+	}
+	k := s.keys
+	args := make([]interface{}, 0, 4+20*len(cs))
+	args = append(args, k.cseq, k.comment, k.kids, k.removing)
+	for _, c := range cs {
+		if !canonicalID(c.ID) {
+			return opErr(op, fmt.Errorf("%w: comment id %q", ErrInvalidArgument, c.ID))
+		}
+		args = append(args, c.ID, c.Up, c.Down, c.Replies, c.First, c.Last, c.Next, c.Prev, flag(c.Deleted),
+			c.Article, c.Parent, c.Posted, c.Closes, c.Depth, c.Orders, c.Weight, c.Poster, c.Body, flag(c.Removing), flag(c.PlacesOnly))
+	}
+	var n int64
+	late, err := s.evalScan(ctx, op, restoreCommentsScript, args, &n)
+	if err != nil {
+		return err
+	}
+	return replicationErr(op, late)
+}
+
+// restoreArticle runs restore.lua for a.
+func (s *Store) restoreArticle(ctx context.Context, a restore.Article) (bool, error) {
+	const op = "restore"
+	if !canonicalID(a.ID) {
+		return false, opErr(op, fmt.Errorf("%w: article id %q", ErrInvalidArgument, a.ID))
+	}
+	var done int64
+	late, err := s.evalScan(ctx, op, restoreScript, s.restoreArgs(a), &done)
+	if err != nil {
+		return false, err
+	}
+	return done == 1, replicationErr(op, late)
+}
+
+func (s *Store) restoreArgs(a restore.Article) []interface{} {
+	k := s.keys
+	closes, groups := "", strings.Join(a.Groups, "\n")
+	if a.Closes > 0 {
+		closes = strconv.FormatInt(a.Closes, 10)
+	}
+	if a.KeepGroups {
+		groups = "\n-"
+	}
+	return []interface{}{k.orderingKey("score"), a.ID, a.Up, a.Down, a.Posted, a.Weight, a.Orders, a.Poster, a.Title, a.Link,
+		flag(a.Whole), closes, a.ExpireAtMs, groups, k.article, k.voted, k.groupsOf, k.group, k.by, k.topBucket}
+}
