@@ -141,8 +141,10 @@ func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 // poster's own upvote, which Post records, is a voter. Each call is one
 // script that reads about limit voters (1 to [MaxModerationPage]) of
 // the record: a small record is read whole. A walk lists each voter
-// whose vote stands throughout it, with the vote it has when read; a
-// voter who votes during the walk may be listed or not. An unknown
+// whose vote stands throughout it once, with the vote it has when read
+// (Redis's HSCAN may return one twice only where the record shrinks to
+// a fraction of its size during the walk, its votes cancelled); a voter
+// who votes during the walk may be listed or not. An unknown
 // article gets [ErrNotFound], one whose voter record is gone
 // [ErrVotingClosed]; a limit out of range or a cursor that no call
 // returned [ErrInvalidArgument].
