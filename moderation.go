@@ -350,7 +350,9 @@ type Suspension int8
 const (
 	// Refuse refuses the user's votes, posts and comments with an error
 	// wrapping [ErrNotAllowed], whose [RetryAfter] is the time left; a
-	// refused call changes nothing.
+	// refused call changes nothing. A vote that would change nothing (the
+	// user's vote already) is answered as ever: the check sits where a
+	// vote first writes.
 	Refuse Suspension = iota + 1
 	// Shadow accepts the user's votes, which the user sees as cast (the
 	// result of the vote, VoteOf, VotesOf and the reads for a user), and
