@@ -1,7 +1,9 @@
--- moderation.lua: what a vote keeps for the moderators (moderation.go):
--- the voter's vote log (WithVoteLog). vote.lua, comment_vote.lua and
--- vote_batch.lua call it at their marked hook points ("moderation:").
--- Needs: base.lua (expect).
+-- moderation.lua: what a vote keeps and checks for the moderators
+-- (moderation.go): the voter's vote log (WithVoteLog), the voter's
+-- suspension, and the vote events (WithVoteEvents). vote() (lib/vote.lua),
+-- comment_vote.lua, vote_batch.lua, post.lua, comment.lua, reverse.lua
+-- and suspend.lua call it at their marked hook points ("moderation:").
+-- Needs: base.lua (expect, checkStore, num), rules.lua (NOT_ALLOWED).
 
 -- A user's vote log (WithVoteLog) is a zset at k.log .. user of the
 -- items the user has a standing vote on, "a<id>" for an article and
