@@ -11,7 +11,7 @@ const (
 	edgeStep    = 2000 // members of TopSince's edge bucket read per call (top_since.lua, top_since_edge.lua)
 	purgeStep   = 200  // comments removed per step of Delete or Prune of an article with comments
 	reverseStep = 100  // logged votes taken back per step of ReverseVotes, at most
-	reverseWork = 1000 // the work a step of ReverseVotes starts on: about the commands of its votes (lib/reversal.lua reverseWork)
+	reverseWork = 600  // the work a step of ReverseVotes starts on: about the commands of its votes (lib/reversal.lua reverseWork)
 
 	// ancestorStep: comments a step of DeleteComment removes, the deleted
 	// one and the deleted ancestors its removal leaves without replies

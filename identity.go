@@ -34,8 +34,12 @@ import (
 // two sorted sets. Version 6 keeps the numbers of the rules in a record
 // of their own, data of the store ([Store.SetRules]), where version 5
 // had them in the identity's words ("votelimit=10,60000"; now
-// "votelimit"), and the comments whose removal a DeleteComment left to
-// its next steps in a set (cremoving). A store of layout 3, 4 or 5
+// "votelimit"), the comments whose removal a DeleteComment left to
+// its next steps in a set (cremoving), and moderation's data: the
+// suspensions, whose latest end the record carries after a newline
+// while any is on record, a shadowed voter's "1s" or "-1s" in voter
+// records, and the vote logs and events of the options that keep them
+// (moderation.go). A store of layout 3, 4 or 5
 // becomes one of layout 6 by
 // [Store.Reconfigure], which moves the comments of one of layout 4, and
 // the numbers of the rules of one of layout 3 to 5 (docs/LAYOUT.md,

@@ -141,8 +141,10 @@ func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 // poster's own upvote, which Post records, is a voter. Each call is one
 // script that reads about limit voters (1 to [MaxModerationPage]) of
 // the record: a small record is read whole. A walk lists each voter
-// whose vote stands throughout it, with the vote it has when read; a
-// voter who votes during the walk may be listed or not. An unknown
+// whose vote stands throughout it once, with the vote it has when read
+// (Redis's HSCAN may return one twice only where the record shrinks to
+// a fraction of its size during the walk, its votes cancelled); a voter
+// who votes during the walk may be listed or not. An unknown
 // article gets [ErrNotFound], one whose voter record is gone
 // [ErrVotingClosed]; a limit out of range or a cursor that no call
 // returned [ErrInvalidArgument].
@@ -348,7 +350,9 @@ type Suspension int8
 const (
 	// Refuse refuses the user's votes, posts and comments with an error
 	// wrapping [ErrNotAllowed], whose [RetryAfter] is the time left; a
-	// refused call changes nothing.
+	// refused call changes nothing. A vote that would change nothing (the
+	// user's vote already) is answered as ever: the check sits where a
+	// vote first writes.
 	Refuse Suspension = iota + 1
 	// Shadow accepts the user's votes, which the user sees as cast (the
 	// result of the vote, VoteOf, VotesOf and the reads for a user), and

@@ -2,11 +2,15 @@ package voting
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/internal/testclock"
 )
 
 // BenchmarkModerationRedisTime measures what moderation adds to a Vote's
@@ -99,5 +103,35 @@ func beforeSuspensions(b *testing.B, f *benchFixture) func(user, id string, v Vo
 		defer c.Close()
 		_, err := c.Do("FCALL", args...)
 		return err
+	}
+}
+
+// BenchmarkVoteLogMemory measures the vote log's memory (WithVoteLog):
+// MEMORY USAGE of a user's log of 1, 100 and 10,000 votes (a sorted set
+// in a listpack up to zset-max-listpack-entries, 128 by default, a skip
+// list beyond), per user and per further vote.
+//
+//	go test -run '^$' -bench VoteLogMemory -benchtime 1x .
+func BenchmarkVoteLogMemory(b *testing.B) {
+	const nArticles = 10000
+	pool := redistest.Shared(b).Pool()
+	defer pool.Close()
+	s, err := New(pool, WithKeyPrefix(fmt.Sprintf("bench:logmem%d", prefixSeq.Add(1))), WithClock(testclock.New(epoch).Now), WithVoteLog())
+	if err != nil {
+		b.Fatal(err)
+	}
+	postMany(b, pool, s, nArticles, epoch.Unix()-nArticles, epoch.Unix(), 0, 0)
+	for _, n := range []int{1, 100, 10000} {
+		user := fmt.Sprintf("voter%d", n)
+		pipe(b, pool, n, func(c redis.Conn, i int) error {
+			v := Upvote
+			if i%4 == 0 {
+				v = Downvote
+			}
+			return voteScript.SendHash(c, s.fenced(nil, voteScript, s.voteArgs(user, strconv.Itoa(1+i), v, epoch.Unix()+int64(i)))...)
+		})
+		bytes := memoryUsage(b, pool, s.keys.userVotesKey(user))
+		b.ReportMetric(float64(bytes), fmt.Sprintf("log-B/user-of-%d", n))
+		b.ReportMetric(float64(bytes)/float64(n), fmt.Sprintf("log-B/vote-of-%d", n))
 	}
 }

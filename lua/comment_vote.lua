@@ -3,8 +3,8 @@
 local storeKey, storeIdentity = openStore(KEYS, 'n')
 local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7],
-  log = ARGV[8] ~= '' and ARGV[8] or nil, events = ARGV[9] ~= '' and ARGV[9] or nil, rules = readRules(ARGV, 10)}
+local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 10)}
+moderated(k, ARGV[8], ARGV[9])
 -- vs: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds;
 -- ARGV[8], ARGV[9]: moderation, the prefix of the vote logs
 -- (WithVoteLog) and the vote events (WithVoteEvents), or '';
@@ -117,7 +117,7 @@ if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
   expect(k.log .. user, 'zset')
 end
 if k.events then -- moderation: the vote events
-  expectEvents(k.events)
+  expect(k.events, 'stream')
 end
 if k.rules then
   for _, kk in ipairs(keys) do
@@ -154,7 +154,7 @@ if k.log then -- moderation: the voter's vote log; a poster's upvote is implied,
   logVote(k.log .. user, 'c' .. cid, (user == poster and new == 1) and 0 or new, now)
 end
 if k.events then -- moderation: the vote events; the vote counted from prev to new
-  addEvent(k.events, 'vote', user, cid, true, prev, new, now .. '000')
+  addEvent(k.events, k.maxLen, 'vote', user, cid, true, prev, new, now .. '000')
 end
 local tu, td = told(up, down, shown)
 return string.format('%d %d %d %d', was, tu - td, tu, td)

@@ -7,7 +7,8 @@ local user, now, step, budget = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(AR
 local k = {score = ARGV[5], article = ARGV[6], voted = ARGV[7], more = ARGV[8],
   upvoted = ARGV[9] ~= '' and ARGV[9] or nil, comment = ARGV[10], cvoted = ARGV[11], kids = ARGV[12],
   rules = readRules(ARGV, 14)}
-local events = ARGV[13] ~= '' and ARGV[13] or nil
+local m = moderated({}, '', ARGV[13])
+local events, maxLen = m.events, m.maxLen
 -- now: the store's clock, Unix seconds; step: the most entries to take;
 -- budget: the most work (lib/reversal.lua reverseWork) a step starts on;
 -- ARGV[5..12]: the score ordering and the prefixes a vote and a comment
@@ -26,7 +27,7 @@ if k.rules then
 end
 expect(logKey, 'zset')
 if events then
-  expectEvents(events)
+  expect(events, 'stream')
 end
 local list = redis.call('ZREVRANGE', logKey, 0, step - 1, 'WITHSCORES')
 local taken, work, more = 0, 0, #list == 2 * step
@@ -50,7 +51,7 @@ for i = 1, #list, 2 do
   work = work + w
   redis.call('ZREM', logKey, item)
   if done and events then
-    addEvent(events, 'reversed', user, id, comment, prev, 0, now .. '000')
+    addEvent(events, maxLen, 'reversed', user, id, comment, prev, 0, now .. '000')
   end
   if done then
     taken = taken + 1

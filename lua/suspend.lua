@@ -12,8 +12,9 @@ local user, mode, ends, events, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5
 -- empty store records it so.
 -- Reply: {OK, was}: '1' where the user had a suspension on record.
 expect(hash, 'hash')
-if events ~= '' then
-  expectEvents(events)
+local m = moderated({}, '', events)
+if m.events then
+  expect(m.events, 'stream')
 end
 local got = redis.call('GET', storeKey)
 local last = lastEnd(got, storeIdentity)
@@ -23,8 +24,8 @@ if mode == '' then
   if got and redis.call('EXISTS', hash) == 0 then
     redis.call('SET', storeKey, storeIdentity)
   end
-  if events ~= '' and was == '1' then
-    addEvent(events, 'unsuspend', user, '', false, 0, 0, now)
+  if m.events and was == '1' then
+    addEvent(m.events, m.maxLen, 'unsuspend', user, '', false, 0, 0, now)
   end
   return {OK, was}
 end
@@ -32,7 +33,7 @@ redis.call('HSET', hash, user, mode .. ' ' .. ends)
 if not last or last < tonumber(ends) then
   redis.call('SET', storeKey, storeIdentity .. '\n' .. ends)
 end
-if events ~= '' then
-  addEvent(events, 'suspend', user, mode == 'r' and 'refuse' or 'shadow', false, 0, 0, now)
+if m.events then
+  addEvent(m.events, m.maxLen, 'suspend', user, mode == 'r' and 'refuse' or 'shadow', false, 0, 0, now)
 end
 return {OK, was}

@@ -15,8 +15,11 @@ local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- store that has them. k is made whole in one constructor: a field added
 -- later grows the table, which costs a vote more than the field.
 local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7],
-  upvoted = ARGV[8] ~= '' and ARGV[8] or nil, log = ARGV[9] ~= '' and ARGV[9] or nil,
-  events = ARGV[10] ~= '' and ARGV[10] or nil, rules = readRules(ARGV, 11)}
+  upvoted = ARGV[8] ~= '' and ARGV[8] or nil, rules = readRules(ARGV, 11)}
+-- moderation: set apart, so that a store without them builds k as before.
+if ARGV[9] and ARGV[9] .. ARGV[10] ~= '' then
+  moderated(k, ARGV[9], ARGV[10])
+end
 -- Reply: '<previous> <score> <up> <down>' | {NOT_FOUND} | {CLOSED} |
 -- {NOT_ALLOWED} | {RATE_LIMITED, ms}: a vote done is the one reply that
 -- is not {status, ...}, but one string, which the client reads as one

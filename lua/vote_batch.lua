@@ -9,8 +9,7 @@ local k = {score = scoreKey, article = ARGV[2], voted = ARGV[3], more = ARGV[4]}
 if ARGV[5] ~= '' then k.upvoted = ARGV[5] end
 -- ARGV[6], ARGV[7]: moderation, the prefix of the vote logs
 -- (WithVoteLog) and the vote events (WithVoteEvents), or ''.
-if ARGV[6] ~= '' then k.log = ARGV[6] end
-if ARGV[7] ~= '' then k.events = ARGV[7] end
+moderated(k, ARGV[6], ARGV[7])
 -- ARGV[8]: n, 0 for a store without vote rules, then ARGV[9..8+n]: the
 -- vote rules (lib/rules.lua readRules).
 local n = tonumber(ARGV[8])

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/votekit/voting"
 )
@@ -73,5 +75,55 @@ func TestModerationCommands(t *testing.T) {
 		if code != 0 || strings.Join(kinds, " ") != "vote vote reversed suspend unsuspend" {
 			t.Fatalf("events: %d %q %q", code, out, errs)
 		}
+		// -follow waits for more, and prints an event cast meanwhile,
+		// until interrupted.
+		follow, stop := context.WithCancel(ctx)
+		var fout, ferr syncBuffer
+		done := make(chan int)
+		go func() {
+			done <- run(follow, []string{"-redis", nodeOf(addr, "mod"), "-quiet", "-prefix", "mod", "events", "-follow",
+				"-every", "20ms", "-after", lastID(t, out)}, strings.NewReader(""), &fout, &ferr, false)
+		}()
+		time.Sleep(100 * time.Millisecond)
+		if _, err := st.Vote(ctx, "dave", "1", voting.Downvote); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for !strings.Contains(fout.String(), `"user":"dave"`) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		stop()
+		if code := <-done; code != 0 || strings.Count(fout.String(), "\n") != 1 || !strings.Contains(fout.String(), `"user":"dave"`) {
+			t.Fatalf("events -follow: %d %q %q", code, fout.String(), ferr.String())
+		}
 	})
+}
+
+// lastID returns the id of the last event of events's JSON lines.
+func lastID(t *testing.T, out string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var e voting.VoteEvent
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &e); err != nil {
+		t.Fatal(err)
+	}
+	return e.ID
+}
+
+// syncBuffer is a buffer that a command writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

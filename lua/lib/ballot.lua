@@ -155,7 +155,7 @@ local function vote(k, id, user, vs, now, store, want)
     expect(k.log .. user, 'zset')
   end
   if k.events then -- moderation: the vote events
-    expectEvents(k.events)
+    expect(k.events, 'stream')
   end
 
   local groups = NONE
@@ -223,7 +223,7 @@ local function vote(k, id, user, vs, now, store, want)
     logVote(k.log .. user, 'a' .. id, new, now)
   end
   if k.events then -- moderation: the vote events; the vote counted from prev to new
-    addEvent(k.events, 'vote', user, id, false, prev, new, now .. '000')
+    addEvent(k.events, k.maxLen, 'vote', user, id, false, prev, new, now .. '000')
   end
   -- A cache is updated where it holds the article, or where the new
   -- value puts it in the part a walk has passed (cacheVote); a cache

@@ -1,7 +1,9 @@
--- moderation.lua: what a vote keeps for the moderators (moderation.go):
--- the voter's vote log (WithVoteLog). ballot.lua, comment_vote.lua and
--- vote_batch.lua call it at their marked hook points ("moderation:").
--- Needs: base.lua (expect).
+-- moderation.lua: what a vote keeps and checks for the moderators
+-- (moderation.go): the voter's vote log (WithVoteLog), the voter's
+-- suspension, and the vote events (WithVoteEvents). vote() (lib/ballot.lua),
+-- comment_vote.lua, vote_batch.lua, post.lua, comment.lua, reverse.lua
+-- and suspend.lua call it at their marked hook points ("moderation:").
+-- Needs: base.lua (expect, checkStore, num), rules.lua (NOT_ALLOWED).
 
 -- A user's vote log (WithVoteLog) is a zset at k.log .. user of the
 -- items the user has a standing vote on, "a<id>" for an article and
@@ -141,18 +143,23 @@ end
 --   item's id; the mode, 'refuse' or 'shadow', of a suspension),
 --   comment ('1' for a comment's), from, to (the votes '1', '-1', '0'),
 --   at (the store's clock, Unix ms)
-local function eventsKey(events)
-  return string.match(events, '^(.*)\n(%d+)$')
+
+-- moderated sets in k what a vote keeps for the moderators, from the
+-- scripts' arguments: log, the prefix of the vote logs, and events, the
+-- stream's key and its length, newline-separated; '' for none. It
+-- returns k.
+local function moderated(k, log, events)
+  if log ~= '' then
+    k.log = log
+  end
+  if events ~= '' then
+    k.events, k.maxLen = string.match(events, '^(.*)\n(%d+)$')
+  end
+  return k
 end
 
--- expectEvents checks the stream before a script's first write.
-local function expectEvents(events)
-  expect((eventsKey(events)), 'stream')
-end
-
--- addEvent adds one entry; at is Unix seconds (a vote's now) or ms.
-local function addEvent(events, kind, user, target, comment, from, to, atMs)
-  local key, n = eventsKey(events)
+-- addEvent adds one entry to the stream at key, of length n; at is ms.
+local function addEvent(key, n, kind, user, target, comment, from, to, atMs)
   redis.call('XADD', key, 'MAXLEN', '~', n, '*', 'kind', kind, 'user', user, 'target', target,
     'comment', comment and '1' or '0', 'from', tostring(from), 'to', tostring(to), 'at', atMs)
 end
