@@ -16,7 +16,9 @@ import (
 // ([Store.ReverseVotes]), suspending a user ([Store.Suspend]) and the
 // vote events ([WithVoteEvents]). The scripts keep them at the vote's
 // marked hook points (lib/moderation.lua); doc.go, "Moderation", is the
-// model.
+// model. The reads (VotesBy, Voters, CommentVoters, Suspended,
+// VoteEvents) run on the read pool where the store has one
+// ([WithReadPool]), as every read does.
 
 // UserVote is one standing vote of a user ([Store.VotesBy]): on the
 // article ID, or on the comment ID where Comment is set, cast at At (the
