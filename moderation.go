@@ -140,7 +140,8 @@ func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 // Voters returns a page of the standing voters of the article id while
 // its voter record is kept (its voting window), and the cursor of the
 // next page: cursor "" starts, and a returned "" means the end. The
-// poster's own upvote, which Post records, is a voter. Each call is one
+// poster's own upvote, which Post records, is a voter, and so is a
+// shadowed user ([Shadow]), whose vote counts nowhere. Each call is one
 // script that reads about limit voters (1 to [MaxModerationPage]) of
 // the record: a small record is read whole. A walk lists each voter
 // whose vote stands throughout it once, with the vote it has when read
