@@ -16,7 +16,10 @@ import (
 // ([Store.ReverseVotes]), suspending a user ([Store.Suspend]) and the
 // vote events ([WithVoteEvents]). The scripts keep them at the vote's
 // marked hook points (lib/moderation.lua); doc.go, "Moderation", is the
-// model, and docs/OPERATIONS.md, "Moderation", the whole of it.
+// model, and docs/OPERATIONS.md, "Moderation", the whole of it. The
+// reads (VotesBy, Voters, CommentVoters, Suspended, VoteEvents) run on
+// the read pool where the store has one ([WithReadPool]), as every read
+// does.
 
 // UserVote is one standing vote of a user ([Store.VotesBy]): on the
 // article ID, or on the comment ID where Comment is set, cast at At (the
@@ -138,7 +141,8 @@ func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 // Voters returns a page of the standing voters of the article id while
 // its voter record is kept (its voting window), and the cursor of the
 // next page: cursor "" starts, and a returned "" means the end. The
-// poster's own upvote, which Post records, is a voter. Each call is one
+// poster's own upvote, which Post records, is a voter, and so is a
+// shadowed user ([Shadow]), whose vote counts nowhere. Each call is one
 // script that reads about limit voters (1 to [MaxModerationPage]) of
 // the record: a small record is read whole. A walk lists each voter
 // whose vote stands throughout it once, with the vote it has when read
