@@ -94,6 +94,21 @@ func TestReconfigureLayout4(t *testing.T) {
 		if h, err := s.Check(ctx); err != nil || !h.Serious || !strings.Contains(strings.Join(h.Problems, "\n"), "comments of layout 4") {
 			t.Errorf("Check while comments move = %+v, %v", h.Problems, err)
 		}
+		// A suspension meanwhile applies, and keeps the move's mark.
+		if err := s.Suspend(ctx, "sue", Refuse, clock.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Vote(ctx, "sue", other.ID, Upvote); !errors.Is(err, ErrNotAllowed) {
+			t.Errorf("a suspended user's vote while comments move: %v, want ErrNotAllowed", err)
+		}
+		if err := s.Unsuspend(ctx, "sue"); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"Thread", "Comment"} {
+			if err := refused[name](); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "moves them") {
+				t.Errorf("%s after a suspension while comments move: %v, want ErrIncompatible", name, err)
+			}
+		}
 		// A vote on a comment moved counts; cancelled, the store is as it was.
 		if r := mustVoteComment(t, s, "zed", ids[0], Downvote); r.Previous != NoVote {
 			t.Fatalf("a vote on a moved comment: %+v", r)

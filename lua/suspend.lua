@@ -18,11 +18,14 @@ if m.events then
 end
 local got = redis.call('GET', storeKey)
 local last = lastEnd(got, storeIdentity)
+-- The record's first line stays as it is: the identity, marked while
+-- Reconfigure moves the comments of layout 4 (lib/base.lua MOVING).
+local head = got and string.match(got, '^[^\n]*') or storeIdentity
 local was = redis.call('HEXISTS', hash, user) == 1 and '1' or '0'
 if mode == '' then
   redis.call('HDEL', hash, user)
   if got and redis.call('EXISTS', hash) == 0 then
-    redis.call('SET', storeKey, storeIdentity)
+    redis.call('SET', storeKey, head)
   end
   if m.events and was == '1' then
     addEvent(m.events, m.maxLen, 'unsuspend', user, '', false, 0, 0, now)
@@ -31,7 +34,7 @@ if mode == '' then
 end
 redis.call('HSET', hash, user, mode .. ' ' .. ends)
 if not last or last < tonumber(ends) then
-  redis.call('SET', storeKey, storeIdentity .. '\n' .. ends)
+  redis.call('SET', storeKey, head .. '\n' .. ends)
 end
 if m.events then
   addEvent(m.events, m.maxLen, 'suspend', user, mode == 'r' and 'refuse' or 'shadow', false, 0, 0, now)

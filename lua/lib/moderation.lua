@@ -74,8 +74,13 @@ end
 -- carries after this store's identity want, or nil for a record without
 -- one.
 local function lastEnd(got, want)
-  if type(got) == 'string' and #got > #want + 1 and string.sub(got, 1, #want + 1) == want .. '\n' then
-    return tonumber(string.sub(got, #want + 2))
+  if type(got) == 'string' and #got > #want + 1 then
+    -- The identity, or the identity marked while Reconfigure moves the
+    -- comments of layout 4 (lib/base.lua MOVING), then the end.
+    local head, tail = string.match(got, '^([^\n]*)\n(%d+)$')
+    if head == want or head == want .. MOVING then
+      return tonumber(tail)
+    end
   end
 end
 
