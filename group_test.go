@@ -249,7 +249,7 @@ func TestGroupPagesMatchModel(t *testing.T) {
 		}
 
 		kinds := map[string]int{} // the vote transitions seen
-		for op := 0; op < 100; op++ {
+		for op := 0; op < longOr(70, 100); op++ {
 			var what string
 			switch r := rng.Intn(100); {
 			case r < 35: // vote

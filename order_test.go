@@ -770,7 +770,10 @@ func TestTopSince(t *testing.T) {
 			t.Fatalf("%d articles, want %d", len(all), len(times))
 		}
 		periods := []time.Duration{time.Nanosecond, time.Second, time.Hour, 400 * 24 * time.Hour}
-		for _, at := range times {
+		for i, at := range times {
+			if !long && i%3 != 0 {
+				continue // a third of the articles' ages, all under VOTING_LONG
+			}
 			d := now.Sub(at)
 			periods = append(periods, d, d-time.Second, d+time.Second, d+time.Second/2, d-time.Second/2)
 		}
