@@ -46,10 +46,18 @@ func cmdVotesBy(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	return printWalk(e, func(cursor string) ([]voting.UserVote, string, error) {
+		return st.VotesBy(e.ctx, fs.Arg(0), cursor, modPage)
+	})
+}
+
+// printWalk prints every item of a cursor-paged read, read a page at a
+// time from the cursor "" until read returns "", a JSON object a line.
+func printWalk[T any](e *env, read func(cursor string) ([]T, string, error)) error {
 	enc := json.NewEncoder(e.stdout)
 	cursor := ""
 	for {
-		list, next, err := st.VotesBy(e.ctx, fs.Arg(0), cursor, modPage)
+		list, next, err := read(cursor)
 		if err != nil {
 			return err
 		}
@@ -83,23 +91,9 @@ func cmdVoters(e *env, args []string) error {
 	if *comment {
 		read = st.CommentVoters
 	}
-	enc := json.NewEncoder(e.stdout)
-	cursor := ""
-	for {
-		list, next, err := read(e.ctx, fs.Arg(0), cursor, modPage)
-		if err != nil {
-			return err
-		}
-		for _, v := range list {
-			if err := enc.Encode(v); err != nil {
-				return err
-			}
-		}
-		if next == "" {
-			return nil
-		}
-		cursor = next
-	}
+	return printWalk(e, func(cursor string) ([]voting.Voter, string, error) {
+		return read(e.ctx, fs.Arg(0), cursor, modPage)
+	})
 }
 
 // cmdReverse takes back every standing vote of a user (Store.ReverseVotes),
