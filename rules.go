@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // The rules that protect a site (WithMinKarma, WithVoteCost,
@@ -22,16 +24,17 @@ import (
 // every process at its next call. A store's options give the numbers of
 // a new store, and of a rule that Reconfigure turns on.
 
-// The names of the rules, as the identity and the rules record name them.
+// The names of the rules, as the identity and the rules record name them
+// (internal/layout).
 const (
-	ruleKarma           = "karma"
-	ruleCost            = "cost"
-	ruleMinKarma        = "minkarma"
-	ruleVoteLimit       = "votelimit"
-	rulePostInterval    = "postinterval"
-	ruleRepostAfter     = "repostafter"
-	ruleEditWindow      = "editwindow"
-	ruleCommentInterval = "commentinterval"
+	ruleKarma           = layout.RuleKarma
+	ruleCost            = layout.RuleCost
+	ruleMinKarma        = layout.RuleMinKarma
+	ruleVoteLimit       = layout.RuleVoteLimit
+	rulePostInterval    = layout.RulePostInterval
+	ruleRepostAfter     = layout.RuleRepostAfter
+	ruleEditWindow      = layout.RuleEditWindow
+	ruleCommentInterval = layout.RuleCommentInterval
 )
 
 // ruleSpec is one rule: its name, its option, and how its numbers go

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/votekit/voting/internal/layout"
 )
 
 // allRules are options with every rule on, and numbers that let the
@@ -272,4 +273,17 @@ func TestReconfigureRules(t *testing.T) {
 			t.Errorf("alice's karma = %d, want 4", k)
 		}
 	})
+}
+
+// TestRuleNames: ruleList, the package's table of the rules, names every
+// rule of internal/layout, in its order.
+func TestRuleNames(t *testing.T) {
+	if len(ruleList) != len(layout.RuleNames) {
+		t.Fatalf("ruleList has %d rules, internal/layout %d", len(ruleList), len(layout.RuleNames))
+	}
+	for i, r := range ruleList {
+		if r.name != layout.RuleNames[i] {
+			t.Errorf("rule %d: %s here, %s in internal/layout", i, r.name, layout.RuleNames[i])
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/votekit/voting"
+	ilayout "github.com/votekit/voting/internal/layout"
 )
 
 // recorded returns a Store of the package on e's prefix opened with the
@@ -372,9 +373,5 @@ func cmdOptions(e *env, args []string) error {
 // ruleWord reports whether w, an option's word, is a rule's.
 func ruleWord(w string) bool {
 	name, _, _ := strings.Cut(w, "=")
-	switch name {
-	case "karma", "cost", "minkarma", "votelimit", "postinterval", "repostafter", "editwindow", "commentinterval":
-		return true
-	}
-	return false
+	return ilayout.IsRule(name)
 }

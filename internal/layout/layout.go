@@ -57,6 +57,34 @@ const (
 	Events    = "events"    // the stream of vote events (WithVoteEvents)
 )
 
+// The rules' names, as the identity names a rule that is on and the
+// rules record names its numbers ("votelimit=10,60000"), in RuleNames'
+// order.
+const (
+	RuleKarma           = "karma"
+	RuleCost            = "cost"
+	RuleMinKarma        = "minkarma"
+	RuleVoteLimit       = "votelimit"
+	RulePostInterval    = "postinterval"
+	RuleRepostAfter     = "repostafter"
+	RuleEditWindow      = "editwindow"
+	RuleCommentInterval = "commentinterval"
+)
+
+// RuleNames are the rules in the order of their words.
+var RuleNames = [...]string{RuleKarma, RuleCost, RuleMinKarma, RuleVoteLimit, RulePostInterval,
+	RuleRepostAfter, RuleEditWindow, RuleCommentInterval}
+
+// IsRule reports whether name is a rule's.
+func IsRule(name string) bool {
+	for _, r := range RuleNames {
+		if r == name {
+			return true
+		}
+	}
+	return false
+}
+
 // Member returns the sorted-set member of an article or comment id: its
 // digit count as a letter, then the id, so that members sort by id as
 // numbers ("a9" < "b10") (lib/base.lua member).
