@@ -55,18 +55,12 @@ if not voterOpen(r[1], cid) then
   checkStore(storeKey, storeIdentity, 'w')
   return {CLOSED}
 end
-local new, prev = VOTES[vs], 0
-local shown -- moderation: a shadow vote of the user's, which counts nowhere (lib/moderation.lua)
-if r[2] then
-  prev = VOTES[r[2]]
-  if prev == nil then
-    shown, prev = SHADOW[r[2]], 0
-  end
-  if prev == nil or (prev == 0 and user ~= poster and not shown) then
-    return {CORRUPT}
-  end
-elseif user == poster then
-  prev = 1
+local new = VOTES[vs]
+-- The poster's own upvote is implied; moderation: shown, a shadow vote
+-- of the user's, which counts nowhere (lib/ballot.lua priorVote).
+local prev, shown = priorVote(r[2], user == poster and 1 or 0)
+if prev == nil then
+  return {CORRUPT}
 end
 local was = shown or prev -- the previous vote, as the user sees it
 local up0, down0 = up, down
@@ -85,13 +79,9 @@ if mode then
   end
   -- Shadow: kept for the user's reads only; a vote that counted is
   -- taken back.
-  shown, stored, new = new, new ~= 0 and vs .. 's' or '0', 0
+  shown, stored, new = shadowVote(new, vs)
   if prev == 0 then
-    if stored == '0' and user ~= poster then
-      redis.call('HDEL', votedKey, field)
-    else
-      redis.call('HSET', votedKey, field, stored)
-    end
+    keepShadow(votedKey, field, stored, user ~= poster)
     local tu, td = told(up, down, shown)
     return string.format('%d %d %d %d', was, tu - td, tu, td)
   end

@@ -13,6 +13,45 @@ local NONE = {}
 -- write them: up, down, and '0' for none, which no record holds.
 local VOTES = {['1'] = 1, ['-1'] = -1, ['0'] = 0}
 
+-- priorVote reads v, a voter record's value for the voter (nil for
+-- none), as the vote that counts (prev) and, for a shadow vote
+-- (moderation: lib/moderation.lua SHADOW), the vote the voter sees
+-- (shown); nil where v is no vote the record may hold. implied is the
+-- vote of a voter without a value: 1 for a comment's poster (their own
+-- upvote, which '0' cancels), else 0.
+local function priorVote(v, implied)
+  if not v then
+    return implied
+  end
+  local prev = VOTES[v]
+  if prev == nil then
+    local shown = SHADOW[v]
+    return shown and 0, shown
+  end
+  if prev == 0 and implied == 0 then
+    return nil
+  end
+  return prev
+end
+
+-- shadowVote is a vote new (vs as sent) of a voter under Shadow
+-- (moderation): it returns the vote the voter sees, what the voter
+-- record keeps ('1s', '-1s', or '0' for none) and the vote that counts,
+-- none. keepShadow writes such a vote where none counted before: the
+-- record's field keeps stored, or loses it where stored is '0' and the
+-- field needs no value (drop).
+local function shadowVote(new, vs)
+  return new, new ~= 0 and vs .. 's' or '0', 0
+end
+
+local function keepShadow(votedKey, field, stored, drop)
+  if stored == '0' and drop then
+    redis.call('HDEL', votedKey, field)
+  else
+    redis.call('HSET', votedKey, field, stored)
+  end
+end
+
 -- fill splits k.more, the key prefixes that only a vote on an article
 -- in groups or optional orders needs (keys.go votePrefixes), into
 -- k.groups, k.by, k.cache and k.bucket.
@@ -76,16 +115,11 @@ local function vote(k, id, user, vs, now, store, want)
     if store then checkStore(store, want, 'w') end
     return {CLOSED}
   end
-  local new, prev = VOTES[vs], 0
-  local shown -- moderation: a shadow vote of the user's, which counts nowhere (lib/moderation.lua)
-  if r[2] then
-    prev = VOTES[r[2]]
-    if prev == nil then
-      shown, prev = SHADOW[r[2]], 0
-    end
-    if prev == nil or (prev == 0 and not shown) then
-      return {CORRUPT}
-    end
+  local new = VOTES[vs]
+  -- moderation: shown, a shadow vote of the user's, which counts nowhere
+  local prev, shown = priorVote(r[2], 0)
+  if prev == nil then
+    return {CORRUPT}
   end
   up, down = tonumber(up), tonumber(down)
   local m = member(id)
@@ -114,13 +148,9 @@ local function vote(k, id, user, vs, now, store, want)
     end
     -- Shadow: the vote is kept for the user's reads only, and one that
     -- counted before is taken back.
-    shown, stored, new = new, new ~= 0 and vs .. 's' or '0', 0
+    shown, stored, new = shadowVote(new, vs)
     if prev == 0 then
-      if stored == '0' then
-        redis.call('HDEL', votedKey, user)
-      else
-        redis.call('HSET', votedKey, user, stored)
-      end
+      keepShadow(votedKey, user, stored, true)
       local tu, td = told(up, down, shown)
       return {OK, was, num(value('score', tonumber(posted), tonumber(weight), tu, td)), tu, td}
     end
