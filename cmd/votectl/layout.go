@@ -200,10 +200,6 @@ func (l layout) buckets(posted int64) []string {
 	return out
 }
 
-// meta is the voter record's "" field (lib/record.lua VOTE_META), as
-// internal/layout's codec reads it (ParseVoteMeta).
-type meta = ilayout.VoteMeta
-
 // cacheKey splits a cache's name ("<ordering>:<group>").
 func splitCache(name string) (ordering, group string, ok bool) {
 	return strings.Cut(name, ":")
