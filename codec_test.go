@@ -1,6 +1,7 @@
 package voting
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"strconv"
@@ -232,5 +233,41 @@ func TestDocsRecords(t *testing.T) {
 	}
 	if kinds["article"] == 0 || kinds["comment"] == 0 || kinds["meta"] == 0 {
 		t.Errorf("docs/LAYOUT.md's Records show %v; want an article's, a comment's and a voter record's \"\" field", kinds)
+	}
+}
+
+// BenchmarkParsePage decodes a page of 25 article rows as page.lua
+// replies it (parsePage, the codec's ParseRecordWeight), without Redis:
+// the read path's Go side, one allocation an article and one for the
+// list.
+func BenchmarkParsePage(b *testing.B) {
+	var page []byte
+	for i := 1; i <= 25; i++ {
+		rec := record(i*7, i, 1700000000+int64(i), "top", benchPoster(i), benchTitle(i), benchLink(i))
+		id := strconv.Itoa(i)
+		page = append(page, fmt.Sprintf("%c%s%d+%d %s", 96+len(id), id, len(rec), i, rec)...)
+	}
+	rest := []interface{}{page}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if l, err := parsePage(rest); err != nil || len(l) != 25 {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseComments decodes 25 comment rows (parseComments, the
+// codec's ParseCommentRecordInto), without Redis.
+func BenchmarkParseComments(b *testing.B) {
+	var rows []interface{}
+	for i := 1; i <= 25; i++ {
+		rec := fmt.Sprintf("%010d %010d %010d %010d %010d %010d %010d 0 7 %d 1700000000 1700600000 1 hot,score 432.0 5:alicebody of comment %d", i, 0, 0, 0, 0, i+1, 0, i, i)
+		rows = append(rows, []byte(strconv.Itoa(i+100)), []byte("1"), []byte(rec))
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if l, err := parseComments(rows); err != nil || len(l) != 25 {
+			b.Fatal(err)
+		}
 	}
 }
