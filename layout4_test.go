@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/votekit/voting/internal/layout"
 )
 
 // TestReconfigureLayout4: a store of layout 4 with comments, made by
@@ -196,22 +197,25 @@ func downgrade(t testing.TB, b *backend, s *Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var f [commentHeader]string
-		rest, ok := cutFields(rec, f[:])
-		if !ok {
-			t.Fatalf("%s holds %q", key, rec)
+		c, err := layout.ParseCommentRecord(rec)
+		if err != nil {
+			t.Fatalf("%s holds %q: %v", key, rec, err)
 		}
-		n, _ := strconv.Atoi(f[15])
-		num := func(s string) string { v, _ := strconv.ParseInt(s, 10, 64); return strconv.FormatInt(v, 10) }
-		fields := []interface{}{key, "u", num(f[0]), "d", num(f[1]), "m", strings.Join(f[8:15], " "), "n", rest[:n], "r", num(f[2])}
-		if f[7] == "1" {
+		parent := c.Parent
+		if parent == "" {
+			parent = "0"
+		}
+		itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
+		meta := strings.Join([]string{c.Article, parent, itoa(c.Posted), itoa(c.Closes), strconv.Itoa(c.Depth), c.Orders, c.Weight}, " ")
+		fields := []interface{}{key, "u", itoa(c.Up), "d", itoa(c.Down), "m", meta, "n", c.Poster, "r", itoa(c.Replies)}
+		if c.Deleted {
 			fields = append(fields, "x", "1")
 		} else {
-			do("SET", s.keys.body+strings.TrimPrefix(key, s.keys.comment), rest[n:])
+			do("SET", s.keys.body+strings.TrimPrefix(key, s.keys.comment), c.Body)
 		}
-		for i, name := range []string{"f", "l", "nx", "pv"} {
-			if v := num(f[3+i]); v != "0" {
-				fields = append(fields, name, v)
+		for i, v := range []string{c.First, c.Last, c.Next, c.Prev} {
+			if v != "" {
+				fields = append(fields, []string{"f", "l", "nx", "pv"}[i], v)
 			}
 		}
 		do("DEL", key)

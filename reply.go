@@ -166,11 +166,6 @@ func parseArticle(row []interface{}, a *Article) error {
 	return nil
 }
 
-// recordHeader is the number of fields before an article record's
-// strings (lua/lib/record.lua RECORD): up, down, posted, weight, orders, and the
-// lengths of the poster's name and of the title.
-const recordHeader = 7
-
 // parsePage parses page.lua's reply, {page}: the page's rows as one
 // string, each the article's member (lib/base.lua member: one byte of the id's
 // length, plus 96, then the id), the length of its record in decimal,
@@ -270,59 +265,25 @@ func pageRow(page []byte, off int) (rec, next int, _ error) {
 	return rec, off + rec + n, nil
 }
 
-// parseRecord parses an article's record, as lua/lib/record.lua RECORD defines
-// it, into a's title, link, poster, post time, counts and score. The
-// three strings are cut from rec.
+// parseRecord parses an article's record (layout.ParseRecord) into a's
+// title, link, poster, post time, counts and score. The three strings
+// are cut from rec.
 func parseRecord(rec string, a *Article) error {
-	var f [recordHeader]string
-	rest, ok := cutFields(rec, f[:])
-	if !ok {
-		return errors.New("malformed record")
-	}
-	var n [5]int64 // up, down, posted, and the two lengths
-	for i, at := range [...]int{0, 1, 2, 5, 6} {
-		v, err := strconv.ParseInt(f[at], 10, 64)
-		if err != nil {
-			return fmt.Errorf("record field %d: %w", at+1, err)
-		}
-		n[i] = v
-	}
-	poster, title, size := n[3], n[4], int64(len(rest))
-	if poster < 0 || title < 0 || poster > size || title > size-poster {
-		return errors.New("malformed record: lengths past its end")
-	}
-	weight, err := strconv.ParseFloat(f[3], 64)
+	var r layout.Record
+	weight, err := layout.ParseRecordWeight(rec, &r)
 	if err != nil {
-		return fmt.Errorf("record weight: %w", err)
+		return err
 	}
 	*a = Article{
-		Score:     articleScore(n[2], weight, n[0], n[1]),
-		Poster:    rest[:poster],
-		Title:     rest[poster : poster+title],
-		Link:      rest[poster+title:],
-		Posted:    time.Unix(n[2], 0).UTC(),
-		Upvotes:   n[0],
-		Downvotes: n[1],
+		Score:     articleScore(r.Posted, weight, r.Up, r.Down),
+		Poster:    r.Poster,
+		Title:     r.Title,
+		Link:      r.Link,
+		Posted:    time.Unix(r.Posted, 0).UTC(),
+		Upvotes:   r.Up,
+		Downvotes: r.Down,
 	}
 	return nil
-}
-
-// cutFields cuts len(f) fields off the front of s into f, each ended by
-// a space but the last, ended by a colon (the header of a record or of
-// a comment row), and returns the rest; ok is false where s has fewer.
-func cutFields(s string, f []string) (rest string, ok bool) {
-	for i := range f {
-		sep := byte(' ')
-		if i == len(f)-1 {
-			sep = ':'
-		}
-		j := strings.IndexByte(s, sep)
-		if j < 0 {
-			return "", false
-		}
-		f[i], s = s[:j], s[j+1:]
-	}
-	return s, true
 }
 
 // parseVote parses one vote's reply: vote.lua's for a vote done, one
@@ -478,13 +439,6 @@ func parseRefused(rest []interface{}) error {
 	return &retryError{after: time.Duration(max(ms, 1)) * time.Millisecond, sentinel: ErrNotAllowed}
 }
 
-// commentHeader is the number of fields of a comment's record before its
-// strings (lua/lib/tree.lua CREC): up, down, replies, the four
-// links, deleted, the seven of its meta (article, parent, "0" for none,
-// posted, close, depth, orderings, weight), and the length of the
-// poster's name, which the body follows.
-const commentHeader = 16
-
 // parseComments parses rows of comments, {id, depth, record}... each
 // (lua/lib/tree.lua appendRow).
 func parseComments(rows []interface{}) ([]ThreadComment, error) {
@@ -525,35 +479,19 @@ func parseOneComment(rest []interface{}) (ThreadComment, error) {
 	return list[0], nil
 }
 
-// parseCommentRecord parses a comment's record (lua/lib/tree.lua
-// CREC) into c, all but its ID; its strings are cut from rec. A deleted
+// parseCommentRecord parses a comment's record (layout.ParseCommentRecord)
+// into c, all but its ID; its strings are cut from rec. A deleted
 // comment's poster, which the record keeps, is left out.
 func parseCommentRecord(rec string, c *Comment) error {
-	var f [commentHeader]string
-	rest, ok := cutFields(rec, f[:])
-	if !ok {
-		return errors.New("malformed record")
-	}
-	var n [5]int64 // up, down, replies, posted, the poster's length
-	for i, at := range [...]int{0, 1, 2, 10, 15} {
-		v, err := strconv.ParseInt(f[at], 10, 64)
-		if err != nil {
-			return fmt.Errorf("record field %d: %w", at+1, err)
-		}
-		n[i] = v
-	}
-	if n[4] < 0 || n[4] > int64(len(rest)) {
-		return errors.New("malformed record: lengths past its end")
-	}
-	parent := f[9]
-	if parent == "0" {
-		parent = ""
+	var r layout.CommentRecord
+	if err := layout.ParseCommentRecordInto(rec, &r); err != nil {
+		return err
 	}
 	*c = Comment{
-		Article: f[8], Parent: parent,
-		Poster: rest[:n[4]], Body: rest[n[4]:],
-		Posted:  time.Unix(n[3], 0).UTC(),
-		Upvotes: n[0], Downvotes: n[1], Replies: n[2], Deleted: f[7] == "1",
+		Article: r.Article, Parent: r.Parent,
+		Poster: r.Poster, Body: r.Body,
+		Posted:  time.Unix(r.Posted, 0).UTC(),
+		Upvotes: r.Up, Downvotes: r.Down, Replies: r.Replies, Deleted: r.Deleted,
 	}
 	if c.Deleted {
 		c.Poster = ""

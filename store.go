@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // Article is a posted article as the store holds it.
@@ -250,17 +252,10 @@ func (s *Store) votesCarryPages() bool {
 	return s.userPages || s.voteLog || s.events != "" || s.rules.vote != nil
 }
 
-// formatWeight formats a vote weight for the scripts: plain decimals
-// with a point ("1000000.0", "0.00001"), which every Lua reads: never an
-// exponent, and never a bare integer, which miniredis's tonumber reads
-// as an int64 and turns to nil past its maximum (1e21).
-func formatWeight(w float64) string {
-	s := strconv.FormatFloat(w, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
-}
+// formatWeight formats a vote weight for the scripts as the records
+// hold it (layout.FormatWeight): plain decimals with a point, which
+// every Lua reads.
+func formatWeight(w float64) string { return layout.FormatWeight(w) }
 
 // boxedOrderings returns the keys of k's orderings by name, boxed once
 // for the reads' arguments (pageArgs).

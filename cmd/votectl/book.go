@@ -11,6 +11,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	ilayout "github.com/votekit/voting/internal/layout"
 )
 
 // The layout of "Redis in Action" (section 1.3) and its ports, under a
@@ -157,8 +158,8 @@ func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
 					key, s[3], int64(-maxExact), int64(maxExact))
 			}
 			votes, err := strconv.ParseInt(s[4], 10, 64)
-			if err != nil || countLimit.check("votes", votes) != nil {
-				return nil, "", nil, usagef("%s: votes %q is not a whole number from 0 to %d; nothing was written", key, s[4], int64(maxCount))
+			if err != nil || ilayout.CheckCount("votes", votes) != nil {
+				return nil, "", nil, usagef("%s: votes %q is not a whole number from 0 to %d; nothing was written", key, s[4], int64(ilayout.MaxCount))
 			}
 			if s[2] == "" || len(s[2]) > voting.MaxNameLen {
 				return nil, "", nil, usagef("%s: poster %q is not a name; nothing was written", key, s[2])
@@ -175,7 +176,7 @@ func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
 				return nil, "", nil, usagef("%s: article %s missing; nothing was written", bp+"score:", id)
 			case math.Abs(score-(t+bookWeight*float64(votes))) > bookSlack:
 				warnings = append(warnings, fmt.Sprintf("article %s: the book's score %v is not time+432*votes = %v; the store keeps %v",
-					id, score, t+bookWeight*float64(votes), a.r.value("score")))
+					id, score, t+bookWeight*float64(votes), recordValue(a.r, "score")))
 			}
 			if posted+bookWeek > now {
 				a.closes, a.expMs = posted+bookWeek, (posted+bookWeek)*1000

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gomodule/redigo/redis"
+	ilayout "github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/internal/restore"
 )
 
@@ -166,7 +167,7 @@ func (c *checker) records() error {
 		if v == nil {
 			return
 		}
-		r, err := parseRecord(string(v))
+		r, err := ilayout.ParseRecord(string(v))
 		if err != nil {
 			c.problem(false, "article %s: %v", ids[i], err)
 			return
@@ -184,7 +185,7 @@ func (c *checker) belongs(id, o string) (record, bool) {
 	if !ok {
 		return r, false
 	}
-	return r, o == "score" || o == "time" || r.has(o)
+	return r, o == "score" || o == "time" || r.Has(o)
 }
 
 func (c *checker) orderings() error {
@@ -201,8 +202,8 @@ func (c *checker) orderings() error {
 			case !ok || !in:
 				c.problem(true, "%s: member %q is no article of this ordering", key, m)
 				c.zrem[key] = append(c.zrem[key], m)
-			case !sameValue(o, v, r.value(o)):
-				c.problem(true, "%s: article %s at %s, its record says %s", key, id, num(v), num(r.value(o)))
+			case !sameValue(o, v, recordValue(r, o)):
+				c.problem(true, "%s: article %s at %s, its record says %s", key, id, num(v), num(recordValue(r, o)))
 				c.reputArticle(id)
 			}
 		}
@@ -230,8 +231,8 @@ func (c *checker) buckets() error {
 				continue
 			}
 			seen[key+" "+m] = true
-			if v != r.value("top") {
-				c.problem(true, "%s: article %s at %s, its record says %s", key, id, num(v), num(r.value("top")))
+			if v != recordValue(r, "top") {
+				c.problem(true, "%s: article %s at %s, its record says %s", key, id, num(v), num(recordValue(r, "top")))
 				c.reputArticle(id)
 			}
 		}
@@ -242,7 +243,7 @@ func (c *checker) buckets() error {
 	}
 	for _, id := range sortedKeys(c.recs) {
 		r := c.recs[id]
-		if !r.has("top") {
+		if !r.Has("top") {
 			continue
 		}
 		for _, b := range c.e.l.buckets(r.Posted) {
@@ -274,7 +275,7 @@ func (c *checker) voters() error {
 		if !ok {
 			continue
 		}
-		mt, err := parseMeta(ms)
+		mt, err := ilayout.ParseVoteMeta(ms)
 		if err != nil {
 			c.problem(false, "%s: %v", key, err)
 			continue
@@ -400,8 +401,8 @@ func (c *checker) caches() error {
 				bad = fmt.Sprintf("article %q gone or not in the ordering", m)
 			case i >= len(group) || group[i] != m:
 				bad = fmt.Sprintf("article %s not in the group", id)
-			case !sameValue(o, v, r.value(o)):
-				bad = fmt.Sprintf("article %s at %v, the ordering's value is %v", id, v, r.value(o))
+			case !sameValue(o, v, recordValue(r, o)):
+				bad = fmt.Sprintf("article %s at %v, the ordering's value is %v", id, v, recordValue(r, o))
 			}
 		}
 		if complete && bad == "" {

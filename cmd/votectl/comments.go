@@ -15,6 +15,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	ilayout "github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/internal/restore"
 )
 
@@ -50,7 +51,7 @@ func (e *env) readComments(ids []string, bad func(id string, err error)) (map[st
 func (e *env) readChunk(ids []string, whole bool, out map[string]crecord, bad func(id string, err error)) error {
 	cmds := make([]cmd, len(ids))
 	for i, id := range ids {
-		cmds[i] = cmd{"GETRANGE", []interface{}{e.l.key(famComment, id), 0, maxHead}}
+		cmds[i] = cmd{"GETRANGE", []interface{}{e.l.key(famComment, id), 0, ilayout.CommentHead}}
 		if whole {
 			cmds[i] = cmd{"GET", []interface{}{e.l.key(famComment, id)}}
 		}
@@ -68,7 +69,7 @@ func (e *env) readChunk(ids []string, whole bool, out map[string]crecord, bad fu
 			bad(ids[i], fmt.Errorf("not a record of layout %d (%v)", voting.LayoutVersion, err))
 			continue
 		}
-		c, err := parseComment(s)
+		c, err := ilayout.ParseCommentRecord(s)
 		if err != nil {
 			bad(ids[i], err)
 			continue
@@ -117,7 +118,7 @@ func deriveThreads(cs map[string]crecord) threads {
 	sortIDs(ids)
 	for _, id := range ids {
 		c := cs[id]
-		t.kids[c.parentName()] = append(t.kids[c.parentName()], id)
+		t.kids[parentName(c)] = append(t.kids[parentName(c)], id)
 	}
 	// Newest first: each comment's count is whole before its parent's.
 	for i := len(ids) - 1; i >= 0; i-- {
@@ -138,7 +139,7 @@ func deriveThreads(cs map[string]crecord) threads {
 // links sets the fields of c (comment id) that its place implies: its
 // list's neighbours, the ends of its own replies and its live count.
 func (t threads) links(id string, c *crecord) {
-	sib := t.kids[c.parentName()]
+	sib := t.kids[parentName(*c)]
 	i := sort.Search(len(sib), func(i int) bool { return !lessID(sib[i], id) })
 	c.Next, c.Prev = "", ""
 	if i > 0 {
@@ -304,7 +305,7 @@ type importCVoted struct {
 // parseComment validates a comment line against the comments before it;
 // bad makes the error of the line.
 func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) error) error {
-	if err := checkCID("comment id", l.ID); err != nil {
+	if err := ilayout.CheckCID("comment id", l.ID); err != nil {
 		return bad("%v", err)
 	}
 	if imp.lastCID != "" && !lessID(imp.lastCID, l.ID) {
@@ -316,10 +317,6 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 	}
 	if l.Posted == nil || l.Up == nil || l.Down == nil || l.Closes == 0 {
 		return bad("comment %s lacks one of posted, closes, up, down", l.ID)
-	}
-	if err := checkFields(field{"up", *l.Up, countLimit}, field{"down", *l.Down, countLimit},
-		field{"posted", *l.Posted, exactLimit}, field{"closes", l.Closes, exactLimit}); err != nil {
-		return bad("comment %s: %v", l.ID, err)
 	}
 	if err := checkName("poster", l.Poster); err != nil {
 		return bad("comment %s: %v", l.ID, err)
@@ -346,9 +343,6 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 		return bad("comment %s: a weight goes with the score order, and only with it", l.ID)
 	}
 	if l.Weight != nil {
-		if err := checkWeight("weight", *l.Weight); err != nil {
-			return bad("comment %s: %v", l.ID, err)
-		}
 		c.Weight = formatWeight(*l.Weight)
 	}
 	if l.Deleted != (l.Body == nil) {
@@ -360,9 +354,10 @@ func (imp *parsedImport) parseComment(l line, bad func(string, ...interface{}) e
 	if l.Body != nil {
 		c.Body = *l.Body
 	}
-	// Its links and live count, not known yet, take as many bytes now.
-	if head := len(c.String()) - len(c.Body); head > maxHead {
-		return bad("comment %s: its record's head (all but the body) takes %d bytes, more than the store reads, %d", l.ID, head, maxHead)
+	// The record's limits are the codec's; its links and live count, not
+	// known yet, take as many bytes now.
+	if err := c.Check(); err != nil {
+		return bad("comment %s: %v", l.ID, err)
 	}
 	ic := &importComment{id: l.ID, c: c}
 	imp.byCID[l.ID] = ic
@@ -379,10 +374,10 @@ func (imp *parsedImport) parseCVote(l line, bad func(string, ...interface{}) err
 		if !canonicalID(l.Marker) || l.ExpiresMs <= 0 {
 			return bad("comment voter record of article %s: marker %q is not an id, or expires_ms is missing", l.ID, l.Marker)
 		}
-		if err := checkCID("marker", l.Marker); err != nil {
+		if err := ilayout.CheckCID("marker", l.Marker); err != nil {
 			return bad("comment voter record of article %s: %v", l.ID, err)
 		}
-		if err := exactLimit.check("expires_ms", l.ExpiresMs); err != nil {
+		if err := ilayout.CheckExact("expires_ms", l.ExpiresMs); err != nil {
 			return bad("comment voter record of article %s: %v", l.ID, err)
 		}
 		imp.cvoted[l.ID] = &importCVoted{aid: l.ID, marker: l.Marker, expMs: l.ExpiresMs}
@@ -566,16 +561,16 @@ func (c *checker) comments() error {
 			name       string
 			off        int
 			have, want string
-		}{{"first", cFirst, x.First, want.First}, {"last", cLast, x.Last, want.Last},
-			{"next", cNext, x.Next, want.Next}, {"prev", cPrev, x.Prev, want.Prev}} {
+		}{{"first", ilayout.CFirst, x.First, want.First}, {"last", ilayout.CLast, x.Last, want.Last},
+			{"next", ilayout.CNext, x.Next, want.Next}, {"prev", ilayout.CPrev, x.Prev, want.Prev}} {
 			if f.have != f.want {
 				c.problem(true, "comment %s: link %s is %q, its place makes %q", id, f.name, f.have, f.want)
-				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, f.off, padLink(f.want)}})
+				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, f.off, ilayout.PadLink(f.want)}})
 			}
 		}
 		if x.Replies != want.Replies {
 			c.problem(true, "comment %s: %d live replies, its descendants make %d", id, x.Replies, want.Replies)
-			c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, cReplies, fmt.Sprintf("%010d", want.Replies)}})
+			c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, ilayout.CReplies, ilayout.Count(want.Replies)}})
 		}
 		switch {
 		case x.Deleted && x.Body != "":
@@ -719,8 +714,8 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 				c.problem(true, "comment %s: counts %d up %d down, but its voters are %d up %d down", cid, x.Up, x.Down, n[0], n[1])
 				x.Up, x.Down = n[0], n[1]
 				good[cid] = x
-				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{c.e.l.key(famComment, cid), cUp,
-					fmt.Sprintf("%010d %010d", x.Up, x.Down)}})
+				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{c.e.l.key(famComment, cid), ilayout.CUp,
+					ilayout.Counts(x.Up, x.Down)}})
 			}
 		}
 	}
@@ -744,7 +739,7 @@ func (c *checker) placeAgain(id string, good map[string]crecord) {
 func (c *checker) kids(good map[string]crecord) error {
 	want := map[string]map[string]place{} // key -> member -> its place
 	for id, x := range good {
-		for _, p := range x.places(c.e.l, id) {
+		for _, p := range places(c.e.l, id, x) {
 			if want[p.key] == nil {
 				want[p.key] = map[string]place{}
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	ilayout "github.com/votekit/voting/internal/layout"
 )
 
 // commentOptions is fullOptions with every comment ordering (ScoreDesc
@@ -348,7 +349,7 @@ func TestCheckComments(t *testing.T) {
 			if err == redis.ErrNil {
 				continue
 			}
-			c, perr := parseComment(s)
+			c, perr := ilayout.ParseCommentRecord(s)
 			if err != nil || perr != nil {
 				t.Fatal(err, perr)
 			}
@@ -359,15 +360,15 @@ func TestCheckComments(t *testing.T) {
 			}
 		}
 		key := func(id string) string { return "{p}:comment:" + id }
-		aid, kids := recs[0].Article, "{p}:kids:"+recs[0].parentName()
+		aid, kids := recs[0].Article, "{p}:kids:"+parentName(recs[0])
 		for _, c := range [][]interface{}{
-			{"SETRANGE", key(cids[0]), cReplies, "0000000077"},
-			{"SETRANGE", key(cids[1]), cPrev, "0000000999"},
-			{"SETRANGE", key(cids[2]), cUp, "0000000050"},
+			{"SETRANGE", key(cids[0]), ilayout.CReplies, "0000000077"},
+			{"SETRANGE", key(cids[1]), ilayout.CPrev, "0000000999"},
+			{"SETRANGE", key(cids[2]), ilayout.CUp, "0000000050"},
 			{"HDEL", "{p}:thread:" + aid, "l"},
 			{"HINCRBY", "{p}:comments", aid, "3"},
 			{"ZREM", kids, topMember(cids[0])},
-			{"ZADD", "{p}:kids:" + recs[1].parentName(), "0.5", member(cids[1])},
+			{"ZADD", "{p}:kids:" + parentName(recs[1]), "0.5", member(cids[1])},
 			{"ZADD", "{p}:kids:hot:a" + aid, "1", "z9"},
 			{"SET", "{p}:cbody:9999", "stray"},
 			{"ZADD", "{p}:kids:best:a" + aid, "1", member(cids[0])},
@@ -381,7 +382,7 @@ func TestCheckComments(t *testing.T) {
 		code, out, _ := votectl(t, addr, "", "-prefix", "p", "check")
 		for _, want := range []string{"comment " + cids[0] + ": 77 live replies", "comment " + cids[1] + ": link prev is \"999\"",
 			"comment " + cids[2] + ": counts 50 up", "{p}:thread:" + aid + ": newest", "live comments",
-			kids + ": comment " + cids[0] + " missing from top", "{p}:kids:" + recs[1].parentName() + ": comment " + cids[1] + " at 0.5 in best",
+			kids + ": comment " + cids[0] + " missing from top", "{p}:kids:" + parentName(recs[1]) + ": comment " + cids[1] + " at 0.5 in best",
 			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout 6", "{p}:cseq",
 			"comment " + placeholder + ": deleted, with a body"} {
 			if !strings.Contains(out, want) {
@@ -411,7 +412,7 @@ func TestCheckComments(t *testing.T) {
 }
 
 // Every record the library writes, a placeholder's among them, reads
-// and writes back byte for byte (crecord.String is commentRecord).
+// and writes back byte for byte (ilayout.CommentRecord.String is commentRecord).
 func TestCommentRecordBytes(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		now := time.Now()
@@ -426,7 +427,7 @@ func TestCommentRecordBytes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			c, err := parseComment(s)
+			c, err := ilayout.ParseCommentRecord(s)
 			if err != nil {
 				t.Fatalf("%s: %v: %q", k, err, s)
 			}

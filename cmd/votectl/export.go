@@ -16,6 +16,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	ilayout "github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/internal/restore"
 )
 
@@ -210,7 +211,7 @@ func cmdExport(e *env, args []string) error {
 			if recs[i] == nil {
 				continue // deleted meanwhile
 			}
-			r, err := parseRecord(string(recs[i]))
+			r, err := ilayout.ParseRecord(string(recs[i]))
 			if err != nil {
 				return fmt.Errorf("article %s: %v (run check)", id, err)
 			}
@@ -380,7 +381,7 @@ func sortedKeys[V any](m map[string]V) []string {
 func (e *env) exportArticle(w *bufio.Writer, inv *inventory, id string, r record) error {
 	weight, _ := strconv.ParseFloat(r.Weight, 64)
 	a := line{Type: "article", ID: id, Title: sptr(r.Title), Link: sptr(r.Link), Poster: r.Poster,
-		Posted: iptr(r.Posted), Up: iptr(r.Up), Down: iptr(r.Down), Weight: fptr(weight), Orders: r.orderList()}
+		Posted: iptr(r.Posted), Up: iptr(r.Up), Down: iptr(r.Down), Weight: fptr(weight), Orders: r.OrderList()}
 	var votes map[string]string
 	if inv.has(famVoted, id) {
 		key := e.l.key(famVoted, id)
@@ -389,7 +390,7 @@ func (e *env) exportArticle(w *bufio.Writer, inv *inventory, id string, r record
 			return err
 		}
 		if m, ok := votes[""]; ok {
-			mt, err := parseMeta(m)
+			mt, err := ilayout.ParseVoteMeta(m)
 			if err != nil {
 				return fmt.Errorf("article %s: %v (run check)", id, err)
 			}
@@ -516,14 +517,6 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if err := name("poster", l.Poster); err != nil {
 				return nil, err
 			}
-			if err := checkFields(field{"up", *l.Up, countLimit}, field{"down", *l.Down, countLimit},
-				field{"posted", *l.Posted, exactLimit}, field{"closes", l.Closes, exactLimit},
-				field{"expires_ms", l.ExpiresMs, exactLimit}); err != nil {
-				return nil, bad("article %s: %v", l.ID, err)
-			}
-			if err := checkWeight("weight", *l.Weight); err != nil {
-				return nil, bad("article %s: %v", l.ID, err)
-			}
 			for _, o := range l.Orders {
 				if !contains(optionalOrders, o) {
 					return nil, bad("article %s: unknown order %q", l.ID, o)
@@ -532,6 +525,18 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			a := &importArticle{id: l.ID, closes: l.Closes, expMs: l.ExpiresMs, r: record{Up: *l.Up, Down: *l.Down,
 				Posted: *l.Posted, Weight: formatWeight(*l.Weight), Orders: strings.Join(l.Orders, ","),
 				Poster: l.Poster, Title: *l.Title, Link: *l.Link}}
+			// The record's limits are the codec's; the close and the
+			// expiry, beside it, are times.
+			err := a.r.Check()
+			if err == nil {
+				err = ilayout.CheckExact("closes", l.Closes)
+			}
+			if err == nil {
+				err = ilayout.CheckExact("expires_ms", l.ExpiresMs)
+			}
+			if err != nil {
+				return nil, bad("article %s: %v", l.ID, err)
+			}
 			if (a.closes == 0) != (a.expMs == 0) {
 				return nil, bad("article %s: closes and expires_ms go together", l.ID)
 			}
@@ -568,7 +573,7 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if l.Karma == nil {
 				return nil, bad("karma line without karma")
 			}
-			if err := exactLimit.check("karma", *l.Karma); err != nil {
+			if err := ilayout.CheckExact("karma", *l.Karma); err != nil {
 				return nil, bad("karma of %q: %v", l.User, err)
 			}
 			fallthrough
@@ -576,7 +581,11 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if err := name("user", l.User); err != nil {
 				return nil, err
 			}
-			if err := checkFields(field{"ms", l.Ms, exactLimit}, field{"expires_ms", l.ExpiresMs, exactLimit}); err != nil {
+			err := ilayout.CheckExact("ms", l.Ms)
+			if err == nil {
+				err = ilayout.CheckExact("expires_ms", l.ExpiresMs)
+			}
+			if err != nil {
 				return nil, bad("%s of %q: %v", l.Type, l.User, err)
 			}
 			for i, x := range l.Entries {
@@ -598,7 +607,7 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 					return nil, bad("%s: id %q is not an id", what, l.ID)
 				}
 			case "comment":
-				if err := checkCID("id", l.ID); err != nil {
+				if err := ilayout.CheckCID("id", l.ID); err != nil {
 					return nil, bad("%s: %v", what, err)
 				}
 			default:
@@ -639,7 +648,7 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 				return nil, err
 			}
 		case "cseq":
-			if err := checkCID("cseq", l.Seq); err != nil {
+			if err := ilayout.CheckCID("cseq", l.Seq); err != nil {
 				return nil, bad("%v", err)
 			}
 			out.cseq = l.Seq
@@ -655,7 +664,7 @@ func parseImport(e *env, data []byte) (*parsedImport, error) {
 			if l.Link == nil || *l.Link == "" || !canonicalID(l.ID) {
 				return nil, bad("link line without a link or an id")
 			}
-			if err := exactLimit.check("expires_ms", l.ExpiresMs); err != nil {
+			if err := ilayout.CheckExact("expires_ms", l.ExpiresMs); err != nil {
 				return nil, bad("link %q: %v", *l.Link, err)
 			}
 			out.rest = append(out.rest, l)
@@ -839,7 +848,7 @@ func (e *env) putSuspensions(list []line) error {
 // "1s" or "-1s" for a shadow vote.
 func voteValue(l line) interface{} {
 	if l.Shadow {
-		return shadowValue(*l.Vote)
+		return ilayout.VoteValue(*l.Vote, true)
 	}
 	return *l.Vote
 }

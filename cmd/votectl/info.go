@@ -11,6 +11,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	ilayout "github.com/votekit/voting/internal/layout"
 )
 
 // shownOptions are the shared options as the store's data shows them:
@@ -183,16 +184,16 @@ func cmdArticle(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := parseRecord(rec)
+	r, err := ilayout.ParseRecord(rec)
 	if err != nil {
 		return fmt.Errorf("article %s: %v", id, err)
 	}
 	out := map[string]interface{}{"id": a.ID, "title": a.Title, "link": a.Link, "poster": a.Poster,
 		"posted": a.Posted.Unix(), "up": a.Upvotes, "down": a.Downvotes, "score": a.Score,
-		"weight": r.weightValue(), "orders": r.orderList(), "groups": groups, "open": false}
+		"weight": r.WeightValue(), "orders": r.OrderList(), "groups": groups, "open": false}
 	votedKey := e.l.key(famVoted, id)
 	if m, err := redis.String(e.do("HGET", votedKey, "")); err == nil {
-		mt, err := parseMeta(m)
+		mt, err := ilayout.ParseVoteMeta(m)
 		if err != nil {
 			return fmt.Errorf("article %s: %v", id, err)
 		}

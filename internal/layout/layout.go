@@ -2,11 +2,13 @@
 // the package voting (keys.go, the reply decoders), its Lua scripts and
 // cmd/votectl share: the hash tag and the key families, the encoding of
 // ids as sorted-set members, the TopSince buckets, the fixed widths of
-// the records' counts and the statuses of the scripts' replies. The Lua
-// keeps the same numbers as locals of lua/lib/, which a test of this
-// package holds to these (layout_test.go). docs/LAYOUT.md describes it
-// for people, and a test of the package voting holds it to the families
-// here.
+// the records' counts, the records' codecs and their limits (record.go)
+// and the statuses of the scripts' replies. The Lua keeps the same
+// numbers as locals of lua/lib/, which a test of this package holds to
+// these (layout_test.go, record_test.go), and a test of the package
+// voting holds the codecs to the records the scripts write.
+// docs/LAYOUT.md describes it for people, and tests of the package
+// voting hold it to the families and the codecs here.
 //
 // A store's keys share one hash tag, built by Tag alone: the one place a
 // second tag per store (a site over several cluster nodes) would change.

@@ -4,9 +4,9 @@
 -- checks.
 -- Needs: base.lua (expect, idof, join, mgetAt, ORDERS, BUCKETS).
 
--- The article record (the one place that defines it; reply.go's
--- parseRecord reads it in Go): each article is one string, at k.article
--- .. id, which a page reads with one MGET:
+-- The article record (internal/layout's Record reads and writes it in
+-- Go, and a test holds the two to each other): each article is one
+-- string, at k.article .. id, which a page reads with one MGET:
 --   <up> <down> <posted> <weight> <orders> <#poster> <#title>:<poster><title><link>
 -- up, down: its vote counts, each COUNT_DIGITS digits with leading zeros,
 -- so that a vote writes them in place (SETRANGE) without reading the

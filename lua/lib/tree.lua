@@ -26,8 +26,8 @@ local INVALID = 9
 -- #poster: the length in bytes of the poster's name; the body, the
 -- rest, is kept byte for byte ('' once deleted). The poster is kept once
 -- deleted, for the votes that stay (the poster's implied own upvote,
--- karma), but no read shows it. reply.go's parseCommentRecord reads it
--- in Go.
+-- karma), but no read shows it. internal/layout's CommentRecord reads
+-- and writes it in Go.
 local CREC = '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) ([01]) (%d+) (%d+) (%S+) (%S+) (%d+) (%S*) (%S*) (%d+):()'
 -- The offsets of the fields written in place, and the most bytes a head
 -- takes: Comment refuses a longer one (a name of MaxNameLen bytes and
