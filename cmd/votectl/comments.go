@@ -430,8 +430,8 @@ func restoreComment(id string, c crecord, removing bool) restore.Comment {
 // places through the store's own script (restore.PutComments), cstep
 // comments a call, with every field the store's scripts would have
 // written (links, live counts) and the values of the store's formulas;
-// then the articles' counts and threads and the comment voter records,
-// in pipelines. Each write is idempotent (a resumed import writes the
+// then the articles' counts and threads and the comment voter records
+// (restore.PutEntries). Each write is idempotent (a resumed import writes the
 // same again).
 func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 	cs := make(map[string]crecord, len(imp.comments))
@@ -443,7 +443,6 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 	if err != nil {
 		return err
 	}
-	b := &batch{e: e}
 	p := e.progress("importing comments", len(imp.comments))
 	var chunk []restore.Comment
 	for i, ic := range imp.comments {
@@ -462,15 +461,13 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		}
 	}
 	p.done()
+	var es []restore.Entry
 	for _, aid := range sortedKeys(t.arts) {
-		b.cmds = append(b.cmds, cmd{"HSET", []interface{}{e.l.key(famComments, ""), aid, t.arts[aid]}})
+		es = append(es, restore.Entry{Kind: restore.Count, ID: aid, N: float64(t.arts[aid])})
 	}
 	for _, a := range imp.articles {
 		if first, last := ends(t.kids["a"+a.id]); first != "" {
-			b.cmds = append(b.cmds, cmd{"HSET", []interface{}{e.l.key(famThread, a.id), "f", first, "l", last}})
-		}
-		if err := b.add(); err != nil {
-			return err
+			es = append(es, restore.Entry{Kind: restore.Thread, ID: a.id, Text: first, Item: last})
 		}
 	}
 	for _, aid := range imp.cvotedOrder {
@@ -478,18 +475,10 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		if r.expMs <= nowMs {
 			continue // its comments' voting closed meanwhile
 		}
-		key := e.l.key(famCVoted, aid)
-		for at := 0; at < len(r.votes); at += step {
-			args := []interface{}{key}
-			for _, v := range r.votes[at:min(at+step, len(r.votes))] {
-				args = append(args, cvoteField(v.ID, v.User), voteValue(v))
-			}
-			b.cmds = append(b.cmds, cmd{"HSET", args})
-			if err := b.add(); err != nil {
-				return err
-			}
+		for _, v := range r.votes {
+			es = append(es, restore.Entry{Kind: restore.CVoter, ID: aid, Item: v.ID, User: v.User, Vote: *v.Vote, Shadow: v.Shadow})
 		}
-		b.cmds = append(b.cmds, cmd{"HSET", []interface{}{key, "", r.marker}}, cmd{"PEXPIREAT", []interface{}{key, r.expMs}})
+		es = append(es, restore.Entry{Kind: restore.CVoted, ID: aid, Text: r.marker, ExpireAtMs: r.expMs})
 	}
 	// The counter at least the highest id: Comment never reuses one.
 	seq := imp.cseq
@@ -497,9 +486,9 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		seq = imp.comments[n-1].id
 	}
 	if seq != "" {
-		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famCSeq, ""), seq}})
+		es = append(es, restore.Entry{Kind: restore.CSeq, ID: seq})
 	}
-	return b.flush()
+	return e.putEntries(es)
 }
 
 // comments checks the comments: each of an article with a record, under

@@ -574,9 +574,6 @@ func shadowVote(v string) int {
 	return 0
 }
 
-// shadowValue is shadowVote's reverse: "1s" or "-1s".
-func shadowValue(vote int) string { return strconv.Itoa(vote) + "s" }
-
 // A vote log's (WithVoteLog) member is "a<id>" for an article, "c<cid>"
 // for a comment; its score twice the time of the vote (Unix s, the
 // store's clock), plus 1 for an upvote (lib/moderation.lua logScore).
@@ -599,15 +596,6 @@ func logEntry(m string, score float64) (kind, id string, vote int, at int64, ok 
 		vote = 1
 	}
 	return kind, id, vote, at, true
-}
-
-// logMember and logScore are logEntry's reverse.
-func logMember(kind, id string) string { return kind[:1] + id }
-func logScore(vote int, at int64) int64 {
-	if vote == 1 {
-		return 2*at + 1
-	}
-	return 2 * at
 }
 
 // The suspensions' hash holds user -> "<mode> <until>", mode "r"
