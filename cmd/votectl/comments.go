@@ -543,9 +543,6 @@ func (c *checker) comments() error {
 	t := deriveThreads(good)
 	gids := sortedKeys(good)
 	sortIDs(gids)
-	set := func(key string, fields ...interface{}) {
-		c.cfix = append(c.cfix, cmd{"HSET", append([]interface{}{key}, fields...)})
-	}
 	for _, id := range gids {
 		x := good[id]
 		want := x
@@ -571,7 +568,10 @@ func (c *checker) comments() error {
 			// The whole record, as the repairs above leave it.
 			c.problem(true, "comment %s: deleted, with a body", id)
 			want.Body = ""
-			c.cfix = append(c.cfix, cmd{"SET", []interface{}{key, want.String()}})
+			if c.rewrite == nil {
+				c.rewrite = map[string]crecord{}
+			}
+			c.rewrite[id] = want
 		case !x.Deleted && x.Body == "":
 			c.problem(false, "comment %s: no body", id)
 		}
@@ -614,7 +614,7 @@ func (c *checker) comments() error {
 			if first == "" {
 				c.unlink = append(c.unlink, key)
 			} else {
-				set(key, "f", first, "l", last)
+				c.put = append(c.put, restore.Entry{Kind: restore.Thread, ID: aid, Text: first, Item: last})
 			}
 		}
 		if have, want := counts[aid], t.arts[aid]; have != strconv.FormatInt(want, 10) && !(have == "" && want == 0) {
@@ -622,7 +622,7 @@ func (c *checker) comments() error {
 			if want == 0 {
 				c.cfix = append(c.cfix, cmd{"HDEL", []interface{}{c.e.l.key(famComments, ""), aid}})
 			} else {
-				set(c.e.l.key(famComments, ""), aid, want)
+				c.put = append(c.put, restore.Entry{Kind: restore.Count, ID: aid, N: float64(want)})
 			}
 		}
 	}
@@ -643,7 +643,7 @@ func (c *checker) comments() error {
 		}
 		if top := ids[len(ids)-1]; !canonicalID(seq) || lessID(seq, top) {
 			c.problem(true, "%s is %q, below comment %s: a Comment would find its id taken", c.e.l.key(famCSeq, ""), seq, top)
-			c.cfix = append(c.cfix, cmd{"SET", []interface{}{c.e.l.key(famCSeq, ""), top}})
+			c.put = append(c.put, restore.Entry{Kind: restore.CSeq, ID: top})
 		}
 	}
 	return nil
