@@ -116,7 +116,7 @@ func (s *Store) restoreComments(ctx context.Context, cs []restore.Comment) error
 			return opErr(op, fmt.Errorf("%w: comment id %q", ErrInvalidArgument, c.ID))
 		}
 		args = append(args, c.ID, c.Up, c.Down, c.Replies, c.First, c.Last, c.Next, c.Prev, flag(c.Deleted),
-			c.Article, c.Parent, c.Posted, c.Closes, c.Depth, c.Orders, c.Weight, c.Poster, c.Body, flag(c.Removing), flag(c.PlacesOnly))
+			c.Article, c.Parent, c.Posted, c.Closes, c.Depth, c.Orders, c.Weight, c.Poster, c.Body, flag(c.Removing), placement(c))
 	}
 	var n int64
 	late, err := s.evalScan(ctx, op, restoreCommentsScript, args, &n)
@@ -124,6 +124,19 @@ func (s *Store) restoreComments(ctx context.Context, cs []restore.Comment) error
 		return err
 	}
 	return replicationErr(op, late)
+}
+
+// placement is restore_comments.lua's argument of what it writes of c:
+// '1' its places alone, '2' its record's head and its places, '0' its
+// record whole and its places.
+func placement(c restore.Comment) string {
+	switch {
+	case c.PlacesOnly:
+		return "1"
+	case c.KeepBody:
+		return "2"
+	}
+	return "0"
 }
 
 // restoreArticle runs restore.lua for a.

@@ -33,8 +33,8 @@ type checker struct {
 	markers map[string]string // article id -> its comment voter record's marker
 	cvotes  [][3]string       // poster, voter, vote: the standing votes of others on comments
 	cfix    []cmd
-	rewrite map[string]crecord // cid -> its record, to write whole again (restore.PutComments)
-	replace map[string]crecord // cid -> its record, to place again (restore.PutComments) in its parent's orderings
+	rewrite map[string]restore.Comment // cid -> its record, to write again, whole or its head (restore.PutComments)
+	replace map[string]crecord         // cid -> its record, to place again (restore.PutComments) in its parent's orderings
 	// Moderation: the counted standing votes in the voter records (user ->
 	// vote log member -> "1" or "-1") and the items whose voter record
 	// is open (member -> true), which the vote logs are checked against.
@@ -646,7 +646,7 @@ func (c *checker) repair() (err error) {
 		}
 		var chunk []restore.Comment
 		for _, id := range sortedKeys(c.rewrite) {
-			chunk = append(chunk, restoreComment(id, c.rewrite[id], false))
+			chunk = append(chunk, c.rewrite[id])
 		}
 		for at := 0; at < len(chunk) && err == nil; at += cstep {
 			err = restore.PutComments(c.e.ctx, st, chunk[at:min(at+cstep, len(chunk))])

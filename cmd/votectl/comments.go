@@ -547,31 +547,28 @@ func (c *checker) comments() error {
 		x := good[id]
 		want := x
 		t.links(id, &want)
-		key := c.e.l.key(famComment, id)
 		for _, f := range []struct {
-			name       string
-			off        int
-			have, want string
-		}{{"first", cFirst, x.First, want.First}, {"last", cLast, x.Last, want.Last},
-			{"next", cNext, x.Next, want.Next}, {"prev", cPrev, x.Prev, want.Prev}} {
+			name, have, want string
+		}{{"first", x.First, want.First}, {"last", x.Last, want.Last},
+			{"next", x.Next, want.Next}, {"prev", x.Prev, want.Prev}} {
 			if f.have != f.want {
 				c.problem(true, "comment %s: link %s is %q, its place makes %q", id, f.name, f.have, f.want)
-				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, f.off, padLink(f.want)}})
+				c.rewriteComment(id, want, true)
 			}
 		}
 		if x.Replies != want.Replies {
 			c.problem(true, "comment %s: %d live replies, its descendants make %d", id, x.Replies, want.Replies)
-			c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, cReplies, fmt.Sprintf("%010d", want.Replies)}})
+			c.rewriteComment(id, want, true)
+		}
+		if _, ok := c.rewrite[id]; ok {
+			c.rewriteComment(id, want, true) // its counts, with its links and replies
 		}
 		switch {
 		case x.Deleted && x.Body != "":
 			// The whole record, as the repairs above leave it.
 			c.problem(true, "comment %s: deleted, with a body", id)
 			want.Body = ""
-			if c.rewrite == nil {
-				c.rewrite = map[string]crecord{}
-			}
-			c.rewrite[id] = want
+			c.rewriteComment(id, want, false)
 		case !x.Deleted && x.Body == "":
 			c.problem(false, "comment %s: no body", id)
 		}
@@ -708,12 +705,23 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 				c.problem(true, "comment %s: counts %d up %d down, but its voters are %d up %d down", cid, x.Up, x.Down, n[0], n[1])
 				x.Up, x.Down = n[0], n[1]
 				good[cid] = x
-				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{c.e.l.key(famComment, cid), cUp,
-					fmt.Sprintf("%010d %010d", x.Up, x.Down)}})
+				c.rewriteComment(cid, x, true)
 			}
 		}
 	}
 	return nil
+}
+
+// rewriteComment has -repair write comment id's record of x's fields by the
+// store's own script, and its places: its head alone, keeping its body
+// (keepBody), or whole.
+func (c *checker) rewriteComment(id string, x crecord, keepBody bool) {
+	if c.rewrite == nil {
+		c.rewrite = map[string]restore.Comment{}
+	}
+	r := restoreComment(id, x, false)
+	r.KeepBody = keepBody
+	c.rewrite[id] = r
 }
 
 // placeAgain has -repair write comment id (of good, the records as the

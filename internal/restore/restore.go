@@ -52,6 +52,10 @@ type Comment struct {
 	// PlacesOnly writes its places in its parent's orderings alone, and
 	// keeps its record as it is: a repair, which read its head alone.
 	PlacesOnly bool
+	// KeepBody writes its record's head of these fields and its places,
+	// and keeps the body its record has (Body unread): a repair, which
+	// read its head alone. A record gone meanwhile is left gone.
+	KeepBody bool
 }
 
 // PutComments writes cs in store (a *voting.Store) with the store's
