@@ -1,9 +1,8 @@
 package voting
 
 import (
-	_ "embed"
-
 	"context"
+	_ "embed"
 	"fmt"
 	"strconv"
 	"strings"

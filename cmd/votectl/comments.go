@@ -431,8 +431,8 @@ func restoreComment(id string, c crecord, removing bool) restore.Comment {
 // comments a call, with every field the store's scripts would have
 // written (links, live counts) and the values of the store's formulas;
 // then the articles' counts and threads and the comment voter records
-// (restore.PutEntries). Each write is idempotent (a resumed import writes the
-// same again).
+// (restore.PutEntries). Each write is idempotent (a resumed import
+// writes the same again).
 func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 	cs := make(map[string]crecord, len(imp.comments))
 	for _, c := range imp.comments {
@@ -499,8 +499,8 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 // bands of Best and Top, and the optional orderings, with the values of
 // voting.Order.Value); no key of layout 4 left; and the id counter.
 // What it can, -repair sets right: links, counts, sorted sets, keys left
-// behind and the counter; the fields of a record in place (SETRANGE, as
-// the store's scripts write them).
+// behind and the counter; a record's fields through the store's own
+// script (restore.PutComments), which writes its head and keeps its body.
 func (c *checker) comments() error {
 	for _, n := range c.inv.names(famComment) {
 		if !canonicalID(n) {

@@ -853,25 +853,26 @@ func (e *env) putEntries(es []restore.Entry) error {
 	return restore.PutEntries(e.ctx, st, es)
 }
 
-// putArticle writes one article: its voters step at a time, then its
-// record, indexes, groups and voter record's "" field in one script.
+// putArticle writes one article through the store's own scripts: its
+// voters (restore.PutEntries), then its record, indexes, groups and voter
+// record's "" field (restore.Put).
 func (e *env) putArticle(a *importArticle, nowMs int64) error {
 	closes, exp := a.closes, a.expMs
 	if exp != 0 && exp <= nowMs {
 		closes, exp = 0, 0 // its voting closed meanwhile
 	}
-	if closes != 0 {
+	st, err := e.store()
+	if err != nil {
+		return err
+	}
+	if closes != 0 && len(a.votes) > 0 {
 		es := make([]restore.Entry, len(a.votes))
 		for i, v := range a.votes {
 			es[i] = restore.Entry{Kind: restore.Voter, ID: a.id, User: v.User, Vote: *v.Vote, Shadow: v.Shadow}
 		}
-		if err := e.putEntries(es); err != nil {
+		if err := restore.PutEntries(e.ctx, st, es); err != nil {
 			return fmt.Errorf("article %s: %w", a.id, err)
 		}
-	}
-	st, err := e.store()
-	if err != nil {
-		return err
 	}
 	if _, err := restore.Put(e.ctx, st, restoreOf(a.id, a.r, true, closes, exp, a.groups)); err != nil {
 		return fmt.Errorf("article %s: %w", a.id, err)
