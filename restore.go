@@ -2,6 +2,7 @@ package voting
 
 import (
 	"context"
+	_ "embed"
 	"fmt"
 	"strconv"
 	"strings"
@@ -28,6 +29,76 @@ func init() {
 		}
 		return s.restoreComments(ctx, cs)
 	}
+	restore.PutEntries = func(ctx context.Context, store any, es []restore.Entry) error {
+		s, ok := store.(*Store)
+		if !ok {
+			return fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
+		}
+		return s.restoreEntries(ctx, es)
+	}
+}
+
+// restore_entries.lua writes the entries of a store beside its articles
+// and comments (internal/restore.PutEntries).
+var (
+	//go:embed lua/restore_entries.lua
+	restoreEntriesLua    string
+	restoreEntriesScript = newScript("restore_entries", restoreEntriesLua)
+)
+
+// entryStep is the most entries one call of restore_entries.lua writes.
+const entryStep = 200
+
+// restoreEntries runs restore_entries.lua for es, entryStep entries a
+// call, in their order.
+func (s *Store) restoreEntries(ctx context.Context, es []restore.Entry) error {
+	const op = "restore entries"
+	for at := 0; at < len(es); at += entryStep {
+		args, err := s.restoreEntriesArgs(es[at:min(at+entryStep, len(es))])
+		if err != nil {
+			return opErr(op, err)
+		}
+		var n int64
+		late, err := s.evalScan(ctx, op, restoreEntriesScript, args, &n)
+		if err != nil {
+			return err
+		}
+		if err := replicationErr(op, late); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restoreEntriesArgs lays out es for restore_entries.lua: the keys and
+// prefixes, then each entry's fields.
+func (s *Store) restoreEntriesArgs(es []restore.Entry) ([]interface{}, error) {
+	k := s.keys
+	args := withRoom(16 + 9*len(es))
+	args = append(args, k.seq, k.cseq, k.karma, k.userVotes, k.submitted, k.upvoted, k.commented, k.link,
+		k.lastPost, k.lastComment, k.voteLog, k.comments, k.thread, k.group, k.voted, k.cvoted)
+	for _, e := range es {
+		var ids []string // the fields of e that are ids
+		switch e.Kind {
+		case restore.VoteLog, restore.Page, restore.Link, restore.Count, restore.Group, restore.Voter, restore.CVoted:
+			ids = []string{e.ID}
+		case restore.CVoter:
+			ids = []string{e.ID, e.Item}
+		case restore.Thread:
+			ids = []string{e.ID, e.Text, e.Item}
+		}
+		for _, id := range ids {
+			if !canonicalID(id) {
+				return nil, fmt.Errorf("%w: %s entry: id %q", ErrInvalidArgument, e.Kind, id)
+			}
+		}
+		if e.Kind == restore.CVoted && e.ExpireAtMs <= 0 {
+			return nil, fmt.Errorf("%w: cvoted entry of article %s: no expiry", ErrInvalidArgument, e.ID)
+		}
+		args = append(args, e.Kind, e.User, e.ID, e.Item, strconv.Itoa(e.Vote), flag(e.Shadow),
+			strconv.FormatFloat(e.N, 'f', -1, 64), e.Text, strconv.FormatInt(e.ExpireAtMs, 10))
+	}
+	return args, nil
 }
 
 // restoreComments runs restore_comments.lua for cs.
@@ -44,7 +115,7 @@ func (s *Store) restoreComments(ctx context.Context, cs []restore.Comment) error
 			return opErr(op, fmt.Errorf("%w: comment id %q", ErrInvalidArgument, c.ID))
 		}
 		args = append(args, c.ID, c.Up, c.Down, c.Replies, c.First, c.Last, c.Next, c.Prev, flag(c.Deleted),
-			c.Article, c.Parent, c.Posted, c.Closes, c.Depth, c.Orders, c.Weight, c.Poster, c.Body, flag(c.Removing), flag(c.PlacesOnly))
+			c.Article, c.Parent, c.Posted, c.Closes, c.Depth, c.Orders, c.Weight, c.Poster, c.Body, flag(c.Removing), placement(c))
 	}
 	var n int64
 	late, err := s.evalScan(ctx, op, restoreCommentsScript, args, &n)
@@ -52,6 +123,19 @@ func (s *Store) restoreComments(ctx context.Context, cs []restore.Comment) error
 		return err
 	}
 	return replicationErr(op, late)
+}
+
+// placement is restore_comments.lua's argument of what it writes of c:
+// '1' its places alone, '2' its record's head and its places, '0' its
+// record whole and its places.
+func placement(c restore.Comment) string {
+	switch {
+	case c.PlacesOnly:
+		return "1"
+	case c.KeepBody:
+		return "2"
+	}
+	return "0"
 }
 
 // restoreArticle runs restore.lua for a.

@@ -142,6 +142,7 @@ var scriptTable = map[string]scriptSpec{
 	"reconfigure":      {3, modeNone, false, false, true, false},
 	"restore":          {1, modeNone, false, false, true, false},
 	"restore_comments": {1, modeNone, false, false, true, false},
+	"restore_entries":  {1, modeNone, false, false, true, false},
 	"group_page":       {3, modeRead, false, true, false, false},
 	"group_renew":      {1, modeRead, false, true, false, false},
 	"user_page":        {2, modeRead, false, true, false, false},

@@ -15,7 +15,9 @@ local removingKey = ARGV[3]
 -- article), t, c, h, o, w ('' for none); n, the poster; its body; and
 -- '1' where its removal waits in removingKey (a deleted comment without
 -- replies that a DeleteComment left); '1' to place it alone and keep its
--- record as it is (a repair, which has read the head alone).
+-- record as it is, '2' to write its record's head of these fields and
+-- keep the body the record has (repairs, which have read the head
+-- alone; a record gone meanwhile is left gone).
 -- Reply: {OK, how many comments it wrote}.
 local FIELDS = 20
 local function opt(s)
@@ -38,7 +40,15 @@ for i = 4, #ARGV, FIELDS do
   for _, key in ipairs(c.keys) do
     expect(key, 'zset')
   end
-  list[#list + 1] = {cid = cid, c = c, body = a[i + 17], removing = a[i + 18] == '1', placeOnly = a[i + 19] == '1'}
+  local e = {cid = cid, c = c, body = a[i + 17], removing = a[i + 18] == '1', placeOnly = a[i + 19] == '1'}
+  local r = a[i + 19] == '2' and readComment(k.comment .. cid)
+  if r then
+    -- The body is what follows the head, which the store wrote.
+    e.body = string.sub(r.rec, #commentRecord(r, '') + 1)
+  end
+  if r ~= nil then
+    list[#list + 1] = e
+  end
 end
 for _, e in ipairs(list) do
   local c = e.c

@@ -12,6 +12,7 @@ import (
 
 	"github.com/votekit/voting"
 	ilayout "github.com/votekit/voting/internal/layout"
+	"github.com/votekit/voting/internal/restore"
 )
 
 // The layout of "Redis in Action" (section 1.3) and its ports, under a
@@ -52,7 +53,7 @@ func cmdImportBook(e *env, args []string) error {
 		p.add(1)
 	}
 	p.done()
-	if _, err := e.do("SET", e.l.seq(), seq); err != nil {
+	if err := e.putEntries([]restore.Entry{{Kind: restore.Seq, ID: seq}}); err != nil {
 		return err
 	}
 	// The book's store has no shared option: its identity is the layout's.

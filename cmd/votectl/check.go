@@ -21,19 +21,21 @@ type checker struct {
 	unfixed  int
 	// What -repair does: articles to re-put from their records (counts
 	// given where the voters say otherwise), members to remove, caches to
-	// delete, karma and page entries to set.
+	// delete, and the entries to set through the store's own script
+	// (restore.PutEntries): karma, page entries, groups' members, thread
+	// heads, live counts, the comment id counter.
 	reput  map[string][2]int64 // id -> counts (up, down)
 	zrem   map[string][]string // key -> members
 	sremG  map[string][]string // group set key -> members
-	saddG  map[string][]string
 	unlink []string
-	zadd   []cmd
+	put    []restore.Entry
 	// The comments' records, and the writes that set them right.
 	crecs   map[string]crecord
 	markers map[string]string // article id -> its comment voter record's marker
 	cvotes  [][3]string       // poster, voter, vote: the standing votes of others on comments
 	cfix    []cmd
-	replace map[string]crecord // cid -> its record, to place again (restore.PutComments) in its parent's orderings
+	rewrite map[string]restore.Comment // cid -> its record, to write again, whole or its head (restore.PutComments)
+	replace map[string]crecord         // cid -> its record, to place again (restore.PutComments) in its parent's orderings
 	// Moderation: the counted standing votes in the voter records (user ->
 	// vote log member -> "1" or "-1") and the items whose voter record
 	// is open (member -> true), which the vote logs are checked against.
@@ -109,7 +111,7 @@ func cmdCheck(e *env, args []string) error {
 		}
 	}
 	c := &checker{e: e, inv: inv, recs: map[string]record{}, reput: map[string][2]int64{}, markers: map[string]string{},
-		zrem: map[string][]string{}, sremG: map[string][]string{}, saddG: map[string][]string{},
+		zrem: map[string][]string{}, sremG: map[string][]string{},
 		standing: map[string]map[string]string{}, open: map[string]bool{}}
 	steps := []func() error{c.records, c.orderings, c.buckets, c.voters, c.groups, c.caches, c.comments,
 		func() error { return c.karma(karma, cost) }, c.pages, c.voteLogs, c.suspensions}
@@ -337,7 +339,7 @@ func (c *checker) groups() error {
 			}
 			if !in {
 				c.problem(true, "%s: article %s is in group %q, which lacks it", gk, id, g)
-				c.saddG[gk] = append(c.saddG[gk], member(id))
+				c.put = append(c.put, restore.Entry{Kind: restore.Group, Text: g, ID: id})
 			}
 		}
 	}
@@ -488,7 +490,7 @@ func (c *checker) karma(per, cost *[2]int64) error {
 	for _, u := range sortedKeys(want) {
 		if got := -int64(have[u]); got != want[u] {
 			c.problem(true, "karma of %q is %d, its standing votes make %d", u, got, want[u])
-			c.zadd = append(c.zadd, cmd{"ZADD", []interface{}{c.e.l.karma(), -want[u], u}})
+			c.put = append(c.put, restore.Entry{Kind: restore.Karma, User: u, N: float64(want[u])})
 		}
 	}
 	return nil
@@ -509,6 +511,12 @@ func (c *checker) eachZset(fam string, fn func(name, key string, z map[string]fl
 		}
 	}
 	return nil
+}
+
+// submitted is the entry of article id, of record r, in its poster's
+// page of submissions.
+func submitted(r record, id string) restore.Entry {
+	return restore.Entry{Kind: restore.Page, Item: "submitted", User: r.Poster, ID: id, N: float64(r.Posted)}
 }
 
 // pages checks the users' pages against the records and the standing
@@ -540,13 +548,13 @@ func (c *checker) pages() error {
 			n, _ := redis.Int(c.e.do("ZCARD", key))
 			if n < 1000 {
 				c.problem(true, "%s: lacks article %s", key, id)
-				c.zadd = append(c.zadd, cmd{"ZADD", []interface{}{key, r.Posted, member(id)}})
+				c.put = append(c.put, submitted(r, id))
 			}
 		} else if err != nil {
 			return err
 		} else if s != float64(r.Posted) {
 			c.problem(true, "%s: article %s at %v, posted %d", key, id, s, r.Posted)
-			c.zadd = append(c.zadd, cmd{"ZADD", []interface{}{key, r.Posted, member(id)}})
+			c.put = append(c.put, submitted(r, id))
 		}
 	}
 	err = c.eachZset(famUpvoted, func(u, key string, z map[string]float64) error {
@@ -627,18 +635,26 @@ func (c *checker) repair() (err error) {
 	for _, k := range sortedKeys(c.sremG) {
 		batch("SREM", k, c.sremG[k])
 	}
-	for _, k := range sortedKeys(c.saddG) {
-		batch("SADD", k, c.saddG[k])
-	}
 	for _, k := range c.unlink {
 		cmds = append(cmds, cmd{"UNLINK", []interface{}{k}})
 	}
-	cmds = append(cmds, c.zadd...)
 	cmds = append(cmds, c.cfix...)
 	defer func() {
+		// Then the entries to set, and the records to write whole
+		// (restore_entries.lua, restore_comments.lua).
+		if err == nil {
+			err = c.e.putEntries(c.put)
+		}
+		var chunk []restore.Comment
+		for _, id := range sortedKeys(c.rewrite) {
+			chunk = append(chunk, c.rewrite[id])
+		}
+		for at := 0; at < len(chunk) && err == nil; at += cstep {
+			err = restore.PutComments(c.e.ctx, st, chunk[at:min(at+cstep, len(chunk))])
+		}
 		// Last, once the counts are set: the comments whose places are
 		// missing or wrong, placed again by the store's own script.
-		var chunk []restore.Comment
+		chunk = chunk[:0]
 		for _, id := range sortedKeys(c.replace) {
 			x := restoreComment(id, c.replace[id], false)
 			x.PlacesOnly = true // its head alone was read

@@ -425,9 +425,9 @@ func restoreComment(id string, c crecord, removing bool) restore.Comment {
 // places through the store's own script (restore.PutComments), cstep
 // comments a call, with every field the store's scripts would have
 // written (links, live counts) and the values of the store's formulas;
-// then the articles' counts and threads and the comment voter records,
-// in pipelines. Each write is idempotent (a resumed import writes the
-// same again).
+// then the articles' counts and threads and the comment voter records
+// (restore.PutEntries). Each write is idempotent (a resumed import
+// writes the same again).
 func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 	cs := make(map[string]crecord, len(imp.comments))
 	for _, c := range imp.comments {
@@ -438,7 +438,6 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 	if err != nil {
 		return err
 	}
-	b := &batch{e: e}
 	p := e.progress("importing comments", len(imp.comments))
 	var chunk []restore.Comment
 	for i, ic := range imp.comments {
@@ -457,15 +456,13 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		}
 	}
 	p.done()
+	var es []restore.Entry
 	for _, aid := range sortedKeys(t.arts) {
-		b.cmds = append(b.cmds, cmd{"HSET", []interface{}{e.l.key(famComments, ""), aid, t.arts[aid]}})
+		es = append(es, restore.Entry{Kind: restore.Count, ID: aid, N: float64(t.arts[aid])})
 	}
 	for _, a := range imp.articles {
 		if first, last := ends(t.kids["a"+a.id]); first != "" {
-			b.cmds = append(b.cmds, cmd{"HSET", []interface{}{e.l.key(famThread, a.id), "f", first, "l", last}})
-		}
-		if err := b.add(); err != nil {
-			return err
+			es = append(es, restore.Entry{Kind: restore.Thread, ID: a.id, Text: first, Item: last})
 		}
 	}
 	for _, aid := range imp.cvotedOrder {
@@ -473,18 +470,10 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		if r.expMs <= nowMs {
 			continue // its comments' voting closed meanwhile
 		}
-		key := e.l.key(famCVoted, aid)
-		for at := 0; at < len(r.votes); at += step {
-			args := []interface{}{key}
-			for _, v := range r.votes[at:min(at+step, len(r.votes))] {
-				args = append(args, cvoteField(v.ID, v.User), voteValue(v))
-			}
-			b.cmds = append(b.cmds, cmd{"HSET", args})
-			if err := b.add(); err != nil {
-				return err
-			}
+		for _, v := range r.votes {
+			es = append(es, restore.Entry{Kind: restore.CVoter, ID: aid, Item: v.ID, User: v.User, Vote: *v.Vote, Shadow: v.Shadow})
 		}
-		b.cmds = append(b.cmds, cmd{"HSET", []interface{}{key, "", r.marker}}, cmd{"PEXPIREAT", []interface{}{key, r.expMs}})
+		es = append(es, restore.Entry{Kind: restore.CVoted, ID: aid, Text: r.marker, ExpireAtMs: r.expMs})
 	}
 	// The counter at least the highest id: Comment never reuses one.
 	seq := imp.cseq
@@ -492,9 +481,9 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 		seq = imp.comments[n-1].id
 	}
 	if seq != "" {
-		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.key(famCSeq, ""), seq}})
+		es = append(es, restore.Entry{Kind: restore.CSeq, ID: seq})
 	}
-	return b.flush()
+	return e.putEntries(es)
 }
 
 // comments checks the comments: each of an article with a record, under
@@ -505,8 +494,8 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 // bands of Best and Top, and the optional orderings, with the values of
 // voting.Order.Value); no key of layout 4 left; and the id counter.
 // What it can, -repair sets right: links, counts, sorted sets, keys left
-// behind and the counter; the fields of a record in place (SETRANGE, as
-// the store's scripts write them).
+// behind and the counter; a record's fields through the store's own
+// script (restore.PutComments), which writes its head and keeps its body.
 func (c *checker) comments() error {
 	for _, n := range c.inv.names(famComment) {
 		if !canonicalID(n) {
@@ -549,35 +538,32 @@ func (c *checker) comments() error {
 	t := deriveThreads(good)
 	gids := sortedKeys(good)
 	sortIDs(gids)
-	set := func(key string, fields ...interface{}) {
-		c.cfix = append(c.cfix, cmd{"HSET", append([]interface{}{key}, fields...)})
-	}
 	for _, id := range gids {
 		x := good[id]
 		want := x
 		t.links(id, &want)
-		key := c.e.l.key(famComment, id)
 		for _, f := range []struct {
-			name       string
-			off        int
-			have, want string
-		}{{"first", ilayout.CFirst, x.First, want.First}, {"last", ilayout.CLast, x.Last, want.Last},
-			{"next", ilayout.CNext, x.Next, want.Next}, {"prev", ilayout.CPrev, x.Prev, want.Prev}} {
+			name, have, want string
+		}{{"first", x.First, want.First}, {"last", x.Last, want.Last},
+			{"next", x.Next, want.Next}, {"prev", x.Prev, want.Prev}} {
 			if f.have != f.want {
 				c.problem(true, "comment %s: link %s is %q, its place makes %q", id, f.name, f.have, f.want)
-				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, f.off, ilayout.PadLink(f.want)}})
+				c.rewriteComment(id, want, true)
 			}
 		}
 		if x.Replies != want.Replies {
 			c.problem(true, "comment %s: %d live replies, its descendants make %d", id, x.Replies, want.Replies)
-			c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{key, ilayout.CReplies, ilayout.Count(want.Replies)}})
+			c.rewriteComment(id, want, true)
+		}
+		if _, ok := c.rewrite[id]; ok {
+			c.rewriteComment(id, want, true) // its counts, with its links and replies
 		}
 		switch {
 		case x.Deleted && x.Body != "":
 			// The whole record, as the repairs above leave it.
 			c.problem(true, "comment %s: deleted, with a body", id)
 			want.Body = ""
-			c.cfix = append(c.cfix, cmd{"SET", []interface{}{key, want.String()}})
+			c.rewriteComment(id, want, false)
 		case !x.Deleted && x.Body == "":
 			c.problem(false, "comment %s: no body", id)
 		}
@@ -620,7 +606,7 @@ func (c *checker) comments() error {
 			if first == "" {
 				c.unlink = append(c.unlink, key)
 			} else {
-				set(key, "f", first, "l", last)
+				c.put = append(c.put, restore.Entry{Kind: restore.Thread, ID: aid, Text: first, Item: last})
 			}
 		}
 		if have, want := counts[aid], t.arts[aid]; have != strconv.FormatInt(want, 10) && !(have == "" && want == 0) {
@@ -628,7 +614,7 @@ func (c *checker) comments() error {
 			if want == 0 {
 				c.cfix = append(c.cfix, cmd{"HDEL", []interface{}{c.e.l.key(famComments, ""), aid}})
 			} else {
-				set(c.e.l.key(famComments, ""), aid, want)
+				c.put = append(c.put, restore.Entry{Kind: restore.Count, ID: aid, N: float64(want)})
 			}
 		}
 	}
@@ -649,7 +635,7 @@ func (c *checker) comments() error {
 		}
 		if top := ids[len(ids)-1]; !canonicalID(seq) || lessID(seq, top) {
 			c.problem(true, "%s is %q, below comment %s: a Comment would find its id taken", c.e.l.key(famCSeq, ""), seq, top)
-			c.cfix = append(c.cfix, cmd{"SET", []interface{}{c.e.l.key(famCSeq, ""), top}})
+			c.put = append(c.put, restore.Entry{Kind: restore.CSeq, ID: top})
 		}
 	}
 	return nil
@@ -714,12 +700,23 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 				c.problem(true, "comment %s: counts %d up %d down, but its voters are %d up %d down", cid, x.Up, x.Down, n[0], n[1])
 				x.Up, x.Down = n[0], n[1]
 				good[cid] = x
-				c.cfix = append(c.cfix, cmd{"SETRANGE", []interface{}{c.e.l.key(famComment, cid), ilayout.CUp,
-					ilayout.Counts(x.Up, x.Down)}})
+				c.rewriteComment(cid, x, true)
 			}
 		}
 	}
 	return nil
+}
+
+// rewriteComment has -repair write comment id's record of x's fields by the
+// store's own script, and its places: its head alone, keeping its body
+// (keepBody), or whole.
+func (c *checker) rewriteComment(id string, x crecord, keepBody bool) {
+	if c.rewrite == nil {
+		c.rewrite = map[string]restore.Comment{}
+	}
+	r := restoreComment(id, x, false)
+	r.KeepBody = keepBody
+	c.rewrite[id] = r
 }
 
 // placeAgain has -repair write comment id (of good, the records as the

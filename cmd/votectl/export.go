@@ -756,43 +756,44 @@ func (e *env) writeImport(imp *parsedImport) error {
 	if err := e.writeComments(imp, now); err != nil {
 		return err
 	}
-	b := &batch{e: e}
+	var es []restore.Entry
 	for _, l := range imp.rest {
 		switch l.Type {
 		case "karma":
-			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.karma(), -*l.Karma, l.User}})
+			es = append(es, restore.Entry{Kind: restore.Karma, User: l.User, N: float64(*l.Karma)})
 		case "uvote":
-			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.key(famUVotes, l.User), logScore(*l.Vote, int64(*l.At)), logMember(l.Item, l.ID)}})
+			es = append(es, restore.Entry{Kind: restore.VoteLog, User: l.User, Item: l.Item, ID: l.ID, Vote: *l.Vote,
+				N: float64(int64(*l.At))})
 		case "submitted", "upvoted", "commented":
-			b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{e.l.key(l.Type+":", l.User), *l.At, member(l.ID)}})
+			es = append(es, restore.Entry{Kind: restore.Page, Item: l.Type, User: l.User, ID: l.ID, N: *l.At})
 		case "link":
-			key := e.l.key(famLink, *l.Link)
-			b.cmds = append(b.cmds, setExpiring(key, l.ID, l.ExpiresMs, now)...)
+			if live(l.ExpiresMs, now) {
+				es = append(es, restore.Entry{Kind: restore.Link, Text: *l.Link, ID: l.ID, ExpireAtMs: l.ExpiresMs})
+			}
 		case "lastpost", "lastcomment":
-			key := e.l.key(l.Type+":", l.User)
-			b.cmds = append(b.cmds, setExpiring(key, strconv.FormatInt(l.Ms, 10), l.ExpiresMs, now)...)
+			if live(l.ExpiresMs, now) {
+				kind := restore.LastPost
+				if l.Type == "lastcomment" {
+					kind = restore.LastComment
+				}
+				es = append(es, restore.Entry{Kind: kind, User: l.User, N: float64(l.Ms), ExpireAtMs: l.ExpiresMs})
+			}
 		case "votelog":
-			if l.ExpiresMs != 0 && l.ExpiresMs <= now {
+			if !live(l.ExpiresMs, now) {
 				continue
 			}
-			key := e.l.key(famVoteLog, l.User)
 			for _, x := range l.Entries {
 				m, _ := x[0].(string)
 				ms, _ := x[1].(float64)
-				b.cmds = append(b.cmds, cmd{"ZADD", []interface{}{key, int64(ms), m}})
+				es = append(es, restore.Entry{Kind: restore.RateLog, User: l.User, Text: m, N: float64(int64(ms)),
+					ExpireAtMs: l.ExpiresMs})
 			}
-			if l.ExpiresMs != 0 {
-				b.cmds = append(b.cmds, cmd{"PEXPIREAT", []interface{}{key, l.ExpiresMs}})
-			}
-		}
-		if err := b.add(); err != nil {
-			return err
 		}
 	}
 	if imp.seq != "" {
-		b.cmds = append(b.cmds, cmd{"SET", []interface{}{e.l.seq(), imp.seq}})
+		es = append(es, restore.Entry{Kind: restore.Seq, ID: imp.seq})
 	}
-	if err := b.flush(); err != nil {
+	if err := e.putEntries(es); err != nil {
 		return err
 	}
 	if imp.identity != "" {
@@ -844,49 +845,43 @@ func (e *env) putSuspensions(list []line) error {
 	return nil
 }
 
-// voteValue is what a voter record keeps of a vote line: its vote, or
-// "1s" or "-1s" for a shadow vote.
-func voteValue(l line) interface{} {
-	if l.Shadow {
-		return ilayout.VoteValue(*l.Vote, true)
-	}
-	return *l.Vote
-}
+// live reports whether a key expiring at expMs (0: never) is still
+// there at now: one past its expiry is not written.
+func live(expMs, now int64) bool { return expMs == 0 || expMs > now }
 
-// setExpiring sets key to v, expiring at expMs (0: never); a key past
-// its expiry is not written.
-func setExpiring(key, v string, expMs, now int64) []cmd {
-	if expMs == 0 {
-		return []cmd{{"SET", []interface{}{key, v}}}
-	}
-	if expMs <= now {
+// putEntries writes es through the store's own script
+// (restore.PutEntries).
+func (e *env) putEntries(es []restore.Entry) error {
+	if len(es) == 0 {
 		return nil
 	}
-	return []cmd{{"SET", []interface{}{key, v, "PXAT", expMs}}}
+	st, err := e.store()
+	if err != nil {
+		return err
+	}
+	return restore.PutEntries(e.ctx, st, es)
 }
 
-// putArticle writes one article: its voters step at a time, then its
-// record, indexes, groups and voter record's "" field in one script.
+// putArticle writes one article through the store's own scripts: its
+// voters (restore.PutEntries), then its record, indexes, groups and voter
+// record's "" field (restore.Put).
 func (e *env) putArticle(a *importArticle, nowMs int64) error {
 	closes, exp := a.closes, a.expMs
 	if exp != 0 && exp <= nowMs {
 		closes, exp = 0, 0 // its voting closed meanwhile
 	}
-	if closes != 0 {
-		key := e.l.key(famVoted, a.id)
-		for at := 0; at < len(a.votes); at += step {
-			args := []interface{}{key}
-			for _, v := range a.votes[at:min(at+step, len(a.votes))] {
-				args = append(args, v.User, voteValue(v))
-			}
-			if _, err := e.do("HSET", args...); err != nil {
-				return fmt.Errorf("article %s: HSET %s: %w", a.id, key, err)
-			}
-		}
-	}
 	st, err := e.store()
 	if err != nil {
 		return err
+	}
+	if closes != 0 && len(a.votes) > 0 {
+		es := make([]restore.Entry, len(a.votes))
+		for i, v := range a.votes {
+			es[i] = restore.Entry{Kind: restore.Voter, ID: a.id, User: v.User, Vote: *v.Vote, Shadow: v.Shadow}
+		}
+		if err := restore.PutEntries(e.ctx, st, es); err != nil {
+			return fmt.Errorf("article %s: %w", a.id, err)
+		}
 	}
 	if _, err := restore.Put(e.ctx, st, restoreOf(a.id, a.r, true, closes, exp, a.groups)); err != nil {
 		return fmt.Errorf("article %s: %w", a.id, err)

@@ -347,15 +347,6 @@ func logEntry(m string, score float64) (kind, id string, vote int, at int64, ok 
 	return kind, id, vote, at, true
 }
 
-// logMember and logScore are logEntry's reverse.
-func logMember(kind, id string) string { return kind[:1] + id }
-func logScore(vote int, at int64) int64 {
-	if vote == 1 {
-		return 2*at + 1
-	}
-	return 2 * at
-}
-
 // The suspensions' hash holds user -> "<mode> <until>", mode "r"
 // (Refuse) or "s" (Shadow), until in Unix ms (lib/moderation.lua).
 var suspensionModes = map[string]string{"r": "refuse", "s": "shadow"}

@@ -64,34 +64,6 @@ func (e *env) pipeline(cmds []cmd) ([]interface{}, error) {
 	return out, nil
 }
 
-// batch gathers commands and sends them step at a time, each pipeline
-// stopping at the first Redis error among its replies.
-type batch struct {
-	e    *env
-	cmds []cmd
-}
-
-// add queues cmds, and sends the queue once it holds step commands.
-func (b *batch) add(cmds ...cmd) error {
-	b.cmds = append(b.cmds, cmds...)
-	if len(b.cmds) < step {
-		return nil
-	}
-	return b.flush()
-}
-
-// flush sends what is queued.
-func (b *batch) flush() error {
-	replies, err := b.e.pipeline(b.cmds)
-	b.cmds = b.cmds[:0]
-	for _, r := range replies {
-		if err, ok := r.(error); ok {
-			return err
-		}
-	}
-	return err
-}
-
 // inventory is every key of the store, by family, from one SCAN.
 type inventory struct {
 	keys map[string][]string // family -> names after the family's prefix, sorted

@@ -52,6 +52,10 @@ type Comment struct {
 	// PlacesOnly writes its places in its parent's orderings alone, and
 	// keeps its record as it is: a repair, which read its head alone.
 	PlacesOnly bool
+	// KeepBody writes its record's head of these fields and its places,
+	// and keeps the body its record has (Body unread): a repair, which
+	// read its head alone. A record gone meanwhile is left gone.
+	KeepBody bool
 }
 
 // PutComments writes cs in store (a *voting.Store) with the store's
@@ -60,3 +64,69 @@ type Comment struct {
 // give. The articles' live counts, threads and comment voter records
 // are the caller's.
 var PutComments func(ctx context.Context, store any, cs []Comment) error
+
+// Entry is one entry of the store beside its articles and comments, as a
+// tool restores it: a user's entry (karma, vote log, page, last post or
+// comment, the vote limit's log), a link, a counter, an article's thread
+// head or live comment count, a group's member, or a vote of a voter
+// record. Kind says which, and which fields it reads:
+//
+//	Karma        User, N: the user's karma
+//	VoteLog      User, Item ("article" or "comment"), ID, Vote (1 or -1),
+//	             N: the time of the vote (Unix s)
+//	Page         Item ("submitted", "upvoted" or "commented"), User, ID,
+//	             N: the entry's score
+//	Link         Text: the link, ID: its article; ExpireAtMs
+//	LastPost     User, N: the time (Unix ms); ExpireAtMs
+//	LastComment  User, N: the time (Unix ms); ExpireAtMs
+//	RateLog      User, Text: the member, N: its time (Unix ms); ExpireAtMs
+//	Seq, CSeq    ID: the article or comment id counter's value
+//	Count        ID: an article, N: its live comments
+//	Thread       ID: an article, Text and Item: its newest and oldest
+//	             top-level comments
+//	Group        Text: a group, ID: an article in it
+//	Voter        ID: an article, User, Vote (1, -1 or 0), Shadow
+//	CVoter       ID: an article, Item: its comment, User, Vote, Shadow
+//	CVoted       ID: an article, Text: the marker of its comment voter
+//	             record, ExpireAtMs
+//
+// ExpireAtMs is when the key expires (Unix ms), 0 for never.
+type Entry struct {
+	Kind       string
+	User       string
+	ID         string
+	Item       string
+	Vote       int
+	Shadow     bool
+	N          float64
+	Text       string
+	ExpireAtMs int64
+}
+
+// The kinds of an Entry.
+const (
+	Karma       = "karma"
+	VoteLog     = "uvote"
+	Page        = "page"
+	Link        = "link"
+	LastPost    = "lastpost"
+	LastComment = "lastcomment"
+	RateLog     = "votelog"
+	Seq         = "seq"
+	CSeq        = "cseq"
+	Count       = "count"
+	Thread      = "thread"
+	Group       = "group"
+	Voter       = "voter"
+	CVoter      = "cvoter"
+	CVoted      = "cvoted"
+)
+
+// PutEntries writes es in store (a *voting.Store) with the store's
+// restore script, a bounded number of entries a round trip, in their
+// order: each key, its name and its value as the store's own scripts
+// write them (a vote log's score and member, a karma's sign, a voter
+// record's shadow value). Each write sets a value, so that writing the
+// same entries again changes nothing. The store checks every key of a
+// round trip before it writes one.
+var PutEntries func(ctx context.Context, store any, es []Entry) error
