@@ -9,12 +9,12 @@ import (
 // The path every call of the store takes, below its operations: a
 // public method runs through the store's hooks where it has some
 // (observe, below; the types are hook.go's), checks its input
-// (validate.go) and lays out its script's arguments (scripts.go,
-// keys.go), then calls eval, call, read or readRows, which run the
+// (validate.go) and lays out its script's arguments (its builder,
+// beside it; keys.go), then calls eval, call, read or readRows, which run the
 // script on one pooled connection (conn.go), as a function of the
 // store's library or as a script (functions.go), with the store's waits
 // after it where it has them (functions.go execWait, durable.go), and
-// decode its reply (reply.go) into a result or the operation's error
+// decode its reply (reply.go's contract, its parser beside it) into a result or the operation's error
 // (errors.go). Nothing here calls back up into the operations but
 // observe, which runs the method's body it is given. VoteBatch alone
 // pipelines its scripts on one connection of its own (batch.go).

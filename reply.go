@@ -13,12 +13,14 @@ import (
 )
 
 // Every script replies {status, ...}, but vote.lua, whose vote done is one
-// string (parseVote). The reads of a page and of votes put their rows in
-// one string after the status (parsePage, parseVotes), so that the client
-// reads one value, not one per field. These are the statuses, as
-// internal/layout defines them; decode splits them from the rest, and
-// statusErr turns them into the package's errors. Every reply is
-// decoded here.
+// string (vote.go parseVote). The reads of a page and of votes put their
+// rows in one string after the status (page.go parsePage, votes.go
+// parseVotes), so that the client reads one value, not one per field.
+// These are the statuses, as internal/layout defines them; decode splits
+// them from the rest, and statusErr turns them into the package's errors.
+// This file is the contract every reply keeps, and the rows of articles
+// and comments that several replies share; each operation's own parser
+// sits beside its method.
 const (
 	statusOK          = layout.StatusOK
 	statusNotFound    = layout.StatusNotFound
@@ -171,62 +173,6 @@ func parseArticle(row []interface{}, a *Article) error {
 // lengths of the poster's name and of the title.
 const recordHeader = 7
 
-// parsePage parses page.lua's reply, {page}: the page's rows as one
-// string, each the article's member (lib/base.lua member: one byte of the id's
-// length, plus 96, then the id), the length of its record in decimal,
-// '+' and the article's live comment count where it has any, a space
-// and the record. Each article's strings (id, title, link, poster)
-// are cut from one string of its own row, so that an article kept does
-// not keep its page: one allocation an article, and one for the list.
-func parsePage(rest []interface{}) ([]Article, error) {
-	if len(rest) != 1 {
-		return nil, fmt.Errorf("page reply of %d fields, want 2", len(rest)+1)
-	}
-	page, ok := rest[0].([]byte)
-	if !ok {
-		return nil, fmt.Errorf("page reply: unexpected %T", rest[0])
-	}
-	n := 0
-	for off := 0; off < len(page); n++ {
-		_, next, err := pageRow(page, off)
-		if err != nil {
-			return nil, err
-		}
-		off = next
-	}
-	list := make([]Article, n)
-	off := 0
-	for i := range list {
-		rec, next, _ := pageRow(page, off)
-		row := string(page[off:next])
-		id := row[1 : 1+row[0]-memberBase]
-		if err := parseRecord(row[rec:], &list[i]); err != nil {
-			return nil, fmt.Errorf("article %q: %w", id, err)
-		}
-		list[i].ID = id
-		list[i].Comments = rowComments(row[:rec])
-		off = next
-	}
-	return list, nil
-}
-
-// parsePageFor reads page_for.lua's reply: a page, as parsePage reads
-// it, and a vote a row of it, as parseVotes reads them.
-func parsePageFor(rest []interface{}) ([]Article, []VoteType, error) {
-	if len(rest) != 2 {
-		return nil, nil, fmt.Errorf("page reply of %d fields, want 3", len(rest)+1)
-	}
-	list, err := parsePage(rest[:1])
-	if err != nil {
-		return nil, nil, err
-	}
-	votes, _, err := parseVotes(rest[1:], len(list))
-	if err != nil {
-		return nil, nil, err
-	}
-	return list, votes, nil
-}
-
 // rowComments returns the comment count in a page row's head (pageRow
 // checked it): what follows '+', or 0 where there is none.
 func rowComments(head string) int64 {
@@ -325,113 +271,6 @@ func cutFields(s string, f []string) (rest string, ok bool) {
 	return s, true
 }
 
-// parseVote parses one vote's reply: vote.lua's for a vote done, one
-// string '<previous> <score> <up> <down>' (parseVoteDone), or {status};
-// vote_batch.lua's for a vote done, {status, previous, score, up, down};
-// for statusRateLimited, {status, ms}, whose error (parseRetry) it
-// returns. It reads the fields one by one rather than with redis.Scan,
-// whose pointer arguments would cost an allocation each on the hottest
-// path.
-func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ error) {
-	if b, ok := reply.([]byte); ok && err == nil {
-		r, err := parseVoteDone(b)
-		return statusOK, r, err
-	}
-	status, rest, err := decode(reply, err)
-	if err == nil && status == statusRateLimited {
-		return status, r, parseRetry(rest)
-	}
-	if err == nil && status == statusNotAllowed && len(rest) > 0 {
-		return status, r, parseRefused(rest)
-	}
-	if err != nil || status != statusOK {
-		return status, r, err
-	}
-	if len(rest) != 4 {
-		return 0, r, fmt.Errorf("vote reply of %d fields, want 5", len(rest)+1)
-	}
-	prev, err := redis.Int64(rest[0], nil)
-	if err == nil {
-		r.Score, err = redis.Float64(rest[1], nil)
-	}
-	if err == nil {
-		r.Upvotes, err = redis.Int64(rest[2], nil)
-	}
-	if err == nil {
-		r.Downvotes, err = redis.Int64(rest[3], nil)
-	}
-	r.Previous, r.Points = VoteType(prev), r.Upvotes-r.Downvotes
-	if err == nil && !r.Previous.held() {
-		err = fmt.Errorf("vote reply: previous vote %d", prev)
-	}
-	return statusOK, r, err
-}
-
-// parseVoteDone parses vote.lua's reply to a vote done: previous,
-// score, up and down, separated by one space, without an allocation.
-func parseVoteDone(b []byte) (r VoteResult, _ error) {
-	var f [4][]byte
-	for i := range f {
-		j := bytes.IndexByte(b, ' ')
-		if i == len(f)-1 {
-			j = len(b)
-		}
-		if j < 0 {
-			return r, fmt.Errorf("vote reply %q", b)
-		}
-		f[i], b = b[:j], b[min(j+1, len(b)):]
-	}
-	prev, err := strconv.ParseInt(string(f[0]), 10, 64)
-	if err == nil {
-		r.Score, err = strconv.ParseFloat(string(f[1]), 64)
-	}
-	if err == nil {
-		r.Upvotes, err = strconv.ParseInt(string(f[2]), 10, 64)
-	}
-	if err == nil {
-		r.Downvotes, err = strconv.ParseInt(string(f[3]), 10, 64)
-	}
-	r.Previous, r.Points = VoteType(prev), r.Upvotes-r.Downvotes
-	if err == nil && !r.Previous.held() {
-		err = fmt.Errorf("vote reply: previous vote %d", prev)
-	}
-	if err != nil {
-		return VoteResult{}, fmt.Errorf("vote reply: %w", err)
-	}
-	return r, nil
-}
-
-// parseVotes parses votes.lua's reply, {votes}: one byte per id, the
-// vote ('+', '-', '0') or what stands in its place ('n' not found, 'c' a
-// corrupt voter record), into the votes and each one's status.
-func parseVotes(rest []interface{}, n int) ([]VoteType, []int64, error) {
-	if len(rest) != 1 {
-		return nil, nil, fmt.Errorf("votes reply of %d fields, want 2", len(rest)+1)
-	}
-	b, ok := rest[0].([]byte)
-	if !ok || len(b) != n {
-		return nil, nil, fmt.Errorf("votes reply %q for %d ids", rest[0], n)
-	}
-	votes := make([]VoteType, n)
-	status := make([]int64, n)
-	for i, c := range b {
-		switch c {
-		case '+':
-			votes[i] = Upvote
-		case '-':
-			votes[i] = Downvote
-		case '0':
-		case 'n':
-			status[i] = statusNotFound
-		case 'c':
-			status[i] = statusCorrupt
-		default:
-			return nil, nil, fmt.Errorf("vote %q in reply", c)
-		}
-	}
-	return votes, status, nil
-}
-
 // scan decodes a reply of fixed shape: it checks that the status is
 // statusOK and that the rest has one field for each of dest, and stores
 // them in dest as redis.Scan does (*string, *int64, *float64).
@@ -484,46 +323,6 @@ func parseRefused(rest []interface{}) error {
 // posted, close, depth, orderings, weight), and the length of the
 // poster's name, which the body follows.
 const commentHeader = 16
-
-// parseComments parses rows of comments, {id, depth, record}... each
-// (lua/lib/tree.lua appendRow).
-func parseComments(rows []interface{}) ([]ThreadComment, error) {
-	if len(rows)%3 != 0 {
-		return nil, fmt.Errorf("reply of %d fields, not rows of 3", len(rows))
-	}
-	list := make([]ThreadComment, len(rows)/3)
-	for i := range list {
-		var f [3]string
-		for j := range f {
-			b, ok := rows[3*i+j].([]byte)
-			if !ok {
-				return nil, fmt.Errorf("comment row %d: unexpected %T", i, rows[3*i+j])
-			}
-			f[j] = string(b)
-		}
-		depth, err := strconv.Atoi(f[1])
-		if err != nil {
-			return nil, fmt.Errorf("comment %q depth: %w", f[0], err)
-		}
-		if err := parseCommentRecord(f[2], &list[i].Comment); err != nil {
-			return nil, fmt.Errorf("comment %q: %w", f[0], err)
-		}
-		list[i].ID, list[i].Depth = f[0], depth
-	}
-	return list, nil
-}
-
-// parseOneComment parses a reply of one comment row.
-func parseOneComment(rest []interface{}) (ThreadComment, error) {
-	list, err := parseComments(rest)
-	if err != nil {
-		return ThreadComment{}, err
-	}
-	if len(list) != 1 {
-		return ThreadComment{}, fmt.Errorf("reply of %d comments, want 1", len(list))
-	}
-	return list[0], nil
-}
 
 // parseCommentRecord parses a comment's record (lua/lib/tree.lua
 // CREC) into c, all but its ID; its strings are cut from rec. A deleted

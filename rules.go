@@ -381,6 +381,18 @@ func (s *Store) Edit(ctx context.Context, id, user, title, link string) (Article
 	return Article{}, statusErr(op, status, id)
 }
 
+// editArgs lays out edit.lua's arguments: the edit window and the
+// repost span are the store's rules, read from its record (the
+// store's words: "" for none, off at any clock). KEYS[1]: the score
+// ordering (the store's slot). ARGV[1..4]: id, user, title, link;
+// ARGV[5..6]: now in ms, unique links ("1"); ARGV[7..8]: the rules record
+// and the store's words; ARGV[9..10]: the prefixes of articles and links.
+func (s *Store) editArgs(id, user, title, link string, t time.Time) []interface{} {
+	k := s.keys
+	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(),
+		flag(s.uniqueLinks), k.rules, s.rules.want, k.article, k.link}
+}
+
 // editRefused is the error of op, an edit by user of the article or
 // comment (what) id that the script refused.
 func (s *Store) editRefused(op, what, id, user string) error {

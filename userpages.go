@@ -107,6 +107,16 @@ func (s *Store) userPage(ctx context.Context, op, viewer, key, owner string, pag
 	return s.readRowsFor(ctx, op, userPageScript, s.withViewer(s.userPageArgs(key, start), viewer), viewer)
 }
 
+// userPageArgs lays out user_page.lua's arguments, to read a page of a
+// user's list at key: start live entries skipped, then up to the page
+// size. KEYS[1..2]: the list, the score ordering. ARGV[1]: the
+// articles' prefix; ARGV[2..3]: start, the page size; ARGV[4..5]: the
+// viewer (withViewer).
+func (s *Store) userPageArgs(key string, start int) []interface{} {
+	k := s.keys
+	return []interface{}{key, k.orderingKey("score"), k.article, start, s.pageSize}
+}
+
 // userPageStart checks a read of page of user's list of op, and returns
 // how many live entries the page skips: -1 for a page past the last
 // entry a list keeps, empty without a round trip.
