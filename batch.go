@@ -104,11 +104,10 @@ func (r textRules) sortBallots(ballots []Ballot) (results []BallotResult, valid 
 // replies are good and a wait fell short, it returns them with a
 // *waitError.
 func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, error) {
-	c, err := getConn(ctx, s.pool, s.keys.seq)
+	c, err := s.conn(ctx, s.pool)
 	if err != nil {
 		return nil, err
 	}
-	c = s.counted(ctx, c)
 	defer c.Close()
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -59,11 +59,10 @@ func (s *Store) evalRoom(ctx context.Context, sc script, keysAndArgs []interface
 	}
 	last := false
 	for tries := 1; ; tries++ {
-		c, err := getConn(ctx, pool, s.keys.seq)
+		c, err := s.conn(ctx, pool)
 		if err != nil {
 			return nil, err
 		}
-		c = s.counted(ctx, c)
 		reply, err := s.run(ctx, c, sc, replica, wait, keysAndArgs, args)
 		c.Close()
 		if !dropped(ctx, err) || last {
@@ -231,6 +230,40 @@ func observeErr(ctx context.Context, s *Store, call Call, run func(ctx context.C
 	return err
 }
 
+// view is the two results of ArticlesFor and the other reads for a
+// user (GroupArticlesFor, ThreadFor...), as one result of their hooks.
+type view[T any] struct {
+	list  []T
+	votes []VoteType
+}
+
+// observeView is observe for a read for a user, whose results are a
+// list and the user's vote on each.
+func observeView[T any](ctx context.Context, s *Store, call Call, run func(ctx context.Context) ([]T, []VoteType, error)) ([]T, []VoteType, error) {
+	r, err := observe(ctx, s, call, func(ctx context.Context) (view[T], error) {
+		list, votes, err := run(ctx)
+		return view[T]{list, votes}, err
+	})
+	return r.list, r.votes, err
+}
+
+// cursorPage is the two results of a paged read (VotesBy, Voters...),
+// as one result of their hooks.
+type cursorPage[T any] struct {
+	list []T
+	next string
+}
+
+// observePage is observe for a paged read, whose results are a list and
+// the cursor of the next page.
+func observePage[T any](ctx context.Context, s *Store, call Call, run func(ctx context.Context) ([]T, string, error)) ([]T, string, error) {
+	r, err := observe(ctx, s, call, func(ctx context.Context) (cursorPage[T], error) {
+		list, next, err := run(ctx)
+		return cursorPage[T]{list, next}, err
+	})
+	return r.list, r.next, err
+}
+
 // readByID is the body of a batch read by id (ArticlesByID,
 // CommentsByID): at most [MaxBatch] ids, of which read, under op, gets
 // the canonical ones, in their order; none of them gets an empty list
@@ -244,6 +277,17 @@ func readByID[T any](ctx context.Context, op string, ids []string, read func(ctx
 		return []T{}, nil
 	}
 	return read(ctx, op, valid)
+}
+
+// conn takes a connection from pool for the store's slot (getConn),
+// counted into the call ctx carries (counted): every connection the
+// store uses.
+func (s *Store) conn(ctx context.Context, pool Pool) (redis.Conn, error) {
+	c, err := getConn(ctx, pool, s.keys.seq)
+	if err != nil {
+		return nil, err
+	}
+	return s.counted(ctx, c), nil
 }
 
 // counted returns c, counting its round trips into the call ctx

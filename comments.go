@@ -178,12 +178,9 @@ func (s *Store) Thread(ctx context.Context, articleID string, order Order, limit
 // limits and orders Thread refuses; an unknown article, [ErrNotFound].
 func (s *Store) ThreadFor(ctx context.Context, user, articleID string, order Order, limit int) ([]ThreadComment, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "ThreadFor", Order: order, HasOrder: true},
-			func(ctx context.Context) (view[ThreadComment], error) {
-				list, votes, err := s.ThreadFor(ctx, user, articleID, order, limit)
-				return view[ThreadComment]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "ThreadFor", Order: order, HasOrder: true}, func(ctx context.Context) ([]ThreadComment, []VoteType, error) {
+			return s.ThreadFor(ctx, user, articleID, order, limit)
+		})
 	}
 	const op = "thread for"
 	if err := checkName("user", user); err != nil {
@@ -213,12 +210,9 @@ func (s *Store) Replies(ctx context.Context, commentID string, order Order, limi
 // [ErrNotFound].
 func (s *Store) RepliesFor(ctx context.Context, user, commentID string, order Order, limit int) ([]ThreadComment, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "RepliesFor", Order: order, HasOrder: true},
-			func(ctx context.Context) (view[ThreadComment], error) {
-				list, votes, err := s.RepliesFor(ctx, user, commentID, order, limit)
-				return view[ThreadComment]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "RepliesFor", Order: order, HasOrder: true}, func(ctx context.Context) ([]ThreadComment, []VoteType, error) {
+			return s.RepliesFor(ctx, user, commentID, order, limit)
+		})
 	}
 	const op = "replies for"
 	if err := checkName("user", user); err != nil {
@@ -304,14 +298,7 @@ func (s *Store) threadForArgs(user, kind, id string, order Order, limit int) []i
 // rows, in the order taken, then a vote a row in that order. It returns
 // the comments in display order (displayOrder), each with its vote.
 func parseThreadFor(rest []interface{}) ([]ThreadComment, []VoteType, error) {
-	if len(rest)%3 != 1 {
-		return nil, nil, fmt.Errorf("thread reply of %d fields is not rows and their votes", len(rest))
-	}
-	list, err := parseComments(rest[:len(rest)-1])
-	if err != nil {
-		return nil, nil, err
-	}
-	taken, _, err := parseVotes(rest[len(rest)-1:], len(list))
+	list, taken, err := parseWithVotes(rest, 3, parseComments)
 	if err != nil {
 		return nil, nil, err
 	}

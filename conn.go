@@ -140,11 +140,10 @@ func again[T any](ctx context.Context, pool Pool, f func() (T, error)) (T, error
 func (s *Store) liveConn(ctx context.Context, pool Pool) (redis.Conn, error) {
 	last := false
 	for tries := 1; ; tries++ {
-		c, err := getConn(ctx, pool, s.keys.seq)
+		c, err := s.conn(ctx, pool)
 		if err != nil {
 			return nil, err
 		}
-		c = s.counted(ctx, c)
 		// An error reply (an ACL without PING, LOADING) is an answer too:
 		// the call meets what the server has to say.
 		if _, err = do(ctx, c, "PING", nil); err == nil || isRedisError(err) {

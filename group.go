@@ -178,12 +178,9 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 // GroupArticles refuses.
 func (s *Store) GroupArticlesFor(ctx context.Context, user, group string, order Order, page int) ([]Article, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "GroupArticlesFor", Group: group, Order: order, HasOrder: true, Page: page, HasPage: true},
-			func(ctx context.Context) (view[Article], error) {
-				list, votes, err := s.GroupArticlesFor(ctx, user, group, order, page)
-				return view[Article]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "GroupArticlesFor", Group: group, Order: order, HasOrder: true, Page: page, HasPage: true}, func(ctx context.Context) ([]Article, []VoteType, error) {
+			return s.GroupArticlesFor(ctx, user, group, order, page)
+		})
 	}
 	const op = "group articles for"
 	if err := checkName("user", user); err != nil {

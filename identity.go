@@ -468,11 +468,10 @@ func (s *Store) CheckIdentity(ctx context.Context) error {
 		return observeErr(ctx, s, Call{Op: "CheckIdentity"}, s.CheckIdentity)
 	}
 	const op = "check identity"
-	c, err := getConn(ctx, s.pool, s.keys.seq)
+	c, err := s.conn(ctx, s.pool)
 	if err != nil {
 		return opErr(op, err)
 	}
-	c = s.counted(ctx, c)
 	defer c.Close()
 	var replies []interface{}
 	// The rules record only names the numbers in the error: a foreign

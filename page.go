@@ -13,15 +13,8 @@ func (s *Store) Articles(ctx context.Context, order Order, page int) ([]Article,
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "Articles", Order: order, HasOrder: true, Page: page, HasPage: true}, func(ctx context.Context) ([]Article, error) { return s.Articles(ctx, order, page) })
 	}
-	const op = "articles"
-	start, stop, err := s.pageRange(order, page, maxRank)
-	if err != nil {
-		return nil, opErr(op, err)
-	}
-	if start < 0 {
-		return []Article{}, nil
-	}
-	return s.read(ctx, op, pageScript, s.pageArgs(order, start, stop), true, parsePage)
+	list, _, err := s.articlesPage(ctx, "articles", "", order, page)
+	return list, err
 }
 
 // pageArgs lays out page.lua's arguments. KEYS[1]: the ordering of o.
@@ -89,23 +82,30 @@ func parsePage(rest []interface{}) ([]Article, error) {
 // ([WithOrders]) gets [ErrInvalidArgument].
 func (s *Store) ArticlesFor(ctx context.Context, user string, order Order, page int) ([]Article, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "ArticlesFor", Order: order, HasOrder: true, Page: page, HasPage: true},
-			func(ctx context.Context) (view[Article], error) {
-				list, votes, err := s.ArticlesFor(ctx, user, order, page)
-				return view[Article]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "ArticlesFor", Order: order, HasOrder: true, Page: page, HasPage: true}, func(ctx context.Context) ([]Article, []VoteType, error) {
+			return s.ArticlesFor(ctx, user, order, page)
+		})
 	}
 	const op = "articles for"
 	if err := checkName("user", user); err != nil {
 		return nil, nil, opErr(op, err)
 	}
+	return s.articlesPage(ctx, op, user, order, page)
+}
+
+// articlesPage is the body of Articles (user "", no votes) and
+// ArticlesFor, op theirs.
+func (s *Store) articlesPage(ctx context.Context, op, user string, order Order, page int) ([]Article, []VoteType, error) {
 	start, stop, err := s.pageRange(order, page, maxRank)
 	if err != nil {
 		return nil, nil, opErr(op, err)
 	}
 	if start < 0 {
 		return []Article{}, []VoteType{}, nil
+	}
+	if user == "" {
+		list, err := s.read(ctx, op, pageScript, s.pageArgs(order, start, stop), true, parsePage)
+		return list, nil, err
 	}
 	reply, err := s.evalRoom(ctx, pageForScript, s.pageForArgs(user, order, start, stop), true)
 	rest, err := s.rest(op, "", reply, err)
@@ -140,13 +140,6 @@ func parsePageFor(rest []interface{}) ([]Article, []VoteType, error) {
 		return nil, nil, err
 	}
 	return list, votes, nil
-}
-
-// view is the two results of ArticlesFor and the other reads for a
-// user (GroupArticlesFor, ThreadFor...), as one result of their hooks.
-type view[T any] struct {
-	list  []T
-	votes []VoteType
 }
 
 // maxRank bounds the ranks a page may start at; no sorted set holds more.

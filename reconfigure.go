@@ -36,11 +36,10 @@ func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
 	}
 	const op = "recorded"
 	text, err := again(ctx, s.pool, func() (string, error) {
-		c, err := getConn(ctx, s.pool, s.keys.seq)
+		c, err := s.conn(ctx, s.pool)
 		if err != nil {
 			return "", err
 		}
-		c = s.counted(ctx, c)
 		defer c.Close()
 		return redis.String(do(ctx, c, "GET", []interface{}{s.keys.record}))
 	})

@@ -134,18 +134,7 @@ func parseRowsFor(rest []interface{}, user string) ([]Article, []VoteType, error
 		list, err := parseArticles(rest)
 		return list, nil, err
 	}
-	if len(rest)%rowFields != 1 {
-		return nil, nil, fmt.Errorf("reply of %d fields is not rows and their votes", len(rest))
-	}
-	list, err := parseArticles(rest[:len(rest)-1])
-	if err != nil {
-		return nil, nil, err
-	}
-	votes, _, err := parseVotes(rest[len(rest)-1:], len(list))
-	if err != nil {
-		return nil, nil, err
-	}
-	return list, votes, nil
+	return parseWithVotes(rest, rowFields, parseArticles)
 }
 
 func parseArticle(row []interface{}, a *Article) error {
@@ -288,6 +277,24 @@ func scan(status int64, rest []interface{}, dest ...interface{}) error {
 // parseStrings decodes the rest of a reply that is a list of strings.
 func parseStrings(rest []interface{}) ([]string, error) {
 	return redis.Strings(rest, nil)
+}
+
+// parseWithVotes parses rows of width fields each, which parse reads,
+// then the user's vote on each, one byte a row (lib/record.lua
+// withVotes, lib/tree.lua's rows).
+func parseWithVotes[T any](rest []interface{}, width int, parse func(rows []interface{}) ([]T, error)) ([]T, []VoteType, error) {
+	if len(rest)%width != 1 {
+		return nil, nil, fmt.Errorf("reply of %d fields is not rows and their votes", len(rest))
+	}
+	list, err := parse(rest[:len(rest)-1])
+	if err != nil {
+		return nil, nil, err
+	}
+	votes, _, err := parseVotes(rest[len(rest)-1:], len(list))
+	if err != nil {
+		return nil, nil, err
+	}
+	return list, votes, nil
 }
 
 // parseRetry decodes the rest of a RATE_LIMITED reply, {milliseconds},

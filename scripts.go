@@ -80,6 +80,30 @@ var (
 	restoreLua string
 	//go:embed lua/restore_comments.lua
 	restoreCommentsLua string
+
+	// The scripts of comments (comments.go).
+	//go:embed lua/comment.lua
+	commentLua string
+	//go:embed lua/comment_vote.lua
+	commentVoteLua string
+	//go:embed lua/thread.lua
+	threadLua string
+	//go:embed lua/comments.lua
+	commentsLua string
+	//go:embed lua/comment_votes.lua
+	commentVotesLua string
+	//go:embed lua/comment_edit.lua
+	commentEditLua string
+	//go:embed lua/comment_delete.lua
+	commentDeleteLua string
+	//go:embed lua/user_comments.lua
+	userCommentsLua string
+
+	// The scripts of a store with a read pool (WithReadPool, replica.go).
+	//go:embed lua/group_read.lua
+	groupReadLua string
+	//go:embed lua/group_renew.lua
+	groupRenewLua string
 )
 
 // script is one of the store's scripts: a function of the store's
@@ -276,6 +300,8 @@ func readLib(fsys embed.FS, files []string) string {
 // ones they use.
 var libLuaParts = libParts(libLua)
 
+// The store's scripts, in the order of the library (registry), after
+// those of moderation.go, which keeps its own beside its methods.
 var (
 	postScript            = newScript("post", postLua)
 	voteScript            = newScript("vote", voteLua)
@@ -303,46 +329,16 @@ var (
 	rulesSetScript        = newScript("rules_set", rulesSetLua)
 	restoreScript         = newScript("restore", restoreLua)
 	restoreCommentsScript = newScript("restore_comments", restoreCommentsLua)
-)
-
-// The scripts of comments (comments.go).
-var (
-	//go:embed lua/comment.lua
-	commentLua string
-	//go:embed lua/comment_vote.lua
-	commentVoteLua string
-	//go:embed lua/thread.lua
-	threadLua string
-	//go:embed lua/comments.lua
-	commentsLua string
-	//go:embed lua/comment_votes.lua
-	commentVotesLua string
-	//go:embed lua/comment_edit.lua
-	commentEditLua string
-	//go:embed lua/comment_delete.lua
-	commentDeleteLua string
-	//go:embed lua/user_comments.lua
-	userCommentsLua string
-
-	commentScript       = newScript("comment", commentLua)
-	commentVoteScript   = newScript("comment_vote", commentVoteLua)
-	threadScript        = newScript("thread", threadLua)
-	commentsScript      = newScript("comments", commentsLua)
-	commentVotesScript  = newScript("comment_votes", commentVotesLua)
-	commentEditScript   = newScript("comment_edit", commentEditLua)
-	commentDeleteScript = newScript("comment_delete", commentDeleteLua)
-	userCommentsScript  = newScript("user_comments", userCommentsLua)
-)
-
-// The scripts of a store with a read pool (WithReadPool, replica.go).
-var (
-	//go:embed lua/group_read.lua
-	groupReadLua string
-	//go:embed lua/group_renew.lua
-	groupRenewLua string
-
-	groupReadScript  = newScript("group_read", groupReadLua)
-	groupRenewScript = newScript("group_renew", groupRenewLua)
+	commentScript         = newScript("comment", commentLua)
+	commentVoteScript     = newScript("comment_vote", commentVoteLua)
+	threadScript          = newScript("thread", threadLua)
+	commentsScript        = newScript("comments", commentsLua)
+	commentVotesScript    = newScript("comment_votes", commentVotesLua)
+	commentEditScript     = newScript("comment_edit", commentEditLua)
+	commentDeleteScript   = newScript("comment_delete", commentDeleteLua)
+	userCommentsScript    = newScript("user_comments", userCommentsLua)
+	groupReadScript       = newScript("group_read", groupReadLua)
+	groupRenewScript      = newScript("group_renew", groupRenewLua)
 )
 
 // compactLua drops the lines of src that are blank or only a comment.

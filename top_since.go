@@ -50,12 +50,9 @@ func (s *Store) TopSince(ctx context.Context, d time.Duration, page int) ([]Arti
 // [ErrInvalidArgument], as do the periods and pages TopSince refuses.
 func (s *Store) TopSinceFor(ctx context.Context, user string, d time.Duration, page int) ([]Article, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "TopSinceFor", Page: page, HasPage: true},
-			func(ctx context.Context) (view[Article], error) {
-				list, votes, err := s.TopSinceFor(ctx, user, d, page)
-				return view[Article]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "TopSinceFor", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, []VoteType, error) {
+			return s.TopSinceFor(ctx, user, d, page)
+		})
 	}
 	const op = "top since for"
 	if err := checkName("user", user); err != nil {

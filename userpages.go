@@ -35,12 +35,9 @@ func (s *Store) Submitted(ctx context.Context, user string, page int) ([]Article
 // Submitted refuses.
 func (s *Store) SubmittedFor(ctx context.Context, user, poster string, page int) ([]Article, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "SubmittedFor", Page: page, HasPage: true},
-			func(ctx context.Context) (view[Article], error) {
-				list, votes, err := s.SubmittedFor(ctx, user, poster, page)
-				return view[Article]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "SubmittedFor", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, []VoteType, error) {
+			return s.SubmittedFor(ctx, user, poster, page)
+		})
 	}
 	const op = "submitted for"
 	if err := checkName("user", user); err != nil {
@@ -80,12 +77,9 @@ func (s *Store) Upvoted(ctx context.Context, user string, page int) ([]Article, 
 // does what Upvoted refuses.
 func (s *Store) UpvotedFor(ctx context.Context, user, voter string, page int) ([]Article, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "UpvotedFor", Page: page, HasPage: true},
-			func(ctx context.Context) (view[Article], error) {
-				list, votes, err := s.UpvotedFor(ctx, user, voter, page)
-				return view[Article]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "UpvotedFor", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, []VoteType, error) {
+			return s.UpvotedFor(ctx, user, voter, page)
+		})
 	}
 	const op = "upvoted for"
 	if err := checkName("user", user); err != nil {

@@ -177,11 +177,10 @@ func (s *Store) readVotes(ctx context.Context, op, user string, ids []string) ([
 // readVotesOn is readVotes on a connection of pool (replica: the read
 // pool's).
 func (s *Store) readVotesOn(ctx context.Context, pool Pool, replica bool, op, user string, ids []string) ([]VoteType, error) {
-	c, err := getConn(ctx, pool, s.keys.seq)
+	c, err := s.conn(ctx, pool)
 	if err != nil {
 		return nil, opErr(op, err)
 	}
-	c = s.counted(ctx, c)
 	defer c.Close()
 	if err := c.Send("GET", s.keys.record); err != nil {
 		// A connection that cannot pipeline (redisc's RetryConn refuses
