@@ -72,6 +72,31 @@ func (s *Store) evalRoom(ctx context.Context, sc script, keysAndArgs []interface
 	}
 }
 
+// liveConn takes a connection from pool, as getConn does, that has just
+// answered a PING: one the server had closed fails it, having run
+// nothing, and liveConn takes another (idleLeft). It is the connection of
+// the calls that must not run twice (script.once), at the cost of the
+// PING's round trip.
+func (s *Store) liveConn(ctx context.Context, pool Pool) (redis.Conn, error) {
+	last := false
+	for tries := 1; ; tries++ {
+		c, err := s.conn(ctx, pool)
+		if err != nil {
+			return nil, err
+		}
+		// An error reply (an ACL without PING, LOADING) is an answer too:
+		// the call meets what the server has to say.
+		if _, err = do(ctx, c, "PING", nil); err == nil || isRedisError(err) {
+			return c, nil
+		}
+		c.Close()
+		if !dropped(ctx, err) || last {
+			return nil, err
+		}
+		last = !idleLeft(pool, tries)
+	}
+}
+
 // run runs sc on c: with the store's waits after it (execWait, of
 // keysAndArgs), or without (exec, of args, the call laid out).
 func (s *Store) run(ctx context.Context, c redis.Conn, sc script, replica, wait bool, keysAndArgs, args []interface{}) (interface{}, error) {

@@ -297,6 +297,37 @@ func parseWithVotes[T any](rest []interface{}, width int, parse func(rows []inte
 	return list, votes, nil
 }
 
+// parseVotes parses votes.lua's reply, {votes}: one byte per id, the
+// vote ('+', '-', '0') or what stands in its place ('n' not found, 'c' a
+// corrupt voter record), into the votes and each one's status.
+func parseVotes(rest []interface{}, n int) ([]VoteType, []int64, error) {
+	if len(rest) != 1 {
+		return nil, nil, fmt.Errorf("votes reply of %d fields, want 2", len(rest)+1)
+	}
+	b, ok := rest[0].([]byte)
+	if !ok || len(b) != n {
+		return nil, nil, fmt.Errorf("votes reply %q for %d ids", rest[0], n)
+	}
+	votes := make([]VoteType, n)
+	status := make([]int64, n)
+	for i, c := range b {
+		switch c {
+		case '+':
+			votes[i] = Upvote
+		case '-':
+			votes[i] = Downvote
+		case '0':
+		case 'n':
+			status[i] = statusNotFound
+		case 'c':
+			status[i] = statusCorrupt
+		default:
+			return nil, nil, fmt.Errorf("vote %q in reply", c)
+		}
+	}
+	return votes, status, nil
+}
+
 // parseRetry decodes the rest of a RATE_LIMITED reply, {milliseconds},
 // into its error.
 func parseRetry(rest []interface{}) error {
