@@ -3,6 +3,7 @@ package voting
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -103,11 +104,10 @@ func (r textRules) sortBallots(ballots []Ballot) (results []BallotResult, valid 
 // replies are good and a wait fell short, it returns them with a
 // *waitError.
 func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, error) {
-	c, err := getConn(ctx, s.pool, s.keys.seq)
+	c, err := s.conn(ctx, s.pool)
 	if err != nil {
 		return nil, err
 	}
-	c = s.counted(ctx, c)
 	defer c.Close()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -178,6 +178,35 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 		return nil, fmt.Errorf("%d replies for %d ballots", len(replies), len(ballots))
 	}
 	return replies, waitErr
+}
+
+// voteBatchArgs lays out ballots, which are valid, for one vote_batch
+// script; rules are the vote rules (Store.voteBatchRules). KEYS[1]: the
+// score ordering. ARGV[1]: now (Unix seconds); ARGV[2..4]: as vote.lua's
+// ARGV[5..7]; ARGV[5..7]: the upvoted pages' prefix, the vote logs'
+// prefix and the vote events, or ""; ARGV[8..8+n]: rules; then id, user
+// and vote for each ballot.
+func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) []interface{} {
+	args := make([]interface{}, 0, 2+len(s.votePrefixes)+len(rules)+3*len(ballots))
+	args = append(args, s.votePrefixes[0], now)
+	args = append(args, s.votePrefixes[1:]...)
+	if !s.votesCarryPages() {
+		args = append(args, "", "", "") // vote_batch.lua's ARGV[5..7]: no upvoted pages, vote logs or events
+	}
+	args = append(args, rules...)
+	for _, b := range ballots {
+		args = append(args, b.ID, b.User, voteArg(b.Vote))
+	}
+	return args
+}
+
+// voteBatchRules returns vote_batch.lua's rule arguments at the time t:
+// how many follow, then the rules as vote.lua takes them.
+func (s *Store) voteBatchRules(t time.Time) []interface{} {
+	if s.rules.vote == nil {
+		return []interface{}{0}
+	}
+	return s.appendVoteRules([]interface{}{1 + len(s.rules.vote)}, t)
 }
 
 // ballotsPerScript is how many ballots one vote_batch script takes. Each

@@ -9,12 +9,12 @@ import (
 // The path every call of the store takes, below its operations: a
 // public method runs through the store's hooks where it has some
 // (observe, below; the types are hook.go's), checks its input
-// (validate.go) and lays out its script's arguments (scripts.go,
-// keys.go), then calls eval, call, read or readRows, which run the
+// (validate.go) and lays out its script's arguments (its builder,
+// beside it; keys.go), then calls eval, call, read or readRows, which run the
 // script on one pooled connection (conn.go), as a function of the
 // store's library or as a script (functions.go), with the store's waits
 // after it where it has them (functions.go execWait, durable.go), and
-// decode its reply (reply.go) into a result or the operation's error
+// decode its reply (reply.go's contract, its parser beside it) into a result or the operation's error
 // (errors.go). Nothing here calls back up into the operations but
 // observe, which runs the method's body it is given. VoteBatch alone
 // pipelines its scripts on one connection of its own (batch.go).
@@ -59,15 +59,39 @@ func (s *Store) evalRoom(ctx context.Context, sc script, keysAndArgs []interface
 	}
 	last := false
 	for tries := 1; ; tries++ {
-		c, err := getConn(ctx, pool, s.keys.seq)
+		c, err := s.conn(ctx, pool)
 		if err != nil {
 			return nil, err
 		}
-		c = s.counted(ctx, c)
 		reply, err := s.run(ctx, c, sc, replica, wait, keysAndArgs, args)
 		c.Close()
 		if !dropped(ctx, err) || last {
 			return reply, err
+		}
+		last = !idleLeft(pool, tries)
+	}
+}
+
+// liveConn takes a connection from pool, as getConn does, that has just
+// answered a PING: one the server had closed fails it, having run
+// nothing, and liveConn takes another (idleLeft). It is the connection of
+// the calls that must not run twice (script.once), at the cost of the
+// PING's round trip.
+func (s *Store) liveConn(ctx context.Context, pool Pool) (redis.Conn, error) {
+	last := false
+	for tries := 1; ; tries++ {
+		c, err := s.conn(ctx, pool)
+		if err != nil {
+			return nil, err
+		}
+		// An error reply (an ACL without PING, LOADING) is an answer too:
+		// the call meets what the server has to say.
+		if _, err = do(ctx, c, "PING", nil); err == nil || isRedisError(err) {
+			return c, nil
+		}
+		c.Close()
+		if !dropped(ctx, err) || last {
+			return nil, err
 		}
 		last = !idleLeft(pool, tries)
 	}
@@ -231,6 +255,40 @@ func observeErr(ctx context.Context, s *Store, call Call, run func(ctx context.C
 	return err
 }
 
+// view is the two results of ArticlesFor and the other reads for a
+// user (GroupArticlesFor, ThreadFor...), as one result of their hooks.
+type view[T any] struct {
+	list  []T
+	votes []VoteType
+}
+
+// observeView is observe for a read for a user, whose results are a
+// list and the user's vote on each.
+func observeView[T any](ctx context.Context, s *Store, call Call, run func(ctx context.Context) ([]T, []VoteType, error)) ([]T, []VoteType, error) {
+	r, err := observe(ctx, s, call, func(ctx context.Context) (view[T], error) {
+		list, votes, err := run(ctx)
+		return view[T]{list, votes}, err
+	})
+	return r.list, r.votes, err
+}
+
+// cursorPage is the two results of a paged read (VotesBy, Voters...),
+// as one result of their hooks.
+type cursorPage[T any] struct {
+	list []T
+	next string
+}
+
+// observePage is observe for a paged read, whose results are a list and
+// the cursor of the next page.
+func observePage[T any](ctx context.Context, s *Store, call Call, run func(ctx context.Context) ([]T, string, error)) ([]T, string, error) {
+	r, err := observe(ctx, s, call, func(ctx context.Context) (cursorPage[T], error) {
+		list, next, err := run(ctx)
+		return cursorPage[T]{list, next}, err
+	})
+	return r.list, r.next, err
+}
+
 // readByID is the body of a batch read by id (ArticlesByID,
 // CommentsByID): at most [MaxBatch] ids, of which read, under op, gets
 // the canonical ones, in their order; none of them gets an empty list
@@ -244,6 +302,17 @@ func readByID[T any](ctx context.Context, op string, ids []string, read func(ctx
 		return []T{}, nil
 	}
 	return read(ctx, op, valid)
+}
+
+// conn takes a connection from pool for the store's slot (getConn),
+// counted into the call ctx carries (counted): every connection the
+// store uses.
+func (s *Store) conn(ctx context.Context, pool Pool) (redis.Conn, error) {
+	c, err := getConn(ctx, pool, s.keys.seq)
+	if err != nil {
+		return nil, err
+	}
+	return s.counted(ctx, c), nil
 }
 
 // counted returns c, counting its round trips into the call ctx

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -70,6 +71,32 @@ func (s *Store) Comment(ctx context.Context, articleID, parentID, poster, body s
 	return Comment{}, statusErr(op, status, articleID)
 }
 
+// commentArgs lays out comment.lua's arguments: the comment, the store's
+// window, weight and comment orderings, the key prefixes, and the
+// comment interval (WithCommentInterval) at the time t: the poster's
+// last-comment key, the rules record and the store's words. KEYS[1..2]:
+// the comment id counter, the live comment counts. ARGV[1..4]: article,
+// parent, poster, body; ARGV[5..9]: now, window, weight, orderings,
+// MaxCommentDepth; ARGV[10..15]: the prefixes of articles, voter records,
+// comments, threads, replies, comment voter records; ARGV[16]: the
+// commented pages' prefix, or ""; ARGV[17..18]: now in ms, the
+// last-comment key or ""; ARGV[19..20]: the rules record, the store's
+// words.
+func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []interface{} {
+	k := s.keys
+	commented, last := "", ""
+	if s.userPages {
+		commented = k.commented
+	}
+	if s.rules.commentInterval {
+		last = k.lastCommentKey(poster)
+	}
+	return []interface{}{k.cseq, k.comments,
+		aid, parent, poster, body, t.Unix(), s.window, s.weight, s.commentOrderings, MaxCommentDepth,
+		k.article, k.voted, k.comment, k.thread, k.kids, k.cvoted, commented,
+		t.UnixMilli(), last, k.rules, s.rules.want}
+}
+
 // VoteComment records user's vote v on the comment, exactly as Vote
 // does on an article: [Upvote], [Downvote], or [CancelVote] to take it
 // back ([NoVote], the zero value, gets [ErrInvalidVote]); it
@@ -100,6 +127,21 @@ func (s *Store) VoteComment(ctx context.Context, user, commentID string, v VoteT
 	r, err := voteReply(op, commentID, reply, err, commentNotFound)
 	r.Score = 0 // the script's score field holds the points, which r.Points has
 	return r, err
+}
+
+// commentVoteArgs lays out comment_vote.lua's arguments before the vote
+// rules (appendVoteRules). KEYS[1]: the comment. ARGV[1..4]: id, user,
+// the vote (voteArg), now (Unix seconds); ARGV[5..7]: the prefixes of
+// comments, comment voter records, replies; ARGV[8..9]: the vote logs'
+// prefix and the vote events, or "".
+func (s *Store) commentVoteArgs(user, id string, v VoteType, now int64) []interface{} {
+	k := s.keys
+	args := make([]interface{}, 0, 10+1+len(s.rules.vote))
+	log := ""
+	if s.voteLog {
+		log = k.userVotes
+	}
+	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids, log, s.events)
 }
 
 // Thread returns the article's comments as a tree, flattened in display
@@ -136,12 +178,9 @@ func (s *Store) Thread(ctx context.Context, articleID string, order Order, limit
 // limits and orders Thread refuses; an unknown article, [ErrNotFound].
 func (s *Store) ThreadFor(ctx context.Context, user, articleID string, order Order, limit int) ([]ThreadComment, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "ThreadFor", Order: order, HasOrder: true},
-			func(ctx context.Context) (view[ThreadComment], error) {
-				list, votes, err := s.ThreadFor(ctx, user, articleID, order, limit)
-				return view[ThreadComment]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "ThreadFor", Order: order, HasOrder: true}, func(ctx context.Context) ([]ThreadComment, []VoteType, error) {
+			return s.ThreadFor(ctx, user, articleID, order, limit)
+		})
 	}
 	const op = "thread for"
 	if err := checkName("user", user); err != nil {
@@ -171,12 +210,9 @@ func (s *Store) Replies(ctx context.Context, commentID string, order Order, limi
 // [ErrNotFound].
 func (s *Store) RepliesFor(ctx context.Context, user, commentID string, order Order, limit int) ([]ThreadComment, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "RepliesFor", Order: order, HasOrder: true},
-			func(ctx context.Context) (view[ThreadComment], error) {
-				list, votes, err := s.RepliesFor(ctx, user, commentID, order, limit)
-				return view[ThreadComment]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "RepliesFor", Order: order, HasOrder: true}, func(ctx context.Context) ([]ThreadComment, []VoteType, error) {
+			return s.RepliesFor(ctx, user, commentID, order, limit)
+		})
 	}
 	const op = "replies for"
 	if err := checkName("user", user); err != nil {
@@ -231,18 +267,38 @@ func (s *Store) thread(ctx context.Context, op, user, kind, id string, order Ord
 	return list, votes, nil
 }
 
+// threadArgs lays out thread.lua's arguments: the root, an article
+// (kind "a") or a comment ("c"), and the ordering of order. KEYS[1]: the
+// root's record. ARGV[1..4]: kind, id, the ordering, desc; ARGV[5..6]:
+// limit, MaxThreadDepth; ARGV[7..9]: the prefixes of comments, replies,
+// threads.
+func (s *Store) threadArgs(kind, id string, order Order, limit int) []interface{} {
+	k := s.keys
+	root := k.articleKey(id)
+	if kind == "c" {
+		root = k.commentKey(id)
+	}
+	name, desc := order.ordering()
+	return []interface{}{root, kind, id, name, flag(desc), limit, MaxThreadDepth, k.comment, k.kids, k.thread}
+}
+
+// threadForArgs lays out thread.lua's arguments with user, whose votes
+// its reply then carries after the rows (ThreadFor, RepliesFor): ARGV[10..11],
+// the comment voter records' prefix and the user; a plain read (user "")
+// sends threadArgs's alone.
+func (s *Store) threadForArgs(user, kind, id string, order Order, limit int) []interface{} {
+	args := s.threadArgs(kind, id, order, limit)
+	if user == "" {
+		return args
+	}
+	return append(args, s.keys.cvoted, user)
+}
+
 // parseThreadFor parses thread.lua's reply with a user's votes: the
 // rows, in the order taken, then a vote a row in that order. It returns
 // the comments in display order (displayOrder), each with its vote.
 func parseThreadFor(rest []interface{}) ([]ThreadComment, []VoteType, error) {
-	if len(rest)%3 != 1 {
-		return nil, nil, fmt.Errorf("thread reply of %d fields is not rows and their votes", len(rest))
-	}
-	list, err := parseComments(rest[:len(rest)-1])
-	if err != nil {
-		return nil, nil, err
-	}
-	taken, _, err := parseVotes(rest[len(rest)-1:], len(list))
+	list, taken, err := parseWithVotes(rest, 3, parseComments)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -256,6 +312,46 @@ func parseThreadFor(rest []interface{}) ([]ThreadComment, []VoteType, error) {
 		votes[i] = of[c.ID]
 	}
 	return list, votes, nil
+}
+
+// parseComments parses rows of comments, {id, depth, record}... each
+// (lua/lib/tree.lua appendRow).
+func parseComments(rows []interface{}) ([]ThreadComment, error) {
+	if len(rows)%3 != 0 {
+		return nil, fmt.Errorf("reply of %d fields, not rows of 3", len(rows))
+	}
+	list := make([]ThreadComment, len(rows)/3)
+	for i := range list {
+		var f [3]string
+		for j := range f {
+			b, ok := rows[3*i+j].([]byte)
+			if !ok {
+				return nil, fmt.Errorf("comment row %d: unexpected %T", i, rows[3*i+j])
+			}
+			f[j] = string(b)
+		}
+		depth, err := strconv.Atoi(f[1])
+		if err != nil {
+			return nil, fmt.Errorf("comment %q depth: %w", f[0], err)
+		}
+		if err := parseCommentRecord(f[2], &list[i].Comment); err != nil {
+			return nil, fmt.Errorf("comment %q: %w", f[0], err)
+		}
+		list[i].ID, list[i].Depth = f[0], depth
+	}
+	return list, nil
+}
+
+// parseOneComment parses a reply of one comment row.
+func parseOneComment(rest []interface{}) (ThreadComment, error) {
+	list, err := parseComments(rest)
+	if err != nil {
+		return ThreadComment{}, err
+	}
+	if len(list) != 1 {
+		return ThreadComment{}, fmt.Errorf("reply of %d comments, want 1", len(list))
+	}
+	return list[0], nil
 }
 
 // CommentsByID returns the comments with the given ids, in the order of
@@ -275,6 +371,14 @@ func (s *Store) comments(ctx context.Context, op string, ids []string) ([]Commen
 		return nil, err
 	}
 	return plainComments(op, rest)
+}
+
+// commentsArgs lays out comments.lua's arguments. KEYS[1]: the comment
+// id counter (the store's slot). ARGV[1]: the comments' prefix;
+// ARGV[2..]: the ids.
+func (s *Store) commentsArgs(ids []string) []interface{} {
+	args := make([]interface{}, 0, 2+len(ids))
+	return appendStrings(append(args, s.keys.cseq, s.keys.comment), ids)
 }
 
 // CommentVotesOf returns user's vote on each of the comments ids, in one
@@ -302,6 +406,14 @@ func (s *Store) commentVotes(ctx context.Context, op, user string, ids []string)
 		return nil, opErr(op, err)
 	}
 	return votes, nil
+}
+
+// commentVotesArgs lays out comment_votes.lua's arguments. KEYS[1]: the
+// comment id counter (the store's slot). ARGV[1..3]: the user, the
+// prefixes of comments and comment voter records; ARGV[4..]: the ids.
+func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
+	args := make([]interface{}, 0, 4+len(ids))
+	return appendStrings(append(args, s.keys.cseq, user, s.keys.comment, s.keys.cvoted), ids)
 }
 
 // EditComment changes the body of the comment, for its poster until the
@@ -333,6 +445,13 @@ func (s *Store) EditComment(ctx context.Context, commentID, user, body string) (
 		return Comment{}, s.editRefused(op, "comment", commentID, user)
 	}
 	return Comment{}, statusErr(op, status, commentID)
+}
+
+// commentEditArgs lays out comment_edit.lua's arguments. KEYS[1]: the
+// comment. ARGV[1..4]: id, user, body, now in ms; ARGV[5..6]: the rules
+// record and the store's words; ARGV[7]: the comments' prefix.
+func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{} {
+	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.keys.rules, s.rules.want, s.keys.comment}
 }
 
 // DeleteComment deletes the comment. A comment without replies is
@@ -380,6 +499,22 @@ func (s *Store) DeleteComment(ctx context.Context, commentID string) error {
 	}
 }
 
+// commentDeleteArgs lays out comment_delete.lua's arguments. KEYS[1..2]:
+// the comment (for an id of "", the set of removals left, which it goes
+// on with) and the live comment counts. ARGV[1]: the id; ARGV[2..4]: the
+// prefixes of comments, threads, replies; ARGV[5]: the commented pages'
+// prefix, passed whether or not the store keeps pages, as lifecycleKeys
+// passes the submitted pages'; ARGV[6]: the removals left; ARGV[7..8]:
+// ancestorStep, ancestorWalk.
+func (s *Store) commentDeleteArgs(id string) []interface{} {
+	k := s.keys
+	key := k.removing
+	if id != "" {
+		key = k.commentKey(id)
+	}
+	return []interface{}{key, k.comments, id, k.comment, k.thread, k.kids, k.commented, k.removing, ancestorStep, ancestorWalk}
+}
+
 // UserComments returns page (1-based) of user's comments, newest first
 // (by post time, ties by id, highest first), in one round trip: the
 // latest [MaxUserPageEntries] comments the user made with
@@ -405,6 +540,13 @@ func (s *Store) UserComments(ctx context.Context, user string, page int) ([]Comm
 		return nil, err
 	}
 	return plainComments(op, rest)
+}
+
+// userCommentsArgs lays out user_comments.lua's arguments. KEYS[1]: the
+// user's comments page. ARGV[1]: the comments' prefix; ARGV[2..3]: the
+// live entries skipped, the page size.
+func (s *Store) userCommentsArgs(user string, start int) []interface{} {
+	return []interface{}{s.keys.commentedKey(user), s.keys.comment, start, s.pageSize}
 }
 
 // writeComment runs sc, a script that writes a comment and replies

@@ -132,32 +132,6 @@ func again[T any](ctx context.Context, pool Pool, f func() (T, error)) (T, error
 	}
 }
 
-// liveConn takes a connection from pool, as getConn does, that has just
-// answered a PING: one the server had closed fails it, having run
-// nothing, and liveConn takes another (idleLeft). It is the connection of
-// the calls that must not run twice (script.once), at the cost of the
-// PING's round trip.
-func (s *Store) liveConn(ctx context.Context, pool Pool) (redis.Conn, error) {
-	last := false
-	for tries := 1; ; tries++ {
-		c, err := getConn(ctx, pool, s.keys.seq)
-		if err != nil {
-			return nil, err
-		}
-		c = s.counted(ctx, c)
-		// An error reply (an ACL without PING, LOADING) is an answer too:
-		// the call meets what the server has to say.
-		if _, err = do(ctx, c, "PING", nil); err == nil || isRedisError(err) {
-			return c, nil
-		}
-		c.Close()
-		if !dropped(ctx, err) || last {
-			return nil, err
-		}
-		last = !idleLeft(pool, tries)
-	}
-}
-
 // unknownOutcome returns err, the error of a call that must not run twice
 // (script.once) sent on a live connection, wrapped in ErrUnknownOutcome
 // where the call may have run: where it is not an error reply of the

@@ -16,11 +16,38 @@ import (
 // would land on another. A store without them takes none of these paths:
 // eval tests one length.
 //
-// The options and their values are options.go's (WithWaitReplicas,
-// WithWaitAOF, durabilityConfig). Here are the waits a store sends, how
-// their replies are judged and the error of one that fell short; the
-// sending, pipelined after a script or a batch, is functions.go's
-// (execWait, sendWaits, receiveWaits).
+// The options are options.go's (WithWaitReplicas, WithWaitAOF); their
+// values and their checks are here (durabilityConfig), with the waits a
+// store sends, how their replies are judged and the error of one that
+// fell short; the sending, pipelined after a script or a batch, is
+// functions.go's (execWait, sendWaits, receiveWaits).
+
+// durabilityConfig holds WithWaitReplicas's and WithWaitAOF's values.
+type durabilityConfig struct {
+	waitReplicas, waitAOF bool
+	replicas              int
+	replicasTimeout       time.Duration
+	aofLocal, aofReplicas int
+	aofTimeout            time.Duration
+}
+
+func (c *durabilityConfig) validate() error {
+	switch {
+	case c.waitReplicas && c.replicas < 1:
+		return fmt.Errorf("%w: replicas to wait for %d is below 1", ErrInvalidArgument, c.replicas)
+	case c.waitReplicas && c.replicasTimeout < time.Millisecond:
+		return fmt.Errorf("%w: replica wait timeout %v is under one millisecond", ErrInvalidArgument, c.replicasTimeout)
+	case c.waitAOF && (c.aofLocal < 0 || c.aofLocal > 1):
+		return fmt.Errorf("%w: local AOF to wait for %d is not 0 or 1", ErrInvalidArgument, c.aofLocal)
+	case c.waitAOF && c.aofReplicas < 0:
+		return fmt.Errorf("%w: replica AOFs to wait for %d is below 0", ErrInvalidArgument, c.aofReplicas)
+	case c.waitAOF && c.aofLocal == 0 && c.aofReplicas == 0:
+		return fmt.Errorf("%w: WithWaitAOF waits for no AOF", ErrInvalidArgument)
+	case c.waitAOF && c.aofTimeout < time.Millisecond:
+		return fmt.Errorf("%w: AOF wait timeout %v is under one millisecond", ErrInvalidArgument, c.aofTimeout)
+	}
+	return nil
+}
 
 // commands returns the waits the store sends after each script that
 // writes, in order; nil for none.

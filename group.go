@@ -23,6 +23,18 @@ func (s *Store) AddToGroups(ctx context.Context, id string, groups ...string) er
 	return s.changeGroups(ctx, "add to groups", groupAddScript, s.groupAddArgs, id, groups, s.text.name)
 }
 
+// groupAddArgs lays out group_add.lua's arguments. KEYS[1]: the score
+// ordering (the store's slot). ARGV[1..2]: the id, MaxArticleGroups;
+// ARGV[3..8]: the prefixes of articles, an article's groups, groups, the
+// other orderings, group caches, voter records; ARGV[9..]: the groups.
+func (s *Store) groupAddArgs(id string, groups []string) []interface{} {
+	k := s.keys
+	args := make([]interface{}, 0, 9+len(groups))
+	args = append(args, k.orderingKey("score"), id, MaxArticleGroups,
+		k.article, k.groupsOf, k.group, k.by, k.cache, k.voted)
+	return appendStrings(args, groups)
+}
+
 // RemoveFromGroups removes the article from each of groups, and from their
 // cached pages at once, so it never shows in those groups' pages again.
 // Removing it from a group it is not in changes nothing. An unknown
@@ -33,6 +45,17 @@ func (s *Store) RemoveFromGroups(ctx context.Context, id string, groups ...strin
 		return observeErr(ctx, s, Call{Op: "RemoveFromGroups", Count: len(groups)}, func(ctx context.Context) error { return s.RemoveFromGroups(ctx, id, groups...) })
 	}
 	return s.changeGroups(ctx, "remove from groups", groupRemoveScript, s.groupRemoveArgs, id, groups, checkName)
+}
+
+// groupRemoveArgs lays out group_remove.lua's arguments. KEYS[1]: the
+// score ordering (the store's slot). ARGV[1]: the id; ARGV[2..6]: the
+// prefixes of articles, an article's groups, groups, group caches, voter
+// records; ARGV[7..]: the groups.
+func (s *Store) groupRemoveArgs(id string, groups []string) []interface{} {
+	k := s.keys
+	args := make([]interface{}, 0, 7+len(groups))
+	args = append(args, k.orderingKey("score"), id, k.article, k.groupsOf, k.group, k.cache, k.voted)
+	return appendStrings(args, groups)
 }
 
 // changeGroups validates a change of the article's groups, each name with
@@ -100,6 +123,12 @@ func (s *Store) groups(ctx context.Context, op, id string) ([]string, error) {
 	return groups, nil
 }
 
+// groupsArgs lays out groups.lua's arguments. KEYS[1..2]: the article
+// and its groups.
+func (s *Store) groupsArgs(id string) []interface{} {
+	return []interface{}{s.keys.articleKey(id), s.keys.groupsOfKey(id)}
+}
+
 // GroupArticles returns page (1-based) of the articles in group, in the
 // given order, with every article's fields. A warm group page is exactly
 // the page of Articles restricted to the group's members, and costs one
@@ -149,12 +178,9 @@ func (s *Store) GroupArticles(ctx context.Context, group string, order Order, pa
 // GroupArticles refuses.
 func (s *Store) GroupArticlesFor(ctx context.Context, user, group string, order Order, page int) ([]Article, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "GroupArticlesFor", Group: group, Order: order, HasOrder: true, Page: page, HasPage: true},
-			func(ctx context.Context) (view[Article], error) {
-				list, votes, err := s.GroupArticlesFor(ctx, user, group, order, page)
-				return view[Article]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "GroupArticlesFor", Group: group, Order: order, HasOrder: true, Page: page, HasPage: true}, func(ctx context.Context) ([]Article, []VoteType, error) {
+			return s.GroupArticlesFor(ctx, user, group, order, page)
+		})
 	}
 	const op = "group articles for"
 	if err := checkName("user", user); err != nil {
@@ -190,6 +216,19 @@ func (s *Store) groupArticles(ctx context.Context, op, user, group string, order
 			return list, votes, err
 		}
 	}
+}
+
+// groupPageArgs lays out a group page's script, with the work of one
+// call's build step and walk (buildStep and walkStep but in tests).
+// KEYS[1..3]: the group, its cache in the ordering of o, that ordering.
+// ARGV[1]: the articles' prefix; ARGV[2..4]: start, stop, desc; ARGV[5]:
+// the cache's TTL in ms; ARGV[6..7]: the build step, the walk;
+// ARGV[8..9]: the viewer (withViewer).
+func (s *Store) groupPageArgs(group string, o Order, start, stop int64) []interface{} {
+	name, desc := o.ordering()
+	k := s.keys
+	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.orderingKey(name),
+		k.article, start, stop, flag(desc), s.cacheTTL, s.step, s.walk}
 }
 
 // GroupCount returns the number of articles in group; an empty or unknown

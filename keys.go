@@ -132,7 +132,7 @@ func (k keys) topBucketKey(size, n int64) string {
 
 // votePrefixes returns the score key and the key prefixes that vote.lua
 // and vote_batch.lua take, in their order, boxed: the store keeps them
-// for every vote (scripts.go voteArgs). The prefixes that only a vote on
+// for every vote (vote.go voteArgs). The prefixes that only a vote on
 // an article in groups or optional orders uses (its groups, the
 // orderings, the group caches and the TopSince buckets) go as one
 // argument, newline-separated (a prefix has no newline, checkPrefix),

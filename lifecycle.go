@@ -3,7 +3,64 @@ package voting
 import (
 	"context"
 	"time"
+
+	"github.com/gomodule/redigo/redis"
 )
+
+// Delete removes the article and every trace of it, in one atomic step:
+// its fields, its place in every ordering and cached group page, its
+// voter records, its group memberships, its link and its entry on its
+// poster's submitted page ([WithUserPages]); the upvoted pages of its
+// voters drop it when next read. Afterwards the article is not found
+// anywhere; deleting it again gets [ErrNotFound].
+// The karma its votes earned or cost ([WithKarma]) stays: taking it back
+// would need the article's voter list, which may be huge or expired.
+//
+// An article with comments loses them first, 200 a round trip, one
+// short script each, and the last step removes the article: Delete of
+// an article with n comments takes 1 + n/200 round trips (docs/OPERATIONS.md,
+// "Deleting comments and articles"). Until the last, the article and the
+// comments not yet removed are read as before, and an error leaves the
+// article with the rest: call Delete again to go on.
+func (s *Store) Delete(ctx context.Context, id string) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "Delete"}, func(ctx context.Context) error { return s.Delete(ctx, id) })
+	}
+	const op = "delete"
+	if !canonicalID(id) {
+		return notFound(op, id)
+	}
+	for {
+		rest, err := s.call(ctx, op, deleteScript, id, s.deleteArgs(id))
+		var more int64
+		if len(rest) == 1 {
+			more, _ = redis.Int64(rest[0], nil)
+		}
+		if err != nil || more == 0 {
+			return err
+		}
+	}
+}
+
+// lifecycleKeys are the key prefixes delete.lua (ARGV[2..15]) and
+// prune.lua (ARGV[4..17]) take: articles, voter records, an article's
+// groups, groups, orderings by name, group caches, TopSince buckets,
+// links, submitted pages, comments, threads, replies, comment voter
+// records, the live comment counts; then the comments a step of theirs
+// removes (purgeStep). The submitted pages' is passed whether or not the
+// store keeps pages: a delete unlists the article however it was posted.
+func (s *Store) lifecycleKeys() []interface{} {
+	k := s.keys
+	return []interface{}{k.article, k.voted, k.groupsOf, k.group, k.by, k.cache, k.topBucket, k.link,
+		k.submitted, k.comment, k.thread, k.kids, k.cvoted, k.comments, purgeStep}
+}
+
+// deleteArgs lays out delete.lua's arguments. KEYS[1]: the score
+// ordering (the store's slot). ARGV[1]: the id; ARGV[2..16]:
+// lifecycleKeys.
+func (s *Store) deleteArgs(id string) []interface{} {
+	return append([]interface{}{s.keys.orderingKey("score"), id}, s.lifecycleKeys()...)
+}
 
 // Prune deletes every article posted before before, with every trace
 // Delete removes, and returns how many it deleted. It works in steps of
@@ -41,6 +98,14 @@ func (s *Store) Prune(ctx context.Context, before time.Time) (int, error) {
 	}
 }
 
+// pruneArgs lays out prune.lua's arguments. KEYS[1]: the time ordering.
+// ARGV[1]: the last post time pruned; ARGV[2..3]: the most articles a
+// step deletes and its budget of group memberships; ARGV[4..18]:
+// lifecycleKeys.
+func (s *Store) pruneArgs(last int64) []interface{} {
+	return append([]interface{}{s.keys.orderingKey("time"), last, pruneStep, pruneWork}, s.lifecycleKeys()...)
+}
+
 // Drop removes every key of the store, and no other: the articles, the
 // orderings, the groups, the caches, the id counter, and the users'
 // pages, karma and rule keys (vote logs, last posts, link claims). The
@@ -66,4 +131,11 @@ func (s *Store) Drop(ctx context.Context) error {
 			return replicationErr(op, late)
 		}
 	}
+}
+
+// dropArgs lays out drop.lua's arguments. KEYS[1]: the id counter (the
+// store's slot). ARGV[1]: the SCAN cursor; ARGV[2]: the store's key
+// pattern; ARGV[3]: the SCAN COUNT.
+func (s *Store) dropArgs(cursor string) []interface{} {
+	return []interface{}{s.keys.seq, cursor, s.keys.pattern(), dropStep}
 }

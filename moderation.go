@@ -67,11 +67,9 @@ var errNoVoteLog = fmt.Errorf("%w: the store keeps no vote log (WithVoteLog)", E
 // [ErrInvalidArgument].
 func (s *Store) VotesBy(ctx context.Context, user, cursor string, limit int) ([]UserVote, string, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "VotesBy"}, func(ctx context.Context) (cursorPage[UserVote], error) {
-			list, next, err := s.VotesBy(ctx, user, cursor, limit)
-			return cursorPage[UserVote]{list, next}, err
+		return observePage(ctx, s, Call{Op: "VotesBy"}, func(ctx context.Context) ([]UserVote, string, error) {
+			return s.VotesBy(ctx, user, cursor, limit)
 		})
-		return r.list, r.next, err
 	}
 	const op = "votes by"
 	if !s.voteLog {
@@ -102,13 +100,6 @@ func (s *Store) VotesBy(ctx context.Context, user, cursor string, limit int) ([]
 		return nil, "", opErr(op, err)
 	}
 	return list, next, nil
-}
-
-// cursorPage is the two results of a paged read (VotesBy, Voters...),
-// as one result of their hooks.
-type cursorPage[T any] struct {
-	list []T
-	next string
 }
 
 // parseVotesBy reads votes_by.lua's reply: the next cursor's score and
@@ -154,20 +145,12 @@ func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 // returned [ErrInvalidArgument].
 func (s *Store) Voters(ctx context.Context, id, cursor string, limit int) ([]Voter, string, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "Voters"}, func(ctx context.Context) (cursorPage[Voter], error) {
-			list, next, err := s.Voters(ctx, id, cursor, limit)
-			return cursorPage[Voter]{list, next}, err
+		return observePage(ctx, s, Call{Op: "Voters"}, func(ctx context.Context) ([]Voter, string, error) {
+			return s.Voters(ctx, id, cursor, limit)
 		})
-		return r.list, r.next, err
 	}
 	const op = "voters"
-	if err := checkLimit(limit); err != nil {
-		return nil, "", opErr(op, err)
-	}
-	if !canonicalID(id) {
-		return nil, "", notFound(op, id)
-	}
-	scan, err := scanCursor(op, cursor)
+	scan, err := checkVoters(op, id, cursor, limit, notFound)
 	if err != nil {
 		return nil, "", err
 	}
@@ -187,20 +170,12 @@ func (s *Store) Voters(ctx context.Context, id, cursor string, limit int) ([]Vot
 // call returned [ErrInvalidArgument].
 func (s *Store) CommentVoters(ctx context.Context, id, cursor string, limit int) ([]Voter, string, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "CommentVoters"}, func(ctx context.Context) (cursorPage[Voter], error) {
-			list, next, err := s.CommentVoters(ctx, id, cursor, limit)
-			return cursorPage[Voter]{list, next}, err
+		return observePage(ctx, s, Call{Op: "CommentVoters"}, func(ctx context.Context) ([]Voter, string, error) {
+			return s.CommentVoters(ctx, id, cursor, limit)
 		})
-		return r.list, r.next, err
 	}
 	const op = "comment voters"
-	if err := checkLimit(limit); err != nil {
-		return nil, "", opErr(op, err)
-	}
-	if !canonicalID(id) {
-		return nil, "", commentNotFound(op, id)
-	}
-	scan, err := scanCursor(op, cursor)
+	scan, err := checkVoters(op, id, cursor, limit, commentNotFound)
 	if err != nil {
 		return nil, "", err
 	}
@@ -217,6 +192,19 @@ func (s *Store) CommentVoters(ctx context.Context, id, cursor string, limit int)
 		return nil, "", commentNotFound(op, id)
 	}
 	return nil, "", statusErr(op, status, id)
+}
+
+// checkVoters is the check of Voters and CommentVoters, op theirs,
+// before Redis is touched: the limit, then the id, whose malformed form
+// gets missing(op, id), then the cursor, whose HSCAN cursor it returns.
+func checkVoters(op, id, cursor string, limit int, missing func(op, id string) error) (string, error) {
+	if err := checkLimit(limit); err != nil {
+		return "", opErr(op, err)
+	}
+	if !canonicalID(id) {
+		return "", missing(op, id)
+	}
+	return scanCursor(op, cursor)
 }
 
 // scanCursor returns the HSCAN cursor of a Voters cursor: "0" for "".
@@ -525,11 +513,9 @@ var eventsScript = newScript("events", eventsLua)
 // stream's cap dropped is not read.
 func (s *Store) VoteEvents(ctx context.Context, after string, count int) ([]VoteEvent, string, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "VoteEvents"}, func(ctx context.Context) (cursorPage[VoteEvent], error) {
-			list, next, err := s.VoteEvents(ctx, after, count)
-			return cursorPage[VoteEvent]{list, next}, err
+		return observePage(ctx, s, Call{Op: "VoteEvents"}, func(ctx context.Context) ([]VoteEvent, string, error) {
+			return s.VoteEvents(ctx, after, count)
 		})
-		return r.list, r.next, err
 	}
 	const op = "vote events"
 	if s.events == "" {

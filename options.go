@@ -37,9 +37,9 @@ type config struct {
 	hasEvents   bool  // WithVoteEvents was given
 	readPool    Pool
 	hasReadPool bool       // WithReadPool was given, if with nil
-	rules       ruleConfig // karma and the rules (rules.go)
+	rules       ruleConfig // karma and the rules (rule_config.go)
 
-	durability durabilityConfig // WithWaitReplicas, WithWaitAOF (the waits: durable.go)
+	durability durabilityConfig // WithWaitReplicas, WithWaitAOF (durable.go)
 
 	hooks   []Hook // WithHook (hook.go, call.go)
 	nilHook bool   // WithHook was given nil
@@ -525,108 +525,21 @@ func WithWaitAOF(local, replicas int, timeout time.Duration) Option {
 	}
 }
 
-// durabilityConfig holds WithWaitReplicas's and WithWaitAOF's values.
-type durabilityConfig struct {
-	waitReplicas, waitAOF bool
-	replicas              int
-	replicasTimeout       time.Duration
-	aofLocal, aofReplicas int
-	aofTimeout            time.Duration
-}
-
-func (c *durabilityConfig) validate() error {
-	switch {
-	case c.waitReplicas && c.replicas < 1:
-		return fmt.Errorf("%w: replicas to wait for %d is below 1", ErrInvalidArgument, c.replicas)
-	case c.waitReplicas && c.replicasTimeout < time.Millisecond:
-		return fmt.Errorf("%w: replica wait timeout %v is under one millisecond", ErrInvalidArgument, c.replicasTimeout)
-	case c.waitAOF && (c.aofLocal < 0 || c.aofLocal > 1):
-		return fmt.Errorf("%w: local AOF to wait for %d is not 0 or 1", ErrInvalidArgument, c.aofLocal)
-	case c.waitAOF && c.aofReplicas < 0:
-		return fmt.Errorf("%w: replica AOFs to wait for %d is below 0", ErrInvalidArgument, c.aofReplicas)
-	case c.waitAOF && c.aofLocal == 0 && c.aofReplicas == 0:
-		return fmt.Errorf("%w: WithWaitAOF waits for no AOF", ErrInvalidArgument)
-	case c.waitAOF && c.aofTimeout < time.Millisecond:
-		return fmt.Errorf("%w: AOF wait timeout %v is under one millisecond", ErrInvalidArgument, c.aofTimeout)
-	}
-	return nil
-}
-
-// ruleConfig holds the options of karma and the rules: which are on,
-// and the numbers the options gave them (rules.go, ruleList).
-type ruleConfig struct {
-	karma, minKarma, cost, voteLimit bool
-	perUp, perDown                   int64
-	minUp, minDown                   int64
-	costUp, costDown                 int64
-	limit                            int
-	per                              time.Duration
-	postInterval, repostAfter        time.Duration
-	editWindow                       time.Duration
-	hasInterval, hasRepost, hasEdit  bool
-	commentInterval                  time.Duration
-	hasCommentInterval               bool
-	// asRecorded has the bit 1<<i of each rule i of ruleList turned on
-	// with no numbers of its own, by Identity.StoreOptions: its numbers
-	// are the store's.
-	asRecorded uint16
-}
-
-func (c *ruleConfig) validate() error {
-	switch {
-	case c.minKarma && !c.karma:
-		return fmt.Errorf("%w: WithMinKarma needs WithKarma", ErrInvalidArgument)
-	case c.cost && !c.karma:
-		return fmt.Errorf("%w: WithVoteCost needs WithKarma", ErrInvalidArgument)
-	}
-	return c.validNumbers()
-}
-
-// ownNumbers marks the rule name's numbers as the options' own (not
-// asRecorded).
-func (c *ruleConfig) ownNumbers(name string) {
-	if _, i, ok := ruleNamed(name); ok {
-		c.asRecorded &^= 1 << i
-	}
-}
-
-// validNumbers checks the numbers of the rules that are on and have
-// their own.
-func (c *ruleConfig) validNumbers() error {
-	own := func(name string) bool {
-		for i, r := range ruleList {
-			if r.name == name {
-				return c.asRecorded&(1<<i) == 0
-			}
+// Options returns the options of the rules on in r, with r's numbers:
+// for New, a store whose rules are r's.
+func (r Rules) Options() []Option {
+	c := r.config()
+	var opts []Option
+	for _, name := range r.On {
+		spec, _, ok := ruleNamed(name)
+		if !ok {
+			continue
 		}
-		return true
+		v := spec.get(&c)
+		opts = append(opts, func(cc *config) {
+			*spec.on(&cc.rules) = true
+			spec.set(&cc.rules, &Rules{}, v)
+		})
 	}
-	points := func(what string, vs ...int64) error {
-		for _, v := range vs {
-			if v < -MaxKarmaPoints || v > MaxKarmaPoints {
-				return fmt.Errorf("%w: %s %d is not in [%d, %d]", ErrInvalidArgument, what, v, -MaxKarmaPoints, MaxKarmaPoints)
-			}
-		}
-		return nil
-	}
-	switch {
-	case c.minKarma && own(ruleMinKarma) && (c.minUp < -MaxKarma || c.minUp > MaxKarma || c.minDown < -MaxKarma || c.minDown > MaxKarma):
-		return fmt.Errorf("%w: least karma %d, %d is not in [%d, %d]", ErrInvalidArgument, c.minUp, c.minDown, -int64(MaxKarma), int64(MaxKarma))
-	case c.voteLimit && own(ruleVoteLimit) && (c.limit < 1 || c.limit > MaxVoteLimit):
-		return fmt.Errorf("%w: vote limit %d is not in [1, %d]", ErrInvalidArgument, c.limit, MaxVoteLimit)
-	case c.voteLimit && own(ruleVoteLimit) && c.per < time.Millisecond:
-		return fmt.Errorf("%w: vote limit span %v is under one millisecond", ErrInvalidArgument, c.per)
-	case c.hasInterval && own(rulePostInterval) && c.postInterval < time.Millisecond:
-		return fmt.Errorf("%w: post interval %v is under one millisecond", ErrInvalidArgument, c.postInterval)
-	case c.hasCommentInterval && own(ruleCommentInterval) && c.commentInterval < time.Millisecond:
-		return fmt.Errorf("%w: comment interval %v is under one millisecond", ErrInvalidArgument, c.commentInterval)
-	case c.hasRepost && own(ruleRepostAfter) && c.repostAfter < time.Second:
-		return fmt.Errorf("%w: repost span %v is under one second", ErrInvalidArgument, c.repostAfter)
-	case c.hasEdit && own(ruleEditWindow) && c.editWindow < time.Second:
-		return fmt.Errorf("%w: edit window %v is under one second", ErrInvalidArgument, c.editWindow)
-	}
-	if err := points("karma per vote", c.perUp, c.perDown); err != nil {
-		return err
-	}
-	return points("vote cost", c.costUp, c.costDown)
+	return opts
 }

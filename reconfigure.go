@@ -8,10 +8,10 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// A store's identity in Redis: what a store records (Identity, Recorded)
-// and the one operation that changes it (Reconfigure). The identity's
-// type, its text, the refusal of a store of another one and
-// CheckIdentity, which tells a service at start, are identity.go's.
+// A store's identity in Redis: what a store records (Identity, Recorded),
+// the check that tells a service at start (CheckIdentity), and the one
+// operation that changes it (Reconfigure). The identity's type, its text
+// and the refusal of a store of another one are identity.go's.
 
 // Identity returns the store's own identity: what it records in an empty
 // store, and what it needs to find recorded to write.
@@ -36,11 +36,10 @@ func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
 	}
 	const op = "recorded"
 	text, err := again(ctx, s.pool, func() (string, error) {
-		c, err := getConn(ctx, s.pool, s.keys.seq)
+		c, err := s.conn(ctx, s.pool)
 		if err != nil {
 			return "", err
 		}
-		c = s.counted(ctx, c)
 		defer c.Close()
 		return redis.String(do(ctx, c, "GET", []interface{}{s.keys.record}))
 	})
@@ -56,6 +55,83 @@ func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
 		return Identity{}, false, opErr(op, fmt.Errorf("key %s holds %q, not a store's identity", s.keys.record, text))
 	}
 	return id, true, nil
+}
+
+// CheckIdentity compares the identity recorded for the store's prefix
+// ([Store.Recorded]) with the store's own ([Store.Identity]) as a write
+// does, reading the record and the id counter's type on the primary in
+// one round trip. It returns nil where they are equal, and for an empty
+// store (no record, no id), whose first Post records the store's
+// identity. Otherwise every write of this store would fail, and it
+// returns an error wrapping [ErrIncompatible] that names the difference
+// ("karma off here, 1,-1 in the store") and, where only shared options
+// differ, how to end it: the votectl command that records this store's
+// options, and the flags of the store's options.
+//
+// New does not talk to Redis, and a store whose options differ from the
+// record reads as usual: a service calls CheckIdentity once after New,
+// and refuses to start on its error.
+func (s *Store) CheckIdentity(ctx context.Context) error {
+	if s.hooked(ctx) {
+		return observeErr(ctx, s, Call{Op: "CheckIdentity"}, s.CheckIdentity)
+	}
+	const op = "check identity"
+	c, err := s.conn(ctx, s.pool)
+	if err != nil {
+		return opErr(op, err)
+	}
+	defer c.Close()
+	var replies []interface{}
+	// The rules record only names the numbers in the error: a foreign
+	// value there is the scripts' to refuse.
+	cmds := [][]interface{}{{"GET", s.keys.record}, {"TYPE", s.keys.seq}, {"GET", s.keys.rules}}
+	if err := c.Send("GET", s.keys.record); err != nil {
+		// A connection that cannot pipeline (redisc's RetryConn refuses
+		// Send, having sent nothing) sends the commands one by one.
+		for _, cmd := range cmds {
+			r, err := do(ctx, c, cmd[0].(string), cmd[1:])
+			if err != nil && !errors.Is(err, redis.ErrNil) && !(cmd[0] == "GET" && cmd[1] == s.keys.rules) {
+				return opErr(op, scriptError(err))
+			}
+			replies = append(replies, r)
+		}
+	} else {
+		for _, cmd := range cmds[1:] {
+			if err := c.Send(cmd[0].(string), cmd[1:]...); err != nil {
+				return opErr(op, contextError(ctx, err))
+			}
+		}
+		if err := c.Flush(); err != nil {
+			return opErr(op, contextError(ctx, err))
+		}
+		if replies, err = redis.Values(do(ctx, c, "", nil)); err != nil {
+			return opErr(op, scriptError(err))
+		}
+	}
+	if len(replies) != len(cmds) {
+		return opErr(op, fmt.Errorf("%d replies for %d commands", len(replies), len(cmds)))
+	}
+	record, err := redis.Bytes(replies[0], nil)
+	if errors.Is(err, redis.ErrNil) {
+		record, err = nil, nil
+	}
+	if err != nil {
+		return opErr(op, fmt.Errorf("key %s: %w", s.keys.record, scriptError(err)))
+	}
+	seqType, err := redis.String(replies[1], nil)
+	if err != nil {
+		return opErr(op, fmt.Errorf("key %s: %w", s.keys.seq, scriptError(err)))
+	}
+	here := s.shared.String()
+	if record != nil {
+		record = []byte(recordIdentity(string(record)))
+	}
+	if string(record) == here || record == nil && seqType == "none" {
+		return nil
+	}
+	rules, _ := redis.String(replies[2], nil)
+	return opErr(op, &identityError{prefix: s.keys.prefix, recorded: string(record), here: here,
+		recordedRules: rules, hereRules: s.rules.want.(string)})
 }
 
 func (s *Store) reconfigureArgs(phase string) []interface{} {

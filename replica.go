@@ -53,3 +53,20 @@ func (s *Store) groupArticlesRead(ctx context.Context, op, user, group string, o
 	}
 	return list, votes, nil
 }
+
+// groupReadArgs lays out group_read.lua's arguments. KEYS[1..2]: the
+// group and its cache in the ordering of o. ARGV[1]: the articles'
+// prefix; ARGV[2..4]: start, stop, desc; ARGV[5..6]: the viewer
+// (withViewer).
+func (s *Store) groupReadArgs(group string, o Order, start, stop int64) []interface{} {
+	name, desc := o.ordering()
+	k := s.keys
+	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.article, start, stop, flag(desc)}
+}
+
+// groupRenewArgs lays out group_renew.lua's arguments. KEYS[1]: the
+// group's cache in the ordering of o. ARGV[1]: its TTL in ms.
+func (s *Store) groupRenewArgs(group string, o Order) []interface{} {
+	name, _ := o.ordering()
+	return []interface{}{s.keys.cacheKey(group, name), s.cacheTTL}
+}

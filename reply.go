@@ -13,12 +13,14 @@ import (
 )
 
 // Every script replies {status, ...}, but vote.lua, whose vote done is one
-// string (parseVote). The reads of a page and of votes put their rows in
-// one string after the status (parsePage, parseVotes), so that the client
-// reads one value, not one per field. These are the statuses, as
-// internal/layout defines them; decode splits them from the rest, and
-// statusErr turns them into the package's errors. Every reply is
-// decoded here.
+// string (vote.go parseVote). The reads of a page and of votes put their
+// rows in one string after the status (page.go parsePage, votes.go
+// parseVotes), so that the client reads one value, not one per field.
+// These are the statuses, as internal/layout defines them; decode splits
+// them from the rest, and statusErr turns them into the package's errors.
+// This file is the contract every reply keeps, and the rows of articles
+// and comments that several replies share; each operation's own parser
+// sits beside its method.
 const (
 	statusOK          = layout.StatusOK
 	statusNotFound    = layout.StatusNotFound
@@ -132,18 +134,7 @@ func parseRowsFor(rest []interface{}, user string) ([]Article, []VoteType, error
 		list, err := parseArticles(rest)
 		return list, nil, err
 	}
-	if len(rest)%rowFields != 1 {
-		return nil, nil, fmt.Errorf("reply of %d fields is not rows and their votes", len(rest))
-	}
-	list, err := parseArticles(rest[:len(rest)-1])
-	if err != nil {
-		return nil, nil, err
-	}
-	votes, _, err := parseVotes(rest[len(rest)-1:], len(list))
-	if err != nil {
-		return nil, nil, err
-	}
-	return list, votes, nil
+	return parseWithVotes(rest, rowFields, parseArticles)
 }
 
 func parseArticle(row []interface{}, a *Article) error {
@@ -164,62 +155,6 @@ func parseArticle(row []interface{}, a *Article) error {
 	}
 	a.ID, a.Comments = string(b[0]), n
 	return nil
-}
-
-// parsePage parses page.lua's reply, {page}: the page's rows as one
-// string, each the article's member (lib/base.lua member: one byte of the id's
-// length, plus 96, then the id), the length of its record in decimal,
-// '+' and the article's live comment count where it has any, a space
-// and the record. Each article's strings (id, title, link, poster)
-// are cut from one string of its own row, so that an article kept does
-// not keep its page: one allocation an article, and one for the list.
-func parsePage(rest []interface{}) ([]Article, error) {
-	if len(rest) != 1 {
-		return nil, fmt.Errorf("page reply of %d fields, want 2", len(rest)+1)
-	}
-	page, ok := rest[0].([]byte)
-	if !ok {
-		return nil, fmt.Errorf("page reply: unexpected %T", rest[0])
-	}
-	n := 0
-	for off := 0; off < len(page); n++ {
-		_, next, err := pageRow(page, off)
-		if err != nil {
-			return nil, err
-		}
-		off = next
-	}
-	list := make([]Article, n)
-	off := 0
-	for i := range list {
-		rec, next, _ := pageRow(page, off)
-		row := string(page[off:next])
-		id := row[1 : 1+row[0]-memberBase]
-		if err := parseRecord(row[rec:], &list[i]); err != nil {
-			return nil, fmt.Errorf("article %q: %w", id, err)
-		}
-		list[i].ID = id
-		list[i].Comments = rowComments(row[:rec])
-		off = next
-	}
-	return list, nil
-}
-
-// parsePageFor reads page_for.lua's reply: a page, as parsePage reads
-// it, and a vote a row of it, as parseVotes reads them.
-func parsePageFor(rest []interface{}) ([]Article, []VoteType, error) {
-	if len(rest) != 2 {
-		return nil, nil, fmt.Errorf("page reply of %d fields, want 3", len(rest)+1)
-	}
-	list, err := parsePage(rest[:1])
-	if err != nil {
-		return nil, nil, err
-	}
-	votes, _, err := parseVotes(rest[1:], len(list))
-	if err != nil {
-		return nil, nil, err
-	}
-	return list, votes, nil
 }
 
 // rowComments returns the comment count in a page row's head (pageRow
@@ -286,80 +221,41 @@ func parseRecord(rec string, a *Article) error {
 	return nil
 }
 
-// parseVote parses one vote's reply: vote.lua's for a vote done, one
-// string '<previous> <score> <up> <down>' (parseVoteDone), or {status};
-// vote_batch.lua's for a vote done, {status, previous, score, up, down};
-// for statusRateLimited, {status, ms}, whose error (parseRetry) it
-// returns. It reads the fields one by one rather than with redis.Scan,
-// whose pointer arguments would cost an allocation each on the hottest
-// path.
-func parseVote(reply interface{}, err error) (status int64, r VoteResult, _ error) {
-	if b, ok := reply.([]byte); ok && err == nil {
-		r, err := parseVoteDone(b)
-		return statusOK, r, err
+// scan decodes a reply of fixed shape: it checks that the status is
+// statusOK and that the rest has one field for each of dest, and stores
+// them in dest as redis.Scan does (*string, *int64, *float64).
+func scan(status int64, rest []interface{}, dest ...interface{}) error {
+	if status != statusOK {
+		return fmt.Errorf("unexpected reply status %d", status)
 	}
-	status, rest, err := decode(reply, err)
-	if err == nil && status == statusRateLimited {
-		return status, r, parseRetry(rest)
+	if len(rest) != len(dest) {
+		return fmt.Errorf("reply of %d fields, want %d", len(rest)+1, len(dest)+1)
 	}
-	if err == nil && status == statusNotAllowed && len(rest) > 0 {
-		return status, r, parseRefused(rest)
-	}
-	if err != nil || status != statusOK {
-		return status, r, err
-	}
-	if len(rest) != 4 {
-		return 0, r, fmt.Errorf("vote reply of %d fields, want 5", len(rest)+1)
-	}
-	prev, err := redis.Int64(rest[0], nil)
-	if err == nil {
-		r.Score, err = redis.Float64(rest[1], nil)
-	}
-	if err == nil {
-		r.Upvotes, err = redis.Int64(rest[2], nil)
-	}
-	if err == nil {
-		r.Downvotes, err = redis.Int64(rest[3], nil)
-	}
-	r.Previous, r.Points = VoteType(prev), r.Upvotes-r.Downvotes
-	if err == nil && !r.Previous.held() {
-		err = fmt.Errorf("vote reply: previous vote %d", prev)
-	}
-	return statusOK, r, err
+	_, err := redis.Scan(rest, dest...)
+	return err
 }
 
-// parseVoteDone parses vote.lua's reply to a vote done: previous,
-// score, up and down, separated by one space, without an allocation.
-func parseVoteDone(b []byte) (r VoteResult, _ error) {
-	var f [4][]byte
-	for i := range f {
-		j := bytes.IndexByte(b, ' ')
-		if i == len(f)-1 {
-			j = len(b)
-		}
-		if j < 0 {
-			return r, fmt.Errorf("vote reply %q", b)
-		}
-		f[i], b = b[:j], b[min(j+1, len(b)):]
+// parseStrings decodes the rest of a reply that is a list of strings.
+func parseStrings(rest []interface{}) ([]string, error) {
+	return redis.Strings(rest, nil)
+}
+
+// parseWithVotes parses rows of width fields each, which parse reads,
+// then the user's vote on each, one byte a row (lib/record.lua
+// withVotes, lib/tree.lua's rows).
+func parseWithVotes[T any](rest []interface{}, width int, parse func(rows []interface{}) ([]T, error)) ([]T, []VoteType, error) {
+	if len(rest)%width != 1 {
+		return nil, nil, fmt.Errorf("reply of %d fields is not rows and their votes", len(rest))
 	}
-	prev, err := strconv.ParseInt(string(f[0]), 10, 64)
-	if err == nil {
-		r.Score, err = strconv.ParseFloat(string(f[1]), 64)
-	}
-	if err == nil {
-		r.Upvotes, err = strconv.ParseInt(string(f[2]), 10, 64)
-	}
-	if err == nil {
-		r.Downvotes, err = strconv.ParseInt(string(f[3]), 10, 64)
-	}
-	r.Previous, r.Points = VoteType(prev), r.Upvotes-r.Downvotes
-	if err == nil && !r.Previous.held() {
-		err = fmt.Errorf("vote reply: previous vote %d", prev)
-	}
+	list, err := parse(rest[:len(rest)-1])
 	if err != nil {
-		return VoteResult{}, fmt.Errorf("vote reply: %w", err)
+		return nil, nil, err
 	}
-	return r, nil
+	votes, _, err := parseVotes(rest[len(rest)-1:], len(list))
+	if err != nil {
+		return nil, nil, err
+	}
+	return list, votes, nil
 }
 
 // parseVotes parses votes.lua's reply, {votes}: one byte per id, the
@@ -393,25 +289,6 @@ func parseVotes(rest []interface{}, n int) ([]VoteType, []int64, error) {
 	return votes, status, nil
 }
 
-// scan decodes a reply of fixed shape: it checks that the status is
-// statusOK and that the rest has one field for each of dest, and stores
-// them in dest as redis.Scan does (*string, *int64, *float64).
-func scan(status int64, rest []interface{}, dest ...interface{}) error {
-	if status != statusOK {
-		return fmt.Errorf("unexpected reply status %d", status)
-	}
-	if len(rest) != len(dest) {
-		return fmt.Errorf("reply of %d fields, want %d", len(rest)+1, len(dest)+1)
-	}
-	_, err := redis.Scan(rest, dest...)
-	return err
-}
-
-// parseStrings decodes the rest of a reply that is a list of strings.
-func parseStrings(rest []interface{}) ([]string, error) {
-	return redis.Strings(rest, nil)
-}
-
 // parseRetry decodes the rest of a RATE_LIMITED reply, {milliseconds},
 // into its error.
 func parseRetry(rest []interface{}) error {
@@ -437,46 +314,6 @@ func parseRefused(rest []interface{}) error {
 		return fmt.Errorf("not allowed reply of %d fields: %v", len(rest)+1, err)
 	}
 	return &retryError{after: time.Duration(max(ms, 1)) * time.Millisecond, sentinel: ErrNotAllowed}
-}
-
-// parseComments parses rows of comments, {id, depth, record}... each
-// (lua/lib/tree.lua appendRow).
-func parseComments(rows []interface{}) ([]ThreadComment, error) {
-	if len(rows)%3 != 0 {
-		return nil, fmt.Errorf("reply of %d fields, not rows of 3", len(rows))
-	}
-	list := make([]ThreadComment, len(rows)/3)
-	for i := range list {
-		var f [3]string
-		for j := range f {
-			b, ok := rows[3*i+j].([]byte)
-			if !ok {
-				return nil, fmt.Errorf("comment row %d: unexpected %T", i, rows[3*i+j])
-			}
-			f[j] = string(b)
-		}
-		depth, err := strconv.Atoi(f[1])
-		if err != nil {
-			return nil, fmt.Errorf("comment %q depth: %w", f[0], err)
-		}
-		if err := parseCommentRecord(f[2], &list[i].Comment); err != nil {
-			return nil, fmt.Errorf("comment %q: %w", f[0], err)
-		}
-		list[i].ID, list[i].Depth = f[0], depth
-	}
-	return list, nil
-}
-
-// parseOneComment parses a reply of one comment row.
-func parseOneComment(rest []interface{}) (ThreadComment, error) {
-	list, err := parseComments(rest)
-	if err != nil {
-		return ThreadComment{}, err
-	}
-	if len(list) != 1 {
-		return ThreadComment{}, fmt.Errorf("reply of %d comments, want 1", len(list))
-	}
-	return list[0], nil
 }
 
 // parseCommentRecord parses a comment's record (layout.ParseCommentRecord)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"time"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -21,8 +20,11 @@ import (
 // in the Functions library the scripts run as, and as the helpers each
 // uses in its EVALSHA form (functions.go).
 //
-// The argument list of each script is built here, in one function used by
-// the store's method and by the benchmarks alike.
+// The argument list of each script is built beside the method that runs
+// it (Store.voteArgs beside Store.Vote, vote.go), in one function used by
+// the store's method and by the benchmarks alike, whose comment names
+// the script's KEYS and ARGV; the helpers they share are here (flag,
+// appendStrings, withViewer).
 var (
 	//go:embed lua/lib/*.lua
 	libFS embed.FS
@@ -78,6 +80,30 @@ var (
 	restoreLua string
 	//go:embed lua/restore_comments.lua
 	restoreCommentsLua string
+
+	// The scripts of comments (comments.go).
+	//go:embed lua/comment.lua
+	commentLua string
+	//go:embed lua/comment_vote.lua
+	commentVoteLua string
+	//go:embed lua/thread.lua
+	threadLua string
+	//go:embed lua/comments.lua
+	commentsLua string
+	//go:embed lua/comment_votes.lua
+	commentVotesLua string
+	//go:embed lua/comment_edit.lua
+	commentEditLua string
+	//go:embed lua/comment_delete.lua
+	commentDeleteLua string
+	//go:embed lua/user_comments.lua
+	userCommentsLua string
+
+	// The scripts of a store with a read pool (WithReadPool, replica.go).
+	//go:embed lua/group_read.lua
+	groupReadLua string
+	//go:embed lua/group_renew.lua
+	groupRenewLua string
 )
 
 // script is one of the store's scripts: a function of the store's
@@ -202,6 +228,42 @@ const callRoom = 3
 // room for callArgs to lay out the call in it.
 func withRoom(n int) []interface{} { return make([]interface{}, 0, n+callRoom) }
 
+// flag is b as a script's argument: "1" or "0".
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// flagArg is flag(b) boxed without an allocation.
+func flagArg(b bool) interface{} {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// appendStrings appends list to a script's arguments.
+func appendStrings(args []interface{}, list []string) []interface{} {
+	for _, s := range list {
+		args = append(args, s)
+	}
+	return args
+}
+
+// withViewer appends to the arguments of a read script of article rows
+// (group_page.lua, group_read.lua, user_page.lua) the voter records'
+// prefix and user, whose votes its reply then carries after the rows
+// (lib/record.lua withVotes); a plain read (user "") sends neither, and
+// its script reads no vote.
+func (s *Store) withViewer(args []interface{}, user string) []interface{} {
+	if user == "" {
+		return args
+	}
+	return append(args, s.votePrefixes[2], user)
+}
+
 // libFiles are the files of lua/lib/, in the order they are read: each
 // uses only those before it, as its header says.
 var libFiles = []string{"base", "record", "cache", "pages", "rules", "moderation", "ballot", "tree", "removal", "purge", "walk", "reversal"}
@@ -239,6 +301,8 @@ func readLib(fsys embed.FS, files []string) string {
 // ones they use.
 var libLuaParts = libParts(libLua)
 
+// The store's scripts, in the order of the library (registry), after
+// those of moderation.go, which keeps its own beside its methods.
 var (
 	postScript            = newScript("post", postLua)
 	voteScript            = newScript("vote", voteLua)
@@ -266,271 +330,17 @@ var (
 	rulesSetScript        = newScript("rules_set", rulesSetLua)
 	restoreScript         = newScript("restore", restoreLua)
 	restoreCommentsScript = newScript("restore_comments", restoreCommentsLua)
+	commentScript         = newScript("comment", commentLua)
+	commentVoteScript     = newScript("comment_vote", commentVoteLua)
+	threadScript          = newScript("thread", threadLua)
+	commentsScript        = newScript("comments", commentsLua)
+	commentVotesScript    = newScript("comment_votes", commentVotesLua)
+	commentEditScript     = newScript("comment_edit", commentEditLua)
+	commentDeleteScript   = newScript("comment_delete", commentDeleteLua)
+	userCommentsScript    = newScript("user_comments", userCommentsLua)
+	groupReadScript       = newScript("group_read", groupReadLua)
+	groupRenewScript      = newScript("group_renew", groupRenewLua)
 )
-
-// The scripts of comments (comments.go).
-var (
-	//go:embed lua/comment.lua
-	commentLua string
-	//go:embed lua/comment_vote.lua
-	commentVoteLua string
-	//go:embed lua/thread.lua
-	threadLua string
-	//go:embed lua/comments.lua
-	commentsLua string
-	//go:embed lua/comment_votes.lua
-	commentVotesLua string
-	//go:embed lua/comment_edit.lua
-	commentEditLua string
-	//go:embed lua/comment_delete.lua
-	commentDeleteLua string
-	//go:embed lua/user_comments.lua
-	userCommentsLua string
-
-	commentScript       = newScript("comment", commentLua)
-	commentVoteScript   = newScript("comment_vote", commentVoteLua)
-	threadScript        = newScript("thread", threadLua)
-	commentsScript      = newScript("comments", commentsLua)
-	commentVotesScript  = newScript("comment_votes", commentVotesLua)
-	commentEditScript   = newScript("comment_edit", commentEditLua)
-	commentDeleteScript = newScript("comment_delete", commentDeleteLua)
-	userCommentsScript  = newScript("user_comments", userCommentsLua)
-)
-
-func (s *Store) postArgs(poster, title, link string, now int64) []interface{} {
-	k := s.keys
-	args := []interface{}{k.seq, k.orderingKey("score"), k.orderingKey("time"),
-		poster, title, link, now, s.window, s.weight, s.orders, flag(s.uniqueLinks),
-		k.article, k.voted, k.groupsOf, k.by, k.topBucket, k.link}
-	if s.userPages {
-		return append(args, k.submitted, k.upvoted)
-	}
-	return append(args, "", "") // post.lua's ARGV[15..16]: no pages, before the rules
-}
-
-// voteArgs is the hottest path: its key and prefixes were boxed once, in
-// votePrefixes.
-func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
-	args := withRoom(5 + len(s.votePrefixes) + len(s.rules.vote) + 1) // and appendVoteRules's
-	args = append(args, s.votePrefixes[0], id, user, voteArg(v), now)
-	return append(args, s.votePrefixes[1:]...)
-}
-
-// voteArg is a valid vote as a script's argument, boxed without an
-// allocation: a constant's box is static, an int's of -1 is not.
-func voteArg(v VoteType) interface{} {
-	switch v {
-	case Upvote:
-		return 1
-	case Downvote:
-		return -1
-	}
-	return 0
-}
-
-// voteBatchArgs lays out ballots, which are valid, for one vote_batch
-// script; rules are the vote rules (Store.voteBatchRules).
-func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) []interface{} {
-	args := make([]interface{}, 0, 2+len(s.votePrefixes)+len(rules)+3*len(ballots))
-	args = append(args, s.votePrefixes[0], now)
-	args = append(args, s.votePrefixes[1:]...)
-	if !s.votesCarryPages() {
-		args = append(args, "", "", "") // vote_batch.lua's ARGV[5..7]: no upvoted pages, vote logs or events
-	}
-	args = append(args, rules...)
-	for _, b := range ballots {
-		args = append(args, b.ID, b.User, voteArg(b.Vote))
-	}
-	return args
-}
-
-func (s *Store) articlesArgs(ids []string) []interface{} {
-	args := make([]interface{}, 0, 2+len(ids))
-	args = append(args, s.keys.orderingKey("score"), s.keys.article)
-	return appendStrings(args, ids)
-}
-
-func (s *Store) pageArgs(o Order, start, stop int64) []interface{} {
-	return s.pageArgsRoom(o, start, stop, 0)
-}
-
-// pageForArgs lays out page_for.lua's arguments: pageArgs's, then the
-// voter records' prefix and the user.
-func (s *Store) pageForArgs(user string, o Order, start, stop int64) []interface{} {
-	return append(s.pageArgsRoom(o, start, stop, 2), s.votePrefixes[2], user)
-}
-
-// pageArgsRoom is pageArgs with room for more arguments after them.
-func (s *Store) pageArgsRoom(o Order, start, stop int64, more int) []interface{} {
-	name, desc := o.ordering()
-	args := withRoom(5 + more)
-	return append(args, s.orderingArgs[name], s.votePrefixes[1], start, stop, flagArg(desc))
-}
-
-// flagArg is flag(b) boxed without an allocation.
-func flagArg(b bool) interface{} {
-	if b {
-		return "1"
-	}
-	return "0"
-}
-
-// topSinceArgs lays out top_since.lua's arguments; edge, when not nil,
-// lists the first members of the edge bucket's part in the period, which
-// the steps of top_since_edge.lua found (Store.topSinceEdge). With a
-// user, the reply carries their votes (TopSinceFor); the edge's members
-// come after the user, so a plain read sends "" for both.
-func (s *Store) topSinceArgs(user string, cutoff, start, stop int64, edge []string) []interface{} {
-	k := s.keys
-	args := []interface{}{k.orderingKey("top"), k.orderingKey("time"), k.article, k.topBucket, cutoff, start, stop, s.edge}
-	given := ""
-	if edge != nil {
-		given = "1"
-	}
-	voted := interface{}("")
-	if user != "" {
-		voted = s.votePrefixes[2]
-	}
-	return appendStrings(append(args, given, voted, user), edge)
-}
-
-// withViewer appends to the arguments of a read script of article rows
-// (group_page.lua, group_read.lua, user_page.lua) the voter records'
-// prefix and user, whose votes its reply then carries after the rows
-// (lib/record.lua withVotes); a plain read (user "") sends neither, and
-// its script reads no vote.
-func (s *Store) withViewer(args []interface{}, user string) []interface{} {
-	if user == "" {
-		return args
-	}
-	return append(args, s.votePrefixes[2], user)
-}
-
-// topEdgeSize is the size in seconds of the TopSince buckets the period
-// starts in (lib/base.lua BUCKETS[1]).
-const topEdgeSize = 600
-
-// floorDiv returns a divided by b (> 0), rounded down.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
-}
-
-// topSinceEdgeArgs lays out a step of top_since_edge.lua: the edge
-// bucket's members posted in [from, to), after (afterTime, afterMember),
-// above (overValue, overMember).
-func (s *Store) topSinceEdgeArgs(from, to int64, afterTime, afterMember, overValue, overMember string) []interface{} {
-	k := s.keys
-	return []interface{}{k.orderingKey("time"), k.topBucketKey(topEdgeSize, floorDiv(from, topEdgeSize)),
-		from, to, afterTime, afterMember, s.edge, overValue, overMember}
-}
-
-// votesArgs lays out votes.lua's arguments; exists asks it to tell an
-// article that does not exist from one whose voting closed.
-func (s *Store) votesArgs(user string, ids []string, exists bool) []interface{} {
-	args := withRoom(5 + len(ids))
-	// The score key and the prefixes of articles and voter records, boxed
-	// once (votePrefixes).
-	args = append(args, s.votePrefixes[0], user, s.votePrefixes[1], s.votePrefixes[2], flagArg(exists))
-	return appendStrings(args, ids)
-}
-
-func (s *Store) groupAddArgs(id string, groups []string) []interface{} {
-	k := s.keys
-	args := make([]interface{}, 0, 9+len(groups))
-	args = append(args, k.orderingKey("score"), id, MaxArticleGroups,
-		k.article, k.groupsOf, k.group, k.by, k.cache, k.voted)
-	return appendStrings(args, groups)
-}
-
-func (s *Store) groupRemoveArgs(id string, groups []string) []interface{} {
-	k := s.keys
-	args := make([]interface{}, 0, 7+len(groups))
-	args = append(args, k.orderingKey("score"), id, k.article, k.groupsOf, k.group, k.cache, k.voted)
-	return appendStrings(args, groups)
-}
-
-// appendStrings appends list to a script's arguments.
-func appendStrings(args []interface{}, list []string) []interface{} {
-	for _, s := range list {
-		args = append(args, s)
-	}
-	return args
-}
-
-// groupPageArgs lays out a group page's script, with the work of one
-// call's build step and walk (buildStep and walkStep but in tests).
-func (s *Store) groupPageArgs(group string, o Order, start, stop int64) []interface{} {
-	name, desc := o.ordering()
-	k := s.keys
-	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.orderingKey(name),
-		k.article, start, stop, flag(desc), s.cacheTTL, s.step, s.walk}
-}
-
-// lifecycleKeys are the key prefixes delete.lua and prune.lua take,
-// then the comments a step of theirs removes (purgeStep). The
-// submitted pages' is passed whether or not the store keeps pages: a
-// delete unlists the article however it was posted.
-func (s *Store) lifecycleKeys() []interface{} {
-	k := s.keys
-	return []interface{}{k.article, k.voted, k.groupsOf, k.group, k.by, k.cache, k.topBucket, k.link,
-		k.submitted, k.comment, k.thread, k.kids, k.cvoted, k.comments, purgeStep}
-}
-
-func (s *Store) deleteArgs(id string) []interface{} {
-	return append([]interface{}{s.keys.orderingKey("score"), id}, s.lifecycleKeys()...)
-}
-
-func (s *Store) pruneArgs(last int64) []interface{} {
-	return append([]interface{}{s.keys.orderingKey("time"), last, pruneStep, pruneWork}, s.lifecycleKeys()...)
-}
-
-func (s *Store) dropArgs(cursor string) []interface{} {
-	return []interface{}{s.keys.seq, cursor, s.keys.pattern(), dropStep}
-}
-
-func flag(b bool) string {
-	if b {
-		return "1"
-	}
-	return "0"
-}
-
-// userPageArgs reads a page of a user's list at key: start live entries
-// skipped, then up to the page size.
-func (s *Store) userPageArgs(key string, start int) []interface{} {
-	k := s.keys
-	return []interface{}{key, k.orderingKey("score"), k.article, start, s.pageSize}
-}
-
-// The scripts of a store with a read pool (WithReadPool, replica.go).
-var (
-	//go:embed lua/group_read.lua
-	groupReadLua string
-	//go:embed lua/group_renew.lua
-	groupRenewLua string
-
-	groupReadScript  = newScript("group_read", groupReadLua)
-	groupRenewScript = newScript("group_renew", groupRenewLua)
-)
-
-func (s *Store) groupReadArgs(group string, o Order, start, stop int64) []interface{} {
-	name, desc := o.ordering()
-	k := s.keys
-	return []interface{}{k.groupKey(group), k.cacheKey(group, name), k.article, start, stop, flag(desc)}
-}
-
-func (s *Store) groupRenewArgs(group string, o Order) []interface{} {
-	name, _ := o.ordering()
-	return []interface{}{s.keys.cacheKey(group, name), s.cacheTTL}
-}
-
-func (s *Store) groupsArgs(id string) []interface{} {
-	return []interface{}{s.keys.articleKey(id), s.keys.groupsOfKey(id)}
-}
 
 // compactLua drops the lines of src that are blank or only a comment.
 func compactLua(src string) string {
@@ -634,132 +444,4 @@ func trimLib(parts []libPart, body string) string {
 		}
 	}
 	return b.String()
-}
-
-// appendVoteRules appends the vote rules, at the time t, to the
-// arguments of vote.lua: nothing for a store without them.
-func (s *Store) appendVoteRules(args []interface{}, t time.Time) []interface{} {
-	if s.rules.vote == nil {
-		return args
-	}
-	args = append(args, t.UnixMilli())
-	return append(args, s.rules.vote...)
-}
-
-// voteBatchRules returns vote_batch.lua's rule arguments at the time t:
-// how many follow, then the rules as vote.lua takes them.
-func (s *Store) voteBatchRules(t time.Time) []interface{} {
-	if s.rules.vote == nil {
-		return []interface{}{0}
-	}
-	return s.appendVoteRules([]interface{}{1 + len(s.rules.vote)}, t)
-}
-
-// appendPostRules appends to post.lua's arguments the rules record and
-// the store's words, which the first post of an empty store records, and
-// the rules of Post (lib/rules.lua postRules) at the time t: now and the
-// poster's last-post key, for a store with one. A store with no rule
-// sends none of them.
-func (s *Store) appendPostRules(args []interface{}, poster string, t time.Time) []interface{} {
-	if s.rules.want == "" {
-		return args
-	}
-	args = append(args, s.keys.rules, s.rules.want)
-	if !s.rules.interval && !s.rules.repost {
-		return args
-	}
-	return append(args, t.UnixMilli(), s.keys.lastPostKey(poster))
-}
-
-// editArgs lays out edit.lua's arguments: the edit window and the
-// repost span are the store's rules, read from its record (the
-// store's words: "" for none, off at any clock).
-func (s *Store) editArgs(id, user, title, link string, t time.Time) []interface{} {
-	k := s.keys
-	return []interface{}{k.orderingKey("score"), id, user, title, link, t.UnixMilli(),
-		flag(s.uniqueLinks), k.rules, s.rules.want, k.article, k.link}
-}
-
-// commentArgs lays out comment.lua's arguments: the comment, the store's
-// window, weight and comment orderings, the key prefixes, and the
-// comment interval (WithCommentInterval) at the time t: the poster's
-// last-comment key, the rules record and the store's words.
-func (s *Store) commentArgs(aid, parent, poster, body string, t time.Time) []interface{} {
-	k := s.keys
-	commented, last := "", ""
-	if s.userPages {
-		commented = k.commented
-	}
-	if s.rules.commentInterval {
-		last = k.lastCommentKey(poster)
-	}
-	return []interface{}{k.cseq, k.comments,
-		aid, parent, poster, body, t.Unix(), s.window, s.weight, s.commentOrderings, MaxCommentDepth,
-		k.article, k.voted, k.comment, k.thread, k.kids, k.cvoted, commented,
-		t.UnixMilli(), last, k.rules, s.rules.want}
-}
-
-// commentVoteArgs lays out comment_vote.lua's arguments before the vote
-// rules (appendVoteRules).
-func (s *Store) commentVoteArgs(user, id string, v VoteType, now int64) []interface{} {
-	k := s.keys
-	args := make([]interface{}, 0, 10+1+len(s.rules.vote))
-	log := ""
-	if s.voteLog {
-		log = k.userVotes
-	}
-	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids, log, s.events)
-}
-
-// threadArgs lays out thread.lua's arguments: the root, an article
-// (kind "a") or a comment ("c"), and the ordering of order.
-func (s *Store) threadArgs(kind, id string, order Order, limit int) []interface{} {
-	k := s.keys
-	root := k.articleKey(id)
-	if kind == "c" {
-		root = k.commentKey(id)
-	}
-	name, desc := order.ordering()
-	return []interface{}{root, kind, id, name, flag(desc), limit, MaxThreadDepth, k.comment, k.kids, k.thread}
-}
-
-// threadForArgs lays out thread.lua's arguments with user, whose votes
-// its reply then carries after the rows (ThreadFor, RepliesFor); a plain
-// read (user "") sends threadArgs's alone.
-func (s *Store) threadForArgs(user, kind, id string, order Order, limit int) []interface{} {
-	args := s.threadArgs(kind, id, order, limit)
-	if user == "" {
-		return args
-	}
-	return append(args, s.keys.cvoted, user)
-}
-
-func (s *Store) commentsArgs(ids []string) []interface{} {
-	args := make([]interface{}, 0, 2+len(ids))
-	return appendStrings(append(args, s.keys.cseq, s.keys.comment), ids)
-}
-
-func (s *Store) commentVotesArgs(user string, ids []string) []interface{} {
-	args := make([]interface{}, 0, 4+len(ids))
-	return appendStrings(append(args, s.keys.cseq, user, s.keys.comment, s.keys.cvoted), ids)
-}
-
-func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{} {
-	return []interface{}{s.keys.commentKey(id), id, user, body, t.UnixMilli(), s.keys.rules, s.rules.want, s.keys.comment}
-}
-
-// commentDeleteArgs: the commented pages' prefix is passed whether or not
-// the store keeps pages, as lifecycleKeys passes the submitted pages'.
-// An id of "" goes on with a removal left (comment_delete.lua).
-func (s *Store) commentDeleteArgs(id string) []interface{} {
-	k := s.keys
-	key := k.removing
-	if id != "" {
-		key = k.commentKey(id)
-	}
-	return []interface{}{key, k.comments, id, k.comment, k.thread, k.kids, k.commented, k.removing, ancestorStep, ancestorWalk}
-}
-
-func (s *Store) userCommentsArgs(user string, start int) []interface{} {
-	return []interface{}{s.keys.commentedKey(user), s.keys.comment, start, s.pageSize}
 }

@@ -100,10 +100,10 @@ type Store struct {
 	// as the scripts take them (WithVoteEvents); "" for none.
 	events string
 	// votePrefixes are the score key and the key prefixes of every vote,
-	// boxed once (scripts.go voteArgs).
+	// boxed once (vote.go voteArgs).
 	votePrefixes []interface{}
 	// orderingArgs are the keys of the orderings by name, boxed once
-	// (scripts.go pageArgs).
+	// (page.go pageArgs).
 	orderingArgs map[string]interface{}
 	fence        interface{} // keys.fence of the store's identity, boxed once: every script declares it (functions.go)
 	shared       Identity    // the same, parsed

@@ -35,12 +35,9 @@ func (s *Store) Submitted(ctx context.Context, user string, page int) ([]Article
 // Submitted refuses.
 func (s *Store) SubmittedFor(ctx context.Context, user, poster string, page int) ([]Article, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "SubmittedFor", Page: page, HasPage: true},
-			func(ctx context.Context) (view[Article], error) {
-				list, votes, err := s.SubmittedFor(ctx, user, poster, page)
-				return view[Article]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "SubmittedFor", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, []VoteType, error) {
+			return s.SubmittedFor(ctx, user, poster, page)
+		})
 	}
 	const op = "submitted for"
 	if err := checkName("user", user); err != nil {
@@ -80,12 +77,9 @@ func (s *Store) Upvoted(ctx context.Context, user string, page int) ([]Article, 
 // does what Upvoted refuses.
 func (s *Store) UpvotedFor(ctx context.Context, user, voter string, page int) ([]Article, []VoteType, error) {
 	if s.hooked(ctx) {
-		r, err := observe(ctx, s, Call{Op: "UpvotedFor", Page: page, HasPage: true},
-			func(ctx context.Context) (view[Article], error) {
-				list, votes, err := s.UpvotedFor(ctx, user, voter, page)
-				return view[Article]{list, votes}, err
-			})
-		return r.list, r.votes, err
+		return observeView(ctx, s, Call{Op: "UpvotedFor", Page: page, HasPage: true}, func(ctx context.Context) ([]Article, []VoteType, error) {
+			return s.UpvotedFor(ctx, user, voter, page)
+		})
 	}
 	const op = "upvoted for"
 	if err := checkName("user", user); err != nil {
@@ -105,6 +99,16 @@ func (s *Store) userPage(ctx context.Context, op, viewer, key, owner string, pag
 		return []Article{}, []VoteType{}, nil
 	}
 	return s.readRowsFor(ctx, op, userPageScript, s.withViewer(s.userPageArgs(key, start), viewer), viewer)
+}
+
+// userPageArgs lays out user_page.lua's arguments, to read a page of a
+// user's list at key: start live entries skipped, then up to the page
+// size. KEYS[1..2]: the list, the score ordering. ARGV[1]: the
+// articles' prefix; ARGV[2..3]: start, the page size; ARGV[4..5]: the
+// viewer (withViewer).
+func (s *Store) userPageArgs(key string, start int) []interface{} {
+	k := s.keys
+	return []interface{}{key, k.orderingKey("score"), k.article, start, s.pageSize}
 }
 
 // userPageStart checks a read of page of user's list of op, and returns

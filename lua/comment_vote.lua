@@ -10,7 +10,7 @@ moderated(k, ARGV[8], ARGV[9])
 -- (WithVoteLog) and the vote events (WithVoteEvents), or '';
 -- ARGV[10..14]: the vote rules (lib/rules.lua readRules), for a store
 -- that has them.
--- Reply: '<previous> <points> <up> <down>' (reply.go parseVote) |
+-- Reply: '<previous> <points> <up> <down>' (vote.go parseVote) |
 -- {NOT_FOUND} | {CLOSED} | {CORRUPT} | {NOT_ALLOWED} | {RATE_LIMITED, ms}.
 --
 -- The comment's voter record is the article's, k.cvoted .. aid, a hash

@@ -15,7 +15,7 @@ local cvoted, user = ARGV[10], ARGV[11]
 -- user whose votes the reply carries (ThreadFor, RepliesFor).
 -- Reply: {OK, row...} | {OK, row..., votes} with a user | {NOT_FOUND}:
 -- the comments taken, in the order taken, each a row (lib/tree.lua
--- appendRow) whose depth counts from the root's children (0); reply.go
+-- appendRow) whose depth counts from the root's children (0); comments.go
 -- orders them for display. votes holds one byte a row, in the rows'
 -- order, as comment_votes.lua writes them.
 --
@@ -181,7 +181,7 @@ if ends[1] then
   open(pname, ends[1], ends[2], 0)
 end
 -- The comments taken, each read whole with one GET, its links at their
--- fixed places (lib/tree.lua linkAt): reply.go parses the rest.
+-- fixed places (lib/tree.lua linkAt): comments.go parses the rest.
 local out, taken = {OK}, 0
 while taken < limit and #heap > 0 do
   local s = pop()

@@ -23,7 +23,7 @@ end
 -- Reply: '<previous> <score> <up> <down>' | {NOT_FOUND} | {CLOSED} |
 -- {NOT_ALLOWED} | {RATE_LIMITED, ms}: a vote done is the one reply that
 -- is not {status, ...}, but one string, which the client reads as one
--- value (reply.go parseVote).
+-- value (vote.go parseVote).
 -- The store's identity is checked by vote itself (lib/base.lua checkStore),
 -- where it knows the vote changes something.
 local r = vote(k, id, user, new, now, storeKey, storeIdentity)

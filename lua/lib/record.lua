@@ -223,7 +223,7 @@ end
 -- member (the id after one byte of its length), the length of its record
 -- in decimal, '+' and its live comment count where it has any, a space,
 -- and the record (RECORD). Joined, they are one value to read for the
--- whole page (reply.go parsePage). Members whose article is gone are
+-- whole page (page.go parsePage). Members whose article is gone are
 -- skipped. One ZRANGE, then records's reads.
 local function pageRows(orderingKey, articlePrefix, start, stop, desc)
   local out = {}

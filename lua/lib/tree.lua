@@ -255,8 +255,8 @@ end
 
 -- appendRow appends to out the row of comment id, at depth, whose
 -- record (read whole) is rec: three strings, the id, the depth and the
--- record, which reply.go's parseComments reads. A deleted comment's
--- body is already ''; its poster reply.go leaves out.
+-- record, which comments.go's parseComments reads. A deleted comment's
+-- body is already ''; its poster comments.go leaves out.
 local function appendRow(out, id, depth, rec)
   local n = #out
   out[n + 1], out[n + 2], out[n + 3] = id, depth, rec
