@@ -228,14 +228,11 @@ func parseVoters(op string, rest []interface{}) ([]Voter, string, error) {
 	list := make([]Voter, 0, len(f)/2)
 	for i := 1; i < len(f); i += 2 {
 		v := Voter{User: f[i]}
-		switch f[i+1] {
-		case "1", "1s": // "1s", "-1s": a shadowed voter's (Shadow)
-			v.Vote = Upvote
-		case "-1", "-1s":
-			v.Vote = Downvote
-		default:
+		vote, ok := storedVote(f[i+1]) // a shadowed voter's too (Shadow)
+		if !ok {
 			return nil, "", opErr(op, fmt.Errorf("%w: %q holds %q", errCorrupt, f[i], f[i+1]))
 		}
+		v.Vote = vote
 		list = append(list, v)
 	}
 	next := f[0]

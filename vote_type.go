@@ -3,6 +3,8 @@ package voting
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // VoteType is a user's vote on an article or a comment, as a read reports
@@ -71,6 +73,14 @@ func (v VoteType) IsBallot() bool { return v == Upvote || v == Downvote || v == 
 
 // held reports whether v is a vote a user can hold, as reads report it.
 func (v VoteType) held() bool { return v >= Downvote && v <= Upvote }
+
+// storedVote reads a user's value in a voter record
+// (layout.ParseVoteValue) as the vote its voter sees, a shadow vote
+// (Shadow) included; ok is false for a value that is no vote.
+func storedVote(v string) (_ VoteType, ok bool) {
+	vote, _, ok := layout.ParseVoteValue(v)
+	return VoteType(vote), ok
+}
 
 // MarshalText encodes v as String does, so VoteType reads as "up", "down"
 // or "none" in JSON. A value outside the constants gets [ErrInvalidVote].

@@ -236,12 +236,7 @@ func (s *Store) parseReadVotes(replies []interface{}, n int) ([]VoteType, error)
 		switch v := r.(type) {
 		case nil:
 		case []byte:
-			switch string(v) {
-			case "1", "1s": // "1s", "-1s": a shadow vote, as its voter sees it (moderation.go)
-				votes[i] = Upvote
-			case "-1", "-1s":
-				votes[i] = Downvote
-			}
+			votes[i], _ = storedVote(string(v)) // a shadow vote as its voter sees it
 		case redis.Error:
 			return nil, scriptError(v)
 		default:
