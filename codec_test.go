@@ -271,3 +271,53 @@ func BenchmarkParseComments(b *testing.B) {
 		}
 	}
 }
+
+// TestModerationCodecsAgree: the values moderation's scripts write, a
+// vote log's entries, a suspension and a comment vote's field, read with
+// internal/layout's codecs as votectl reads them, give back what was
+// done, and the codecs write the same members, scores and values.
+func TestModerationCodecsAgree(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, WithVoteLog())
+		a := mustPost(t, s, "ann", "t")
+		c := mustComment(t, s, a.ID, "", "ann", "c").ID
+		mustVote(t, s, "bob", a.ID, Downvote)
+		clock.Add(3 * time.Second)
+		if _, err := s.VoteComment(ctx, "bob", c, Upvote); err != nil {
+			t.Fatal(err)
+		}
+		z, err := redis.Strings(b.do(t, "ZRANGE", s.keys.userVotesKey("bob"), 0, -1, "WITHSCORES"), nil)
+		if err != nil || len(z) != 4 {
+			t.Fatalf("bob's vote log: %q, %v", z, err)
+		}
+		want := []layout.LogEntry{
+			{ID: a.ID, Vote: -1, At: epoch.Unix()},
+			{Comment: true, ID: c, Vote: 1, At: epoch.Unix() + 3},
+		}
+		for i, w := range want {
+			score, _ := strconv.ParseFloat(z[2*i+1], 64)
+			e, ok := layout.ParseLogEntry(z[2*i], score)
+			if !ok || e != w || e.Member() != z[2*i] || strconv.FormatInt(e.Score(), 10) != z[2*i+1] {
+				t.Errorf("log entry %q at %s reads %+v, %v; want %+v", z[2*i], z[2*i+1], e, ok, w)
+			}
+		}
+		if v, err := redis.String(b.do(t, "HGET", s.keys.cvoted+a.ID, layout.CVoteField(c, "bob")), nil); err != nil || v != "1" {
+			t.Errorf("bob's comment vote at %s: %q, %v", layout.CVoteField(c, "bob"), v, err)
+		}
+		for _, m := range []Suspension{Refuse, Shadow} {
+			until := epoch.Add(time.Hour)
+			if err := s.Suspend(ctx, "eve", m, until); err != nil {
+				t.Fatal(err)
+			}
+			v, err := redis.String(b.do(t, "HGET", s.keys.suspended, "eve"), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := map[Suspension]string{Refuse: layout.SuspendRefuse, Shadow: layout.SuspendShadow}[m]
+			mode, ms, ok := layout.ParseSuspension(v)
+			if !ok || mode != code || ms != until.UnixMilli() || layout.SuspensionValue(mode, ms) != v {
+				t.Errorf("%v: suspension %q reads %q %d %v", m, v, mode, ms, ok)
+			}
+		}
+	})
+}

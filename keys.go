@@ -1,7 +1,6 @@
 package voting
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/votekit/voting/internal/layout"
@@ -20,6 +19,7 @@ import (
 // decimals, so no id or group name can reach another family's keys.
 type keys struct {
 	prefix string // as given to WithKeyPrefix, without braces
+	tag    string // layout.Tag(prefix), which every key starts with
 	seq    string
 	// record holds the store's identity: its key layout version and the
 	// options every process writing to it shares (identity.go), which
@@ -62,6 +62,7 @@ func newKeys(prefix string) keys {
 	tag := layout.Tag(prefix)
 	return keys{
 		prefix:    prefix,
+		tag:       tag,
 		seq:       tag + layout.Seq,
 		record:    tag + layout.Store,
 		backfill:  tag + layout.Backfill,
@@ -123,12 +124,9 @@ func (k keys) orderingKey(ordering string) string { return k.by + ordering }
 // directions of one ordering share a cache.
 func (k keys) cacheKey(group, ordering string) string { return k.cache + ordering + ":" + group }
 
-// topBucketKey returns the TopSince bucket of size seconds numbered n,
-// which holds the articles posted in [n·size, (n+1)·size), as
-// lib/record.lua's bucket names it.
-func (k keys) topBucketKey(size, n int64) string {
-	return k.topBucket + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(n, 10)
-}
+// topBucketKey returns the TopSince bucket of size seconds that holds
+// time t (layout.Bucket).
+func (k keys) topBucketKey(size, t int64) string { return k.tag + layout.Bucket(size, t) }
 
 // votePrefixes returns the score key and the key prefixes that vote.lua
 // and vote_batch.lua take, in their order, boxed: the store keeps them

@@ -210,11 +210,9 @@ func checkOrder(t testing.TB, o Order, list []Article, weight float64) {
 	}
 }
 
-// topBucketKey is lib/record.lua's bucket: the TopSince bucket of size seconds
-// that an article posted at posted (Unix seconds, not before 1970) is in.
-func topBucketKey(s *Store, size, posted int64) string {
-	return s.keys.topBucket + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(posted/size, 10)
-}
+// topBucketKey is the TopSince bucket of size seconds that an article
+// posted at posted (Unix seconds) is in.
+func topBucketKey(s *Store, size, posted int64) string { return s.keys.topBucketKey(size, posted) }
 
 // checkStored checks the value each article has in the sorted set of
 // each ordering, and in its TopSince buckets where it has Top, against

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // TopSince returns page (1-based) of the articles posted within the last d
@@ -129,7 +131,7 @@ type edgeMember struct {
 // need found so far, and asking each step only for those that would come
 // before the need-th.
 func (s *Store) topSinceEdge(ctx context.Context, op string, cutoff int64, need int) ([]string, error) {
-	to := (floorDiv(cutoff, topEdgeSize) + 1) * topEdgeSize
+	to := (layout.BucketOf(topEdgeSize, cutoff) + 1) * topEdgeSize
 	var first []edgeMember
 	afterTime, afterMember, overValue, overMember := "", "", "", ""
 	for {
@@ -184,19 +186,10 @@ func (s *Store) topSinceEdge(ctx context.Context, op string, cutoff int64, need 
 // overMember.
 func (s *Store) topSinceEdgeArgs(from, to int64, afterTime, afterMember, overValue, overMember string) []interface{} {
 	k := s.keys
-	return []interface{}{k.orderingKey("time"), k.topBucketKey(topEdgeSize, floorDiv(from, topEdgeSize)),
+	return []interface{}{k.orderingKey("time"), k.topBucketKey(topEdgeSize, from),
 		from, to, afterTime, afterMember, s.edge, overValue, overMember}
 }
 
 // topEdgeSize is the size in seconds of the TopSince buckets the period
 // starts in (lib/base.lua BUCKETS[1]).
-const topEdgeSize = 600
-
-// floorDiv returns a divided by b (> 0), rounded down.
-func floorDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 && a < 0 {
-		q--
-	}
-	return q
-}
+var topEdgeSize = layout.BucketSizes[0]

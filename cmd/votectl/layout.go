@@ -16,7 +16,6 @@ package main
 import (
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -194,8 +193,7 @@ func sameValue(ordering string, a, b float64) bool {
 func (l layout) buckets(posted int64) []string {
 	var out []string
 	for _, size := range bucketSizes {
-		n := int64(math.Floor(float64(posted) / float64(size)))
-		out = append(out, l.tag+famTop+strconv.FormatInt(size, 10)+":"+strconv.FormatInt(n, 10))
+		out = append(out, l.tag+ilayout.Bucket(size, posted))
 	}
 	return out
 }
@@ -307,7 +305,7 @@ func kidsName(name string) (ordering, parent string, ok bool) {
 }
 
 // cvoteField is a vote's field in the article's comment voter record.
-func cvoteField(cid, user string) string { return cid + ":" + user }
+func cvoteField(cid, user string) string { return ilayout.CVoteField(cid, user) }
 
 // Moderation's values (lua/lib/moderation.lua): a shadowed user's vote
 // in a voter record, a vote log's entry and a suspension.
@@ -323,42 +321,28 @@ func shadowVote(v string) int {
 	return 0
 }
 
-// A vote log's (WithVoteLog) member is "a<id>" for an article, "c<cid>"
-// for a comment; its score twice the time of the vote (Unix s, the
-// store's clock), plus 1 for an upvote (lib/moderation.lua logScore).
-var logKinds = map[byte]string{'a': "article", 'c': "comment"}
-
-// logEntry parses a vote log's entry: the item's kind ("article" or
-// "comment") and id, the vote and its time; ok is false for what the
-// store never logs.
+// logEntry parses a vote log's entry (ilayout.ParseLogEntry): the
+// item's kind ("article" or "comment") and id, the vote and its time; ok
+// is false for what the store never logs.
 func logEntry(m string, score float64) (kind, id string, vote int, at int64, ok bool) {
-	if len(m) < 2 || score != math.Trunc(score) || math.Abs(score) > maxExact {
+	e, ok := ilayout.ParseLogEntry(m, score)
+	if !ok {
 		return "", "", 0, 0, false
 	}
-	kind, id = logKinds[m[0]], m[1:]
-	if kind == "" || !canonicalID(id) {
-		return "", "", 0, 0, false
+	kind = "article"
+	if e.Comment {
+		kind = "comment"
 	}
-	s := int64(score)
-	at, vote = s>>1, -1 // floor, for a negative time too
-	if s&1 == 1 {
-		vote = 1
-	}
-	return kind, id, vote, at, true
+	return kind, e.ID, e.Vote, e.At, true
 }
 
-// The suspensions' hash holds user -> "<mode> <until>", mode "r"
-// (Refuse) or "s" (Shadow), until in Unix ms (lib/moderation.lua).
-var suspensionModes = map[string]string{"r": "refuse", "s": "shadow"}
+// suspensionModes are the names of the suspensions' modes
+// (ilayout.ParseSuspension) in votectl's lines.
+var suspensionModes = map[string]string{ilayout.SuspendRefuse: "refuse", ilayout.SuspendShadow: "shadow"}
 
 // parseSuspension parses a suspension's value into its mode's name
 // ("refuse" or "shadow") and its end in Unix ms.
 func parseSuspension(v string) (mode string, untilMs int64, ok bool) {
-	code, ends, found := strings.Cut(v, " ")
-	mode = suspensionModes[code]
-	n, err := strconv.ParseInt(ends, 10, 64)
-	if !found || mode == "" || err != nil || n < 0 || strconv.FormatInt(n, 10) != ends {
-		return "", 0, false
-	}
-	return mode, n, true
+	code, until, ok := ilayout.ParseSuspension(v)
+	return suspensionModes[code], until, ok
 }

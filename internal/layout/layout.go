@@ -14,6 +14,8 @@
 // second tag per store (a site over several cluster nodes) would change.
 package layout
 
+import "strconv"
+
 // Tag returns the prefix every key of the store under prefix starts
 // with, "{prefix}:", a Redis Cluster hash tag: all keys of a store live in
 // one hash slot, so one script may touch any of them.
@@ -118,6 +120,23 @@ func IDOf(m string) (id string, ok bool) {
 // minutes, a day and 30 days, each dividing the next (lib/base.lua
 // BUCKETS).
 var BucketSizes = [3]int64{600, 86400, 2592000}
+
+// BucketOf returns the number of the TopSince bucket of size seconds
+// that holds time t (Unix s): bucket n holds [n·size, (n+1)·size), t /
+// size rounded down, as lib/record.lua bucket's math.floor.
+func BucketOf(size, t int64) int64 {
+	n := t / size
+	if t%size != 0 && t < 0 {
+		n--
+	}
+	return n
+}
+
+// Bucket returns the name, after the hash tag, of the TopSince bucket of
+// size seconds that holds time t (lib/record.lua bucket).
+func Bucket(size, t int64) string {
+	return Top + strconv.FormatInt(size, 10) + ":" + strconv.FormatInt(BucketOf(size, t), 10)
+}
 
 // The records' counts (an article's and a comment's up and down, and a
 // comment's links) are CountDigits digits at fixed places, so that a vote

@@ -117,3 +117,45 @@ func TestParseMalformed(t *testing.T) {
 		}
 	}
 }
+
+func TestBucketOf(t *testing.T) {
+	for _, c := range []struct{ size, t, n int64 }{
+		{600, 0, 0}, {600, 599, 0}, {600, 600, 1}, {600, -1, -1}, {600, -600, -1}, {600, -601, -2},
+		{86400, 1900000000, 21990},
+	} {
+		if n := BucketOf(c.size, c.t); n != c.n {
+			t.Errorf("BucketOf(%d, %d) = %d, want %d", c.size, c.t, n, c.n)
+		}
+	}
+	if got := Bucket(600, -601); got != "top:600:-2" {
+		t.Errorf("Bucket(600, -601) = %q", got)
+	}
+}
+
+func TestLogEntry(t *testing.T) {
+	for _, e := range []LogEntry{{ID: "12", Vote: 1, At: 1900000000}, {Comment: true, ID: "7", Vote: -1, At: -5}} {
+		got, ok := ParseLogEntry(e.Member(), float64(e.Score()))
+		if !ok || got != e {
+			t.Errorf("%+v: reads back %+v, %v", e, got, ok)
+		}
+	}
+	for _, c := range []struct {
+		m     string
+		score float64
+	}{{"a", 2}, {"x12", 2}, {"a012", 2}, {"a12", 2.5}, {"a12", 1 << 54}} {
+		if e, ok := ParseLogEntry(c.m, c.score); ok {
+			t.Errorf("ParseLogEntry(%q, %v) = %+v, want no entry", c.m, c.score, e)
+		}
+	}
+}
+
+func TestSuspensionValue(t *testing.T) {
+	if mode, ms, ok := ParseSuspension(SuspensionValue(SuspendShadow, 42)); !ok || mode != SuspendShadow || ms != 42 {
+		t.Errorf("shadow 42 reads %q %d %v", mode, ms, ok)
+	}
+	for _, v := range []string{"", "r", "r x", "x 5", "r -5", "r 05", "s 1 "} {
+		if mode, ms, ok := ParseSuspension(v); ok {
+			t.Errorf("ParseSuspension(%q) = %q %d, want none", v, mode, ms)
+		}
+	}
+}
