@@ -809,14 +809,8 @@ func TestRefusedTextChangesNothing(t *testing.T) {
 	mr := miniredis.RunT(t)
 	b := newBackend(t, "miniredis", mr.Addr(), mr)
 	s, _ := newStore(t, b, WithEditWindow(time.Hour), WithUserPages(), WithKarma(1, -1), WithOrders(Top))
-	a, err := s.Post(ctx, "alice", "the article", "https://example.com/a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := s.Comment(ctx, a.ID, "", "alice", "the comment")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustPost(t, s, "alice", "the article")
+	c := mustComment(t, s, a.ID, "", "alice", "the comment")
 	if err := s.AddToGroups(ctx, a.ID, "news"); err != nil {
 		t.Fatal(err)
 	}
