@@ -491,18 +491,7 @@ func TestCommentsOfLayout4Refused(t *testing.T) {
 func TestCheckCommentKarma(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
-		st, err := voting.New(pool(addr, "k"), commentOptions("k")...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := st.Post(ctx, "alice", "a title", "https://example.com/k")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := st.Comment(ctx, a.ID, "", "bob", "a comment")
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, _, c := commentedStore(t, addr, "k", commentOptions("k")...)
 		for _, b := range []voting.Ballot{{User: "carol", ID: c.ID, Vote: voting.Downvote}, {User: "dave", ID: c.ID, Vote: voting.Upvote},
 			{User: "bob", ID: c.ID, Vote: voting.CancelVote}} {
 			if _, err := st.VoteComment(ctx, b.User, b.ID, b.Vote); err != nil {

@@ -124,6 +124,26 @@ func votectl(t *testing.T, addr, stdin string, args ...string) (int, string, str
 	return code, out.String(), errb.String()
 }
 
+// commentedStore opens the store under prefix (opts name it) and posts
+// an article of alice's with a comment of bob's on it.
+func commentedStore(t *testing.T, addr, prefix string, opts ...voting.Option) (*voting.Store, voting.Article, voting.Comment) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := voting.New(pool(addr, prefix), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := st.Post(ctx, "alice", "a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.Comment(ctx, a.ID, "", "bob", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, a, c
+}
+
 // fullOptions is a store with every option on.
 func fullOptions(prefix string) []voting.Option {
 	return []voting.Option{voting.WithKeyPrefix(prefix), voting.WithOrders(voting.Top, voting.Hot, voting.Best, voting.Controversial),

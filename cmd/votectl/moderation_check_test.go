@@ -19,19 +19,8 @@ func TestModerationCheck(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
 		now := time.Now()
-		st, err := voting.New(pool(addr, "mchk"), voting.WithKeyPrefix("mchk"), voting.WithClock(func() time.Time { return now }),
+		st, a, c := commentedStore(t, addr, "mchk", voting.WithKeyPrefix("mchk"), voting.WithClock(func() time.Time { return now }),
 			voting.WithVoteLog(), voting.WithKarma(1, -1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := st.Post(ctx, "alice", "a", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := st.Comment(ctx, a.ID, "", "bob", "hi")
-		if err != nil {
-			t.Fatal(err)
-		}
 		if _, err := st.Vote(ctx, "carol", a.ID, voting.Upvote); err != nil {
 			t.Fatal(err)
 		}
@@ -96,18 +85,7 @@ func TestModerationCheck(t *testing.T) {
 // prefix then takes the good export.
 func TestModerationImportInvalid(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
-		ctx := context.Background()
-		st, err := voting.New(pool(addr, "minv"), voting.WithKeyPrefix("minv"), voting.WithVoteLog())
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := st.Post(ctx, "alice", "a", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Comment(ctx, a.ID, "", "bob", "hi"); err != nil {
-			t.Fatal(err)
-		}
+		commentedStore(t, addr, "minv", voting.WithKeyPrefix("minv"), voting.WithVoteLog())
 		_, export, _ := votectl(t, addr, "", "-prefix", "minv", "export")
 		n := strings.Count(export, "\n") + 1
 		for _, c := range []struct{ line, want string }{

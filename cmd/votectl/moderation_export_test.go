@@ -21,18 +21,7 @@ func TestModerationExportImport(t *testing.T) {
 			return []voting.Option{voting.WithKeyPrefix(p), voting.WithClock(func() time.Time { return now }),
 				voting.WithVoteLog(), voting.WithVoteEvents(1000), voting.WithKarma(1, -1)}
 		}
-		src, err := voting.New(pool(addr, "msrc"), opts("msrc")...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := src.Post(ctx, "alice", "a", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := src.Comment(ctx, a.ID, "", "bob", "hi")
-		if err != nil {
-			t.Fatal(err)
-		}
+		src, a, c := commentedStore(t, addr, "msrc", opts("msrc")...)
 		if err := src.Suspend(ctx, "sam", voting.Shadow, now.Add(time.Hour)); err != nil {
 			t.Fatal(err)
 		}
