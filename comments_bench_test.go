@@ -319,12 +319,8 @@ func (c *stepCost) report(b *testing.B, op string) {
 //
 //	go test -run '^$' -bench 'BenchmarkCommentRedisTime' -benchtime 5000x .
 func BenchmarkCommentRedisTime(b *testing.B) {
-	const nArticles, nUsers, rounds, workers = 1000, 10000, 5, 4
-	users := make([]string, nUsers)
-	for i := range users {
-		users[i] = benchUser(i)
-	}
-	votes := []VoteType{Upvote, Downvote, CancelVote}
+	const nArticles = redisTimeArticles
+	load := newRedisTimeLoad()
 	type pair struct {
 		name     string
 		f        *benchFixture
@@ -358,17 +354,13 @@ func BenchmarkCommentRedisTime(b *testing.B) {
 		pairs = append(pairs, pair{c.name, f, ids})
 	}
 	ctx := context.Background()
-	for r := 0; r < rounds; r++ {
+	for r := 0; r < redisTimeRounds; r++ {
 		for _, p := range pairs {
 			s := p.f.store
-			redisTimeRun(b, p.name+"vote", p.f, workers, func(w, i int) error {
-				r := uint32(i*2654435761 + w)
-				_, err := s.Vote(ctx, users[r%nUsers], strconv.Itoa(int(r/7%nArticles)+1), votes[r/3%3])
-				return err
-			})
-			redisTimeRun(b, p.name+"vote-comment", p.f, workers, func(w, i int) error {
-				r := uint32(i*2654435761 + w)
-				_, err := s.VoteComment(ctx, users[r%nUsers], p.comments[r/7%nArticles], votes[r/3%3])
+			redisTimeRun(b, p.name+"vote", p.f, load.vote(s))
+			redisTimeRun(b, p.name+"vote-comment", p.f, func(w, i int) error {
+				u, a, v := load.ballot(w, i)
+				_, err := s.VoteComment(ctx, u, p.comments[a], v)
 				return err
 			})
 		}
