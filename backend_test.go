@@ -150,6 +150,18 @@ func ownBackend(tb testing.TB) *backend {
 	return newBackend(tb, "redis", redistest.Start(tb).Addr, nil)
 }
 
+// ownBackendLong is ownBackend for a test too long for -short, which it
+// skips saying why; the test runs in parallel with the others, on its
+// own server.
+func ownBackendLong(t *testing.T, why string) *backend {
+	t.Helper()
+	t.Parallel()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	return ownBackend(t)
+}
+
 // ownPool returns a pool, closed when tb ends, to a redis-server of tb's
 // own started with conf (redistest.Start's), with the scripts loaded.
 func ownPool(tb testing.TB, conf ...string) *redis.Pool {
