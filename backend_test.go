@@ -801,9 +801,12 @@ func (f *benchFixture) post(b *testing.B, n int) {
 
 // sized returns the data set of n articles.
 func sized(b *testing.B, n int) *benchFixture {
-	return fixture(b, "articles"+strconv.Itoa(n), func(b *testing.B, f *benchFixture) {
-		f.post(b, n)
-	})
+	return postedFixture(b, "articles"+strconv.Itoa(n), n)
+}
+
+// postedFixture returns the data set called name, of n articles (post).
+func postedFixture(b *testing.B, name string, n int) *benchFixture {
+	return fixture(b, name, func(b *testing.B, f *benchFixture) { f.post(b, n) })
 }
 
 // randomVotes is the load of the vote benchmarks, measured as measure

@@ -30,7 +30,7 @@ import (
 //
 //	go test -run '^$' -bench ModerationRedisTime -benchtime 5000x .
 func BenchmarkModerationRedisTime(b *testing.B) {
-	plain := fixture(b, "mod-plain", func(b *testing.B, f *benchFixture) { f.post(b, redisTimeArticles) })
+	plain := postedFixture(b, "mod-plain", redisTimeArticles)
 	mk := func(name string, opts ...Option) *benchFixture {
 		return fixture(b, name, func(b *testing.B, f *benchFixture) {
 			s, err := New(f.pool, append([]Option{WithKeyPrefix("bench:" + name), WithClock(f.store.now)}, opts...)...)

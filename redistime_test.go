@@ -32,7 +32,7 @@ import (
 // Functions). The callers are 4 goroutines on a pool, as a service's
 // request handlers would be.
 func BenchmarkRedisTime(b *testing.B) {
-	vote := fixture(b, "vote", func(b *testing.B, f *benchFixture) { f.post(b, redisTimeArticles) })
+	vote := postedFixture(b, "vote", redisTimeArticles)
 	page := sized(b, 1000)
 	bare := bareFixture(b, redisTimeArticles)
 	load := newRedisTimeLoad()
