@@ -287,6 +287,19 @@ func TestExportImportPagesEqual(t *testing.T) {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewSource(7))
+		// voteSome casts fewer than most random votes, up or down, of
+		// the users v0 to v29 on items of ids, by vote.
+		voteSome := func(most int, ids []string, vote func(ctx context.Context, user, id string, v voting.VoteType) (voting.VoteResult, error)) {
+			for j := rng.Intn(most); j > 0; j-- {
+				v := voting.Upvote
+				if rng.Intn(2) == 0 {
+					v = voting.Downvote
+				}
+				if _, err := vote(ctx, fmt.Sprintf("v%d", rng.Intn(30)), ids[rng.Intn(len(ids))], v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		var ids []string
 		for i := 0; i < 120; i++ {
 			now = now.Add(time.Duration(rng.Intn(5000)) * time.Millisecond)
@@ -295,15 +308,7 @@ func TestExportImportPagesEqual(t *testing.T) {
 				t.Fatal(err)
 			}
 			ids = append(ids, a.ID)
-			for j := rng.Intn(8); j > 0; j-- {
-				v := voting.Upvote
-				if rng.Intn(2) == 0 {
-					v = voting.Downvote
-				}
-				if _, err := src.Vote(ctx, fmt.Sprintf("v%d", rng.Intn(30)), ids[rng.Intn(len(ids))], v); err != nil {
-					t.Fatal(err)
-				}
-			}
+			voteSome(8, ids, src.Vote)
 			if i%3 == 0 {
 				if err := src.AddToGroups(ctx, a.ID, "g"); err != nil {
 					t.Fatal(err)
@@ -330,15 +335,7 @@ func TestExportImportPagesEqual(t *testing.T) {
 				t.Fatal(err)
 			}
 			cids = append(cids, c.ID)
-			for j := rng.Intn(6); j > 0; j-- {
-				v := voting.Upvote
-				if rng.Intn(2) == 0 {
-					v = voting.Downvote
-				}
-				if _, err := src.VoteComment(ctx, fmt.Sprintf("v%d", rng.Intn(30)), cids[rng.Intn(len(cids))], v); err != nil {
-					t.Fatal(err)
-				}
-			}
+			voteSome(6, cids, src.VoteComment)
 		}
 		_, export, errs := votectl(t, addr, "", "-prefix", "psrc", "export")
 		if code, _, errs := votectl(t, addr, export, "-prefix", "pdst", "import"); code != 0 {
