@@ -801,11 +801,13 @@ func (f *benchFixture) post(b *testing.B, n int) {
 
 // sized returns the data set of n articles.
 func sized(b *testing.B, n int) *benchFixture {
+	b.Helper()
 	return postedFixture(b, "articles"+strconv.Itoa(n), n)
 }
 
 // postedFixture returns the data set called name, of n articles (post).
 func postedFixture(b *testing.B, name string, n int) *benchFixture {
+	b.Helper()
 	return fixture(b, name, func(b *testing.B, f *benchFixture) { f.post(b, n) })
 }
 
