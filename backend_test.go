@@ -150,6 +150,18 @@ func ownBackend(tb testing.TB) *backend {
 	return newBackend(tb, "redis", redistest.Start(tb).Addr, nil)
 }
 
+// ownBackendLong is ownBackend for a test too long for -short, which it
+// skips saying why; the test runs in parallel with the others, on its
+// own server.
+func ownBackendLong(t *testing.T, why string) *backend {
+	t.Helper()
+	t.Parallel()
+	if testing.Short() {
+		t.Skip(why)
+	}
+	return ownBackend(t)
+}
+
 // ownPool returns a pool, closed when tb ends, to a redis-server of tb's
 // own started with conf (redistest.Start's), with the scripts loaded.
 func ownPool(tb testing.TB, conf ...string) *redis.Pool {
@@ -789,9 +801,14 @@ func (f *benchFixture) post(b *testing.B, n int) {
 
 // sized returns the data set of n articles.
 func sized(b *testing.B, n int) *benchFixture {
-	return fixture(b, "articles"+strconv.Itoa(n), func(b *testing.B, f *benchFixture) {
-		f.post(b, n)
-	})
+	b.Helper()
+	return postedFixture(b, "articles"+strconv.Itoa(n), n)
+}
+
+// postedFixture returns the data set called name, of n articles (post).
+func postedFixture(b *testing.B, name string, n int) *benchFixture {
+	b.Helper()
+	return fixture(b, name, func(b *testing.B, f *benchFixture) { f.post(b, n) })
 }
 
 // randomVotes is the load of the vote benchmarks, measured as measure

@@ -119,15 +119,11 @@ func chain(n int) []int {
 //
 //	go test -run '^$' -bench 'BenchmarkCommentBounds' -benchtime 20x -benchmem .
 func BenchmarkCommentBounds(b *testing.B) {
-	be := ownBackend(b)
+	be, s, h := ownHookedStore(b)
 	pool := be.pool
-	s, _ := newStore(b, be)
-	f := &benchFixture{store: s, hooks: &hooks{}, pool: pool}
-	hook(s, f.hooks)
+	f := &benchFixture{store: s, hooks: h, pool: pool}
 	start := time.Now()
-	tree := mustPost(b, s, "poster", "tree").ID
-	treeIDs := commentMany(b, pool, s, on(tree), randomTree(100_000, 5_000, 29), "A comment of about the length of a line of text.")
-	voteCommentsMany(b, pool, s, treeIDs, 100_000, 29)
+	tree, treeIDs := bigTree(b, pool, s, 29)
 	deep := mustPost(b, s, "poster", "deep").ID
 	deepIDs := commentMany(b, pool, s, on(deep), chain(MaxCommentDepth), "deeper")
 	wide := mustPost(b, s, "poster", "wide").ID
@@ -233,6 +229,27 @@ func BenchmarkCommentBounds(b *testing.B) {
 	})
 }
 
+// ownHookedStore is a store on a redis-server of the benchmark's own,
+// its connections hooked (h).
+func ownHookedStore(b *testing.B) (*backend, *Store, *hooks) {
+	be := ownBackend(b)
+	s, _ := newStore(b, be)
+	h := &hooks{}
+	hook(s, h)
+	return be, s, h
+}
+
+// bigTree posts an article, "tree", with 100,000 comments (randomTree of
+// seed, 5,000 at the top level) and 100,000 votes on them, and returns
+// its id and the comments' ids.
+func bigTree(b *testing.B, pool *redis.Pool, s *Store, seed int64) (string, []string) {
+	b.Helper()
+	a := mustPost(b, s, "poster", "tree").ID
+	ids := commentMany(b, pool, s, on(a), randomTree(100_000, 5_000, seed), "A comment of about the length of a line of text.")
+	voteCommentsMany(b, pool, s, ids, 100_000, seed)
+	return a, ids
+}
+
 // BenchmarkCommentDelete measures, on a redis-server of its own, the
 // Delete of an article with 100,000 comments (5,000 at the top level,
 // 100,000 votes), which purges them in bounded steps, each one round
@@ -244,17 +261,12 @@ func BenchmarkCommentBounds(b *testing.B) {
 //
 //	go test -run '^$' -bench 'BenchmarkCommentDelete' -benchtime 2x .
 func BenchmarkCommentDelete(b *testing.B) {
-	be := ownBackend(b)
+	be, s, h := ownHookedStore(b)
 	pool := be.pool
-	s, _ := newStore(b, be)
-	h := &hooks{}
-	hook(s, h)
 	var cost stepCost
 	for i := 0; i < min(b.N, 3); i++ {
 		b.StopTimer()
-		a := mustPost(b, s, "poster", "tree").ID
-		ids := commentMany(b, pool, s, on(a), randomTree(100_000, 5_000, int64(i)), "A comment of about the length of a line of text.")
-		voteCommentsMany(b, pool, s, ids, 100_000, int64(i))
+		a, ids := bigTree(b, pool, s, int64(i))
 		cost.run(b, pool, s, h, "delete", func() error { return s.Delete(ctx, a) })
 		if list, err := s.CommentsByID(ctx, ids[:MaxBatch]); err != nil || len(list) != 0 {
 			b.Fatalf("comments of the deleted article: %d left, %v", len(list), err)
@@ -319,12 +331,8 @@ func (c *stepCost) report(b *testing.B, op string) {
 //
 //	go test -run '^$' -bench 'BenchmarkCommentRedisTime' -benchtime 5000x .
 func BenchmarkCommentRedisTime(b *testing.B) {
-	const nArticles, nUsers, rounds, workers = 1000, 10000, 5, 4
-	users := make([]string, nUsers)
-	for i := range users {
-		users[i] = benchUser(i)
-	}
-	votes := []VoteType{Upvote, Downvote, CancelVote}
+	const nArticles = redisTimeArticles
+	load := newRedisTimeLoad()
 	type pair struct {
 		name     string
 		f        *benchFixture
@@ -358,17 +366,13 @@ func BenchmarkCommentRedisTime(b *testing.B) {
 		pairs = append(pairs, pair{c.name, f, ids})
 	}
 	ctx := context.Background()
-	for r := 0; r < rounds; r++ {
+	for r := 0; r < redisTimeRounds; r++ {
 		for _, p := range pairs {
 			s := p.f.store
-			redisTimeRun(b, p.name+"vote", p.f, workers, func(w, i int) error {
-				r := uint32(i*2654435761 + w)
-				_, err := s.Vote(ctx, users[r%nUsers], strconv.Itoa(int(r/7%nArticles)+1), votes[r/3%3])
-				return err
-			})
-			redisTimeRun(b, p.name+"vote-comment", p.f, workers, func(w, i int) error {
-				r := uint32(i*2654435761 + w)
-				_, err := s.VoteComment(ctx, users[r%nUsers], p.comments[r/7%nArticles], votes[r/3%3])
+			redisTimeRun(b, p.name+"vote", p.f, load.vote(s))
+			redisTimeRun(b, p.name+"vote-comment", p.f, func(w, i int) error {
+				u, a, v := load.ballot(w, i)
+				_, err := s.VoteComment(ctx, u, p.comments[a], v)
 				return err
 			})
 		}
@@ -419,14 +423,9 @@ func BenchmarkCommentMemory(b *testing.B) {
 //
 //	go test -run '^$' -bench 'BenchmarkCommentMove' -benchtime 2x .
 func BenchmarkCommentMove(b *testing.B) {
-	be := ownBackend(b)
+	be, s, h := ownHookedStore(b)
 	pool := be.pool
-	s, _ := newStore(b, be)
-	h := &hooks{}
-	hook(s, h)
-	a := mustPost(b, s, "poster", "tree").ID
-	ids := commentMany(b, pool, s, on(a), randomTree(100_000, 5_000, 29), "A comment of about the length of a line of text.")
-	voteCommentsMany(b, pool, s, ids, 100_000, 29)
+	_, ids := bigTree(b, pool, s, 29)
 	var cost stepCost
 	for i := 0; i < min(b.N, 2); i++ {
 		b.StopTimer()

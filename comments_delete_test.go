@@ -128,6 +128,15 @@ func TestDeleteCommentChain(t *testing.T) {
 				t.Fatalf("DeleteComment(%s): %v", c.ID(), err)
 			}
 		}
+		// cutDel deletes c, cut after its first step (w.cut).
+		cutDel := func(c *mComment) {
+			t.Helper()
+			w.cut = func(id string) bool { return id == "" }
+			if err := s.DeleteComment(ctx, c.ID()); !errors.Is(err, errCut) {
+				t.Fatalf("DeleteComment cut after its first step: %v", err)
+			}
+			w.cut = nil
+		}
 		removing := func() []string {
 			t.Helper()
 			ids, err := redis.Strings(b.do(t, "SMEMBERS", s.keys.removing), nil)
@@ -172,11 +181,7 @@ func TestDeleteCommentChain(t *testing.T) {
 		w.take()
 
 		// Cut after the first step.
-		w.cut = func(id string) bool { return id == "" }
-		if err := s.DeleteComment(ctx, list[n-1].ID()); !errors.Is(err, errCut) {
-			t.Fatalf("DeleteComment cut after its first step: %v", err)
-		}
-		w.cut = nil
+		cutDel(list[n-1])
 		first := firstRemovals(n) // the deepest's ancestors: the n-1 above it and the root
 		if ids, removed := w.take(); len(ids) != 1 || removed[0] != int64(first) {
 			t.Fatalf("the first step: %v removing %v; want %d removed", ids, removed, first)
@@ -215,11 +220,7 @@ func TestDeleteCommentChain(t *testing.T) {
 		// goes on.
 		second := chain(nil, ancestorStep+10)
 		w.take()
-		w.cut = func(id string) bool { return id == "" }
-		if err := s.DeleteComment(ctx, second[len(second)-1].ID()); !errors.Is(err, errCut) {
-			t.Fatalf("DeleteComment cut after its first step: %v", err)
-		}
-		w.cut = nil
+		cutDel(second[len(second)-1])
 		del(root)
 		for _, c := range second {
 			removeFromModel(m, c)
@@ -233,11 +234,7 @@ func TestDeleteCommentChain(t *testing.T) {
 		// A reply to the top of a removal left keeps it: the next
 		// DeleteComment only forgets it.
 		fourth := chain(nil, ancestorStep+10)
-		w.cut = func(id string) bool { return id == "" }
-		if err := s.DeleteComment(ctx, fourth[len(fourth)-1].ID()); !errors.Is(err, errCut) {
-			t.Fatalf("DeleteComment cut after its first step: %v", err)
-		}
-		w.cut = nil
+		cutDel(fourth[len(fourth)-1])
 		f4 := firstRemovals(len(fourth) - 1)
 		for _, c := range fourth[len(fourth)-f4:] {
 			removeFromModel(m, c)
@@ -259,11 +256,7 @@ func TestDeleteCommentChain(t *testing.T) {
 		// Cut once more, then a Delete of the article removes what is
 		// left, and the next DeleteComment forgets it.
 		third := chain(nil, ancestorStep+10)
-		w.cut = func(id string) bool { return id == "" }
-		if err := s.DeleteComment(ctx, third[len(third)-1].ID()); !errors.Is(err, errCut) {
-			t.Fatalf("DeleteComment cut after its first step: %v", err)
-		}
-		w.cut = nil
+		cutDel(third[len(third)-1])
 		if err := s.Delete(ctx, aid); err != nil {
 			t.Fatal(err)
 		}

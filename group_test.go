@@ -1041,11 +1041,7 @@ func bigGroupIDs(n int) []string {
 // measured by BenchmarkGroupBuild, not here: a timed check fails on a
 // busy machine.
 func TestGroupBuildBound(t *testing.T) {
-	t.Parallel() // on a server of its own
-	if testing.Short() {
-		t.Skip("builds a group of 100,000 members")
-	}
-	b := ownBackend(t)
+	b := ownBackendLong(t, "builds a group of 100,000 members")
 	const size = 100_000
 	s, _ := newStore(t, b)
 	s.walk = 0 // the build alone; TestGroupColdStepBound bounds a walk's step
@@ -1720,11 +1716,7 @@ func TestGroupColdPagesWhileChanging(t *testing.T) {
 // is built. What a script costs in time is measured by
 // BenchmarkGroupCold, not here: a timed check fails on a busy machine.
 func TestGroupColdStepBound(t *testing.T) {
-	t.Parallel() // on a server of its own
-	if testing.Short() {
-		t.Skip("writes a store of 50,000 articles")
-	}
-	b := ownBackend(t)
+	b := ownBackendLong(t, "writes a store of 50,000 articles")
 	const size = 50_000
 	s, _ := newStore(t, b, WithOrders(Top))
 	ids := bigGroupIDs(size) // ids[0] the newest and highest scored

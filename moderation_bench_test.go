@@ -30,8 +30,7 @@ import (
 //
 //	go test -run '^$' -bench ModerationRedisTime -benchtime 5000x .
 func BenchmarkModerationRedisTime(b *testing.B) {
-	const nArticles, nUsers, rounds, workers = 1000, 10000, 5, 4
-	plain := fixture(b, "mod-plain", func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
+	plain := postedFixture(b, "mod-plain", redisTimeArticles)
 	mk := func(name string, opts ...Option) *benchFixture {
 		return fixture(b, name, func(b *testing.B, f *benchFixture) {
 			s, err := New(f.pool, append([]Option{WithKeyPrefix("bench:" + name), WithClock(f.store.now)}, opts...)...)
@@ -40,7 +39,7 @@ func BenchmarkModerationRedisTime(b *testing.B) {
 			}
 			hook(s, f.hooks)
 			f.store = s
-			f.post(b, nArticles)
+			f.post(b, redisTimeArticles)
 		})
 	}
 	logged := mk("mod-log", WithVoteLog())
@@ -49,31 +48,15 @@ func BenchmarkModerationRedisTime(b *testing.B) {
 		b.Fatal(err)
 	}
 	before := beforeSuspensions(b, plain)
-	users := make([]string, nUsers)
-	for i := range users {
-		users[i] = benchUser(i)
-	}
-	votes := []VoteType{Upvote, Downvote, CancelVote}
-	ballot := func(w, i int) (string, string, VoteType) {
-		r := uint32(i*2654435761 + w)
-		return users[r%nUsers], strconv.Itoa(int(r/7%nArticles) + 1), votes[r/3%3]
-	}
-	ctx := context.Background()
-	voteOn := func(s *Store) func(w, i int) error {
-		return func(w, i int) error {
-			u, id, v := ballot(w, i)
-			_, err := s.Vote(ctx, u, id, v)
-			return err
-		}
-	}
-	for r := 0; r < rounds; r++ {
-		redisTimeRun(b, "vote", plain, workers, voteOn(plain.store))
-		redisTimeRun(b, "vote-before", plain, workers, func(w, i int) error {
-			u, id, v := ballot(w, i)
-			return before(u, id, v)
+	load := newRedisTimeLoad()
+	for r := 0; r < redisTimeRounds; r++ {
+		redisTimeRun(b, "vote", plain, load.vote(plain.store))
+		redisTimeRun(b, "vote-before", plain, func(w, i int) error {
+			u, a, v := load.ballot(w, i)
+			return before(u, strconv.Itoa(a+1), v)
 		})
-		redisTimeRun(b, "vote-suspended", suspended, workers, voteOn(suspended.store))
-		redisTimeRun(b, "vote-log", logged, workers, voteOn(logged.store))
+		redisTimeRun(b, "vote-suspended", suspended, load.vote(suspended.store))
+		redisTimeRun(b, "vote-log", logged, load.vote(logged.store))
 	}
 }
 

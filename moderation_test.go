@@ -121,18 +121,9 @@ func TestVotesBy(t *testing.T) {
 func TestVoters(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
-		a, err := s.Post(ctx, "poster", "title", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := s.Comment(ctx, a.ID, "", "cposter", "hello")
-		if err != nil {
-			t.Fatal(err)
-		}
-		other, err := s.Comment(ctx, a.ID, "", "x", "other")
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := mustPost(t, s, "poster", "title")
+		c := mustComment(t, s, a.ID, "", "cposter", "hello")
+		other := mustComment(t, s, a.ID, "", "x", "other")
 		want, cwant := map[string]VoteType{"poster": Upvote}, map[string]VoteType{"cposter": Upvote}
 		for i := 0; i < 300; i++ {
 			u := fmt.Sprintf("u%03d", i)
@@ -216,14 +207,8 @@ func TestVoters(t *testing.T) {
 func TestSuspend(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, WithVoteLog(), WithKarma(1, -1), WithUserPages())
-		a, err := s.Post(ctx, "poster", "title", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := s.Comment(ctx, a.ID, "", "poster", "body")
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := mustPost(t, s, "poster", "title")
+		c := mustComment(t, s, a.ID, "", "poster", "body")
 		if mode, until, err := s.Suspended(ctx, "bad"); err != nil || mode != 0 || !until.IsZero() {
 			t.Fatalf("not suspended: %v %v %v", mode, until, err)
 		}
@@ -267,7 +252,7 @@ func TestSuspend(t *testing.T) {
 			t.Fatalf("another's Post with a suspension on: %v", err)
 		}
 		before := b.storeKeys(t, s)
-		_, err = s.Vote(ctx, "bad", a.ID, Upvote)
+		_, err := s.Vote(ctx, "bad", a.ID, Upvote)
 		refused("Vote", err)
 		_, err = s.VoteComment(ctx, "bad", c.ID, Downvote)
 		refused("VoteComment", err)
@@ -351,14 +336,8 @@ func TestSuspend(t *testing.T) {
 func TestVoteEvents(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b, WithVoteLog(), WithVoteEvents(1000), WithKarma(1, -1))
-		a, err := s.Post(ctx, "poster", "title", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := s.Comment(ctx, a.ID, "", "poster", "body")
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := mustPost(t, s, "poster", "title")
+		c := mustComment(t, s, a.ID, "", "poster", "body")
 		mustVote(t, s, "u", a.ID, Upvote)
 		mustVote(t, s, "u", a.ID, Upvote) // no change, no event
 		clock.Add(time.Second)
@@ -429,7 +408,7 @@ func TestVoteEvents(t *testing.T) {
 		}
 		// The cap: about maxLen entries (XADD MAXLEN ~ trims whole nodes).
 		capped, _ := newStore(t, b, WithVoteEvents(10))
-		a, err = capped.Post(ctx, "poster", "title", "")
+		a, err := capped.Post(ctx, "poster", "title", "")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -668,8 +668,7 @@ func checkTopSince(t testing.TB, s *Store, all []Article, now time.Time, d time.
 		// TopSinceFor reads the same page, in the same steps, and u1's
 		// votes on it in its last.
 		list, votes, err := s.TopSinceFor(ctx, "u1", d, page)
-		wantView(t, fmt.Sprintf("TopSinceFor(u1, %v, %d)", d, page), list, votes, err, got, nil,
-			idsOf(got), func(ids []string) ([]VoteType, error) { return s.VotesOf(ctx, "u1", ids) })
+		wantArticlesView(t, s, "u1", fmt.Sprintf("TopSinceFor(u1, %v, %d)", d, page), list, votes, err, got, nil)
 		if len(got) == 0 {
 			return
 		}

@@ -32,6 +32,14 @@ func wantView[T any](t testing.TB, name string, got []T, votes []VoteType, err e
 	return votes
 }
 
+// wantArticlesView is wantView of a page of articles read for user,
+// whose votes VotesOf reads.
+func wantArticlesView(t testing.TB, s *Store, user, name string, got []Article, votes []VoteType, err error,
+	want []Article, wantErr error) {
+	t.Helper()
+	wantView(t, name, got, votes, err, want, wantErr, idsOf(want), func(ids []string) ([]VoteType, error) { return s.VotesOf(ctx, user, ids) })
+}
+
 func commentIDs(list []ThreadComment) []string {
 	out := make([]string, len(list))
 	for i, c := range list {
@@ -126,8 +134,7 @@ func TestGroupArticlesFor(t *testing.T) {
 				for page := 1; page <= 3; page++ {
 					list, votes, err := s.GroupArticlesFor(ctx, user, "g", order, page)
 					want, wantErr := s.GroupArticles(ctx, "g", order, page)
-					wantView(t, fmt.Sprintf("GroupArticlesFor(%s, %v, %d)", user, order, page), list, votes, err, want, wantErr,
-						idsOf(want), func(ids []string) ([]VoteType, error) { return s.VotesOf(ctx, user, ids) })
+					wantArticlesView(t, s, user, fmt.Sprintf("GroupArticlesFor(%s, %v, %d)", user, order, page), list, votes, err, want, wantErr)
 					if page == 2 && len(list) != 2 || page == 3 && len(list) != 0 {
 						t.Fatalf("%v page %d of 5 articles: %d", order, page, len(list))
 					}
@@ -157,8 +164,7 @@ func TestTopSinceFor(t *testing.T) {
 				for page := 1; page <= 4; page++ {
 					list, votes, err := s.TopSinceFor(ctx, user, d, page)
 					want, wantErr := s.TopSince(ctx, d, page)
-					wantView(t, fmt.Sprintf("TopSinceFor(%s, %v, %d)", user, d, page), list, votes, err, want, wantErr,
-						idsOf(want), func(ids []string) ([]VoteType, error) { return s.VotesOf(ctx, user, ids) })
+					wantArticlesView(t, s, user, fmt.Sprintf("TopSinceFor(%s, %v, %d)", user, d, page), list, votes, err, want, wantErr)
 				}
 			}
 		}
@@ -184,12 +190,10 @@ func TestUserPagesFor(t *testing.T) {
 				for page := 1; page <= 4; page++ {
 					list, votes, err := s.SubmittedFor(ctx, user, owner, page)
 					want, wantErr := s.Submitted(ctx, owner, page)
-					wantView(t, fmt.Sprintf("SubmittedFor(%s, %s, %d)", user, owner, page), list, votes, err, want, wantErr,
-						idsOf(want), func(ids []string) ([]VoteType, error) { return s.VotesOf(ctx, user, ids) })
+					wantArticlesView(t, s, user, fmt.Sprintf("SubmittedFor(%s, %s, %d)", user, owner, page), list, votes, err, want, wantErr)
 					list, votes, err = s.UpvotedFor(ctx, user, owner, page)
 					want, wantErr = s.Upvoted(ctx, owner, page)
-					wantView(t, fmt.Sprintf("UpvotedFor(%s, %s, %d)", user, owner, page), list, votes, err, want, wantErr,
-						idsOf(want), func(ids []string) ([]VoteType, error) { return s.VotesOf(ctx, user, ids) })
+					wantArticlesView(t, s, user, fmt.Sprintf("UpvotedFor(%s, %s, %d)", user, owner, page), list, votes, err, want, wantErr)
 				}
 			}
 		}

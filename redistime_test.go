@@ -32,24 +32,12 @@ import (
 // Functions). The callers are 4 goroutines on a pool, as a service's
 // request handlers would be.
 func BenchmarkRedisTime(b *testing.B) {
-	const nArticles, nUsers, rounds, workers = 1000, 10000, 5, 4
-	vote := fixture(b, "vote", func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
+	vote := postedFixture(b, "vote", redisTimeArticles)
 	page := sized(b, 1000)
-	bare := bareFixture(b, nArticles)
-	users := make([]string, nUsers)
-	for i := range users {
-		users[i] = benchUser(i)
-	}
-	votes := []VoteType{Upvote, Downvote, CancelVote}
-	run := func(name string, f *benchFixture, call func(w, i int) error) { redisTimeRun(b, name, f, workers, call) }
+	bare := bareFixture(b, redisTimeArticles)
+	load := newRedisTimeLoad()
+	run := func(name string, f *benchFixture, call func(w, i int) error) { redisTimeRun(b, name, f, call) }
 	ctx := context.Background()
-	voteOn := func(s *Store) func(w, i int) error {
-		return func(w, i int) error {
-			r := uint32(i*2654435761 + w)
-			_, err := s.Vote(ctx, users[r%nUsers], strconv.Itoa(int(r/7%nArticles)+1), votes[r/3%3])
-			return err
-		}
-	}
 	pageOf := func(s *Store) func(w, i int) error {
 		return func(w, i int) error {
 			list, err := s.Articles(ctx, ScoreDesc, 1)
@@ -60,25 +48,61 @@ func BenchmarkRedisTime(b *testing.B) {
 		}
 	}
 	voteScripts, pageScripts := scriptsOnly(b, vote), scriptsOnly(b, page)
-	for r := 0; r < rounds; r++ {
-		run("vote", vote, voteOn(vote.store))
+	for r := 0; r < redisTimeRounds; r++ {
+		run("vote", vote, load.vote(vote.store))
 		run("vote-bare", bare.benchFixture, func(w, i int) error {
-			r := uint32(i*2654435761 + w)
-			return bare.bareVote(users[r%nUsers], strconv.Itoa(int(r/7%nArticles)+1))
+			u, a, _ := load.ballot(w, i)
+			return bare.bareVote(u, strconv.Itoa(a+1))
 		})
-		run("vote-scripts", vote, voteOn(voteScripts))
+		run("vote-scripts", vote, load.vote(voteScripts))
 		run("page", page, pageOf(page.store))
 		run("page-bare", bare.benchFixture, func(w, i int) error { return bare.barePage() })
 		run("page-scripts", page, pageOf(pageScripts))
 	}
 }
 
+// The Redis-time benchmarks' load: stores of redisTimeArticles
+// articles, the votes of redisTimeUsers users, in redisTimeRounds
+// interleaved rounds, from redisTimeWorkers goroutines.
+const redisTimeArticles, redisTimeUsers, redisTimeRounds, redisTimeWorkers = 1000, 10000, 5, 4
+
+// redisTimeLoad is the ballots of a Redis-time run.
+type redisTimeLoad struct {
+	users []string // benchUser(0) to benchUser(redisTimeUsers-1)
+}
+
+func newRedisTimeLoad() redisTimeLoad {
+	users := make([]string, redisTimeUsers)
+	for i := range users {
+		users[i] = benchUser(i)
+	}
+	return redisTimeLoad{users}
+}
+
+// ballot is the ballot of call i of worker w: a user, the index of an
+// article (from 0; its id is one more) and a vote (up, down or cancel),
+// spread over them by a multiplicative hash of w and i.
+func (l redisTimeLoad) ballot(w, i int) (user string, article int, v VoteType) {
+	r := uint32(i*2654435761 + w)
+	return l.users[r%redisTimeUsers], int(r / 7 % redisTimeArticles), []VoteType{Upvote, Downvote, CancelVote}[r/3%3]
+}
+
+// vote is the call of a run that votes the ballot on s.
+func (l redisTimeLoad) vote(s *Store) func(w, i int) error {
+	return func(w, i int) error {
+		u, a, v := l.ballot(w, i)
+		_, err := s.Vote(context.Background(), u, strconv.Itoa(a+1), v)
+		return err
+	}
+}
+
 // redisTimeRun runs call(w, i) b.N times as a sub-benchmark of b called
-// name, from workers goroutines (w from 0; each takes every workers-th
+// name, from redisTimeWorkers goroutines (w from 0; each takes every workers-th
 // i), and reports the Redis time per script call (redis-µs/call), the
 // CPU time of the server's main thread per op (main-cpu-µs/op) and the
 // commands SLOWLOG caught at 10 ms or more (slow-cmds).
-func redisTimeRun(b *testing.B, name string, f *benchFixture, workers int, call func(w, i int) error) {
+func redisTimeRun(b *testing.B, name string, f *benchFixture, call func(w, i int) error) {
+	const workers = redisTimeWorkers
 	b.Run(name, func(b *testing.B) {
 		m := meter(b, f.pool, 10*time.Millisecond)
 		cpu := mainCPU(b, f.pool)

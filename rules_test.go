@@ -383,7 +383,7 @@ func BenchmarkVoteRules(b *testing.B) {
 	const nArticles, nUsers = 1000, 10000
 	for _, rs := range ruleSets {
 		b.Run(rs.name, func(b *testing.B) {
-			f := fixture(b, "rules-"+rs.name, func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
+			f := postedFixture(b, "rules-"+rs.name, nArticles)
 			opts := append([]Option{WithKeyPrefix(f.store.keys.prefix), WithClock(f.store.now)}, rs.opts...)
 			s, err := New(f.pool, opts...)
 			if err != nil {

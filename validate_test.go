@@ -343,22 +343,8 @@ func hostileCases() []hostileCase {
 		cases = append(cases,
 			hostileCase{"Post: poster " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Post(ctx, n, "t", ""); return err }},
 			hostileCase{"Vote: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.Vote(ctx, n, "1", Upvote); return err }},
-			hostileCase{"VoteOf: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.VoteOf(ctx, n, "1"); return err }},
-			hostileCase{"VotesOf: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.VotesOf(ctx, n, []string{"1"}); return err }},
-			hostileCase{"ArticlesFor: user " + q, bad, func(t *testing.T, s *Store) error {
-				_, _, err := s.ArticlesFor(ctx, n, ScoreDesc, 1)
-				return err
-			}},
-			hostileCase{"GroupArticlesFor: user " + q, bad, func(t *testing.T, s *Store) error {
-				_, _, err := s.GroupArticlesFor(ctx, n, "g", ScoreDesc, 1)
-				return err
-			}},
 			hostileCase{"TopSinceFor: user " + q, bad, func(t *testing.T, s *Store) error {
 				_, _, err := s.TopSinceFor(ctx, n, time.Hour, 1)
-				return err
-			}},
-			hostileCase{"SubmittedFor: user " + q, bad, func(t *testing.T, s *Store) error {
-				_, _, err := s.SubmittedFor(ctx, n, "alice", 1)
 				return err
 			}},
 			hostileCase{"UpvotedFor: user " + q, bad, func(t *testing.T, s *Store) error {
@@ -385,6 +371,7 @@ func hostileCases() []hostileCase {
 			hostileCase{"Unsuspend: user " + q, bad, func(t *testing.T, s *Store) error { return s.Unsuspend(ctx, n) }},
 			hostileCase{"Suspended: user " + q, bad, func(t *testing.T, s *Store) error { _, _, err := s.Suspended(ctx, n); return err }},
 		)
+		cases = append(cases, voterReadCases(n, q, bad)...)
 	}
 	cases = append(cases, hostileCase{"VoteEvents: after {other}", bad, func(t *testing.T, s *Store) error {
 		_, _, err := s.VoteEvents(ctx, "{other}", 10)
@@ -412,20 +399,6 @@ func hostileCases() []hostileCase {
 			hostileCase{"VoteComment: user " + q, bad, func(t *testing.T, s *Store) error { _, err := s.VoteComment(ctx, n, "1", Upvote); return err }},
 			hostileCase{"AddToGroups: name " + q, bad, func(t *testing.T, s *Store) error { return s.AddToGroups(ctx, "1", "g", n) }},
 			hostileCase{"RemoveFromGroups: name " + q, nil, func(t *testing.T, s *Store) error { return s.RemoveFromGroups(ctx, "1", n) }},
-			hostileCase{"VoteOf: user " + q, nil, func(t *testing.T, s *Store) error { _, err := s.VoteOf(ctx, n, "1"); return err }},
-			hostileCase{"VotesOf: user " + q, nil, func(t *testing.T, s *Store) error { _, err := s.VotesOf(ctx, n, []string{"1"}); return err }},
-			hostileCase{"ArticlesFor: user " + q, nil, func(t *testing.T, s *Store) error {
-				_, _, err := s.ArticlesFor(ctx, n, ScoreDesc, 1)
-				return err
-			}},
-			hostileCase{"GroupArticlesFor: user " + q, nil, func(t *testing.T, s *Store) error {
-				_, _, err := s.GroupArticlesFor(ctx, n, "g", ScoreDesc, 1)
-				return err
-			}},
-			hostileCase{"SubmittedFor: user " + q, nil, func(t *testing.T, s *Store) error {
-				_, _, err := s.SubmittedFor(ctx, n, "alice", 1)
-				return err
-			}},
 			hostileCase{"UpvotedFor: user " + q, nil, emptyPage(func(s *Store) ([]Article, error) {
 				list, _, err := s.UpvotedFor(ctx, "bob", n, 1)
 				return list, err
@@ -437,6 +410,7 @@ func hostileCases() []hostileCase {
 			hostileCase{"Karma: user " + q, nil, func(t *testing.T, s *Store) error { _, err := s.Karma(ctx, n); return err }},
 			hostileCase{"UserComments: user " + q, nil, func(t *testing.T, s *Store) error { _, err := s.UserComments(ctx, n, 1); return err }},
 		)
+		cases = append(cases, voterReadCases(n, q, nil)...)
 	}
 	// Karma and the rules (karma.go, rules.go).
 	cases = append(cases,
@@ -487,6 +461,27 @@ func hostileCases() []hostileCase {
 }
 
 // emptyPage returns a case body that expects an empty page.
+// voterReadCases are the cases of the reads of the votes of the user n
+// (q, as a case's name writes it), each of which wants want.
+func voterReadCases(n, q string, want error) []hostileCase {
+	return []hostileCase{
+		{"VoteOf: user " + q, want, func(t *testing.T, s *Store) error { _, err := s.VoteOf(ctx, n, "1"); return err }},
+		{"VotesOf: user " + q, want, func(t *testing.T, s *Store) error { _, err := s.VotesOf(ctx, n, []string{"1"}); return err }},
+		{"ArticlesFor: user " + q, want, func(t *testing.T, s *Store) error {
+			_, _, err := s.ArticlesFor(ctx, n, ScoreDesc, 1)
+			return err
+		}},
+		{"GroupArticlesFor: user " + q, want, func(t *testing.T, s *Store) error {
+			_, _, err := s.GroupArticlesFor(ctx, n, "g", ScoreDesc, 1)
+			return err
+		}},
+		{"SubmittedFor: user " + q, want, func(t *testing.T, s *Store) error {
+			_, _, err := s.SubmittedFor(ctx, n, "alice", 1)
+			return err
+		}},
+	}
+}
+
 func emptyPage(read func(s *Store) ([]Article, error)) func(t *testing.T, s *Store) error {
 	return func(t *testing.T, s *Store) error {
 		list, err := read(s)
@@ -809,14 +804,8 @@ func TestRefusedTextChangesNothing(t *testing.T) {
 	mr := miniredis.RunT(t)
 	b := newBackend(t, "miniredis", mr.Addr(), mr)
 	s, _ := newStore(t, b, WithEditWindow(time.Hour), WithUserPages(), WithKarma(1, -1), WithOrders(Top))
-	a, err := s.Post(ctx, "alice", "the article", "https://example.com/a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := s.Comment(ctx, a.ID, "", "alice", "the comment")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := mustPost(t, s, "alice", "the article")
+	c := mustComment(t, s, a.ID, "", "alice", "the comment")
 	if err := s.AddToGroups(ctx, a.ID, "news"); err != nil {
 		t.Fatal(err)
 	}

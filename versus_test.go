@@ -43,7 +43,7 @@ import (
 // which takes about half a minute.
 func BenchmarkVersusBook(b *testing.B) {
 	const nArticles, rounds = 1000, 5
-	f := fixture(b, "versus", func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
+	f := postedFixture(b, "versus", nArticles)
 	s, err := New(f.pool, WithKeyPrefix(f.store.keys.prefix), WithClock(f.store.now))
 	if err != nil {
 		b.Fatal(err)

@@ -1342,7 +1342,7 @@ func BenchmarkVoteCancelable(b *testing.B) {
 
 func benchVote(b *testing.B, ctx context.Context) {
 	const nArticles, nUsers = 1000, 10000
-	f := fixture(b, "vote", func(b *testing.B, f *benchFixture) { f.post(b, nArticles) })
+	f := postedFixture(b, "vote", nArticles)
 	b.SetParallelism(4) // 4 × GOMAXPROCS callers: keep Redis busy
 	randomVotes(b, ctx, f, f.store, nUsers, nArticles)
 }

@@ -14,42 +14,92 @@ import (
 	"github.com/votekit/voting"
 )
 
-// book performs the book's operations (Redis in Action, listings 1.6 to
-// 1.10) with plain commands, as its ports do.
+// book runs the book's own Python, post_article and article_vote
+// (Redis in Action, listings 1.6 and 1.7; shared/seeds), command for
+// command as redis-py sends them, and group, as listing 1.10's
+// add_remove_groups adds: time.time() is a float, which redis-py writes
+// as repr(float) (repr: pyRepr), in the article's hash and in both zsets,
+// and which ZINCRBY then adds 432 to a vote. The book's ports write the
+// same commands with whole seconds (repr: portRepr).
 type book struct {
-	do  func(string, ...interface{}) (interface{}, error)
-	now int64
+	do   func(string, ...interface{}) (interface{}, error)
+	now  func() float64       // time.time()
+	repr func(float64) string // how the client writes a float
 }
 
-func (b *book) post(user, title, link string) string {
+const (
+	oneWeekInSeconds = 7 * 86400
+	voteScore        = 432
+)
+
+// pyRepr is Python 3's repr of a float, as redis-py encodes one, for
+// 1e-4 <= |f| < 1e16 (a Unix time's range), where repr writes the
+// shortest digits that read back, without an exponent, and ".0" for a
+// whole number: "1794637728.0", "1794637728.4259844".
+func pyRepr(f float64) string {
+	s := portRepr(f)
+	if !strings.Contains(s, ".") {
+		s += ".0"
+	}
+	return s
+}
+
+// portRepr is how the book's ports write a time of whole seconds, and a
+// score of one: an integer, "1794637728".
+func portRepr(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// postArticle is the book's post_article:
+//
+//	article_id = str(conn.incr('article:'))
+//	voted = 'voted:' + article_id
+//	conn.sadd(voted, user)
+//	conn.expire(voted, ONE_WEEK_IN_SECONDS)
+//	now = time.time()
+//	article = 'article:' + article_id
+//	conn.hmset(article, {'title': title, 'link': link, 'poster': user, 'time': now, 'votes': 1})
+//	conn.zadd('score:', article, now + VOTE_SCORE)
+//	conn.zadd('time:', article, now)
+//	return article_id
+func (b *book) postArticle(user, title, link string) string {
 	n, _ := b.do("INCR", "article:")
-	id := strconv.FormatInt(n.(int64), 10)
-	voted := "voted:" + id
+	articleID := strconv.FormatInt(n.(int64), 10)
+	voted := "voted:" + articleID
 	b.do("SADD", voted, user)
-	b.do("EXPIRE", voted, bookWeek)
-	article := "article:" + id
-	b.do("HSET", article, "title", title, "link", link, "poster", user, "time", b.now, "votes", 1)
-	b.do("ZADD", "score:", b.now+bookWeight, article)
-	b.do("ZADD", "time:", b.now, article)
-	return id
+	b.do("EXPIRE", voted, oneWeekInSeconds)
+	now := b.now()
+	article := "article:" + articleID
+	b.do("HMSET", article, "title", title, "link", link, "poster", user, "time", b.repr(now), "votes", 1)
+	b.do("ZADD", "score:", b.repr(now+voteScore), article)
+	b.do("ZADD", "time:", b.repr(now), article)
+	return articleID
 }
 
-func (b *book) vote(user, article string) {
-	t, _ := b.do("ZSCORE", "time:", article)
-	posted, _ := strconv.ParseFloat(string(t.([]byte)), 64)
-	if int64(posted) < b.now-bookWeek {
-		return
-	}
-	id := strings.TrimPrefix(article, "article:")
-	if n, _ := b.do("SADD", "voted:"+id, user); n.(int64) == 1 {
-		b.do("ZINCRBY", "score:", bookWeight, article)
-		b.do("HINCRBY", article, "votes", 1)
-	}
-}
-
+// group adds the article id to groups, as the book's add_remove_groups.
 func (b *book) group(id string, groups ...string) {
 	for _, g := range groups {
 		b.do("SADD", "group:"+g, "article:"+id)
+	}
+}
+
+// articleVote is the book's article_vote:
+//
+//	cutoff = time.time() - ONE_WEEK_IN_SECONDS
+//	if conn.zscore('time:', article) < cutoff:
+//	    return
+//	article_id = article.partition(':')[-1]
+//	if conn.sadd('voted:' + article_id, user):
+//	    conn.zincrby('score:', article, VOTE_SCORE)
+//	    conn.hincrby(article, 'votes', 1)
+func (b *book) articleVote(user, article string) {
+	cutoff := b.now() - oneWeekInSeconds
+	s, _ := b.do("ZSCORE", "time:", article)
+	if t, _ := strconv.ParseFloat(string(s.([]byte)), 64); t < cutoff {
+		return
+	}
+	articleID := article[strings.LastIndex(article, ":")+1:]
+	if n, _ := b.do("SADD", "voted:"+articleID, user); n.(int64) == 1 {
+		b.do("ZINCRBY", "score:", voteScore, article)
+		b.do("HINCRBY", article, "votes", 1)
 	}
 }
 
@@ -57,17 +107,18 @@ func TestImportBook(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		skipBookOnCluster(t, addr)
 		now := time.Now().Unix()
-		b := &book{do: do, now: now - 10*86400}
-		old := b.post("user:1", "old", "https://a")
-		b.vote("user:2", "article:"+old)
+		clock := float64(now - 10*86400)
+		b := &book{do: do, now: func() float64 { return clock }, repr: portRepr}
+		old := b.postArticle("user:1", "old", "https://a")
+		b.articleVote("user:2", "article:"+old)
 		var ids []string
 		for i := 0; i < 30; i++ {
-			b.now = now - 3600 + int64(i/2) // ties in time, and in score
-			ids = append(ids, b.post("user:"+strconv.Itoa(i%3), "t"+strconv.Itoa(i), "https://x/"+strconv.Itoa(i)))
+			clock = float64(now - 3600 + int64(i/2)) // ties in time, and in score
+			ids = append(ids, b.postArticle("user:"+strconv.Itoa(i%3), "t"+strconv.Itoa(i), "https://x/"+strconv.Itoa(i)))
 		}
 		for i, id := range ids {
 			for u := 0; u < i%4; u++ {
-				b.vote("user:"+strconv.Itoa(10+u), "article:"+id)
+				b.articleVote("user:"+strconv.Itoa(10+u), "article:"+id)
 			}
 		}
 		b.group(ids[0], "redis", "go")
@@ -163,81 +214,6 @@ func skipBookOnCluster(t *testing.T, addr string) {
 	}
 }
 
-// pyBook runs the book's own Python, post_article and article_vote
-// (Redis in Action, listings 1.6 and 1.7; shared/seeds), command for
-// command as redis-py sends them: time.time() is a float, which redis-py
-// writes as repr(float) (pyRepr), in the article's hash and in both
-// zsets, and which ZINCRBY then adds 432 to a vote.
-type pyBook struct {
-	do  func(string, ...interface{}) (interface{}, error)
-	now func() float64 // time.time()
-}
-
-const (
-	oneWeekInSeconds = 7 * 86400
-	voteScore        = 432
-)
-
-// pyRepr is Python 3's repr of a float, as redis-py encodes one, for
-// 1e-4 <= |f| < 1e16 (a Unix time's range), where repr writes the
-// shortest digits that read back, without an exponent, and ".0" for a
-// whole number: "1794637728.0", "1794637728.4259844".
-func pyRepr(f float64) string {
-	s := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
-}
-
-// postArticle is the book's post_article:
-//
-//	article_id = str(conn.incr('article:'))
-//	voted = 'voted:' + article_id
-//	conn.sadd(voted, user)
-//	conn.expire(voted, ONE_WEEK_IN_SECONDS)
-//	now = time.time()
-//	article = 'article:' + article_id
-//	conn.hmset(article, {'title': title, 'link': link, 'poster': user, 'time': now, 'votes': 1})
-//	conn.zadd('score:', article, now + VOTE_SCORE)
-//	conn.zadd('time:', article, now)
-//	return article_id
-func (b *pyBook) postArticle(user, title, link string) string {
-	n, _ := b.do("INCR", "article:")
-	articleID := strconv.FormatInt(n.(int64), 10)
-	voted := "voted:" + articleID
-	b.do("SADD", voted, user)
-	b.do("EXPIRE", voted, oneWeekInSeconds)
-	now := b.now()
-	article := "article:" + articleID
-	b.do("HMSET", article, "title", title, "link", link, "poster", user, "time", pyRepr(now), "votes", 1)
-	b.do("ZADD", "score:", pyRepr(now+voteScore), article)
-	b.do("ZADD", "time:", pyRepr(now), article)
-	return articleID
-}
-
-// articleVote is the book's article_vote:
-//
-//	cutoff = time.time() - ONE_WEEK_IN_SECONDS
-//	if conn.zscore('time:', article) < cutoff:
-//	    return
-//	article_id = article.partition(':')[-1]
-//	if conn.sadd('voted:' + article_id, user):
-//	    conn.zincrby('score:', article, VOTE_SCORE)
-//	    conn.hincrby(article, 'votes', 1)
-func (b *pyBook) articleVote(user, article string) {
-	cutoff := b.now() - oneWeekInSeconds
-	s, _ := b.do("ZSCORE", "time:", article)
-	if t, _ := strconv.ParseFloat(string(s.([]byte)), 64); t < cutoff {
-		return
-	}
-	articleID := article[strings.LastIndex(article, ":")+1:]
-	if n, _ := b.do("SADD", "voted:"+articleID, user); n.(int64) == 1 {
-		b.do("ZINCRBY", "score:", voteScore, article)
-		b.do("HINCRBY", article, "votes", 1)
-	}
-}
-
 // Issue 36: import-book imports what the book's own code writes, float
 // times included: each article at the whole second its time falls in,
 // its votes and its voters; the book's score, time plus 432 a vote in
@@ -249,7 +225,7 @@ func TestImportBookFloatTimes(t *testing.T) {
 		ctx := context.Background()
 		start := float64(time.Now().Unix()) + 0.4259844
 		clock := start - 10*86400
-		b := &pyBook{do: do, now: func() float64 { return clock }}
+		b := &book{do: do, now: func() float64 { return clock }, repr: pyRepr}
 		old := b.postArticle("user:1", "old", "https://a")
 		b.articleVote("user:2", "article:"+old)
 		var ids []string

@@ -95,6 +95,16 @@ func fillComments(t *testing.T, addr, prefix string, now *time.Time) *voting.Sto
 var threadOrders = []voting.Order{voting.Best, voting.Top, voting.TimeDesc, voting.TimeAsc, voting.Hot, voting.Controversial,
 	voting.ScoreDesc}
 
+// commentsExport fills the store under prefix with comments
+// (fillComments) and returns its export.
+func commentsExport(t *testing.T, addr, prefix string) string {
+	t.Helper()
+	now := time.Now()
+	fillComments(t, addr, prefix, &now)
+	_, export, _ := votectl(t, addr, "", "-prefix", prefix, "export")
+	return export
+}
+
 // sameComments compares what the two stores read of their comments.
 func sameComments(t *testing.T, src, dst *voting.Store, aids []string, maxCID int) {
 	t.Helper()
@@ -241,9 +251,7 @@ func TestExportImportComments(t *testing.T) {
 // A bad comment line: exit 2 with its number, nothing written.
 func TestImportBadComments(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
-		now := time.Now()
-		fillComments(t, addr, "csrc", &now)
-		_, export, _ := votectl(t, addr, "", "-prefix", "csrc", "export")
+		export := commentsExport(t, addr, "csrc")
 		lines := strings.Split(export, "\n")
 		// find returns the first line of type typ with has and without not.
 		find := func(typ, has, not string) int {
@@ -293,9 +301,7 @@ func TestImportBadComments(t *testing.T) {
 // An interrupted import of comments is resumed, to the same store.
 func TestImportCommentsResume(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
-		now := time.Now()
-		fillComments(t, addr, "csrc", &now)
-		_, export, _ := votectl(t, addr, "", "-prefix", "csrc", "export")
+		export := commentsExport(t, addr, "csrc")
 		do("SET", "{cdst}:votectl:import", "x")
 		var first line
 		at := strings.Index(export, `{"type":"comment"`)
@@ -492,18 +498,7 @@ func TestCommentsOfLayout4Refused(t *testing.T) {
 func TestCheckCommentKarma(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
-		st, err := voting.New(pool(addr, "k"), commentOptions("k")...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := st.Post(ctx, "alice", "a title", "https://example.com/k")
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := st.Comment(ctx, a.ID, "", "bob", "a comment")
-		if err != nil {
-			t.Fatal(err)
-		}
+		st, _, c := commentedStore(t, addr, "k", commentOptions("k")...)
 		for _, b := range []voting.Ballot{{User: "carol", ID: c.ID, Vote: voting.Downvote}, {User: "dave", ID: c.ID, Vote: voting.Upvote},
 			{User: "bob", ID: c.ID, Vote: voting.CancelVote}} {
 			if _, err := st.VoteComment(ctx, b.User, b.ID, b.Vote); err != nil {
@@ -525,9 +520,7 @@ func TestCheckCommentKarma(t *testing.T) {
 // into a store of this layout, which records its own layout.
 func TestImportExportOfLayout4(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
-		now := time.Now()
-		fillComments(t, addr, "e4", &now)
-		_, export, _ := votectl(t, addr, "", "-prefix", "e4", "export")
+		export := commentsExport(t, addr, "e4")
 		first, rest, _ := strings.Cut(export, "\n")
 		var options map[string]interface{}
 		if err := json.Unmarshal([]byte(first), &options); err != nil {

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"sort"
@@ -249,12 +248,10 @@ func cmdExport(e *env, args []string) error {
 	}
 	for _, u := range inv.names(famVoteLog) {
 		key := e.l.key(famVoteLog, u)
-		z, err := e.zsetAll(key)
+		ms, z, err := e.zsetByScore(key, false)
 		if err != nil {
 			return err
 		}
-		ms := sortedKeys(z)
-		sort.SliceStable(ms, func(i, j int) bool { return z[ms[i]] < z[ms[j]] })
 		entries := make([][2]any, len(ms))
 		for i, m := range ms {
 			entries[i] = [2]any{m, int64(z[m])}
@@ -277,17 +274,33 @@ func cmdExport(e *env, args []string) error {
 	return w.Flush()
 }
 
+// zsetByScore reads the sorted set key (zsetAll): its members in score
+// order, lowest first, or highest first where desc, ties by member; and
+// their scores.
+func (e *env) zsetByScore(key string, desc bool) ([]string, map[string]float64, error) {
+	z, err := e.zsetAll(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	ms := sortedKeys(z)
+	sort.SliceStable(ms, func(i, j int) bool {
+		if desc {
+			return z[ms[i]] > z[ms[j]]
+		}
+		return z[ms[i]] < z[ms[j]]
+	})
+	return ms, z, nil
+}
+
 // exportVoteLogs writes the users' vote logs (WithVoteLog), an entry a
 // line, by user, newest first (as VotesBy reads them).
 func (e *env) exportVoteLogs(w *bufio.Writer, inv *inventory) error {
 	for _, u := range inv.names(famUVotes) {
 		key := e.l.key(famUVotes, u)
-		z, err := e.zsetAll(key)
+		ms, z, err := e.zsetByScore(key, true)
 		if err != nil {
 			return err
 		}
-		ms := sortedKeys(z)
-		sort.SliceStable(ms, func(i, j int) bool { return z[ms[i]] > z[ms[j]] })
 		for _, m := range ms {
 			kind, id, v, at, ok := logEntry(m, z[m])
 			if !ok {
@@ -688,10 +701,8 @@ func contains(list []string, s string) bool {
 }
 
 func cmdImport(e *env, args []string) error {
-	var resume *bool
-	if _, err := subFlags(e, "import", args, 0, func(fs *flag.FlagSet) {
-		resume = fs.Bool("resume", false, "finish an interrupted import (its marker key left)")
-	}); err != nil {
+	resume, err := boolFlag(e, "import", args, "resume", "finish an interrupted import (its marker key left)")
+	if err != nil {
 		return err
 	}
 	data, err := readAll(e)
@@ -702,7 +713,7 @@ func cmdImport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := e.target(*resume); err != nil {
+	if err := e.target(resume); err != nil {
 		return err
 	}
 	if err := e.writeImport(imp); err != nil {

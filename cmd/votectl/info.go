@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"sort"
 	"strings"
@@ -253,10 +252,8 @@ func cmdUser(e *env, args []string) error {
 // cmdFunctions lists the voting libraries on the server, and which is
 // this library version's; -prune deletes the others.
 func cmdFunctions(e *env, args []string) error {
-	var prune *bool
-	if _, err := subFlags(e, "functions", args, 0, func(fs *flag.FlagSet) {
-		prune = fs.Bool("prune", false, "delete the voting libraries of other versions")
-	}); err != nil {
+	prune, err := boolFlag(e, "functions", args, "prune", "delete the voting libraries of other versions")
+	if err != nil {
 		return err
 	}
 	reply, err := redis.Values(e.do("FUNCTION", "LIST", "LIBRARYNAME", "voting_*"))
@@ -286,7 +283,7 @@ func cmdFunctions(e *env, args []string) error {
 		if n == ours {
 			mark = "this version"
 		}
-		if *prune && n != ours {
+		if prune && n != ours {
 			if _, err := e.do("FUNCTION", "DELETE", n); err != nil {
 				return fmt.Errorf("FUNCTION DELETE %s: %w", n, err)
 			}

@@ -266,6 +266,16 @@ func subFlags(e *env, name string, args []string, n int, define func(fs *flag.Fl
 	return fs, nil
 }
 
+// boolFlag parses the flags of the command name, which takes no argument
+// and one flag, the bool flag named (usage), and returns its value.
+func boolFlag(e *env, name string, args []string, named, usage string) (bool, error) {
+	var v *bool
+	if _, err := subFlags(e, name, args, 0, func(fs *flag.FlagSet) { v = fs.Bool(named, false, usage) }); err != nil {
+		return false, err
+	}
+	return *v, nil
+}
+
 // scanFlags parses the flags of a command that reads the whole store and
 // takes no argument (subFlags), then scans the store (scanStore).
 func scanFlags(e *env, name string, args []string, define func(fs *flag.FlagSet)) (*inventory, error) {

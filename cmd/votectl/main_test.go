@@ -124,6 +124,26 @@ func votectl(t *testing.T, addr, stdin string, args ...string) (int, string, str
 	return code, out.String(), errb.String()
 }
 
+// commentedStore opens the store under prefix (opts name it) and posts
+// an article of alice's with a comment of bob's on it.
+func commentedStore(t *testing.T, addr, prefix string, opts ...voting.Option) (*voting.Store, voting.Article, voting.Comment) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := voting.New(pool(addr, prefix), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := st.Post(ctx, "alice", "a", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.Comment(ctx, a.ID, "", "bob", "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, a, c
+}
+
 // fullOptions is a store with every option on.
 func fullOptions(prefix string) []voting.Option {
 	return []voting.Option{voting.WithKeyPrefix(prefix), voting.WithOrders(voting.Top, voting.Hot, voting.Best, voting.Controversial),
@@ -267,6 +287,19 @@ func TestExportImportPagesEqual(t *testing.T) {
 			t.Fatal(err)
 		}
 		rng := rand.New(rand.NewSource(7))
+		// voteSome casts fewer than most random votes, up or down, of
+		// the users v0 to v29 on items of ids, by vote.
+		voteSome := func(most int, ids []string, vote func(ctx context.Context, user, id string, v voting.VoteType) (voting.VoteResult, error)) {
+			for j := rng.Intn(most); j > 0; j-- {
+				v := voting.Upvote
+				if rng.Intn(2) == 0 {
+					v = voting.Downvote
+				}
+				if _, err := vote(ctx, fmt.Sprintf("v%d", rng.Intn(30)), ids[rng.Intn(len(ids))], v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		var ids []string
 		for i := 0; i < 120; i++ {
 			now = now.Add(time.Duration(rng.Intn(5000)) * time.Millisecond)
@@ -275,15 +308,7 @@ func TestExportImportPagesEqual(t *testing.T) {
 				t.Fatal(err)
 			}
 			ids = append(ids, a.ID)
-			for j := rng.Intn(8); j > 0; j-- {
-				v := voting.Upvote
-				if rng.Intn(2) == 0 {
-					v = voting.Downvote
-				}
-				if _, err := src.Vote(ctx, fmt.Sprintf("v%d", rng.Intn(30)), ids[rng.Intn(len(ids))], v); err != nil {
-					t.Fatal(err)
-				}
-			}
+			voteSome(8, ids, src.Vote)
 			if i%3 == 0 {
 				if err := src.AddToGroups(ctx, a.ID, "g"); err != nil {
 					t.Fatal(err)
@@ -310,15 +335,7 @@ func TestExportImportPagesEqual(t *testing.T) {
 				t.Fatal(err)
 			}
 			cids = append(cids, c.ID)
-			for j := rng.Intn(6); j > 0; j-- {
-				v := voting.Upvote
-				if rng.Intn(2) == 0 {
-					v = voting.Downvote
-				}
-				if _, err := src.VoteComment(ctx, fmt.Sprintf("v%d", rng.Intn(30)), cids[rng.Intn(len(cids))], v); err != nil {
-					t.Fatal(err)
-				}
-			}
+			voteSome(6, cids, src.VoteComment)
 		}
 		_, export, errs := votectl(t, addr, "", "-prefix", "psrc", "export")
 		if code, _, errs := votectl(t, addr, export, "-prefix", "pdst", "import"); code != 0 {

@@ -35,19 +35,27 @@ func (e *env) moderated() (*voting.Store, error) {
 	return st, err
 }
 
+// moderatedArg reads the arguments of the command name, which takes one
+// (returned: a user, an id) and no flags, and opens the store
+// (moderated).
+func (e *env) moderatedArg(name string, args []string) (*voting.Store, string, error) {
+	fs, err := subFlags(e, name, args, 1, nil)
+	if err != nil {
+		return nil, "", err
+	}
+	st, err := e.moderated()
+	return st, fs.Arg(0), err
+}
+
 // cmdVotesBy prints a user's standing votes, newest first, a JSON object
 // a line (Store.VotesBy).
 func cmdVotesBy(e *env, args []string) error {
-	fs, err := subFlags(e, "votes-by", args, 1, nil)
-	if err != nil {
-		return err
-	}
-	st, err := e.moderated()
+	st, user, err := e.moderatedArg("votes-by", args)
 	if err != nil {
 		return err
 	}
 	return printWalk(e, func(cursor string) ([]voting.UserVote, string, error) {
-		return st.VotesBy(e.ctx, fs.Arg(0), cursor, modPage)
+		return st.VotesBy(e.ctx, user, cursor, modPage)
 	})
 }
 
@@ -100,15 +108,10 @@ func cmdVoters(e *env, args []string) error {
 // in bounded steps, with its progress on stderr; interrupted, it is run
 // again to resume, and a second run takes back nothing more.
 func cmdReverse(e *env, args []string) error {
-	fs, err := subFlags(e, "reverse", args, 1, nil)
+	st, user, err := e.moderatedArg("reverse", args)
 	if err != nil {
 		return err
 	}
-	st, err := e.moderated()
-	if err != nil {
-		return err
-	}
-	user := fs.Arg(0)
 	// ReverseVotes loops over its bounded steps until the log is empty;
 	// it is called in slices of a second, each resuming where the last
 	// stopped, so that the progress shows between them. A step whose
@@ -173,18 +176,14 @@ func cmdSuspend(e *env, args []string) error {
 
 // cmdUnsuspend ends a user's suspension (Store.Unsuspend).
 func cmdUnsuspend(e *env, args []string) error {
-	fs, err := subFlags(e, "unsuspend", args, 1, nil)
+	st, user, err := e.moderatedArg("unsuspend", args)
 	if err != nil {
 		return err
 	}
-	st, err := e.moderated()
-	if err != nil {
+	if err := st.Unsuspend(e.ctx, user); err != nil {
 		return err
 	}
-	if err := st.Unsuspend(e.ctx, fs.Arg(0)); err != nil {
-		return err
-	}
-	fmt.Fprintf(e.stdout, "unsuspended %s\n", fs.Arg(0))
+	fmt.Fprintf(e.stdout, "unsuspended %s\n", user)
 	return nil
 }
 

@@ -307,17 +307,11 @@ func (a *api) listArticles(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	reader, err := a.viewer(w, r)
-	if err != nil {
-		return err
-	}
-	var list []voting.Article
-	var votes []voting.VoteType
-	if reader != "" {
-		list, votes, err = a.store.ArticlesFor(r.Context(), reader, order, n)
-	} else {
-		list, err = a.store.Articles(r.Context(), order, n)
-	}
+	list, votes, err := a.readArticles(w, r,
+		func(ctx context.Context) ([]voting.Article, error) { return a.store.Articles(ctx, order, n) },
+		func(ctx context.Context, reader string) ([]voting.Article, []voting.VoteType, error) {
+			return a.store.ArticlesFor(ctx, reader, order, n)
+		})
 	if err != nil {
 		return err
 	}
@@ -327,6 +321,23 @@ func (a *api) listArticles(w http.ResponseWriter, r *http.Request) error {
 	}
 	a.reply(w, http.StatusOK, a.toPage("", orderName(r), n, total, list, votes))
 	return nil
+}
+
+// readArticles reads a list of articles for a request: with a token
+// (viewer), by readFor, with the reader's vote on each; without one, by
+// read, with no votes.
+func (a *api) readArticles(w http.ResponseWriter, r *http.Request,
+	read func(ctx context.Context) ([]voting.Article, error),
+	readFor func(ctx context.Context, reader string) ([]voting.Article, []voting.VoteType, error)) ([]voting.Article, []voting.VoteType, error) {
+	reader, err := a.viewer(w, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	if reader != "" {
+		return readFor(r.Context(), reader)
+	}
+	list, err := read(r.Context())
+	return list, nil, err
 }
 
 // GET /articles/{id}: the article and its groups.
@@ -572,17 +583,13 @@ func (a *api) listGroup(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	group := r.PathValue("group")
-	reader, err := a.viewer(w, r)
-	if err != nil {
-		return err
-	}
-	var list []voting.Article
-	var votes []voting.VoteType
-	if reader != "" {
-		list, votes, err = a.store.GroupArticlesFor(r.Context(), reader, group, order, n)
-	} else {
-		list, err = a.store.GroupArticles(r.Context(), group, order, n)
-	}
+	list, votes, err := a.readArticles(w, r,
+		func(ctx context.Context) ([]voting.Article, error) {
+			return a.store.GroupArticles(ctx, group, order, n)
+		},
+		func(ctx context.Context, reader string) ([]voting.Article, []voting.VoteType, error) {
+			return a.store.GroupArticlesFor(ctx, reader, group, order, n)
+		})
 	if err != nil {
 		return err
 	}
@@ -619,17 +626,11 @@ func (a *api) top(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	reader, err := a.viewer(w, r)
-	if err != nil {
-		return err
-	}
-	var list []voting.Article
-	var votes []voting.VoteType
-	if reader != "" {
-		list, votes, err = a.store.TopSinceFor(r.Context(), reader, d, n)
-	} else {
-		list, err = a.store.TopSince(r.Context(), d, n)
-	}
+	list, votes, err := a.readArticles(w, r,
+		func(ctx context.Context) ([]voting.Article, error) { return a.store.TopSince(ctx, d, n) },
+		func(ctx context.Context, reader string) ([]voting.Article, []voting.VoteType, error) {
+			return a.store.TopSinceFor(ctx, reader, d, n)
+		})
 	if err != nil {
 		return err
 	}
