@@ -42,7 +42,7 @@ func keyFamilies(t *testing.T) []string {
 	var fams []string
 	for i := 0; i < v.NumField(); i++ {
 		f := v.Field(i)
-		if f.Kind() != reflect.String || v.Type().Field(i).Name == "prefix" {
+		if name := v.Type().Field(i).Name; f.Kind() != reflect.String || name == "prefix" || name == "tag" {
 			continue
 		}
 		s := f.String()

@@ -25,11 +25,10 @@ local k = {cseq = a[1], karma = a[2], log = a[3], submitted = a[4], upvoted = a[
 local FIELDS = 9
 local ITEMS = {article = 'a', comment = 'c'}
 local PAGES = {submitted = k.submitted, upvoted = k.upvoted, commented = k.commented}
-local VOTE = {['1'] = 1, ['-1'] = -1, ['0'] = 0}
 
 -- voteOf returns what a voter record keeps of the vote of e.
 local function voteOf(e)
-  local v = VOTE[e.vote]
+  local v = VOTES[e.vote] -- lib/ballot.lua
   if not v or (e.shadow and v == 0) then
     return error('voting: restore: ' .. e.kind .. ' ' .. e.id .. ': vote ' .. e.vote .. ' is no vote', 0)
   end
@@ -40,13 +39,21 @@ local function voteOf(e)
   return e.vote
 end
 
+-- PLACES are where the entries of most kinds live: the family in k, the
+-- field of the entry appended to it (none for a key of its own), and
+-- the type of the key's value.
+local PLACES = {
+  karma = {'karma', nil, 'zset'}, link = {'link', 'text', 'string'}, lastpost = {'lastPost', 'user', 'string'},
+  lastcomment = {'lastComment', 'user', 'string'}, votelog = {'rate', 'user', 'zset'}, cseq = {'cseq', nil, 'string'},
+  count = {'comments', nil, 'hash'}, thread = {'thread', 'id', 'hash'}, group = {'group', 'text', 'set'},
+  voter = {'voted', 'id', 'hash'}, cvoter = {'cvoted', 'id', 'hash'}, cvoted = {'cvoted', 'id', 'hash'},
+}
+
 -- entryKey returns the key of entry e and the type of its value, or
 -- raises for an entry the store never writes.
 local function entryKey(e)
   local kind = e.kind
-  if kind == 'karma' then
-    return k.karma, 'zset'
-  elseif kind == 'uvote' then
+  if kind == 'uvote' then
     if not ITEMS[e.item] or (e.vote ~= '1' and e.vote ~= '-1') then
       return error('voting: restore: vote log entry of ' .. e.item .. ' ' .. e.id .. ': no item or vote', 0)
     end
@@ -56,30 +63,14 @@ local function entryKey(e)
       return error('voting: restore: no page ' .. e.item, 0)
     end
     return PAGES[e.item] .. e.user, 'zset'
-  elseif kind == 'link' then
-    return k.link .. e.text, 'string'
-  elseif kind == 'lastpost' then
-    return k.lastPost .. e.user, 'string'
-  elseif kind == 'lastcomment' then
-    return k.lastComment .. e.user, 'string'
-  elseif kind == 'votelog' then
-    return k.rate .. e.user, 'zset'
   elseif kind == 'seq' then
     return seqKey, 'string'
-  elseif kind == 'cseq' then
-    return k.cseq, 'string'
-  elseif kind == 'count' then
-    return k.comments, 'hash'
-  elseif kind == 'thread' then
-    return k.thread .. e.id, 'hash'
-  elseif kind == 'group' then
-    return k.group .. e.text, 'set'
-  elseif kind == 'voter' then
-    return k.voted .. e.id, 'hash'
-  elseif kind == 'cvoter' or kind == 'cvoted' then
-    return k.cvoted .. e.id, 'hash'
   end
-  return error('voting: restore: no entry of kind ' .. kind, 0)
+  local p = PLACES[kind]
+  if not p then
+    return error('voting: restore: no entry of kind ' .. kind, 0)
+  end
+  return k[p[1]] .. (p[2] and e[p[2]] or ''), p[3]
 end
 
 -- set sets key to v, expiring at e's expiry.
