@@ -280,7 +280,7 @@ func TestReverseVotesBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("posts many articles")
 	}
-	n := longOr(5_000, 100_000)
+	n := longOr(2_000, 100_000)
 	pool := ownPool(t)
 	s := fill(t, pool, n, 10, 3, WithVoteLog(), WithOrders(Top, Hot, Best, Controversial), WithVoteWindow(30*24*time.Hour),
 		WithKarma(1, -1), WithVoteCost(1, 1), WithUserPages())

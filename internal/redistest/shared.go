@@ -2,15 +2,23 @@ package redistest
 
 import (
 	"fmt"
+	"hash/fnv"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 )
 
-// The servers a test binary shares: a redis-server, its replica and a
-// 3-master Redis Cluster with a replica each, each started on first use in
-// a temporary directory of its own, and stopped by Main. Tests on them
-// keep apart by key prefix.
+// The servers a test binary shares: sharedServers redis-servers, a
+// replica of each, and a 3-master Redis Cluster with a replica each,
+// each started on first use in a temporary directory of its own, and
+// stopped by Main. Tests on them keep apart by key prefix.
+//
+// A redis-server runs on one thread: tests at once on one server wait
+// for it while the machine's other cores idle. So each test is given one
+// of sharedServers servers, by its top-level name, the same to all its
+// subtests and every call.
+const sharedServers = 2
 
 // shared is one server or cluster of the test binary, started once.
 type shared[T any] struct {
@@ -22,11 +30,19 @@ type shared[T any] struct {
 }
 
 var (
-	sharedServer  shared[*Server]
-	sharedReplica shared[*Server]
+	sharedServer  [sharedServers]shared[*Server]
+	sharedReplica [sharedServers]shared[*Server]
 	sharedCluster shared[*Cluster]
 	clusterOwners []*Server
 )
+
+// sharedIndex is the shared server of tb's top-level test.
+func sharedIndex(tb testing.TB) int {
+	top, _, _ := strings.Cut(tb.Name(), "/")
+	h := fnv.New32a()
+	h.Write([]byte(top))
+	return int(h.Sum32() % sharedServers)
+}
 
 // get returns s's value, starting it with start in a new temporary
 // directory (named after pattern) on first use; an error fails tb, now
@@ -54,13 +70,14 @@ func (s *shared[T]) close() {
 	}
 }
 
-// Shared returns the redis-server shared by the test binary, starting it
-// on first use. It skips tb (fails it under CI=true) without
-// redis-server. Main stops it.
+// Shared returns the redis-server that the test binary shares among the
+// tests of tb's top-level test's server (sharedIndex), starting it on
+// first use. It skips tb (fails it under CI=true) without redis-server.
+// Main stops it.
 func Shared(tb testing.TB) *Server {
 	tb.Helper()
 	Require(tb)
-	return sharedServer.get(tb, "redistest-redis-", func(dir string) (*Server, func(), error) {
+	return sharedServer[sharedIndex(tb)].get(tb, "redistest-redis-", func(dir string) (*Server, func(), error) {
 		s, err := StartIn(dir)
 		if err != nil {
 			return nil, nil, err
@@ -69,11 +86,11 @@ func Shared(tb testing.TB) *Server {
 	})
 }
 
-// SharedReplica returns a replica of Shared, in sync when started.
+// SharedReplica returns a replica of Shared(tb), in sync when started.
 func SharedReplica(tb testing.TB) *Server {
 	tb.Helper()
 	primary := Shared(tb)
-	return sharedReplica.get(tb, "redistest-replica-", func(dir string) (*Server, func(), error) {
+	return sharedReplica[sharedIndex(tb)].get(tb, "redistest-replica-", func(dir string) (*Server, func(), error) {
 		s, err := StartReplicaIn(dir, primary)
 		if err != nil {
 			return nil, nil, err
@@ -114,8 +131,10 @@ func SharedCluster(tb testing.TB) (*Cluster, []*Server) {
 //	}
 func Main(m *testing.M, leaks func() error) int {
 	code := m.Run()
-	sharedReplica.close()
-	sharedServer.close()
+	for i := range sharedServer {
+		sharedReplica[i].close()
+		sharedServer[i].close()
+	}
 	sharedCluster.close()
 	if code == 0 && leaks != nil {
 		if err := leaks(); err != nil {
