@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"time"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // Order is the order of a page of articles. Every order breaks ties by id
@@ -97,12 +99,10 @@ func (o Order) ordering() (name string, desc bool) {
 	return o.String(), true
 }
 
-// articleScore is an article's score, posted + weight × (up − down), worked
-// out as lua/lib/record.lua's value works out the score ordering's value, in
-// the same float64 steps: the product is rounded on its own, never fused
-// into the sum, so the two are equal bit for bit.
+// articleScore is an article's score, posted + weight × (up − down)
+// (layout.Score, bit for bit lib/record.lua value's).
 func articleScore(posted int64, weight float64, up, down int64) float64 {
-	return float64(posted) + float64(weight*float64(up-down))
+	return layout.Score(posted, weight, up, down)
 }
 
 // Value returns the value by which o ranks an article posted at posted
@@ -117,43 +117,11 @@ func articleScore(posted int64, weight float64, up, down int64) float64 {
 // Redis's Lua takes from its C library. An Order outside the constants
 // gets NaN.
 func (o Order) Value(posted time.Time, weight float64, up, down int64) float64 {
-	p := posted.Unix()
-	u, d := float64(up), float64(down)
-	s := u - d
-	switch o {
-	case ScoreDesc, ScoreAsc:
-		return articleScore(p, weight, up, down)
-	case TimeDesc, TimeAsc:
-		return float64(p)
-	case Top:
-		return s
-	case Hot:
-		sign := 0.0
-		if s > 0 {
-			sign = 1
-		} else if s < 0 {
-			sign = -1
-		}
-		return float64(sign*math.Log10(math.Max(math.Abs(s), 1))) + float64(p-1134028003)/45000
-	case Best:
-		n := u + d
-		if n == 0 {
-			return 0
-		}
-		z := 1.281551565545 // a variable: Lua's z*z is a float64 product, not an exact constant
-		q := u / n
-		return (q + z*z/(2*n) - float64(z*math.Sqrt((float64(q*(1-q))+z*z/(4*n))/n))) / (1 + z*z/n)
-	case Controversial:
-		if up <= 0 || down <= 0 {
-			return 0
-		}
-		b := d / u
-		if up < down {
-			b = u / d
-		}
-		return math.Pow(u+d, b)
+	if !o.Valid() {
+		return math.NaN()
 	}
-	return math.NaN()
+	name, _ := o.ordering()
+	return layout.Value(name, posted.Unix(), weight, up, down)
 }
 
 // optional reports whether o is kept only where enabled ([WithOrders]).

@@ -17,9 +17,7 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"time"
 
-	"github.com/votekit/voting"
 	ilayout "github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/internal/restore"
 )
@@ -125,8 +123,8 @@ func (l layout) pattern() string {
 // optionalOrders are the orderings beside score and time, in lib/base.lua
 // ORDERS's order; bucketSizes the TopSince buckets' sizes (seconds).
 var (
-	optionalOrders = []string{"top", "hot", "best", "controversial"}
-	allOrderings   = []string{"score", "time", "top", "hot", "best", "controversial"}
+	optionalOrders = ilayout.OptionalOrders
+	allOrderings   = ilayout.Orderings
 	bucketSizes    = ilayout.BucketSizes[:]
 )
 
@@ -170,15 +168,11 @@ type record = ilayout.Record
 func formatWeight(w float64) string { return ilayout.FormatWeight(w) }
 
 // recordValue is the article's value in an ordering, as the store keeps it
-// (voting.Order.Value): score, time and top to the bit; hot, best and
+// (ilayout.Value): score, time and top to the bit; hot, best and
 // controversial may differ from the server's Lua in the last bits, so
 // check compares them with sameValue. An unknown ordering gets NaN.
 func recordValue(r record, ordering string) float64 {
-	o, err := voting.ParseOrder(ordering)
-	if err != nil {
-		return math.NaN()
-	}
-	return o.Value(time.Unix(r.Posted, 0), r.WeightValue(), r.Up, r.Down)
+	return ilayout.Value(ordering, r.Posted, r.WeightValue(), r.Up, r.Down)
 }
 
 func sameValue(ordering string, a, b float64) bool {
@@ -227,7 +221,7 @@ func restoreOf(id string, r record, whole bool, closes, expireAtMs int64, groups
 
 // commentOrders are the optional comment orderings beside best and top,
 // in lib/tree.lua CORDERINGS's order.
-var commentOrders = []string{"hot", "controversial", "score"}
+var commentOrders = ilayout.CommentOrderings
 
 // topBase is lib/tree.lua TOP_BASE, 2^50: a reply's top value less it
 // is its score in its parent's top band.

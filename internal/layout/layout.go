@@ -2,8 +2,9 @@
 // the package voting (keys.go, the reply decoders), its Lua scripts and
 // cmd/votectl share: the hash tag and the key families, the encoding of
 // ids as sorted-set members, the TopSince buckets, the fixed widths of
-// the records' counts, the records' codecs and their limits (record.go)
-// and the statuses of the scripts' replies. The Lua keeps the same
+// the records' counts, the records' codecs and their limits (record.go),
+// moderation's values (moderation.go), the orderings and the formulas of
+// their values (order.go) and the statuses of the scripts' replies. The Lua keeps the same
 // numbers as locals of lua/lib/, which a test of this package holds to
 // these (layout_test.go, record_test.go), and a test of the package
 // voting holds the codecs to the records the scripts write.

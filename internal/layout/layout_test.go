@@ -82,6 +82,13 @@ func TestLuaAgrees(t *testing.T) {
 	if buckets != "{"+strings.Join(list, ", ")+"}" {
 		t.Errorf("BUCKETS: lua/lib says %s, internal/layout %v", buckets, BucketSizes)
 	}
+	quoted := func(list []string) string { return "{'" + strings.Join(list, "', '") + "'}" }
+	if got := luaLocals(t, src, "ORDERS")[0]; got != quoted(OptionalOrders) {
+		t.Errorf("ORDERS: lua/lib says %s, internal/layout %q", got, OptionalOrders)
+	}
+	if got := luaLocals(t, src, "CORDERINGS")[0]; got != quoted(CommentOrderings) {
+		t.Errorf("CORDERINGS: lua/lib says %s, internal/layout %q", got, CommentOrderings)
+	}
 	// The members: lib/base.lua's and lib/tree.lua's encodings.
 	if !strings.Contains(src, "local function member(id) return string.char(96 + #id) .. id end") ||
 		!strings.Contains(src, "local function topMember(id) return string.char(64 + #id) .. id end") {

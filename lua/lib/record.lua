@@ -73,7 +73,7 @@ local function has(orders, order)
 end
 
 -- value returns the article's value in an ordering given its post time,
--- vote weight and counts (the formulas of order.go).
+-- vote weight and counts (internal/layout Value, Go's copy of the formulas).
 local function value(ordering, posted, weight, up, down)
   local s = up - down
   if ordering == 'score' then
