@@ -200,7 +200,14 @@ func cmdArticle(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		out["open"], out["closes"], out["voters"] = true, mt.Closes, n-1
+		// The record's fields but its "" are its voters: those whose votes
+		// count, up + down, and shadowed users' (Shadow), which count
+		// nowhere.
+		counted := mt.Up + mt.Down
+		out["open"], out["closes"], out["voters"] = true, mt.Closes, counted
+		if shadow := n - 1 - counted; shadow > 0 {
+			out["shadow_voters"] = shadow
+		}
 	} else if err != redis.ErrNil {
 		return err
 	}

@@ -198,7 +198,7 @@ var commands = map[string]func(e *env, args []string) error{
 // usage (subFlags).
 var synopses = map[string]string{
 	"info":    "info\n\nThe store's layout, options, counts and memory per key family, and the server's health.",
-	"article": "article ID\n\nOne article as JSON: its fields, groups and open voters.",
+	"article": "article ID\n\nOne article as JSON: its fields, groups and, while voting is open, its voters whose votes count (shadow_voters: those of shadowed users, which count nowhere).",
 	"user":    "user NAME\n\nA user's karma, submitted and upvoted pages as JSON.",
 	"check": "check [-repair] [-karma UP,DOWN] [-vote-cost UP,DOWN]\n\n" +
 		"The store's invariants, a problem a line; exit 1 when any breaks.",

@@ -156,6 +156,11 @@ func TestModerationExportImport(t *testing.T) {
 		if code, out, errs := votectl(t, addr, "", "-prefix", "msrc", "check"); code != 0 {
 			t.Errorf("check: %d\n%s%s", code, out, errs)
 		}
+		// The poster, bob and carol count; sam's vote is a shadow's.
+		if _, out, _ := votectl(t, addr, "", "-prefix", "msrc", "article", a.ID); !strings.Contains(out, `"voters": 3`) ||
+			!strings.Contains(out, `"shadow_voters": 1`) {
+			t.Errorf("article %s:\n%s", a.ID, out)
+		}
 		_, export, _ := votectl(t, addr, "", "-prefix", "msrc", "export")
 		if code, _, errs := votectl(t, addr, export, "-prefix", "mdst", "import"); code != 0 {
 			t.Fatalf("import: %d %s", code, errs)
