@@ -1303,6 +1303,7 @@ func topIndexMemory(b *testing.B, conf ...string) map[string]float64 {
 		b.Fatal(err)
 	}
 	serverDo(b, pool, "SET", s.keys.seq, topFirstID)
+	serverDo(b, pool, "SET", s.keys.record, s.shared.String()) // a recorded store whose counter was set by hand
 	postMany(b, pool, s, n, day, day+86400, 0, 0)
 	usage := func(pattern string) (bytes, keys int64) {
 		list, err := redis.Strings(serverDo(b, pool, "KEYS", pattern), nil)
