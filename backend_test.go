@@ -20,8 +20,8 @@ import (
 	"github.com/gomodule/redigo/redis"
 	"go.uber.org/goleak"
 
-	"github.com/votekit/voting/internal/redistest"
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/redistest"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // The behavioural tests run on three backends, miniredis, a real

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 )
 
 // sentinels are the errors a ballot may get.
@@ -440,7 +440,7 @@ func TestArticlesByID(t *testing.T) {
 }
 
 // The benchmarks below run on a redis-server of their own
-// (internal/redistest) and skip without one. See BENCHMARKS.md, "Running
+// (testkit/redistest) and skip without one. See BENCHMARKS.md, "Running
 // the benchmarks".
 
 // slowlogFrom is the shortest command the batch benchmarks' SLOWLOG

@@ -10,7 +10,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // Issue 25, "Every command bounded, whatever the data": the benchmarks

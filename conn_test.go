@@ -16,7 +16,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 )
 
 // method is one public method of Store that talks to Redis, called on an

@@ -15,7 +15,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 )
 
 // The tests of WithWaitReplicas and WithWaitAOF (durable.go): which

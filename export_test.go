@@ -7,7 +7,7 @@ import (
 )
 
 // ForEachPoolBackend runs fn as a subtest on each of forEachBackend's
-// backends, with what internal/storetest needs of one, for
+// backends, with what testkit/storetest needs of one, for
 // storetest_test.go (package voting_test: storetest imports this package).
 // pool returns a pool whose round trips trips counts (each Do, and each
 // Flush of a pipeline); on a cluster, to the node of key's slot, and do

@@ -12,7 +12,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 )
 
 // Tests of the store's scripts as a Functions library (functions.go):

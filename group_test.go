@@ -16,7 +16,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // optionalOrders enables every optional order.
@@ -1073,7 +1073,7 @@ func TestGroupBuildBound(t *testing.T) {
 }
 
 // The group benchmarks run on a redis-server of their own
-// (internal/redistest), which holds nothing else, and report what Redis
+// (testkit/redistest), which holds nothing else, and report what Redis
 // spent besides the client's time: see BENCHMARKS.md, "How cost grows with the data".
 
 // BenchmarkGroupVote measures a vote on an article in 0, 1, 3 and 10

@@ -15,8 +15,8 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/redistest"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // keyType returns the type of a key.

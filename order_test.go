@@ -16,7 +16,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // everyOrder is every Order constant; extraOrders the ones WithOrders
@@ -992,7 +992,7 @@ func TestOrderKeysForeign(t *testing.T) {
 }
 
 // The benchmarks below run on a private redis-server each
-// (internal/redistest), which they skip without; BENCHMARKS.md, "Other
+// (testkit/redistest), which they skip without; BENCHMARKS.md, "Other
 // costs" and "Running the benchmarks", sums them up.
 
 // reportPerOp reports per op, since m's meter: the scripts' time

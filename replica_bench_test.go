@@ -9,7 +9,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 )
 
 // BenchmarkPagesReplicas reads pages of 25 of 10,000 articles (Articles,

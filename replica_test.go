@@ -14,7 +14,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 )
 
 // The read pool tests: every read of a store with a read pool runs on a

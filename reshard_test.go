@@ -9,8 +9,8 @@ import (
 	"github.com/mna/redisc"
 
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/redistest"
-	"github.com/votekit/voting/internal/storetest"
+	"github.com/votekit/voting/testkit/redistest"
+	"github.com/votekit/voting/testkit/storetest"
 )
 
 // newRedisc returns a redisc cluster over c's masters, closed when t ends.
@@ -61,7 +61,7 @@ func (c retryConn) Bind(keys ...string) error { return redisc.BindConn(c.bound, 
 // cluster while calls run, through redisc as it is and through its
 // RetryConn: no acknowledged write is lost, no invariant breaks, every
 // move completes and every error is ErrTryAgain or the network's
-// (internal/storetest Reshard).
+// (testkit/storetest Reshard).
 func TestReshard(t *testing.T) {
 	t.Parallel() // on a server of its own
 	if testing.Short() {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/redistest"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // post posts an article by poster with link, failing t on an error.

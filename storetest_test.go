@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/storetest"
+	"github.com/votekit/voting/testkit/storetest"
 )
 
-// TestStoretest runs internal/storetest, the behavioural suite the
+// TestStoretest runs testkit/storetest, the behavioural suite the
 // goredis module runs over its adapter, over redigo pools on the three
 // backends: the suite holds to what the store does here.
 func TestStoretest(t *testing.T) {

@@ -17,8 +17,8 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/votekit/voting/internal/redistest"
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/redistest"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // mustOK returns v, failing the test with what (a format and its

@@ -10,7 +10,7 @@ import (
 	redigo "github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 )
 
 var ctx = context.Background()

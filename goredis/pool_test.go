@@ -20,14 +20,14 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/redistest"
-	"github.com/votekit/voting/internal/storetest"
+	"github.com/votekit/voting/testkit/redistest"
+	"github.com/votekit/voting/testkit/storetest"
 )
 
 // The tests run the store through the adapter on the root module's three
 // backends, miniredis, a redis-server and a 3-master Redis Cluster, with
-// the root's behavioural suite (internal/storetest) and servers
-// (internal/redistest). The server and the cluster are the test binary's
+// the root's behavioural suite (testkit/storetest) and servers
+// (testkit/redistest). The server and the cluster are the test binary's
 // shared ones (redistest.Shared, redistest.SharedCluster).
 
 // counter is a go-redis hook that counts the round trips of the store's
@@ -145,7 +145,7 @@ func newClusterBackend(t testing.TB) *backend {
 	return &backend{name: "cluster", client: client, h: h, side: side}
 }
 
-// suite returns b as a backend of internal/storetest, over one pool.
+// suite returns b as a backend of testkit/storetest, over one pool.
 func (b *backend) suite() storetest.Backend {
 	p := NewPool(b.client)
 	return storetest.Backend{

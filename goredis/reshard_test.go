@@ -7,15 +7,15 @@ import (
 
 	"github.com/votekit/voting"
 	"github.com/votekit/voting/goredis"
-	"github.com/votekit/voting/internal/redistest"
-	"github.com/votekit/voting/internal/storetest"
+	"github.com/votekit/voting/testkit/redistest"
+	"github.com/votekit/voting/testkit/storetest"
 )
 
 // TestReshard moves the slots of stores to other masters of a 3-master
 // cluster while calls run through a go-redis ClusterClient, which follows
 // MOVED and ASK and retries TRYAGAIN itself: no acknowledged write is
 // lost, no invariant breaks, every move completes and every error is
-// ErrTryAgain or the network's (internal/storetest Reshard).
+// ErrTryAgain or the network's (testkit/storetest Reshard).
 func TestReshard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a cluster of its own: not under -short")

@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 	"github.com/votekit/voting/votingotel"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 )
 
 // The data set both sides hold: nArticles articles, posted a second apart

@@ -20,7 +20,7 @@
 // the median of the rounds' ratios (BenchmarkPageView).
 //
 // Each side runs on a private server started for the run: redis-server
-// (internal/redistest) and a PostgreSQL cluster made by initdb in a
+// (testkit/redistest) and a PostgreSQL cluster made by initdb in a
 // temporary directory, on a free port, stopped afterwards (Start). Where
 // PostgreSQL is not installed (Debian: apt-get install postgresql) the
 // benchmarks skip.

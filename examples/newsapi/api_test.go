@@ -18,7 +18,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // testAPI serves a fresh store on miniredis. Its requests carry a

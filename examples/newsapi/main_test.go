@@ -14,8 +14,8 @@ import (
 	"github.com/alicebob/miniredis/v2"
 
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/redistest"
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/redistest"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // TestServe runs the service as main does, on the embedded miniredis and

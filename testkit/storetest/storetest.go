@@ -2,7 +2,9 @@
 // any [voting.Pool], through the public API only: the root module runs it
 // over its redigo pools, and the goredis module over its adapter, so
 // that an adapter is held to what the store promises on redigo. Each
-// function runs its checks as subtests of t on one Backend.
+// function runs its checks as subtests of t on one Backend. It is part
+// of the module's test kit (testkit/): a pool of a service's own, or a
+// new adapter, can be held to the store's promises the same way.
 package storetest
 
 import (
@@ -18,7 +20,7 @@ import (
 	"time"
 
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/testclock"
+	"github.com/votekit/voting/testkit/testclock"
 )
 
 // Backend is a Redis to run the suite on, and the pools under test.

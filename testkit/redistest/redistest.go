@@ -2,8 +2,9 @@
 // on a free loopback port, in its own temporary directory, stopped by pid;
 // alone (Start) or as the masters of a Redis Cluster (StartCluster). It
 // never connects to a server it did not start. A test binary may share
-// one server, its replica and one cluster (Shared, SharedReplica,
-// SharedCluster), stopped by Main from its TestMain.
+// servers, their replicas and one cluster (Shared, SharedReplica,
+// SharedCluster), stopped by Main from its TestMain. It is the module's
+// test kit (testkit/), which services built on the store may use too.
 //
 // The programs it runs come from the environment, read once when the
 // package loads:

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/votekit/voting"
-	"github.com/votekit/voting/internal/redistest"
+	"github.com/votekit/voting/testkit/redistest"
 )
 
 // Reshard moves the hash slots of two stores to other masters of c, as
