@@ -72,21 +72,13 @@ end
 -- writes, as lib/ballot.lua vote defers it; moderation: with the voter's
 -- suspension, read with it (voterCheck).
 local mode, left = voterCheck(storeKey, storeIdentity, user, now)
-local stored = vs -- what the voter record keeps
-if mode then
-  if mode == 'r' then
-    return {NOT_ALLOWED, num(left)}
-  end
-  -- Shadow: kept for the user's reads only; a vote that counted is
-  -- taken back.
-  shown, stored, new = shadowVote(new, vs)
-  if prev == 0 then
-    keepShadow(votedKey, field, stored, user ~= poster)
-    local tu, td = told(up, down, shown)
-    return string.format('%d %d %d %d', was, tu - td, tu, td)
-  end
-elseif shown then
-  shown = nil -- never counted: the vote counts from none
+local refused, stored, done
+refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, field, user ~= poster)
+if refused then
+  return refused
+elseif done then
+  local tu, td = told(up, down, shown)
+  return string.format('%d %d %d %d', was, tu - td, tu, td)
 end
 if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
 if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end

@@ -37,19 +37,37 @@ end
 -- shadowVote is a vote new (vs as sent) of a voter under Shadow
 -- (moderation): it returns the vote the voter sees, what the voter
 -- record keeps ('1s', '-1s', or '0' for none) and the vote that counts,
--- none. keepShadow writes such a vote where none counted before: the
--- record's field keeps stored, or loses it where stored is '0' and the
--- field needs no value (drop).
+-- none.
 local function shadowVote(new, vs)
   return new, new ~= 0 and vs .. 's' or '0', 0
 end
 
-local function keepShadow(votedKey, field, stored, drop)
+-- moderate applies the voter's suspension, mode and the ms left of it
+-- (voterCheck; nil for none), to a vote new (vs as sent) from prev, the
+-- vote that counts, which the voter sees as shown where it is a shadow
+-- vote. It returns {NOT_ALLOWED, ms} for Refuse; else nil, the vote that
+-- counts, the vote the voter sees where that is none (Shadow), what the
+-- voter record's field keeps, and true where the vote is done: a shadow
+-- vote where none counted before, kept at field of the voter record
+-- votedKey, or dropped from it where it is none and the field needs no
+-- value (drop).
+local function moderate(mode, left, prev, new, vs, votedKey, field, drop)
+  if not mode then
+    return nil, new, nil, vs -- a shadow vote before never counted: the vote counts from none
+  end
+  if mode == 'r' then
+    return {NOT_ALLOWED, num(left)}
+  end
+  local shown, stored = shadowVote(new, vs)
+  if prev ~= 0 then
+    return nil, 0, shown, stored -- the vote that counted is taken back
+  end
   if stored == '0' and drop then
     redis.call('HDEL', votedKey, field)
   else
     redis.call('HSET', votedKey, field, stored)
   end
+  return nil, 0, shown, stored, true
 end
 
 -- fill splits k.more, the key prefixes that only a vote on an article
@@ -141,21 +159,13 @@ local function vote(k, id, user, vs, now, store, want)
   elseif k.suspended then
     mode, left = suspensionOf(k.suspended, user, now)
   end
-  local stored = vs -- what the voter record keeps
-  if mode then
-    if mode == 'r' then
-      return {NOT_ALLOWED, num(left)}
-    end
-    -- Shadow: the vote is kept for the user's reads only, and one that
-    -- counted before is taken back.
-    shown, stored, new = shadowVote(new, vs)
-    if prev == 0 then
-      keepShadow(votedKey, user, stored, true)
-      local tu, td = told(up, down, shown)
-      return {OK, was, num(value('score', tonumber(posted), tonumber(weight), tu, td)), tu, td}
-    end
-  elseif shown then
-    shown = nil -- the shadow vote was never counted: the vote counts from none
+  local refused, stored, done
+  refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, user, true)
+  if refused then
+    return refused
+  elseif done then
+    local tu, td = told(up, down, shown)
+    return {OK, was, num(value('score', tonumber(posted), tonumber(weight), tu, td)), tu, td}
   end
   local up0, down0 = up, down
   if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
