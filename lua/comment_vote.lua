@@ -95,11 +95,8 @@ if orders == '' then
 else
   keys, ords = kidsKeys(k, {a = aid, p = parent, o = orders})
 end
-if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
-  expect(k.log .. user, 'zset')
-end
-if k.events then -- moderation: the vote events
-  expect(k.events, 'stream')
+if k.log or k.events then -- moderation: the vote log, the events (lib/moderation.lua)
+  expectModerated(k, user)
 end
 if k.rules then
   for _, kk in ipairs(keys) do

@@ -191,11 +191,8 @@ local function vote(k, id, user, vs, now, store, want)
     end
     expect(k.score, 'zset')
   end
-  if k.log then -- moderation: the voter's vote log (lib/moderation.lua)
-    expect(k.log .. user, 'zset')
-  end
-  if k.events then -- moderation: the vote events
-    expect(k.events, 'stream')
+  if k.log or k.events then -- moderation: the vote log, the events (lib/moderation.lua)
+    expectModerated(k, user)
   end
 
   local groups = NONE

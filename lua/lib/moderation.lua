@@ -163,6 +163,18 @@ local function moderated(k, log, events)
   return k
 end
 
+-- expectModerated checks, before a vote's first write, the keys it
+-- writes for the moderators where the store keeps them (moderated): the
+-- voter's vote log and the events.
+local function expectModerated(k, user)
+  if k.log then
+    expect(k.log .. user, 'zset')
+  end
+  if k.events then
+    expect(k.events, 'stream')
+  end
+end
+
 -- addEvent adds one entry to the stream at key, of length n; at is ms.
 local function addEvent(key, n, kind, user, target, comment, from, to, atMs)
   redis.call('XADD', key, 'MAXLEN', '~', n, '*', 'kind', kind, 'user', user, 'target', target,
