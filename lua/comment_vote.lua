@@ -58,7 +58,10 @@ end
 local new = VOTES[vs]
 -- The poster's own upvote is implied; moderation: shown, a shadow vote
 -- of the user's, which counts nowhere (lib/ballot.lua priorVote).
-local prev, shown = priorVote(r[2], user == poster and 1 or 0)
+local prev, shown = user == poster and 1 or 0, nil -- a first vote calls nothing
+if r[2] then
+  prev, shown = priorVote(r[2], prev)
+end
 if prev == nil then
   return {CORRUPT}
 end
@@ -72,8 +75,10 @@ end
 -- writes, as lib/ballot.lua vote defers it; moderation: with the voter's
 -- suspension, read with it (voterCheck).
 local mode, left = voterCheck(storeKey, storeIdentity, user, now)
-local refused, stored, done
-refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, field, user ~= poster)
+local refused, stored, done = nil, vs, nil -- a voter neither suspended nor shadowed calls nothing
+if mode or shown then
+  refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, field, user ~= poster)
+end
 if refused then
   return refused
 elseif done then

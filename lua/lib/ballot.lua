@@ -135,7 +135,10 @@ local function vote(k, id, user, vs, now, store, want)
   end
   local new = VOTES[vs]
   -- moderation: shown, a shadow vote of the user's, which counts nowhere
-  local prev, shown = priorVote(r[2], 0)
+  local prev, shown = 0, nil -- none: a first vote, which calls nothing
+  if r[2] then
+    prev, shown = priorVote(r[2], 0)
+  end
   if prev == nil then
     return {CORRUPT}
   end
@@ -159,8 +162,10 @@ local function vote(k, id, user, vs, now, store, want)
   elseif k.suspended then
     mode, left = suspensionOf(k.suspended, user, now)
   end
-  local refused, stored, done
-  refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, user, true)
+  local refused, stored, done = nil, vs, nil -- a voter neither suspended nor shadowed calls nothing
+  if mode or shown then
+    refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, user, true)
+  end
   if refused then
     return refused
   elseif done then
