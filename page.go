@@ -3,6 +3,8 @@ package voting
 import (
 	"context"
 	"fmt"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // Articles returns page (1-based) of all articles in the given order, with
@@ -59,7 +61,7 @@ func parsePage(rest []interface{}) ([]Article, error) {
 	for i := range list {
 		rec, next, _ := pageRow(page, off)
 		row := string(page[off:next])
-		id := row[1 : 1+row[0]-memberBase]
+		id := row[1 : 1+row[0]-layout.MemberBase]
 		if err := parseRecord(row[rec:], &list[i]); err != nil {
 			return nil, fmt.Errorf("article %q: %w", id, err)
 		}

@@ -168,18 +168,14 @@ func rowComments(head string) int64 {
 	return n
 }
 
-// memberBase is what lib/base.lua member adds to an id's length in the byte
-// before it.
-const memberBase = 96
-
 // pageRow finds the row of page that starts at off: it returns where its
 // record starts, counted from off, and where the next row starts.
 func pageRow(page []byte, off int) (rec, next int, _ error) {
 	row := page[off:]
-	if len(row) == 0 || row[0] <= memberBase {
+	if len(row) == 0 || row[0] <= layout.MemberBase {
 		return 0, 0, errors.New("page reply: malformed row")
 	}
-	id := 1 + int(row[0]-memberBase)
+	id := 1 + int(row[0]-layout.MemberBase)
 	size := bytes.IndexByte(row[min(id, len(row)):], ' ')
 	if size < 1 {
 		return 0, 0, errors.New("page reply: malformed row")

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // Limits on what callers pass in. Input beyond them gets [ErrInvalidArgument]
@@ -43,24 +45,10 @@ const (
 	MaxModerationPage = 1000
 )
 
-// maxID is the largest id the store issues: ids are the decimal strings
-// "1" to "9223372036854775807" (the int64 maximum).
-const maxID = "9223372036854775807"
-
-// canonicalID reports whether id has the form the store issues: 1 to 19
-// decimal digits without a leading zero, at most maxID. Any other string
-// names no article.
-func canonicalID(id string) bool {
-	if len(id) == 0 || len(id) > len(maxID) || id[0] == '0' {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if id[i] < '0' || id[i] > '9' {
-			return false
-		}
-	}
-	return len(id) < len(maxID) || id <= maxID
-}
+// canonicalID reports whether id has the form the store issues
+// (layout.IsID): a decimal from 1 to the int64 maximum, without a leading
+// zero. Any other string names no article.
+func canonicalID(id string) bool { return layout.IsID(id) }
 
 // canonicalIDs returns the ids of list that are canonical (canonicalID),
 // in their order, and the index in list of each: the ids a batch read

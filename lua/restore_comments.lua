@@ -41,12 +41,17 @@ for i = 4, #ARGV, FIELDS do
     expect(key, 'zset')
   end
   local e = {cid = cid, c = c, body = a[i + 17], removing = a[i + 18] == '1', placeOnly = a[i + 19] == '1'}
-  local r = a[i + 19] == '2' and readComment(k.comment .. cid)
-  if r then
-    -- The body is what follows the head, which the store wrote.
-    e.body = string.sub(r.rec, #commentRecord(r, '') + 1)
+  local keep = true
+  if a[i + 19] == '2' then
+    -- The body is what follows the head, which the store wrote; a
+    -- record gone meanwhile is left gone.
+    local r = readComment(k.comment .. cid)
+    keep = r ~= nil
+    if r then
+      e.body = string.sub(r.rec, #commentRecord(r, '') + 1)
+    end
   end
-  if r ~= nil then
+  if keep then
     list[#list + 1] = e
   end
 end

@@ -134,7 +134,7 @@ func member(id string) string { return ilayout.Member(id) }
 
 // idOf reverses member; ok is false for what no id makes.
 func idOf(m string) (string, bool) {
-	if len(m) < 2 || int(m[0]) != 96+len(m)-1 || !canonicalID(m[1:]) {
+	if len(m) < 2 || m != member(m[1:]) || !canonicalID(m[1:]) {
 		return "", false
 	}
 	return m[1:], true

@@ -90,14 +90,21 @@ func IsRule(name string) bool {
 	return false
 }
 
+// MemberBase and TopMemberBase are what a member's first byte adds to
+// its id's digit count (Member, TopMember).
+const (
+	MemberBase    = 96
+	TopMemberBase = 64
+)
+
 // Member returns the sorted-set member of an article or comment id: its
 // digit count as a letter, then the id, so that members sort by id as
 // numbers ("a9" < "b10") (lib/base.lua member).
-func Member(id string) string { return string(rune(96+len(id))) + id }
+func Member(id string) string { return string(rune(MemberBase+len(id))) + id }
 
 // TopMember returns a comment's member in its parent's top band: as
 // Member, with capitals (lib/tree.lua topMember).
-func TopMember(id string) string { return string(rune(64+len(id))) + id }
+func TopMember(id string) string { return string(rune(TopMemberBase+len(id))) + id }
 
 // IDOf returns the id of a member (Member or TopMember); ok is false
 // for a string no id makes.
@@ -106,7 +113,7 @@ func IDOf(m string) (id string, ok bool) {
 		return "", false
 	}
 	c, n := int(m[0]), len(m)-1
-	if c != 96+n && c != 64+n {
+	if c != MemberBase+n && c != TopMemberBase+n {
 		return "", false
 	}
 	for i := 1; i < len(m); i++ {

@@ -90,8 +90,8 @@ func TestLuaAgrees(t *testing.T) {
 		t.Errorf("CORDERINGS: lua/lib says %s, internal/layout %q", got, CommentOrderings)
 	}
 	// The members: lib/base.lua's and lib/tree.lua's encodings.
-	if !strings.Contains(src, "local function member(id) return string.char(96 + #id) .. id end") ||
-		!strings.Contains(src, "local function topMember(id) return string.char(64 + #id) .. id end") {
+	if !strings.Contains(src, "local function member(id) return string.char("+strconv.Itoa(MemberBase)+" + #id) .. id end") ||
+		!strings.Contains(src, "local function topMember(id) return string.char("+strconv.Itoa(TopMemberBase)+" + #id) .. id end") {
 		t.Errorf("lua/lib encodes members otherwise than Member and TopMember")
 	}
 }
