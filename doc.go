@@ -233,7 +233,8 @@
 // # Where the rest is
 //
 // The store needs Redis 6.2 or later (7.0 for Functions and
-// [WithReadPool]). docs/OPERATIONS.md, beside this file, is the manual
+// [WithReadPool], 7.2 for WAITAOF, [WithWaitAOF]'s; it is tested on Redis
+// 7.0 and 8.0 and Valkey 8.1). docs/OPERATIONS.md is the manual
 // for operators: servers, Redis settings (maxmemory-policy noeviction or
 // volatile-*), scripts and Functions, changing shared options with
 // [Store.Reconfigure], Redis Cluster, reads on replicas, durability,
