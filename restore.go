@@ -36,6 +36,13 @@ func init() {
 		}
 		return s.restoreEntries(ctx, es)
 	}
+	restore.Remove = func(ctx context.Context, store any, rs []restore.Removal) error {
+		s, ok := store.(*Store)
+		if !ok {
+			return fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
+		}
+		return s.restoreRemovals(ctx, rs)
+	}
 }
 
 // restore_entries.lua writes the entries of a store beside its articles
@@ -46,7 +53,8 @@ var (
 	restoreEntriesScript = newScript("restore_entries", restoreEntriesLua)
 )
 
-// entryStep is the most entries one call of restore_entries.lua writes.
+// entryStep is the most entries one call of restore_entries.lua writes,
+// and the most removals one of restore_removals.lua makes.
 const entryStep = 200
 
 // restoreEntries runs restore_entries.lua for es, entryStep entries a
@@ -99,6 +107,39 @@ func (s *Store) restoreEntriesArgs(es []restore.Entry) ([]interface{}, error) {
 			strconv.FormatFloat(e.N, 'f', -1, 64), e.Text, strconv.FormatInt(e.ExpireAtMs, 10))
 	}
 	return args, nil
+}
+
+// restore_removals.lua removes what a repair found stray
+// (internal/restore.Remove).
+var (
+	//go:embed lua/restore_removals.lua
+	restoreRemovalsLua    string
+	restoreRemovalsScript = newScript("restore_removals", restoreRemovalsLua)
+)
+
+// restoreRemovals runs restore_removals.lua for rs, entryStep removals a
+// call, in their order.
+func (s *Store) restoreRemovals(ctx context.Context, rs []restore.Removal) error {
+	const op = "restore removals"
+	k := s.keys
+	for at := 0; at < len(rs); at += entryStep {
+		chunk := rs[at:min(at+entryStep, len(rs))]
+		args := withRoom(11 + 4*len(chunk))
+		args = append(args, k.comments, k.by, k.topBucket, k.submitted, k.upvoted, k.commented, k.kids, k.group,
+			k.cache, k.body, k.thread)
+		for _, r := range chunk {
+			args = append(args, r.Kind, r.Name, r.Member, flag(r.Whole))
+		}
+		var n int64
+		late, err := s.evalScan(ctx, op, restoreRemovalsScript, args, &n)
+		if err != nil {
+			return err
+		}
+		if err := replicationErr(op, late); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // restoreComments runs restore_comments.lua for cs.
