@@ -103,7 +103,7 @@ type Entry struct {
 	ExpireAtMs int64
 }
 
-// The kinds of an Entry.
+// The kinds of an Entry, and of a Removal.
 const (
 	Karma       = "karma"
 	VoteLog     = "uvote"
@@ -120,6 +120,16 @@ const (
 	Voter       = "voter"
 	CVoter      = "cvoter"
 	CVoted      = "cvoted"
+
+	// A Removal's kinds beside Count, Thread and Group.
+	Ordering  = "ordering"
+	Bucket    = "bucket"
+	Submitted = "submitted"
+	Upvoted   = "upvoted"
+	Commented = "commented"
+	Kids      = "kids"
+	Cache     = "cache"
+	CBody     = "cbody"
 )
 
 // PutEntries writes es in store (a *voting.Store) with the store's
@@ -153,19 +163,6 @@ type Removal struct {
 	Member string
 	Whole  bool
 }
-
-// The kinds of a Removal beside Group, Count and Thread, which are an
-// Entry's kinds too.
-const (
-	Ordering  = "ordering"
-	Bucket    = "bucket"
-	Submitted = "submitted"
-	Upvoted   = "upvoted"
-	Commented = "commented"
-	Kids      = "kids"
-	Cache     = "cache"
-	CBody     = "cbody"
-)
 
 // Remove removes rs from store (a *voting.Store) with the store's
 // removal script, a bounded number of removals a round trip, in their
