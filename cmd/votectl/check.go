@@ -98,12 +98,15 @@ func cmdCheck(e *env, args []string) error {
 		// record, or, for a store of an earlier layout, its identity.
 		if st, id, ok, err := e.recorded(); err == nil && ok {
 			for _, word := range withRules(id, e.rulesOf(st)).Options {
-				name, value, _ := strings.Cut(word, "=")
-				switch name {
-				case "karma":
-					_ = pairFlag(&karma)(value)
-				case "cost":
-					_ = pairFlag(&cost)(value)
+				w, err := ilayout.ParseRuleWord(word)
+				if err != nil || len(w.Numbers) == 0 {
+					continue // another option's word, or a rule without numbers
+				}
+				switch w.Name {
+				case ilayout.RuleKarma:
+					karma = &[2]int64{w.Numbers[0], w.Numbers[1]}
+				case ilayout.RuleCost:
+					cost = &[2]int64{w.Numbers[0], w.Numbers[1]}
 				}
 			}
 		}
