@@ -242,8 +242,9 @@ func TestCheckRepairRemovesThroughTheStore(t *testing.T) {
 }
 
 // The store's removal script refuses, having removed nothing, a key of a
-// foreign type among its removals, a removal of no kind, and a store
-// recorded with another layout; what is gone already is no error.
+// foreign type among its member removals, a removal of no kind, and a
+// store recorded with another layout; what is gone already is no error,
+// and a key removed whole goes whatever it holds.
 func TestRemoveRefuses(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
@@ -286,6 +287,14 @@ func TestRemoveRefuses(t *testing.T) {
 		}
 		if n, err := redis.Int(do("ZCARD", "{p}:by:hot")); err != nil || n != 11 {
 			t.Errorf("by:hot holds %d, %v, want the 11 articles", n, err)
+		}
+		// A key removed whole goes whatever it holds.
+		do("SET", "{p}:cache:junk", "foreign")
+		if err := restore.Remove(ctx, st, []restore.Removal{{Kind: restore.Cache, Name: "junk", Whole: true}}); err != nil {
+			t.Errorf("a foreign value removed whole: %v", err)
+		}
+		if n, err := redis.Int(do("EXISTS", "{p}:cache:junk")); err != nil || n != 0 {
+			t.Errorf("cache:junk: EXISTS %d, %v after its removal", n, err)
 		}
 	})
 }

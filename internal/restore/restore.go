@@ -166,8 +166,9 @@ type Removal struct {
 
 // Remove removes rs from store (a *voting.Store) with the store's
 // removal script, a bounded number of removals a round trip, in their
-// order. The store checks the type of every key of a round trip before
-// it removes anything, and refuses, having removed nothing, a store
+// order. The store checks the type of every key of a round trip that it
+// removes members from before it removes anything (a key removed whole
+// goes whatever it holds), and refuses, having removed nothing, a store
 // recorded with another layout or with data and no record. What is gone
 // already is no error, so that removing the same again changes nothing.
 var Remove func(ctx context.Context, store any, rs []Removal) error
