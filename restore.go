@@ -36,6 +36,13 @@ func init() {
 		}
 		return s.restoreEntries(ctx, es)
 	}
+	restore.Remove = func(ctx context.Context, store any, rs []restore.Removal) error {
+		s, ok := store.(*Store)
+		if !ok {
+			return fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
+		}
+		return s.restoreRemovals(ctx, rs)
+	}
 }
 
 // restore_entries.lua writes the entries of a store beside its articles
@@ -46,20 +53,29 @@ var (
 	restoreEntriesScript = newScript("restore_entries", restoreEntriesLua)
 )
 
-// entryStep is the most entries one call of restore_entries.lua writes.
+// entryStep is the most entries one call of restore_entries.lua writes,
+// and the most removals one of restore_removals.lua makes.
 const entryStep = 200
 
 // restoreEntries runs restore_entries.lua for es, entryStep entries a
 // call, in their order.
 func (s *Store) restoreEntries(ctx context.Context, es []restore.Entry) error {
-	const op = "restore entries"
-	for at := 0; at < len(es); at += entryStep {
-		args, err := s.restoreEntriesArgs(es[at:min(at+entryStep, len(es))])
+	return s.restoreSteps(ctx, "restore entries", restoreEntriesScript, len(es), func(from, to int) ([]interface{}, error) {
+		return s.restoreEntriesArgs(es[from:to])
+	})
+}
+
+// restoreSteps runs sc, a restore script whose reply is {OK, a count},
+// for n items, entryStep a call, in their order: args lays out the items
+// from up to to as its arguments.
+func (s *Store) restoreSteps(ctx context.Context, op string, sc script, n int, args func(from, to int) ([]interface{}, error)) error {
+	for at := 0; at < n; at += entryStep {
+		a, err := args(at, min(at+entryStep, n))
 		if err != nil {
 			return opErr(op, err)
 		}
-		var n int64
-		late, err := s.evalScan(ctx, op, restoreEntriesScript, args, &n)
+		var done int64
+		late, err := s.evalScan(ctx, op, sc, a, &done)
 		if err != nil {
 			return err
 		}
@@ -99,6 +115,36 @@ func (s *Store) restoreEntriesArgs(es []restore.Entry) ([]interface{}, error) {
 			strconv.FormatFloat(e.N, 'f', -1, 64), e.Text, strconv.FormatInt(e.ExpireAtMs, 10))
 	}
 	return args, nil
+}
+
+// restore_removals.lua removes what a repair found stray
+// (internal/restore.Remove).
+var (
+	//go:embed lua/restore_removals.lua
+	restoreRemovalsLua    string
+	restoreRemovalsScript = newScript("restore_removals", restoreRemovalsLua)
+)
+
+// restoreRemovals runs restore_removals.lua for rs, entryStep removals a
+// call, in their order.
+func (s *Store) restoreRemovals(ctx context.Context, rs []restore.Removal) error {
+	return s.restoreSteps(ctx, "restore removals", restoreRemovalsScript, len(rs), func(from, to int) ([]interface{}, error) {
+		return s.restoreRemovalsArgs(rs[from:to]), nil
+	})
+}
+
+// restoreRemovalsArgs lays out rs for restore_removals.lua: the live
+// comment counts (its key) and the families' prefixes, then each
+// removal's fields.
+func (s *Store) restoreRemovalsArgs(rs []restore.Removal) []interface{} {
+	k := s.keys
+	args := withRoom(11 + 4*len(rs))
+	args = append(args, k.comments, k.by, k.topBucket, k.submitted, k.upvoted, k.commented, k.kids, k.group, k.cache,
+		k.body, k.thread)
+	for _, r := range rs {
+		args = append(args, r.Kind, r.Name, r.Member, flag(r.Whole))
+	}
+	return args
 }
 
 // restoreComments runs restore_comments.lua for cs.

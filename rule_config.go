@@ -2,8 +2,6 @@ package voting
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/votekit/voting/internal/layout"
@@ -11,24 +9,26 @@ import (
 
 // The numbers of the rules, and how they travel: the options give them
 // (ruleConfig), a store holds them (Rules), and the rules record and
-// an identity write them as words (ruleList). The rules themselves are
-// decided in the scripts (rules.go).
+// an identity write them as words (ruleList, and the record's codec,
+// internal/layout's RuleWord). The rules themselves are decided in the
+// scripts (rules.go).
 
-// The names of the rules, as the identity and the rules record name them
-// (internal/layout).
+// The rules, by their place in ruleList, which is their place in
+// internal/layout's RuleNames, which names them.
 const (
-	ruleKarma           = layout.RuleKarma
-	ruleCost            = layout.RuleCost
-	ruleMinKarma        = layout.RuleMinKarma
-	ruleVoteLimit       = layout.RuleVoteLimit
-	rulePostInterval    = layout.RulePostInterval
-	ruleRepostAfter     = layout.RuleRepostAfter
-	ruleEditWindow      = layout.RuleEditWindow
-	ruleCommentInterval = layout.RuleCommentInterval
+	ruleKarma = iota
+	ruleCost
+	ruleMinKarma
+	ruleVoteLimit
+	rulePostInterval
+	ruleRepostAfter
+	ruleEditWindow
+	ruleCommentInterval
 )
 
 // ruleSpec is one rule: its name, its option, and how its numbers go
-// between a ruleConfig, a Rules and the words of the rules record.
+// between a ruleConfig, a Rules and the words of the rules record
+// (layout.RuleWord's Numbers, layout.RuleArity of them).
 type ruleSpec struct {
 	name, option string
 	on           func(c *ruleConfig) *bool
@@ -41,40 +41,40 @@ type ruleSpec struct {
 // ruleList is every rule, in the order of their words in an identity and
 // in the rules record.
 var ruleList = []ruleSpec{
-	{ruleKarma, "WithKarma", func(c *ruleConfig) *bool { return &c.karma },
+	{layout.RuleKarma, "WithKarma", func(c *ruleConfig) *bool { return &c.karma },
 		func(c *ruleConfig) []int64 { return []int64{c.perUp, c.perDown} },
 		func(c *ruleConfig, r *Rules, v []int64) {
 			c.perUp, c.perDown = v[0], v[1]
 			r.KarmaPerUpvote, r.KarmaPerDownvote = v[0], v[1]
 		}},
-	{ruleCost, "WithVoteCost", func(c *ruleConfig) *bool { return &c.cost },
+	{layout.RuleCost, "WithVoteCost", func(c *ruleConfig) *bool { return &c.cost },
 		func(c *ruleConfig) []int64 { return []int64{c.costUp, c.costDown} },
 		func(c *ruleConfig, r *Rules, v []int64) {
 			c.costUp, c.costDown = v[0], v[1]
 			r.UpvoteCost, r.DownvoteCost = v[0], v[1]
 		}},
-	{ruleMinKarma, "WithMinKarma", func(c *ruleConfig) *bool { return &c.minKarma },
+	{layout.RuleMinKarma, "WithMinKarma", func(c *ruleConfig) *bool { return &c.minKarma },
 		func(c *ruleConfig) []int64 { return []int64{c.minUp, c.minDown} },
 		func(c *ruleConfig, r *Rules, v []int64) {
 			c.minUp, c.minDown = v[0], v[1]
 			r.MinKarmaToUpvote, r.MinKarmaToDownvote = v[0], v[1]
 		}},
-	{ruleVoteLimit, "WithVoteLimit", func(c *ruleConfig) *bool { return &c.voteLimit },
+	{layout.RuleVoteLimit, "WithVoteLimit", func(c *ruleConfig) *bool { return &c.voteLimit },
 		func(c *ruleConfig) []int64 { return []int64{int64(c.limit), c.per.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) {
 			c.limit, c.per = int(v[0]), ms(v[1])
 			r.VoteLimit, r.VoteLimitPer = c.limit, c.per
 		}},
-	{rulePostInterval, "WithPostInterval", func(c *ruleConfig) *bool { return &c.hasInterval },
+	{layout.RulePostInterval, "WithPostInterval", func(c *ruleConfig) *bool { return &c.hasInterval },
 		func(c *ruleConfig) []int64 { return []int64{c.postInterval.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) { c.postInterval, r.PostInterval = ms(v[0]), ms(v[0]) }},
-	{ruleRepostAfter, "WithRepostAfter", func(c *ruleConfig) *bool { return &c.hasRepost },
+	{layout.RuleRepostAfter, "WithRepostAfter", func(c *ruleConfig) *bool { return &c.hasRepost },
 		func(c *ruleConfig) []int64 { return []int64{c.repostAfter.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) { c.repostAfter, r.RepostAfter = ms(v[0]), ms(v[0]) }},
-	{ruleEditWindow, "WithEditWindow", func(c *ruleConfig) *bool { return &c.hasEdit },
+	{layout.RuleEditWindow, "WithEditWindow", func(c *ruleConfig) *bool { return &c.hasEdit },
 		func(c *ruleConfig) []int64 { return []int64{c.editWindow.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) { c.editWindow, r.EditWindow = ms(v[0]), ms(v[0]) }},
-	{ruleCommentInterval, "WithCommentInterval", func(c *ruleConfig) *bool { return &c.hasCommentInterval },
+	{layout.RuleCommentInterval, "WithCommentInterval", func(c *ruleConfig) *bool { return &c.hasCommentInterval },
 		func(c *ruleConfig) []int64 { return []int64{c.commentInterval.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) { c.commentInterval, r.CommentInterval = ms(v[0]), ms(v[0]) }},
 }
@@ -83,12 +83,11 @@ func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
 // ruleNamed returns the rule of name and its place in ruleList.
 func ruleNamed(name string) (ruleSpec, int, bool) {
-	for i, r := range ruleList {
-		if r.name == name {
-			return r, i, true
-		}
+	i, ok := layout.RuleIndex(name)
+	if !ok {
+		return ruleSpec{}, -1, false
 	}
-	return ruleSpec{}, -1, false
+	return ruleList[i], i, true
 }
 
 // ruleConfig holds the options of karma and the rules: which are on,
@@ -121,25 +120,14 @@ func (c *ruleConfig) validate() error {
 	return c.validNumbers()
 }
 
-// ownNumbers marks the rule name's numbers as the options' own (not
-// asRecorded).
-func (c *ruleConfig) ownNumbers(name string) {
-	if _, i, ok := ruleNamed(name); ok {
-		c.asRecorded &^= 1 << i
-	}
-}
+// ownNumbers marks the numbers of rule i (ruleKarma...) as the
+// options' own (not asRecorded).
+func (c *ruleConfig) ownNumbers(i int) { c.asRecorded &^= 1 << i }
 
 // validNumbers checks the numbers of the rules that are on and have
 // their own.
 func (c *ruleConfig) validNumbers() error {
-	own := func(name string) bool {
-		for i, r := range ruleList {
-			if r.name == name {
-				return c.asRecorded&(1<<i) == 0
-			}
-		}
-		return true
-	}
+	own := func(i int) bool { return c.asRecorded&(1<<i) == 0 }
 	points := func(what string, vs ...int64) error {
 		for _, v := range vs {
 			if v < -MaxKarmaPoints || v > MaxKarmaPoints {
@@ -186,23 +174,18 @@ func (c *ruleConfig) names() []string {
 // (asRecorded), which has no numbers of its own. It is what a store sends
 // its scripts as its own (lib/rules.lua storeRules, want).
 func (c *ruleConfig) words() string {
-	var words []string
+	var words []layout.RuleWord
 	for i, r := range ruleList {
 		if !*r.on(c) {
 			continue
 		}
-		if c.asRecorded&(1<<i) != 0 {
-			words = append(words, r.name)
-			continue
+		w := layout.RuleWord{Name: r.name}
+		if c.asRecorded&(1<<i) == 0 {
+			w.Numbers = r.get(c)
 		}
-		v := r.get(c)
-		s := make([]string, len(v))
-		for j, x := range v {
-			s[j] = strconv.FormatInt(x, 10)
-		}
-		words = append(words, r.name+"="+strings.Join(s, ","))
+		words = append(words, w)
 	}
-	return strings.Join(words, " ")
+	return layout.FormatRules(words)
 }
 
 // Rules are the numbers of a store's rules, as the store holds them:
@@ -255,36 +238,25 @@ func (r Rules) String() string {
 	return c.words()
 }
 
-// parseRules parses the rules record's words (lib/rules.lua mergeRules):
-// a bare name is a rule on without numbers, which lacking names.
+// parseRules parses the rules record (layout.ParseRules, as
+// lib/rules.lua mergeRules writes it): a bare name is a rule on without
+// numbers, which lacking names.
 func parseRules(text string) (r Rules, lacking string, err error) {
+	words, err := layout.ParseRules(text)
+	if err != nil {
+		return Rules{}, "", fmt.Errorf("rules record: %w", err)
+	}
 	var c ruleConfig
-	for _, w := range strings.Fields(text) {
-		name, value, hasValue := strings.Cut(w, "=")
-		spec, _, ok := ruleNamed(name)
-		if !ok {
-			return Rules{}, "", fmt.Errorf("rules record: unknown rule %q", w)
-		}
-		r.On = append(r.On, name)
-		if !hasValue {
+	for _, w := range words {
+		r.On = append(r.On, w.Name)
+		if len(w.Numbers) == 0 {
 			if lacking == "" {
-				lacking = name
+				lacking = w.Name
 			}
 			continue
 		}
-		want := len(spec.get(&c))
-		var v []int64
-		for _, f := range strings.Split(value, ",") {
-			n, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				return Rules{}, "", fmt.Errorf("rules record: rule %q is not numbers", w)
-			}
-			v = append(v, n)
-		}
-		if len(v) != want {
-			return Rules{}, "", fmt.Errorf("rules record: rule %q has %d numbers, not %d", w, len(v), want)
-		}
-		spec.set(&c, &r, v)
+		spec, _, _ := ruleNamed(w.Name)
+		spec.set(&c, &r, w.Numbers)
 	}
 	return r, lacking, nil
 }

@@ -2,6 +2,7 @@ package voting
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -276,7 +277,9 @@ func TestReconfigureRules(t *testing.T) {
 }
 
 // TestRuleNames: ruleList, the package's table of the rules, names every
-// rule of internal/layout, in its order.
+// rule of internal/layout, in its order, each with as many numbers as
+// the rules record's codec gives it, and each at the place the package
+// names it by (ruleKarma...).
 func TestRuleNames(t *testing.T) {
 	if len(ruleList) != len(layout.RuleNames) {
 		t.Fatalf("ruleList has %d rules, internal/layout %d", len(ruleList), len(layout.RuleNames))
@@ -285,5 +288,129 @@ func TestRuleNames(t *testing.T) {
 		if r.name != layout.RuleNames[i] {
 			t.Errorf("rule %d: %s here, %s in internal/layout", i, r.name, layout.RuleNames[i])
 		}
+		if n := len(r.get(&ruleConfig{})); n != layout.RuleArity[i] {
+			t.Errorf("rule %s: %d numbers here, %d in internal/layout", r.name, n, layout.RuleArity[i])
+		}
 	}
+	for place, name := range map[int]string{ruleKarma: layout.RuleKarma, ruleCost: layout.RuleCost,
+		ruleMinKarma: layout.RuleMinKarma, ruleVoteLimit: layout.RuleVoteLimit, rulePostInterval: layout.RulePostInterval,
+		ruleRepostAfter: layout.RuleRepostAfter, ruleEditWindow: layout.RuleEditWindow, ruleCommentInterval: layout.RuleCommentInterval} {
+		if ruleList[place].name != name {
+			t.Errorf("rule %s is at %d, which is %s's", name, place, ruleList[place].name)
+		}
+	}
+}
+
+// TestRulesCodecAgrees: lua/lib/rules.lua reads the rules record as
+// internal/layout's codec writes it, and writes it as the codec reads
+// it. Each record the codec formats, ruleWords and ruleNumbers read as
+// the same rules in the same order, with the same numbers; mergeRules of
+// a record with itself, of its bare names with it, and of it with a
+// record of other numbers gives the codec's record of the numbers it
+// keeps, and names the rule that has none as parseRules does.
+func TestRulesCodecAgrees(t *testing.T) {
+	words := func(text string) []layout.RuleWord {
+		t.Helper()
+		w, err := layout.ParseRules(text)
+		if err != nil {
+			t.Fatalf("ParseRules(%q): %v", text, err)
+		}
+		return w
+	}
+	var all, other []layout.RuleWord // every rule, with numbers at their limits and with others
+	for i, name := range layout.RuleNames {
+		hi := []int64{MaxKarmaPoints, -MaxKarmaPoints, MaxKarma, -MaxKarma, MaxVoteLimit, time.Duration(math.MaxInt64).Milliseconds()}
+		w, o := layout.RuleWord{Name: name}, layout.RuleWord{Name: name}
+		for j := 0; j < layout.RuleArity[i]; j++ {
+			w.Numbers = append(w.Numbers, hi[(i+j)%len(hi)])
+			o.Numbers = append(o.Numbers, int64(i*10+j)-5)
+		}
+		all, other = append(all, w), append(other, o)
+	}
+	records := []string{layout.FormatRules(all), layout.FormatRules(other), "", "karma=1,-1 votelimit=10,60000",
+		"karma=0,0 cost=1,6 minkarma=-500,30", "postinterval=1 repostafter=172800000 editwindow=900000 commentinterval=1",
+		"karma votelimit=10,60000 editwindow"}
+	for _, r := range records {
+		if got := layout.FormatRules(words(r)); got != r {
+			t.Errorf("the codec writes %q as %q", r, got)
+		}
+	}
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		eval := func(body string, args ...interface{}) []interface{} {
+			t.Helper()
+			v, err := redis.Values(b.do(t, "EVAL", append([]interface{}{trimLib(libLuaParts, body) + body, 0}, args...)...), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return v
+		}
+		// Each word as Lua reads it: its name and numbers, false for none.
+		const read = `local out = {}
+for _, text in ipairs(ARGV) do
+  local m, names = ruleWords(text)
+  local list = {}
+  for _, name in ipairs(names) do
+    local a, b = ruleNumbers(m[name])
+    list[#list + 1] = {name, a or false, b or false}
+  end
+  out[#out + 1] = list
+end
+return out`
+		for i, v := range eval(read, redis.Args{}.AddFlat(records)...) {
+			list, _ := redis.Values(v, nil)
+			var got []layout.RuleWord
+			for _, x := range list {
+				f, _ := redis.Values(x, nil)
+				name, _ := redis.String(f[0], nil)
+				w := layout.RuleWord{Name: name}
+				for _, n := range f[1:] {
+					if n != nil {
+						w.Numbers = append(w.Numbers, n.(int64))
+					}
+				}
+				got = append(got, w)
+			}
+			if s := layout.FormatRules(got); s != records[i] {
+				t.Errorf("lib/rules.lua reads %q as %q (%v)", records[i], s, got)
+			}
+		}
+		// mergeRules of a process's words (want) and the record (have).
+		const merge = `local out = {}
+for i = 1, #ARGV, 2 do
+  local text, lacking = mergeRules(ARGV[i], ARGV[i + 1])
+  out[#out + 1] = {text, lacking or ''}
+end
+return out`
+		bare := func(r string) string {
+			var names []string
+			for _, w := range words(r) {
+				names = append(names, w.Name)
+			}
+			return strings.Join(names, " ")
+		}
+		type mergeCase struct{ want, have, text string }
+		var cases []mergeCase
+		for _, r := range records {
+			cases = append(cases, mergeCase{r, r, r}, mergeCase{bare(r), r, r}, mergeCase{r, "", r})
+		}
+		cases = append(cases, mergeCase{layout.FormatRules(all), layout.FormatRules(other), layout.FormatRules(other)},
+			mergeCase{"karma=1,-1 votelimit=10,60000", "votelimit=6,1000 cost=9,9", "karma=1,-1 votelimit=6,1000"},
+			mergeCase{"karma votelimit=10,60000 editwindow", "editwindow=5000", "karma votelimit=10,60000 editwindow=5000"})
+		var args []interface{}
+		for _, c := range cases {
+			args = append(args, c.want, c.have)
+		}
+		for i, v := range eval(merge, args...) {
+			c := cases[i]
+			pair, _ := redis.Strings(v, nil)
+			if len(pair) != 2 || pair[0] != c.text {
+				t.Errorf("mergeRules(%q, %q) = %q, want %q", c.want, c.have, pair, c.text)
+				continue
+			}
+			r, lacking, err := parseRules(pair[0])
+			if err != nil || lacking != pair[1] || lacking == "" && r.String() != pair[0] {
+				t.Errorf("parseRules(%q) = %+v, lacking %q, %v; mergeRules names %q lacking", pair[0], r, lacking, err, pair[1])
+			}
+		}
+	})
 }

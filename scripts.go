@@ -136,6 +136,8 @@ type scriptSpec struct {
 // of layout 4; none checks nothing (a vote checks where it knows it
 // writes, Drop removes a store whatever its identity, Reconfigure
 // changes it, and the restores of votectl write before it is recorded).
+// The removals of votectl's repairs (restore_removals) check as a read
+// does: they remove what this layout makes stray, whatever the options.
 const (
 	modeWrite         = "w"
 	modeRead          = "r"
@@ -169,6 +171,7 @@ var scriptTable = map[string]scriptSpec{
 	"restore":          {1, modeNone, false, false, true, false},
 	"restore_comments": {1, modeNone, false, false, true, false},
 	"restore_entries":  {1, modeNone, false, false, true, false},
+	"restore_removals": {1, modeRead, false, true, true, false},
 	"group_page":       {3, modeRead, false, true, false, false},
 	"group_renew":      {1, modeRead, false, true, false, false},
 	"user_page":        {2, modeRead, false, true, false, false},

@@ -19,21 +19,19 @@ type checker struct {
 	recs     map[string]record
 	problems []string
 	unfixed  int
-	// What -repair does: articles to re-put from their records (counts
-	// given where the voters say otherwise), members to remove, caches to
-	// delete, and the entries to set through the store's own script
-	// (restore.PutEntries): karma, page entries, groups' members, thread
-	// heads, live counts, the comment id counter.
+	// What -repair does, each through a script of the store: the
+	// removals of what is stray (restore.Remove): members, live counts,
+	// caches and leftover keys; articles to re-put from their records
+	// (restore.Put; counts given where the voters say otherwise); and the
+	// entries to set (restore.PutEntries): karma, page entries, groups'
+	// members, thread heads, live counts, the comment id counter.
+	remove []restore.Removal
 	reput  map[string][2]int64 // id -> counts (up, down)
-	zrem   map[string][]string // key -> members
-	sremG  map[string][]string // group set key -> members
-	unlink []string
 	put    []restore.Entry
 	// The comments' records, and the writes that set them right.
 	crecs   map[string]crecord
-	markers map[string]string // article id -> its comment voter record's marker
-	cvotes  [][3]string       // poster, voter, vote: the standing votes of others on comments
-	cfix    []cmd
+	markers map[string]string          // article id -> its comment voter record's marker
+	cvotes  [][3]string                // poster, voter, vote: the standing votes of others on comments
 	rewrite map[string]restore.Comment // cid -> its record, to write again, whole or its head (restore.PutComments)
 	replace map[string]crecord         // cid -> its record, to place again (restore.PutComments) in its parent's orderings
 	// Moderation: the counted standing votes in the voter records (user ->
@@ -100,18 +98,20 @@ func cmdCheck(e *env, args []string) error {
 		// record, or, for a store of an earlier layout, its identity.
 		if st, id, ok, err := e.recorded(); err == nil && ok {
 			for _, word := range withRules(id, e.rulesOf(st)).Options {
-				name, value, _ := strings.Cut(word, "=")
-				switch name {
-				case "karma":
-					_ = pairFlag(&karma)(value)
-				case "cost":
-					_ = pairFlag(&cost)(value)
+				w, err := ilayout.ParseRuleWord(word)
+				if err != nil || len(w.Numbers) == 0 {
+					continue // another option's word, or a rule without numbers
+				}
+				switch w.Name {
+				case ilayout.RuleKarma:
+					karma = &[2]int64{w.Numbers[0], w.Numbers[1]}
+				case ilayout.RuleCost:
+					cost = &[2]int64{w.Numbers[0], w.Numbers[1]}
 				}
 			}
 		}
 	}
 	c := &checker{e: e, inv: inv, recs: map[string]record{}, reput: map[string][2]int64{}, markers: map[string]string{},
-		zrem: map[string][]string{}, sremG: map[string][]string{},
 		standing: map[string]map[string]string{}, open: map[string]bool{}}
 	steps := []func() error{c.records, c.orderings, c.buckets, c.voters, c.groups, c.caches, c.comments,
 		func() error { return c.karma(karma, cost) }, c.pages, c.voteLogs, c.suspensions}
@@ -203,7 +203,7 @@ func (c *checker) orderings() error {
 			switch {
 			case !ok || !in:
 				c.problem(true, "%s: member %q is no article of this ordering", key, m)
-				c.zrem[key] = append(c.zrem[key], m)
+				c.remove = append(c.remove, restore.Removal{Kind: restore.Ordering, Name: o, Member: m})
 			case !sameValue(o, v, recordValue(r, o)):
 				c.problem(true, "%s: article %s at %s, its record says %s", key, id, num(v), num(recordValue(r, o)))
 				c.reputArticle(id)
@@ -223,13 +223,13 @@ func (c *checker) orderings() error {
 
 func (c *checker) buckets() error {
 	seen := map[string]bool{} // key + member
-	err := c.eachZset(famTop, func(_, key string, z map[string]float64) error {
+	err := c.eachZset(famTop, func(name, key string, z map[string]float64) error {
 		for m, v := range z {
 			id, ok := idOf(m)
 			r, in := c.belongs(id, "top")
 			if !ok || !in || !contains(c.e.l.buckets(r.Posted), key) {
 				c.problem(true, "%s: member %q is no article of this bucket", key, m)
-				c.zrem[key] = append(c.zrem[key], m)
+				c.remove = append(c.remove, restore.Removal{Kind: restore.Bucket, Name: name, Member: m})
 				continue
 			}
 			seen[key+" "+m] = true
@@ -350,7 +350,7 @@ func (c *checker) groups() error {
 				id, ok := idOf(m)
 				if _, live := c.recs[id]; !ok || !live {
 					c.problem(true, "%s: member %q is no article", gk, m)
-					c.sremG[gk] = append(c.sremG[gk], m)
+					c.remove = append(c.remove, restore.Removal{Kind: restore.Group, Name: g, Member: m})
 					continue
 				}
 				in, err := redis.Bool(c.e.do("SISMEMBER", c.e.l.key(famGroups, id), g))
@@ -359,7 +359,7 @@ func (c *checker) groups() error {
 				}
 				if !in {
 					c.problem(true, "%s: article %s's groups lack %q (the article's groups are taken as right)", gk, id, g)
-					c.sremG[gk] = append(c.sremG[gk], m)
+					c.remove = append(c.remove, restore.Removal{Kind: restore.Group, Name: g, Member: m})
 				}
 			}
 			return nil
@@ -377,7 +377,7 @@ func (c *checker) caches() error {
 		o, g, ok := splitCache(name)
 		if !ok || !contains(allOrderings, o) {
 			c.problem(true, "%s: no cache of this store", key)
-			c.unlink = append(c.unlink, key)
+			c.remove = append(c.remove, restore.Removal{Kind: restore.Cache, Name: name, Whole: true})
 			continue
 		}
 		z, err := c.e.zsetAll(key)
@@ -420,7 +420,7 @@ func (c *checker) caches() error {
 		}
 		if bad != "" {
 			c.problem(true, "%s: %s (a cache is deleted, and rebuilt by the next read)", key, bad)
-			c.unlink = append(c.unlink, key)
+			c.remove = append(c.remove, restore.Removal{Kind: restore.Cache, Name: name, Whole: true})
 		}
 	}
 	return nil
@@ -528,7 +528,7 @@ func (c *checker) pages() error {
 			id, _ := idOf(m)
 			if r, ok := c.recs[id]; ok && (r.Poster != u || v != float64(r.Posted)) {
 				c.problem(true, "%s: article %s (poster %q, posted %d) at %v", key, id, r.Poster, r.Posted, v)
-				c.zrem[key] = append(c.zrem[key], m)
+				c.remove = append(c.remove, restore.Removal{Kind: restore.Submitted, Name: u, Member: m})
 			}
 		}
 		return nil
@@ -569,7 +569,7 @@ func (c *checker) pages() error {
 			}
 			if v != "1" {
 				c.problem(true, "%s: article %s listed, but %q's vote on it is %q", key, id, u, v)
-				c.zrem[key] = append(c.zrem[key], m)
+				c.remove = append(c.remove, restore.Removal{Kind: restore.Upvoted, Name: u, Member: m})
 			}
 		}
 		return nil
@@ -600,14 +600,22 @@ func (c *checker) pages() error {
 	return nil
 }
 
-// repair writes what check found, in small steps: a script per article,
-// and removals step members at a time.
-func (c *checker) repair() (err error) {
-	p := c.e.progress("repairing", len(c.reput))
+// repair writes what check found, in small steps, each through a
+// script of the store: first the removals (restore.Remove), whose script
+// refuses a store of another layout before it removes anything; then a
+// script per article, the entries to set, and the comments' records and
+// places.
+func (c *checker) repair() error {
 	st, err := c.e.store()
 	if err != nil {
 		return err
 	}
+	if len(c.remove) > 0 {
+		if err := restore.Remove(c.e.ctx, st, c.remove); err != nil {
+			return err
+		}
+	}
+	p := c.e.progress("repairing", len(c.reput))
 	for _, id := range sortedKeys(c.reput) {
 		r := c.recs[id]
 		r.Up, r.Down = c.reput[id][0], c.reput[id][1]
@@ -619,60 +627,31 @@ func (c *checker) repair() (err error) {
 		p.add(1)
 	}
 	p.done()
-	var cmds []cmd
-	batch := func(name, key string, members []string) {
-		for at := 0; at < len(members); at += step {
-			args := []interface{}{key}
-			for _, m := range members[at:min(at+step, len(members))] {
-				args = append(args, m)
-			}
-			cmds = append(cmds, cmd{name, args})
-		}
+	// Then the entries to set, and the records to write whole
+	// (restore_entries.lua, restore_comments.lua).
+	if err := c.e.putEntries(c.put); err != nil {
+		return err
 	}
-	for _, k := range sortedKeys(c.zrem) {
-		batch("ZREM", k, c.zrem[k])
+	var chunk []restore.Comment
+	for _, id := range sortedKeys(c.rewrite) {
+		chunk = append(chunk, c.rewrite[id])
 	}
-	for _, k := range sortedKeys(c.sremG) {
-		batch("SREM", k, c.sremG[k])
-	}
-	for _, k := range c.unlink {
-		cmds = append(cmds, cmd{"UNLINK", []interface{}{k}})
-	}
-	cmds = append(cmds, c.cfix...)
-	defer func() {
-		// Then the entries to set, and the records to write whole
-		// (restore_entries.lua, restore_comments.lua).
-		if err == nil {
-			err = c.e.putEntries(c.put)
-		}
-		var chunk []restore.Comment
-		for _, id := range sortedKeys(c.rewrite) {
-			chunk = append(chunk, c.rewrite[id])
-		}
-		for at := 0; at < len(chunk) && err == nil; at += cstep {
-			err = restore.PutComments(c.e.ctx, st, chunk[at:min(at+cstep, len(chunk))])
-		}
-		// Last, once the counts are set: the comments whose places are
-		// missing or wrong, placed again by the store's own script.
-		chunk = chunk[:0]
-		for _, id := range sortedKeys(c.replace) {
-			x := restoreComment(id, c.replace[id], false)
-			x.PlacesOnly = true // its head alone was read
-			chunk = append(chunk, x)
-		}
-		for at := 0; at < len(chunk) && err == nil; at += cstep {
-			err = restore.PutComments(c.e.ctx, st, chunk[at:min(at+cstep, len(chunk))])
-		}
-	}()
-	for at := 0; at < len(cmds); at += 50 {
-		replies, err := c.e.pipeline(cmds[at:min(at+50, len(cmds))])
-		if err != nil {
+	for at := 0; at < len(chunk); at += cstep {
+		if err := restore.PutComments(c.e.ctx, st, chunk[at:min(at+cstep, len(chunk))]); err != nil {
 			return err
 		}
-		for _, r := range replies {
-			if err, ok := r.(error); ok {
-				return err
-			}
+	}
+	// Last, once the counts are set: the comments whose places are
+	// missing or wrong, placed again by the store's own script.
+	chunk = chunk[:0]
+	for _, id := range sortedKeys(c.replace) {
+		x := restoreComment(id, c.replace[id], false)
+		x.PlacesOnly = true // its head alone was read
+		chunk = append(chunk, x)
+	}
+	for at := 0; at < len(chunk); at += cstep {
+		if err := restore.PutComments(c.e.ctx, st, chunk[at:min(at+cstep, len(chunk))]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -583,7 +583,7 @@ func (c *checker) comments() error {
 	for _, id := range c.inv.names(famCBody) {
 		key := c.e.l.key(famCBody, id)
 		c.problem(true, "%s: a body of layout 4, left behind (layout %d keeps it in the record)", key, voting.LayoutVersion)
-		c.unlink = append(c.unlink, key)
+		c.remove = append(c.remove, restore.Removal{Kind: restore.CBody, Name: id, Whole: true})
 	}
 	// Each article's top level and live count.
 	counts, err := c.e.hashAll(c.e.l.key(famComments, ""))
@@ -604,7 +604,7 @@ func (c *checker) comments() error {
 		if h["f"] != first || h["l"] != last {
 			c.problem(true, "%s: newest %q and oldest %q, its comments make %q and %q", key, h["f"], h["l"], first, last)
 			if first == "" {
-				c.unlink = append(c.unlink, key)
+				c.remove = append(c.remove, restore.Removal{Kind: restore.Thread, Name: aid, Whole: true})
 			} else {
 				c.put = append(c.put, restore.Entry{Kind: restore.Thread, ID: aid, Text: first, Item: last})
 			}
@@ -612,7 +612,7 @@ func (c *checker) comments() error {
 		if have, want := counts[aid], t.arts[aid]; have != strconv.FormatInt(want, 10) && !(have == "" && want == 0) {
 			c.problem(true, "article %s: %q live comments, its comments make %d", aid, have, want)
 			if want == 0 {
-				c.cfix = append(c.cfix, cmd{"HDEL", []interface{}{c.e.l.key(famComments, ""), aid}})
+				c.remove = append(c.remove, restore.Removal{Kind: restore.Count, Member: aid})
 			} else {
 				c.put = append(c.put, restore.Entry{Kind: restore.Count, ID: aid, N: float64(want)})
 			}
@@ -621,7 +621,7 @@ func (c *checker) comments() error {
 	for _, aid := range sortedKeys(counts) {
 		if _, ok := c.recs[aid]; !ok {
 			c.problem(true, "%s: a count of article %s, which has no record", c.e.l.key(famComments, ""), aid)
-			c.cfix = append(c.cfix, cmd{"HDEL", []interface{}{c.e.l.key(famComments, ""), aid}})
+			c.remove = append(c.remove, restore.Removal{Kind: restore.Count, Member: aid})
 		}
 	}
 	if err := c.kids(good); err != nil {
@@ -748,7 +748,7 @@ func (c *checker) kids(good map[string]crecord) error {
 		key := c.e.l.key(famKids, name)
 		if _, _, ok := kidsName(name); !ok {
 			c.problem(true, "%s: no key of layout %d (kids:best: and kids:top: are layout 4's), left behind", key, voting.LayoutVersion)
-			c.unlink = append(c.unlink, key)
+			c.remove = append(c.remove, restore.Removal{Kind: restore.Kids, Name: name, Whole: true})
 			continue
 		}
 		keys[key] = true
@@ -758,7 +758,8 @@ func (c *checker) kids(good map[string]crecord) error {
 	}
 	for _, key := range sortedKeys(keys) {
 		have := map[string]float64{}
-		if c.inv.has(famKids, strings.TrimPrefix(key, c.e.l.key(famKids, ""))) {
+		name := strings.TrimPrefix(key, c.e.l.key(famKids, ""))
+		if c.inv.has(famKids, name) {
 			var err error
 			if have, err = c.e.zsetAll(key); err != nil {
 				return err
@@ -767,7 +768,7 @@ func (c *checker) kids(good map[string]crecord) error {
 		w := want[key]
 		if len(w) == 0 {
 			c.problem(true, "%s: the replies of no comment", key)
-			c.unlink = append(c.unlink, key)
+			c.remove = append(c.remove, restore.Removal{Kind: restore.Kids, Name: name, Whole: true})
 			continue
 		}
 		for _, m := range sortedKeys(w) {
@@ -783,7 +784,7 @@ func (c *checker) kids(good map[string]crecord) error {
 		for _, m := range sortedKeys(have) {
 			if _, ok := w[m]; !ok {
 				c.problem(true, "%s: %s is no reply of its parent", key, m)
-				c.zrem[key] = append(c.zrem[key], m)
+				c.remove = append(c.remove, restore.Removal{Kind: restore.Kids, Name: name, Member: m})
 			}
 		}
 	}

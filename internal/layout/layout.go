@@ -3,9 +3,10 @@
 // cmd/votectl share: the hash tag and the key families, the encoding of
 // ids as sorted-set members, the TopSince buckets, the fixed widths of
 // the records' counts, the records' codecs and their limits (record.go),
-// moderation's values (moderation.go), the orderings and the formulas of
-// their values (order.go) and the statuses of the scripts' replies. The Lua keeps the same
-// numbers as locals of lua/lib/, which a test of this package holds to
+// the rules record's codec (rules.go), moderation's values
+// (moderation.go), the orderings and the formulas of their values
+// (order.go) and the statuses of the scripts' replies. The Lua keeps the
+// same numbers as locals of lua/lib/, which a test of this package holds to
 // these (layout_test.go, record_test.go), and a test of the package
 // voting holds the codecs to the records the scripts write.
 // docs/LAYOUT.md describes it for people, and tests of the package
@@ -82,12 +83,8 @@ var RuleNames = [...]string{RuleKarma, RuleCost, RuleMinKarma, RuleVoteLimit, Ru
 
 // IsRule reports whether name is a rule's.
 func IsRule(name string) bool {
-	for _, r := range RuleNames {
-		if r == name {
-			return true
-		}
-	}
-	return false
+	_, ok := RuleIndex(name)
+	return ok
 }
 
 // MemberBase and TopMemberBase are what a member's first byte adds to

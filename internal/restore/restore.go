@@ -103,7 +103,7 @@ type Entry struct {
 	ExpireAtMs int64
 }
 
-// The kinds of an Entry.
+// The kinds of an Entry, and of a Removal.
 const (
 	Karma       = "karma"
 	VoteLog     = "uvote"
@@ -120,6 +120,16 @@ const (
 	Voter       = "voter"
 	CVoter      = "cvoter"
 	CVoted      = "cvoted"
+
+	// A Removal's kinds beside Count, Thread and Group.
+	Ordering  = "ordering"
+	Bucket    = "bucket"
+	Submitted = "submitted"
+	Upvoted   = "upvoted"
+	Commented = "commented"
+	Kids      = "kids"
+	Cache     = "cache"
+	CBody     = "cbody"
 )
 
 // PutEntries writes es in store (a *voting.Store) with the store's
@@ -130,3 +140,35 @@ const (
 // same entries again changes nothing. The store checks every key of a
 // round trip before it writes one.
 var PutEntries func(ctx context.Context, store any, es []Entry) error
+
+// Removal is one thing of the store that a tool found stray and a
+// repair removes: a member of a sorted set or a set, an article's live
+// comment count, or a key whole. Kind says which family its key is of,
+// Name names the key in its family (what follows the family's prefix),
+// and Member is the member; Whole removes the key whole, Member unread:
+//
+//	Ordering   Name: an ordering ("hot"), Member
+//	Bucket     Name: a TopSince bucket ("600:2833333"), Member
+//	Submitted, Upvoted, Commented
+//	           Name: a user, Member: of the user's page
+//	Kids       Name: a parent's replies ("a7", "hot:c12"), Member; or Whole
+//	Group      Name: a group, Member
+//	Count      Member: an article, whose live comment count goes
+//	Cache      Name: a group's cached page ("score:redis"), Whole
+//	CBody      Name: a comment id, whose body of layout 4 goes, Whole
+//	Thread     Name: an article, whose thread's ends go, Whole
+type Removal struct {
+	Kind   string
+	Name   string
+	Member string
+	Whole  bool
+}
+
+// Remove removes rs from store (a *voting.Store) with the store's
+// removal script, a bounded number of removals a round trip, in their
+// order. The store checks the type of every key of a round trip that it
+// removes members from before it removes anything (a key removed whole
+// goes whatever it holds), and refuses, having removed nothing, a store
+// recorded with another layout or with data and no record. What is gone
+// already is no error, so that removing the same again changes nothing.
+var Remove func(ctx context.Context, store any, rs []Removal) error

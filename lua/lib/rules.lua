@@ -10,9 +10,11 @@ local NOT_ALLOWED, RATE_LIMITED = 7, 8
 -- The numbers of the rules are data of the store (rules.go, Store.Rules):
 -- the rules record, a string of words "karma=1,-1 votelimit=10,60000",
 -- one a rule that is on, "name=value[,value]" in ms for a span, as
--- Identity's words of layout 5 were. The store's identity says which
+-- Identity's words of layout 5 were: internal/layout/rules.go is the
+-- record's codec, which a test holds ruleWords, ruleNumbers and
+-- mergeRules to (rules_data_test.go). The store's identity says which
 -- rules are on; each process sends its own words for them ("want",
--- rules.go ruleWords: its options' numbers, or the bare name of a rule
+-- rule_config.go words: its options' numbers, or the bare name of a rule
 -- it opened as recorded, Identity.StoreOptions). A rule's numbers are the
 -- record's, and the process's own where the record has none (a record
 -- lost, or never written: no number is ever missing where a process has
@@ -32,6 +34,16 @@ local function ruleWords(s)
   return m, names
 end
 
+-- ruleNumbers returns the numbers of a rule's word, its value after the
+-- '=' ("10,60000"): one or two integers; nothing for a value that is
+-- none.
+local function ruleNumbers(v)
+  local a, b = string.match(v, '^(%-?%d+),?(%-?%d*)$')
+  if a then
+    return tonumber(a), tonumber(b)
+  end
+end
+
 -- mergeRules returns the record of the rules want names (this process's
 -- words, in their order): each with the numbers of have (words, the
 -- last of a name counting) where it has them, else want's; and the name
@@ -43,7 +55,7 @@ local function mergeRules(want, have)
   local out, lacking = {}, nil
   for i, name in ipairs(names) do
     local v = h[name]
-    if not v or not string.match(v, '^%-?%d+,?%-?%d*$') then
+    if not v or not ruleNumbers(v) then
       v = w[name]
     end
     if v == '' then
@@ -76,8 +88,7 @@ local function storeRules(key, want)
   end
   local r = {}
   for name, v in pairs(ruleWords(text)) do
-    local a, b = string.match(v, '^(%-?%d+),?(%-?%d*)$')
-    r[name] = {tonumber(a), tonumber(b)}
+    r[name] = {ruleNumbers(v)}
   end
   if ruleCached >= 64 then
     ruleCache, ruleCached = {}, 0
