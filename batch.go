@@ -40,7 +40,7 @@ func (s *Store) VoteBatch(ctx context.Context, ballots []Ballot) ([]BallotResult
 	if len(valid) == 0 {
 		return results, nil
 	}
-	replies, err := again(ctx, s.pool, func() ([]interface{}, error) { return s.pipeline(ctx, valid) })
+	replies, err := retryDropped(ctx, s.pool, func() ([]interface{}, error) { return s.pipeline(ctx, valid) })
 	late := unreplicated(&err)
 	if err != nil {
 		return nil, opErr(op, err)

@@ -660,13 +660,7 @@ func TestDeleteArticleWithComments(t *testing.T) {
 
 // countDeleted counts the deleted comments of list.
 func countDeleted(list []Comment) int {
-	n := 0
-	for _, c := range list {
-		if c.Deleted {
-			n++
-		}
-	}
-	return n
+	return countIf(list, func(c Comment) bool { return c.Deleted })
 }
 
 // TestArticleCommentsInEveryRead: every read of articles carries their

@@ -118,10 +118,10 @@ func idleLeft(pool Pool, tries int) bool {
 // does not count them: the MaxIdle of README's pool.
 const defaultIdle = 16
 
-// again returns what f returns, calling it again while its error says
-// the connection it took from pool was dropped, as eval sends a script
-// again: f is a call that can run twice without doing twice.
-func again[T any](ctx context.Context, pool Pool, f func() (T, error)) (T, error) {
+// retryDropped returns what f returns, calling it again while its error
+// says the connection it took from pool was dropped, as eval sends a
+// script again: f is a call that can run twice without doing twice.
+func retryDropped[T any](ctx context.Context, pool Pool, f func() (T, error)) (T, error) {
 	last := false
 	for tries := 1; ; tries++ {
 		v, err := f()

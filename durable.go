@@ -31,6 +31,8 @@ type durabilityConfig struct {
 	aofTimeout            time.Duration
 }
 
+// validate checks c's values as New does: an error wrapping
+// [ErrInvalidArgument] names the first out of its bounds.
 func (c *durabilityConfig) validate() error {
 	switch {
 	case c.waitReplicas && c.replicas < 1:
@@ -42,7 +44,7 @@ func (c *durabilityConfig) validate() error {
 	case c.waitAOF && c.aofReplicas < 0:
 		return fmt.Errorf("%w: replica AOFs to wait for %d is below 0", ErrInvalidArgument, c.aofReplicas)
 	case c.waitAOF && c.aofLocal == 0 && c.aofReplicas == 0:
-		return fmt.Errorf("%w: WithWaitAOF waits for no AOF", ErrInvalidArgument)
+		return fmt.Errorf("%w: local and replica AOFs to wait for are both 0", ErrInvalidArgument)
 	case c.waitAOF && c.aofTimeout < time.Millisecond:
 		return fmt.Errorf("%w: AOF wait timeout %v is under one millisecond", ErrInvalidArgument, c.aofTimeout)
 	}
@@ -54,14 +56,14 @@ func (c *durabilityConfig) validate() error {
 func (c *durabilityConfig) commands() []waitCmd {
 	var w []waitCmd
 	if c.waitReplicas {
-		ms := c.replicasTimeout.Milliseconds()
-		w = append(w, waitCmd{name: "WAIT", args: []interface{}{c.replicas, ms},
-			replicas: int64(c.replicas), timeout: time.Duration(ms) * time.Millisecond})
+		timeoutMs := c.replicasTimeout.Milliseconds()
+		w = append(w, waitCmd{name: "WAIT", args: []interface{}{c.replicas, timeoutMs},
+			replicas: int64(c.replicas), timeout: time.Duration(timeoutMs) * time.Millisecond})
 	}
 	if c.waitAOF {
-		ms := c.aofTimeout.Milliseconds()
-		w = append(w, waitCmd{name: "WAITAOF", args: []interface{}{c.aofLocal, c.aofReplicas, ms},
-			local: int64(c.aofLocal), replicas: int64(c.aofReplicas), timeout: time.Duration(ms) * time.Millisecond})
+		timeoutMs := c.aofTimeout.Milliseconds()
+		w = append(w, waitCmd{name: "WAITAOF", args: []interface{}{c.aofLocal, c.aofReplicas, timeoutMs},
+			local: int64(c.aofLocal), replicas: int64(c.aofReplicas), timeout: time.Duration(timeoutMs) * time.Millisecond})
 	}
 	return w
 }

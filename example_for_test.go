@@ -86,10 +86,7 @@ func ExampleStore_SubmittedFor() {
 	now := posted
 	store, done := exampleStore(&now, voting.WithUserPages())
 	defer done()
-	for _, title := range []string{"Redis in Action", "Lua", "The Go Programming Language"} {
-		post(store, "alice", title)
-		now = now.Add(time.Minute)
-	}
+	postEvery(store, &now, time.Minute, "alice", "Redis in Action", "Lua", "The Go Programming Language")
 	vote(store, "bob", voting.Upvote, "1")
 	vote(store, "bob", voting.Downvote, "2")
 

@@ -60,6 +60,18 @@ func post(store *voting.Store, poster string, titles ...string) []voting.Article
 	return list
 }
 
+// postEvery posts an article of poster's, without a link, for each
+// title, moving the store's clock *now on by gap after each, and
+// returns them.
+func postEvery(store *voting.Store, now *time.Time, gap time.Duration, poster string, titles ...string) []voting.Article {
+	var list []voting.Article
+	for _, title := range titles {
+		list = append(list, post(store, poster, title)...)
+		*now = now.Add(gap)
+	}
+	return list
+}
+
 // vote casts user's vote v on each of ids.
 func vote(store *voting.Store, user string, v voting.VoteType, ids ...string) {
 	for _, id := range ids {

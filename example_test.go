@@ -257,10 +257,7 @@ func ExampleStore_Articles() {
 	now := posted
 	store, done := exampleStore(&now)
 	defer done()
-	for _, title := range []string{"first", "second", "third"} {
-		post(store, "alice", title)
-		now = now.Add(10 * time.Minute)
-	}
+	postEvery(store, &now, 10*time.Minute, "alice", "first", "second", "third")
 	// Three upvotes (3 × 432 points) lift "first" above articles posted
 	// 10 and 20 minutes (600 and 1200 seconds) later.
 	for _, user := range []string{"bob", "carol", "dave"} {
@@ -288,10 +285,7 @@ func ExampleWithOrders() {
 	now := posted
 	store, done := exampleStore(&now, voting.WithOrders(voting.Top, voting.Controversial))
 	defer done()
-	for _, title := range []string{"loved", "fought over", "new"} {
-		post(store, "alice", title)
-		now = now.Add(12 * time.Hour)
-	}
+	postEvery(store, &now, 12*time.Hour, "alice", "loved", "fought over", "new")
 	vote(store, "bob", voting.Upvote, "1")
 	vote(store, "carol", voting.Upvote, "1", "3")
 	vote(store, "dave", voting.Downvote, "2")
@@ -742,10 +736,7 @@ func ExampleStore_Submitted() {
 	now := posted
 	store, done := exampleStore(&now, voting.WithUserPages())
 	defer done()
-	for _, title := range []string{"Redis in Action", "Oops", "The Go Programming Language"} {
-		post(store, "alice", title)
-		now = now.Add(time.Minute)
-	}
+	postEvery(store, &now, time.Minute, "alice", "Redis in Action", "Oops", "The Go Programming Language")
 	ctx := context.Background()
 	if err := store.Delete(ctx, "2"); err != nil {
 		log.Fatal(err)

@@ -214,9 +214,9 @@ func leadingDigits(s string) string {
 	return s[:i]
 }
 
-// asRecorded turns rule i of ruleList on with the numbers the store
-// records, and none of its own.
-func asRecorded(i int) Option {
+// ruleAsRecorded turns rule i of ruleList on with the numbers the store
+// records, and none of its own (ruleConfig.asRecorded).
+func ruleAsRecorded(i int) Option {
 	return func(c *config) {
 		*ruleList[i].on(&c.rules) = true
 		c.rules.asRecorded |= 1 << i
@@ -227,7 +227,7 @@ func asRecorded(i int) Option {
 // store's: "layout 2, this library reads 3", "karma off here, 1,-1 in the
 // store", with the numbers of the rules of recordedRules (the store's
 // rules record) and hereRules (this store's words) where it has them
-// (numbers).
+// (withRuleNumbers).
 func difference(recorded, here, recordedRules, hereRules string) string {
 	h, _ := parseIdentity(here)
 	if recorded == "" {
@@ -246,7 +246,7 @@ func difference(recorded, here, recordedRules, hereRules string) string {
 		return fmt.Sprintf("layout %d, this library reads %d", r.Layout, h.Layout)
 	}
 	var diffs []string
-	for _, d := range numbers(optionDiffs(r, h), recordedRules, hereRules) {
+	for _, d := range withRuleNumbers(optionDiffs(r, h), recordedRules, hereRules) {
 		diffs = append(diffs, fmt.Sprintf("%s %s here, %s in the store", d.name, onOff(d.here), onOff(d.recorded)))
 	}
 	if len(diffs) == 0 {
@@ -291,11 +291,11 @@ func optionDiffs(recorded, here Identity) []optionDiff {
 	return diffs
 }
 
-// numbers returns diffs with the numbers of the rules in place of "on":
-// those of the words of recordedRules (a rules record) for the values
-// recorded, and of hereRules (a store's words) for the values here, where
-// they have them.
-func numbers(diffs []optionDiff, recordedRules, hereRules string) []optionDiff {
+// withRuleNumbers returns diffs with the numbers of the rules in place
+// of "on": those of the words of recordedRules (a rules record) for the
+// values recorded, and of hereRules (a store's words) for the values
+// here, where they have them.
+func withRuleNumbers(diffs []optionDiff, recordedRules, hereRules string) []optionDiff {
 	values := func(words string) map[string]string {
 		m := map[string]string{}
 		for _, w := range strings.Fields(words) {
@@ -339,8 +339,9 @@ var optionFlags = map[string]string{
 // optionFlag returns the flag of votectl options that sets the shared
 // option name to v, an identity's value ("" for off, "on" for an option
 // without a value): "-karma 1,-1", "-vote-limit 10/1m", "-karma off",
-// "-user-pages=false". ok is false for an option votectl does not know.
-func optionFlag(name, v string) (flag string, ok bool) {
+// "-user-pages=false". It reports false for an option votectl does not
+// know.
+func optionFlag(name, v string) (string, bool) {
 	f, ok := optionFlags[name]
 	if !ok {
 		return "", false
@@ -394,7 +395,7 @@ func reconcile(prefix string, recorded, here Identity, recordedRules, hereRules 
 	}
 	cmd := []string{"votectl", "-prefix", shellWord(prefix), "options"}
 	var start []string
-	for _, d := range numbers(optionDiffs(recorded, here), recordedRules, hereRules) {
+	for _, d := range withRuleNumbers(optionDiffs(recorded, here), recordedRules, hereRules) {
 		f, ok1 := optionFlag(d.name, d.here)
 		g, ok2 := optionFlag(d.name, d.recorded)
 		if !ok1 || !ok2 {
@@ -426,7 +427,7 @@ func shellWord(s string) string {
 // identity recorded for the store under prefix (recorded; "" for none,
 // on a store with data) and the store's (here), and how to end it.
 // recordedRules and hereRules are the store's rules record and this
-// store's words (numbers).
+// store's words (withRuleNumbers).
 type identityError struct{ prefix, recorded, here, recordedRules, hereRules string }
 
 func (e *identityError) Error() string {
@@ -462,7 +463,7 @@ func (id Identity) StoreOptions() ([]Option, error) {
 	for _, word := range id.Options {
 		name, value, hasValue := strings.Cut(word, "=")
 		if _, i, ok := ruleNamed(name); ok && !hasValue {
-			opts = append(opts, asRecorded(i))
+			opts = append(opts, ruleAsRecorded(i))
 			continue
 		}
 		var v []int64

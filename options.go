@@ -301,6 +301,20 @@ func validScheme(s string) bool {
 	return s != ""
 }
 
+// ruleOption returns the option that turns the rule name on, with the
+// numbers numbers puts into the rules' config as its own (not
+// asRecorded). Which switch of ruleConfig turns a rule on is ruleList's
+// (ruleSpec.on).
+func ruleOption(name string, numbers func(r *ruleConfig)) Option {
+	return func(c *config) {
+		if spec, _, ok := ruleNamed(name); ok {
+			*spec.on(&c.rules) = true
+		}
+		numbers(&c.rules)
+		c.rules.ownNumbers(name)
+	}
+}
+
 // WithKarma keeps each user's karma: every vote on an article moves its
 // poster's karma by perUpvote for an upvote and perDownvote for a
 // downvote (WithKarma(1, -1) for Reddit's), in the same script as the
@@ -310,11 +324,7 @@ func validScheme(s string) bool {
 // a store without it keeps no karma and does no extra work per vote.
 // Values beyond ±[MaxKarmaPoints] are rejected.
 func WithKarma(perUpvote, perDownvote int64) Option {
-	return func(c *config) {
-		c.rules.karma = true
-		c.rules.ownNumbers(ruleKarma)
-		c.rules.perUp, c.rules.perDown = perUpvote, perDownvote
-	}
+	return ruleOption(ruleKarma, func(r *ruleConfig) { r.perUp, r.perDown = perUpvote, perDownvote })
 }
 
 // WithMinKarma makes Vote refuse, with [ErrNotAllowed], an upvote from a
@@ -324,11 +334,7 @@ func WithKarma(perUpvote, perDownvote int64) Option {
 // needs [WithKarma]; New rejects it otherwise, and values beyond
 // ±[MaxKarma]. Default off.
 func WithMinKarma(toUpvote, toDownvote int64) Option {
-	return func(c *config) {
-		c.rules.minKarma = true
-		c.rules.ownNumbers(ruleMinKarma)
-		c.rules.minUp, c.rules.minDown = toUpvote, toDownvote
-	}
+	return ruleOption(ruleMinKarma, func(r *ruleConfig) { r.minUp, r.minDown = toUpvote, toDownvote })
 }
 
 // WithVoteCost makes each standing vote cost the voter karma: upvote for
@@ -338,11 +344,7 @@ func WithMinKarma(toUpvote, toDownvote int64) Option {
 // [WithKarma]; New rejects it otherwise, and values beyond
 // ±[MaxKarmaPoints]. Default off.
 func WithVoteCost(upvote, downvote int64) Option {
-	return func(c *config) {
-		c.rules.cost = true
-		c.rules.ownNumbers(ruleCost)
-		c.rules.costUp, c.rules.costDown = upvote, downvote
-	}
+	return ruleOption(ruleCost, func(r *ruleConfig) { r.costUp, r.costDown = upvote, downvote })
 }
 
 // WithVoteLimit makes Vote and VoteBatch refuse, with [ErrRateLimited],
@@ -353,11 +355,7 @@ func WithVoteCost(upvote, downvote int64) Option {
 // votes. n must be from 1 to [MaxVoteLimit] and per at least one
 // millisecond. Default off.
 func WithVoteLimit(n int, per time.Duration) Option {
-	return func(c *config) {
-		c.rules.voteLimit = true
-		c.rules.ownNumbers(ruleVoteLimit)
-		c.rules.limit, c.rules.per = n, per
-	}
+	return ruleOption(ruleVoteLimit, func(r *ruleConfig) { r.limit, r.per = n, per })
 }
 
 // WithPostInterval makes Post refuse, with [ErrRateLimited], a user's
@@ -365,10 +363,7 @@ func WithVoteLimit(n int, per time.Duration) Option {
 // (lamernews: 15 minutes). d must be at least one millisecond. Default
 // off.
 func WithPostInterval(d time.Duration) Option {
-	return func(c *config) {
-		c.rules.postInterval, c.rules.hasInterval = d, true
-		c.rules.ownNumbers(rulePostInterval)
-	}
+	return ruleOption(rulePostInterval, func(r *ruleConfig) { r.postInterval = d })
 }
 
 // WithCommentInterval makes Comment refuse, with [ErrRateLimited], a
@@ -377,10 +372,7 @@ func WithPostInterval(d time.Duration) Option {
 // one millisecond. It is a shared option, recorded in the store's
 // identity. Default off.
 func WithCommentInterval(d time.Duration) Option {
-	return func(c *config) {
-		c.rules.commentInterval, c.rules.hasCommentInterval = d, true
-		c.rules.ownNumbers(ruleCommentInterval)
-	}
+	return ruleOption(ruleCommentInterval, func(r *ruleConfig) { r.commentInterval = d })
 }
 
 // WithRepostAfter makes Post refuse a non-empty link that a live article
@@ -391,10 +383,7 @@ func WithCommentInterval(d time.Duration) Option {
 // (lamernews: 48 hours). With WithUniqueLinks too, a live article's link
 // stays taken for good. d must be at least one second. Default off.
 func WithRepostAfter(d time.Duration) Option {
-	return func(c *config) {
-		c.rules.repostAfter, c.rules.hasRepost = d, true
-		c.rules.ownNumbers(ruleRepostAfter)
-	}
+	return ruleOption(ruleRepostAfter, func(r *ruleConfig) { r.repostAfter = d })
 }
 
 // WithEditWindow lets an article's poster change its title and link with
@@ -402,10 +391,7 @@ func WithRepostAfter(d time.Duration) Option {
 // store's clock (lamernews: 15 minutes). d must be at least one second.
 // Default off: Edit gets [ErrNotAllowed].
 func WithEditWindow(d time.Duration) Option {
-	return func(c *config) {
-		c.rules.editWindow, c.rules.hasEdit = d, true
-		c.rules.ownNumbers(ruleEditWindow)
-	}
+	return ruleOption(ruleEditWindow, func(r *ruleConfig) { r.editWindow = d })
 }
 
 // WithReadPool sends the store's reads to pool, which should reach

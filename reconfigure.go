@@ -35,7 +35,7 @@ func (s *Store) Recorded(ctx context.Context) (Identity, bool, error) {
 		return id, found, err
 	}
 	const op = "recorded"
-	text, err := again(ctx, s.pool, func() (string, error) {
+	text, err := retryDropped(ctx, s.pool, func() (string, error) {
 		c, err := s.conn(ctx, s.pool)
 		if err != nil {
 			return "", err

@@ -6,15 +6,10 @@ import (
 	"testing"
 )
 
-// readOnlyCount is how many scripts write nothing.
+// readOnlyCount is how many scripts write nothing (registry's, which
+// TestScriptTable holds to be scriptTable's).
 func readOnlyCount() int {
-	n := 0
-	for _, spec := range scriptTable {
-		if spec.readOnly {
-			n++
-		}
-	}
-	return n
+	return countIf(registry, func(sc script) bool { return sc.readOnly })
 }
 
 // TestScriptTable: every script is in scriptTable and every entry of it

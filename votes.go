@@ -140,7 +140,7 @@ func (s *Store) readVotes(ctx context.Context, op, user string, ids []string) ([
 	if s.readPool != nil {
 		pool, replica = s.readPool, true
 	}
-	return again(ctx, pool, func() ([]VoteType, error) { return s.readVotesOn(ctx, pool, replica, op, user, ids) })
+	return retryDropped(ctx, pool, func() ([]VoteType, error) { return s.readVotesOn(ctx, pool, replica, op, user, ids) })
 }
 
 // readVotesOn is readVotes on a connection of pool (replica: the read

@@ -31,6 +31,17 @@ func mustOK[T any](t testing.TB, v T, err error, what string, args ...interface{
 	return v
 }
 
+// countIf counts the values of list that f holds for.
+func countIf[T any](list []T, f func(T) bool) int {
+	n := 0
+	for _, v := range list {
+		if f(v) {
+			n++
+		}
+	}
+	return n
+}
+
 func mustPost(t testing.TB, s *Store, poster, title string) Article {
 	t.Helper()
 	a, err := s.Post(ctx, poster, title, "https://example.com/"+url.PathEscape(title))

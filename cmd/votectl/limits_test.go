@@ -38,49 +38,53 @@ func TestImportFieldLimits(t *testing.T) {
 		}
 		const article, karma, lastpost, comment, cvoted, cseq = 2, 3, 4, 5, 6, 7
 		n := func(v int64) json.Number { return json.Number(strconv.FormatInt(v, 10)) }
+		// What a row reads back at its limit, of the article or the comment.
+		type reader func(a voting.Article, c voting.Comment) any
+		var (
+			articleUp     reader = func(a voting.Article, _ voting.Comment) any { return a.Upvotes }
+			articleDown   reader = func(a voting.Article, _ voting.Comment) any { return a.Downvotes }
+			articlePosted reader = func(a voting.Article, _ voting.Comment) any { return a.Posted.Unix() }
+			articleScore  reader = func(a voting.Article, _ voting.Comment) any { return a.Score }
+			posterLen     reader = func(a voting.Article, _ voting.Comment) any { return len(a.Poster) }
+			commentUp     reader = func(_ voting.Article, c voting.Comment) any { return c.Upvotes }
+			commentDown   reader = func(_ voting.Article, c voting.Comment) any { return c.Downvotes }
+			commentPosted reader = func(_ voting.Article, c voting.Comment) any { return c.Posted.Unix() }
+			bodyLen       reader = func(_ voting.Article, c voting.Comment) any { return len(c.Body) }
+		)
 		for _, tc := range []struct {
 			line       int
 			field      string
 			at, past   any
-			read       func(a voting.Article, c voting.Comment) any // the value read back at the limit
+			read       reader // the value read back at the limit
 			readAt     any
 			extraPast  string // a part of the error besides the field
 			commentID  bool   // the value is the comment's id, which cseq follows
 			articleRef bool   // the value is the article's id, which the others follow
 		}{
-			{line: article, field: "up", at: n(9999999999), past: n(10000000000),
-				read: func(a voting.Article, _ voting.Comment) any { return a.Upvotes }, readAt: int64(9999999999)},
+			{line: article, field: "up", at: n(9999999999), past: n(10000000000), read: articleUp, readAt: int64(9999999999)},
 			{line: article, field: "up", at: n(9999999999), past: json.Number("1e10")},
-			{line: article, field: "down", at: n(9999999999), past: n(10000000000),
-				read: func(a voting.Article, _ voting.Comment) any { return a.Downvotes }, readAt: int64(9999999999)},
-			{line: article, field: "posted", at: n(exact), past: n(exact + 1),
-				read: func(a voting.Article, _ voting.Comment) any { return a.Posted.Unix() }, readAt: int64(exact)},
-			{line: article, field: "posted", at: n(-exact), past: n(-exact - 1),
-				read: func(a voting.Article, _ voting.Comment) any { return a.Posted.Unix() }, readAt: int64(-exact)},
+			{line: article, field: "down", at: n(9999999999), past: n(10000000000), read: articleDown, readAt: int64(9999999999)},
+			{line: article, field: "posted", at: n(exact), past: n(exact + 1), read: articlePosted, readAt: int64(exact)},
+			{line: article, field: "posted", at: n(-exact), past: n(-exact - 1), read: articlePosted, readAt: int64(-exact)},
 			{line: article, field: "closes", at: n(exact), past: n(exact + 1)},
 			{line: article, field: "expires_ms", at: n(exact), past: n(exact + 1)},
-			{line: article, field: "weight", at: json.Number("0"), past: json.Number("-5e-324"),
-				read: func(a voting.Article, _ voting.Comment) any { return a.Score }, readAt: float64(1700000000)},
+			{line: article, field: "weight", at: json.Number("0"), past: json.Number("-5e-324"), read: articleScore, readAt: float64(1700000000)},
 			{line: article, field: "id", at: "9223372036854775807", past: "9223372036854775808", articleRef: true},
 			{line: article, field: "poster", at: strings.Repeat("p", voting.MaxNameLen), past: strings.Repeat("p", voting.MaxNameLen+1),
-				read: func(a voting.Article, _ voting.Comment) any { return len(a.Poster) }, readAt: voting.MaxNameLen},
+				read: posterLen, readAt: voting.MaxNameLen},
 			{line: karma, field: "karma", at: n(exact), past: n(exact + 1)},
 			{line: karma, field: "karma", at: n(-exact), past: n(-exact - 1)},
 			{line: lastpost, field: "ms", at: n(exact), past: n(exact + 1)},
 			{line: comment, field: "id", at: "9999999999", past: "10000000000", commentID: true},
-			{line: comment, field: "up", at: n(9999999999), past: n(10000000000),
-				read: func(_ voting.Article, c voting.Comment) any { return c.Upvotes }, readAt: int64(9999999999)},
-			{line: comment, field: "down", at: n(9999999999), past: n(123456789012),
-				read: func(_ voting.Article, c voting.Comment) any { return c.Downvotes }, readAt: int64(9999999999)},
-			{line: comment, field: "posted", at: n(exact), past: n(exact + 1),
-				read: func(_ voting.Article, c voting.Comment) any { return c.Posted.Unix() }, readAt: int64(exact)},
-			{line: comment, field: "posted", at: n(-exact), past: n(-exact - 1),
-				read: func(_ voting.Article, c voting.Comment) any { return c.Posted.Unix() }, readAt: int64(-exact)},
+			{line: comment, field: "up", at: n(9999999999), past: n(10000000000), read: commentUp, readAt: int64(9999999999)},
+			{line: comment, field: "down", at: n(9999999999), past: n(123456789012), read: commentDown, readAt: int64(9999999999)},
+			{line: comment, field: "posted", at: n(exact), past: n(exact + 1), read: commentPosted, readAt: int64(exact)},
+			{line: comment, field: "posted", at: n(-exact), past: n(-exact - 1), read: commentPosted, readAt: int64(-exact)},
 			{line: comment, field: "closes", at: n(exact), past: n(exact + 1)},
 			{line: comment, field: "closes", at: n(-exact), past: n(-exact - 1)},
 			{line: comment, field: "weight", at: json.Number("0"), past: json.Number("-5e-324")},
 			{line: comment, field: "body", at: strings.Repeat("b", voting.MaxCommentLen), past: strings.Repeat("b", voting.MaxCommentLen+1),
-				read: func(_ voting.Article, c voting.Comment) any { return len(c.Body) }, readAt: voting.MaxCommentLen},
+				read: bodyLen, readAt: voting.MaxCommentLen},
 			{line: cvoted, field: "marker", at: "9999999999", past: "10000000000"},
 			{line: cvoted, field: "expires_ms", at: n(exact), past: n(exact + 1)},
 			{line: cseq, field: "cseq", at: "9999999999", past: "10000000000"},
