@@ -337,6 +337,22 @@ func TestStoreOptions(t *testing.T) {
 			t.Errorf("StoreOptions of %q open a store of %q", a, b)
 		}
 	}
+	// Rules.Options after StoreOptions give the rules their own numbers,
+	// as every rule's option does after one turned on as recorded.
+	opts, err := Identity{Layout: LayoutVersion, Options: []string{"karma", "votelimit"}}.StoreOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := Rules{On: []string{"karma", "votelimit"}, KarmaPerUpvote: 2, KarmaPerDownvote: -1, VoteLimit: 7, VoteLimitPer: time.Minute}
+	for _, tail := range [][]Option{own.Options(), {WithKarma(2, -1), WithVoteLimit(7, time.Minute)}} {
+		s, err := New(pool, append(opts, tail...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := s.rules.want, "karma=2,-1 votelimit=7,60000"; got != want {
+			t.Errorf("StoreOptions, then the rules' own options: words %q, want %q", got, want)
+		}
+	}
 	for _, id := range []Identity{{Layout: 2}, {Layout: LayoutVersion, Options: []string{"karma=1"}},
 		{Layout: LayoutVersion, Options: []string{"sparkles"}}, {Layout: LayoutVersion, Options: []string{"orders=top,zzz"}}} {
 		if _, err := id.StoreOptions(); !errors.Is(err, ErrIncompatible) {

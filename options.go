@@ -301,17 +301,15 @@ func validScheme(s string) bool {
 	return s != ""
 }
 
-// ruleOption returns the option that turns the rule name on, with the
-// numbers numbers puts into the rules' config as its own (not
+// ruleOption returns the option that turns rule i (ruleKarma...) on,
+// with the numbers numbers puts into the rules' config as its own (not
 // asRecorded). Which switch of ruleConfig turns a rule on is ruleList's
 // (ruleSpec.on).
-func ruleOption(name string, numbers func(r *ruleConfig)) Option {
+func ruleOption(i int, numbers func(r *ruleConfig)) Option {
 	return func(c *config) {
-		if spec, _, ok := ruleNamed(name); ok {
-			*spec.on(&c.rules) = true
-		}
+		*ruleList[i].on(&c.rules) = true
 		numbers(&c.rules)
-		c.rules.ownNumbers(name)
+		c.rules.ownNumbers(i)
 	}
 }
 
@@ -512,20 +510,19 @@ func WithWaitAOF(local, replicas int, timeout time.Duration) Option {
 }
 
 // Options returns the options of the rules on in r, with r's numbers:
-// for New, a store whose rules are r's.
+// for New, a store whose rules are r's. Like every rule's option, each
+// gives the rule numbers of its own where an earlier option (such as
+// [Identity.StoreOptions]) turned it on with the store's.
 func (r Rules) Options() []Option {
 	c := r.config()
 	var opts []Option
 	for _, name := range r.On {
-		spec, _, ok := ruleNamed(name)
+		spec, i, ok := ruleNamed(name)
 		if !ok {
 			continue
 		}
 		v := spec.get(&c)
-		opts = append(opts, func(cc *config) {
-			*spec.on(&cc.rules) = true
-			spec.set(&cc.rules, &Rules{}, v)
-		})
+		opts = append(opts, ruleOption(i, func(rc *ruleConfig) { spec.set(rc, &Rules{}, v) }))
 	}
 	return opts
 }
