@@ -142,20 +142,8 @@ func (k keys) votePrefixes() []interface{} {
 }
 
 // pattern returns a SCAN pattern that matches every key of the store and
-// nothing else: the prefix's glob characters are escaped.
-func (k keys) pattern() string {
-	p := make([]byte, 0, 2*len(k.prefix)+4)
-	p = append(p, '{')
-	for i := 0; i < len(k.prefix); i++ {
-		switch c := k.prefix[i]; c {
-		case '*', '?', '[', ']', '\\':
-			p = append(p, '\\', c)
-		default:
-			p = append(p, c)
-		}
-	}
-	return string(append(p, "}:*"...))
-}
+// nothing else (layout.Pattern).
+func (k keys) pattern() string { return layout.Pattern(k.prefix) }
 
 // lastPostKey returns the key of a poster's last post time (WithPostInterval).
 func (k keys) lastPostKey(poster string) string { return k.lastPost + poster }

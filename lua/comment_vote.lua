@@ -135,7 +135,7 @@ else
   redis.call('HSET', votedKey, field, vs)
 end
 if k.log then -- moderation: the voter's vote log; a poster's upvote is implied, no entry
-  logVote(k.log .. user, 'c' .. cid, (user == poster and new == 1) and 0 or new, now)
+  logVote(k.log .. user, logItem(true, cid), (user == poster and new == 1) and 0 or new, now)
 end
 if k.events then -- moderation: the vote events; the vote counted from prev to new
   addEvent(k.events, k.maxLen, 'vote', user, cid, true, prev, new, now .. '000')

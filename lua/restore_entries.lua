@@ -23,7 +23,7 @@ local k = {cseq = a[1], karma = a[2], log = a[3], submitted = a[4], upvoted = a[
 -- change nothing.
 -- Reply: {OK, how many entries it wrote}.
 local FIELDS = 9
-local ITEMS = {article = 'a', comment = 'c'}
+local ITEMS = {article = false, comment = true} -- is the item a comment (logItem)
 local PAGES = {submitted = k.submitted, upvoted = k.upvoted, commented = k.commented}
 
 -- voteOf returns what a voter record keeps of the vote of e.
@@ -54,7 +54,7 @@ local PLACES = {
 local function entryKey(e)
   local kind = e.kind
   if kind == 'uvote' then
-    if not ITEMS[e.item] or (e.vote ~= '1' and e.vote ~= '-1') then
+    if ITEMS[e.item] == nil or (e.vote ~= '1' and e.vote ~= '-1') then
       return error('voting: restore: vote log entry of ' .. e.item .. ' ' .. e.id .. ': no item or vote', 0)
     end
     return k.log .. e.user, 'zset'
@@ -100,7 +100,7 @@ for _, e in ipairs(list) do
   if kind == 'karma' then
     redis.call('ZADD', key, num(-tonumber(e.n)), e.user)
   elseif kind == 'uvote' then
-    redis.call('ZADD', key, logScore(e.n, tonumber(e.vote)), ITEMS[e.item] .. e.id)
+    redis.call('ZADD', key, logScore(e.n, tonumber(e.vote)), logItem(ITEMS[e.item], e.id))
   elseif kind == 'page' then
     redis.call('ZADD', key, e.n, member(e.id))
   elseif kind == 'link' then

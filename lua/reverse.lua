@@ -42,7 +42,7 @@ for i = 1, #list, 2 do
     logged = 1
   end
   local done, w, prev
-  local comment, id = string.byte(item) ~= 97, string.sub(item, 2) -- 97: 'a'
+  local comment, id = loggedItem(item)
   if comment then
     done, w, prev = reverseComment(k, id, user, logged, now)
   else

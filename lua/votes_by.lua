@@ -26,12 +26,9 @@ if #list == 2 * limit then
   out[2], out[3] = list[#list], list[#list - 1]
 end
 for i = 1, #list, 2 do
-  local item, key = list[i], nil
-  if string.byte(item) == 97 then -- 'a'
-    key = articlePrefix .. string.sub(item, 2)
-  else
-    key = commentPrefix .. string.sub(item, 2)
-  end
+  local item = list[i]
+  local comment, id = loggedItem(item)
+  local key = (comment and commentPrefix or articlePrefix) .. id
   if redis.call('EXISTS', key) == 1 then
     out[#out + 1], out[#out + 2] = item, list[i + 1]
   end

@@ -39,6 +39,7 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/gomodule/redigo/redis"
+	"github.com/votekit/voting"
 )
 
 func main() {
@@ -158,34 +159,14 @@ func freshPrefix() (string, error) {
 	return "votedemo-" + hex.EncodeToString(b), nil
 }
 
-// deleteKeys deletes every key of the store with the given prefix: they
-// all start with its hash tag, "{prefix}:".
+// deleteKeys deletes every key of the store with the given prefix, with
+// the store's own Drop (bounded steps, the store's keys and no other).
 func deleteKeys(ctx context.Context, pool *redis.Pool, prefix string) error {
-	conn, err := pool.GetContext(ctx)
+	s, err := voting.New(pool, voting.WithKeyPrefix(prefix))
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
-	cursor := "0"
-	for {
-		reply, err := redis.Values(redis.DoContext(conn, ctx, "SCAN", cursor, "MATCH", "{"+prefix+"}:*", "COUNT", 1000))
-		if err != nil {
-			return err
-		}
-		var found []string
-		if _, err := redis.Scan(reply, &cursor, &found); err != nil {
-			return err
-		}
-		if len(found) > 0 {
-			args := redis.Args{}.AddFlat(found)
-			if _, err := redis.DoContext(conn, ctx, "UNLINK", args...); err != nil {
-				return err
-			}
-		}
-		if cursor == "0" {
-			return nil
-		}
-	}
+	return s.Drop(ctx)
 }
 
 // redact hides the password of a redis:// URL.

@@ -23,6 +23,23 @@ import "strconv"
 // one hash slot, so one script may touch any of them.
 func Tag(prefix string) string { return "{" + prefix + "}:" }
 
+// Pattern returns a SCAN pattern that matches every key of the store
+// under prefix and nothing else: its tag, the prefix's glob characters
+// escaped, then anything.
+func Pattern(prefix string) string {
+	tag := Tag(prefix)
+	p := make([]byte, 0, 2*len(tag)+1)
+	for i := 0; i < len(tag); i++ {
+		switch c := tag[i]; c {
+		case '*', '?', '[', ']', '\\':
+			p = append(p, '\\', c)
+		default:
+			p = append(p, c)
+		}
+	}
+	return string(append(p, '*'))
+}
+
 // The key families, by the fixed part after the tag. Those that end in
 // a colon are prefixes to which an id, a user's name, a group, an
 // ordering or a bucket is appended; the others are single keys. No

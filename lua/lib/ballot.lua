@@ -262,7 +262,7 @@ local function vote(k, id, user, vs, now, store, want)
     redis.call('HSET', votedKey, '', meta, user, stored)
   end
   if k.log then -- moderation: the voter's vote log
-    logVote(k.log .. user, 'a' .. id, new, now)
+    logVote(k.log .. user, logItem(false, id), new, now)
   end
   if k.events then -- moderation: the vote events; the vote counted from prev to new
     addEvent(k.events, k.maxLen, 'vote', user, id, false, prev, new, now .. '000')

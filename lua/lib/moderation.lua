@@ -20,7 +20,19 @@ local function logScore(now, new)
   return string.format('%d', 2 * tonumber(now))
 end
 
--- logVote keeps the entry of item in the log at key for the user's new
+-- logItem returns the member of an item in a vote log, "c<cid>" for a
+-- comment (comment true) and "a<id>" for an article (layout.LogEntry's
+-- Member); loggedItem reads one back: whether it is a comment's, and its
+-- id.
+local function logItem(comment, id)
+  return (comment and 'c' or 'a') .. id
+end
+
+local function loggedItem(item)
+  return string.byte(item) == 99, string.sub(item, 2) -- 99: 'c'
+end
+
+-- logVote keeps the entry of item (logItem) in the log at key for the user's new
 -- vote (1, -1, or 0 for none). Its caller checked key (expect) before
 -- its first write.
 local function logVote(key, item, new, now)

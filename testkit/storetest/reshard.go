@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/testkit/redistest"
 )
 
@@ -160,7 +161,7 @@ func newReshardStore(t *testing.T, c *redistest.Cluster, pool func(t testing.TB)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slot := redistest.Slot("{" + prefix + "}:seq")
+	slot := redistest.Slot(layout.Tag(prefix) + layout.Seq)
 	owner, err := c.NodeOf(slot)
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/votekit/voting"
+	"github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/testkit/testclock"
 )
 
@@ -65,7 +66,7 @@ type store struct {
 func newStore(t testing.TB, b Backend, opts ...voting.Option) *store {
 	t.Helper()
 	prefix := fmt.Sprintf("storetest%d", seq.Add(1))
-	key := "{" + prefix + "}:seq" // keys.go's id counter
+	key := layout.Tag(prefix) + layout.Seq // the id counter
 	clock := testclock.New(epoch)
 	opts = append([]voting.Option{voting.WithKeyPrefix(prefix), voting.WithClock(clock.Now)}, opts...)
 	s, err := voting.New(b.Pool(t, key), opts...)
