@@ -16,33 +16,40 @@ import (
 // writes: internal/restore.Put, set here.
 func init() {
 	restore.Put = func(ctx context.Context, store any, a restore.Article) (bool, error) {
-		s, ok := store.(*Store)
-		if !ok {
-			return false, fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
+		s, err := restoring(store)
+		if err != nil {
+			return false, err
 		}
 		return s.restoreArticle(ctx, a)
 	}
 	restore.PutComments = func(ctx context.Context, store any, cs []restore.Comment) error {
-		s, ok := store.(*Store)
-		if !ok {
-			return fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
-		}
-		return s.restoreComments(ctx, cs)
+		return withRestoring(store, func(s *Store) error { return s.restoreComments(ctx, cs) })
 	}
 	restore.PutEntries = func(ctx context.Context, store any, es []restore.Entry) error {
-		s, ok := store.(*Store)
-		if !ok {
-			return fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
-		}
-		return s.restoreEntries(ctx, es)
+		return withRestoring(store, func(s *Store) error { return s.restoreEntries(ctx, es) })
 	}
 	restore.Remove = func(ctx context.Context, store any, rs []restore.Removal) error {
-		s, ok := store.(*Store)
-		if !ok {
-			return fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
-		}
-		return s.restoreRemovals(ctx, rs)
+		return withRestoring(store, func(s *Store) error { return s.restoreRemovals(ctx, rs) })
 	}
+}
+
+// restoring returns store, which internal/restore's functions take as
+// any, as the *Store it must be.
+func restoring(store any) (*Store, error) {
+	s, ok := store.(*Store)
+	if !ok {
+		return nil, fmt.Errorf("%w: restore: %T is not a *voting.Store", ErrInvalidArgument, store)
+	}
+	return s, nil
+}
+
+// withRestoring calls do with store as a *Store (restoring).
+func withRestoring(store any, do func(s *Store) error) error {
+	s, err := restoring(store)
+	if err != nil {
+		return err
+	}
+	return do(s)
 }
 
 // restore_entries.lua writes the entries of a store beside its articles
