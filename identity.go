@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // A store's identity is recorded in Redis, at {prefix}:store: the
@@ -462,20 +464,21 @@ func (id Identity) StoreOptions() ([]Option, error) {
 	var opts []Option
 	for _, word := range id.Options {
 		name, value, hasValue := strings.Cut(word, "=")
-		if _, i, ok := ruleNamed(name); ok && !hasValue {
-			opts = append(opts, ruleAsRecorded(i))
+		if spec, i, ok := ruleNamed(name); ok {
+			// A rule, bare (on with the store's numbers) or with its
+			// numbers (layouts 3 to 5): the rules record's codec.
+			if !hasValue {
+				opts = append(opts, ruleAsRecorded(i))
+				continue
+			}
+			w, err := layout.ParseRuleWord(word)
+			if err != nil {
+				return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
+			}
+			opts = append(opts, ruleOption(i, func(rc *ruleConfig) { spec.set(rc, &Rules{}, w.Numbers) }))
 			continue
 		}
-		var v []int64
-		for _, f := range strings.Split(value, ",") {
-			if n, err := strconv.ParseInt(f, 10, 64); err == nil {
-				v = append(v, n)
-			}
-		}
-		ms := func(i int) time.Duration { return time.Duration(v[i]) * time.Millisecond }
-		want := map[string]int{"karma": 2, "cost": 2, "minkarma": 2, "votelimit": 2,
-			"postinterval": 1, "repostafter": 1, "editwindow": 1, "commentinterval": 1, "events": 1}[name]
-		if len(v) != want && name != "orders" {
+		if hasValue != (name == "orders" || name == "events") { // the others are flags
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}
 		switch name {
@@ -489,22 +492,6 @@ func (id Identity) StoreOptions() ([]Option, error) {
 				orders = append(orders, o)
 			}
 			opts = append(opts, WithOrders(orders...))
-		case "karma":
-			opts = append(opts, WithKarma(v[0], v[1]))
-		case "cost":
-			opts = append(opts, WithVoteCost(v[0], v[1]))
-		case "minkarma":
-			opts = append(opts, WithMinKarma(v[0], v[1]))
-		case "votelimit":
-			opts = append(opts, WithVoteLimit(int(v[0]), ms(1)))
-		case "postinterval":
-			opts = append(opts, WithPostInterval(ms(0)))
-		case "repostafter":
-			opts = append(opts, WithRepostAfter(ms(0)))
-		case "editwindow":
-			opts = append(opts, WithEditWindow(ms(0)))
-		case "commentinterval":
-			opts = append(opts, WithCommentInterval(ms(0)))
 		case "userpages":
 			opts = append(opts, WithUserPages())
 		case "uniquelinks":
@@ -512,7 +499,11 @@ func (id Identity) StoreOptions() ([]Option, error) {
 		case "votelog":
 			opts = append(opts, WithVoteLog())
 		case "events":
-			opts = append(opts, WithVoteEvents(v[0]))
+			n, err := strconv.ParseInt(value, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
+			}
+			opts = append(opts, WithVoteEvents(n))
 		default:
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}

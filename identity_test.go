@@ -354,7 +354,10 @@ func TestStoreOptions(t *testing.T) {
 		}
 	}
 	for _, id := range []Identity{{Layout: 2}, {Layout: LayoutVersion, Options: []string{"karma=1"}},
-		{Layout: LayoutVersion, Options: []string{"sparkles"}}, {Layout: LayoutVersion, Options: []string{"orders=top,zzz"}}} {
+		{Layout: LayoutVersion, Options: []string{"sparkles"}}, {Layout: LayoutVersion, Options: []string{"orders=top,zzz"}},
+		{Layout: LayoutVersion, Options: []string{"userpages=1"}}, {Layout: LayoutVersion, Options: []string{"events"}},
+		{Layout: LayoutVersion, Options: []string{"events=5,6"}}, {Layout: 5, Options: []string{"karma=1,x"}},
+		{Layout: 5, Options: []string{"votelimit=10"}}} {
 		if _, err := id.StoreOptions(); !errors.Is(err, ErrIncompatible) {
 			t.Errorf("StoreOptions of %q: %v, want ErrIncompatible", id, err)
 		}
