@@ -1,0 +1,276 @@
+package voting
+
+// Review of the moderation feature (issue 37): each test here pins one
+// suspected defect; a failing test is a confirmed one (see the review's
+// report). They change no production code.
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/testkit/testclock"
+)
+
+// TestReviewReverseVotesUnderVoteLimit: reverse.lua turns the vote limit
+// off with k.rules.limit = nil before the rules are loaded, but
+// loadRules (lib/rules.lua) sets r.limit from the rules record on the
+// first vote that changes something, so a reversal is still a vote the
+// limit counts. A user at their vote limit (WithVoteLimit) has their
+// open-article votes refused (RATE_LIMITED) inside the reversal, the log
+// entry removed all the same: the vote stays counted and a second call
+// takes nothing; a comment vote's counts are taken back but karmaRules'
+// refusal is ignored, so the poster keeps the karma.
+func TestReviewReverseVotesUnderVoteLimit(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, WithVoteLog(), WithKarma(1, -1), WithVoteLimit(2, time.Hour))
+		a := mustPost(t, s, "poster", "title")
+		c := mustComment(t, s, a.ID, "", "cposter", "body")
+		karma0, _ := s.Karma(ctx, "poster")
+		ckarma0, _ := s.Karma(ctx, "cposter")
+		mustVote(t, s, "u", a.ID, Upvote)
+		mustVoteComment(t, s, "u", c.ID, Upvote)
+		n, err := s.ReverseVotes(ctx, "u")
+		if err != nil || n != 2 {
+			t.Errorf("ReverseVotes at the vote limit took back %d, %v; want 2", n, err)
+		}
+		if got, err := s.Article(ctx, a.ID); err != nil || got.Upvotes != 1 {
+			t.Errorf("article after ReverseVotes: %d upvotes (%v), want 1 (the poster's)", got.Upvotes, err)
+		}
+		if list, err := s.CommentsByID(ctx, []string{c.ID}); err != nil || list[0].Upvotes != 1 {
+			t.Errorf("comment after ReverseVotes: %+v (%v), want 1 upvote", list, err)
+		}
+		if k, _ := s.Karma(ctx, "poster"); k != karma0 {
+			t.Errorf("poster's karma %d after ReverseVotes, want %d", k, karma0)
+		}
+		if k, _ := s.Karma(ctx, "cposter"); k != ckarma0 {
+			t.Errorf("comment poster's karma %d after ReverseVotes, want %d", k, ckarma0)
+		}
+		// The log is empty: nothing left to retry with.
+		if page, _, err := s.VotesBy(ctx, "u", "", 10); err != nil || len(page) != 0 {
+			t.Errorf("log after ReverseVotes: %v, %v", page, err)
+		}
+	})
+}
+
+// TestReviewVotesByCursorSameSecond: votes_by.lua goes on, where the
+// cursor's entry moved or went, from the entries of a lower score
+// (ZREVRANGEBYSCORE '(' score): the entries that share the cursor's
+// score (the same second and direction, as a fast voter or VoteBatch
+// casts them) and come after it are skipped, though they stand
+// throughout the walk.
+func TestReviewVotesByCursorSameSecond(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, WithVoteLog())
+		var ballots []Ballot
+		for i := 0; i < 4; i++ {
+			a := mustPost(t, s, "poster", fmt.Sprintf("t%d", i))
+			ballots = append(ballots, Ballot{User: "u", ID: a.ID, Vote: Upvote})
+		}
+		if _, err := s.VoteBatch(ctx, ballots); err != nil { // one second, one score
+			t.Fatal(err)
+		}
+		page, next, err := s.VotesBy(ctx, "u", "", 1)
+		if err != nil || len(page) != 1 || next == "" {
+			t.Fatalf("first page %v %q %v", page, next, err)
+		}
+		// The user cancels the vote the cursor names.
+		mustVote(t, s, "u", page[0].ID, CancelVote)
+		var rest []UserVote
+		for n := 0; next != ""; n++ {
+			var p []UserVote
+			p, next, err = s.VotesBy(ctx, "u", next, 1)
+			if err != nil || n > 10 {
+				t.Fatal(err, n)
+			}
+			rest = append(rest, p...)
+		}
+		if len(rest) != 3 {
+			t.Errorf("after the cursor's entry went, the walk read %d of the 3 standing votes: %v", len(rest), rest)
+		}
+	})
+}
+
+// TestReviewVotesByBeforeEpoch: parseVotesBy reads a log score n as
+// time n/2 and an upvote where n%2 == 1, Go's truncating division: for a
+// store's clock before 1970 (negative Unix times, which the scripts
+// handle: lib/ballot.lua notBefore, layout.ParseLogEntry) an upvote
+// reads as a downvote, a second late.
+func TestReviewVotesByBeforeEpoch(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		at := time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
+		clock := testclock.New(at)
+		s, _ := newStore(t, b, WithVoteLog(), WithClock(clock.Now))
+		a := mustPost(t, s, "poster", "title")
+		mustVote(t, s, "u", a.ID, Upvote)
+		page, _, err := s.VotesBy(ctx, "u", "", 10)
+		if err != nil || len(page) != 1 {
+			t.Fatalf("VotesBy %v, %v", page, err)
+		}
+		if page[0].Vote != Upvote || !page[0].At.Equal(at) {
+			t.Errorf("VotesBy before 1970: %v at %v, want up at %v", page[0].Vote, page[0].At, at)
+		}
+	})
+}
+
+// TestReviewSuspendBeforeEpoch: Suspend accepts an until before 1970
+// (after a store's clock that is before it), and records "<mode> -<ms>",
+// which neither lastEnd nor suspensionOf ('(%d+)') reads: the suspension
+// is never on, though Suspend returned nil.
+func TestReviewSuspendBeforeEpoch(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		at := time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
+		clock := testclock.New(at)
+		s, _ := newStore(t, b, WithClock(clock.Now))
+		a := mustPost(t, s, "poster", "title")
+		err := s.Suspend(ctx, "bad", Refuse, at.Add(time.Hour))
+		if err != nil {
+			if errors.Is(err, ErrInvalidArgument) {
+				return // refused outright: no defect
+			}
+			t.Fatal(err)
+		}
+		if mode, _, err := s.Suspended(ctx, "bad"); err != nil || mode != Refuse {
+			t.Errorf("Suspended after Suspend (nil): %v, %v; want refuse", mode, err)
+		}
+		if _, err := s.Vote(ctx, "bad", a.ID, Upvote); !errors.Is(err, ErrNotAllowed) {
+			t.Errorf("vote of a user suspended with Refuse: %v, want ErrNotAllowed", err)
+		}
+	})
+}
+
+// TestReviewSuspendFirstWrite: Suspend on an empty store writes the
+// store's record (suspend.lua SET storeKey) without the rules record
+// that the first write of an empty store records (post.lua
+// storeUnrecorded, rules_set.lua): the first Post then finds the store
+// recorded and records no rules, so the store's rule numbers are left
+// to each process's options.
+func TestReviewSuspendFirstWrite(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		rulesRecorded := func(suspendFirst bool) bool {
+			t.Helper()
+			s, _ := newStore(t, b, WithKarma(1, -1))
+			if suspendFirst {
+				if err := s.Suspend(ctx, "bad", Shadow, s.now().Add(time.Hour)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			mustPost(t, s, "poster", "title")
+			n, err := redis.Int(b.storePool(s).Get().Do("EXISTS", s.keys.rules))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n == 1
+		}
+		if !rulesRecorded(false) {
+			t.Skip("the first Post records no rules record on this layout")
+		}
+		if !rulesRecorded(true) {
+			t.Errorf("a store whose first write is Suspend has no rules record after its first Post")
+		}
+		// What it changes: a second process, whose options give other
+		// numbers, applies its own instead of the store's (as SetRules
+		// and the first Post make them data of the store, rules.go).
+		karmaOf := func(suspendFirst bool) int64 {
+			t.Helper()
+			prefix := fmt.Sprintf("review%d", prefixSeq.Add(1))
+			s1, clock := newStore(t, b, WithKarma(1, -1), WithKeyPrefix(prefix))
+			if suspendFirst {
+				if err := s1.Suspend(ctx, "bad", Shadow, s1.now().Add(time.Hour)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			a := mustPost(t, s1, "poster", "title")
+			s2, err := New(s1.pool, WithKeyPrefix(prefix), WithClock(clock.Now), WithKarma(5, -5))
+			if err != nil {
+				t.Fatal(err)
+			}
+			mustVote(t, s2, "u", a.ID, Upvote)
+			k, err := s2.Karma(ctx, "poster")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return k
+		}
+		if want, got := karmaOf(false), karmaOf(true); got != want {
+			t.Errorf("another process's upvote gives the poster %d karma where Suspend came first, %d where Post did", got, want)
+		}
+	})
+}
+
+// TestReviewReverseDeletedComment: a comment deleted while it has
+// replies keeps its votes and the karma they moved (DeleteComment), and
+// VotesBy lists a vote on it as standing; ReverseVotes removes the entry
+// but takes nothing back (lib/reversal.lua reverseComment: "gone, or
+// deleted"): the poster keeps the karma the vote gave, and the voter's
+// cost stays.
+func TestReviewReverseDeletedComment(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, WithVoteLog(), WithKarma(1, -1), WithVoteCost(1, 1))
+		a := mustPost(t, s, "poster", "title")
+		c := mustComment(t, s, a.ID, "", "cposter", "body")
+		mustComment(t, s, a.ID, c.ID, "other", "reply") // keeps c when deleted
+		k0, _ := s.Karma(ctx, "cposter")
+		u0, _ := s.Karma(ctx, "u")
+		mustVoteComment(t, s, "u", c.ID, Upvote)
+		if err := s.DeleteComment(ctx, c.ID); err != nil {
+			t.Fatal(err)
+		}
+		page, _, err := s.VotesBy(ctx, "u", "", 10)
+		if err != nil || len(page) != 1 {
+			t.Fatalf("VotesBy after the delete: %v, %v", page, err)
+		}
+		n, err := s.ReverseVotes(ctx, "u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, _ := s.Karma(ctx, "cposter")
+		u, _ := s.Karma(ctx, "u")
+		if n != 1 || k != k0 || u != u0 {
+			t.Errorf("ReverseVotes of a vote VotesBy listed: took %d (want 1), poster's karma %d (want %d), voter's %d (want %d)",
+				n, k, k0, u, u0)
+		}
+	})
+}
+
+// TestReviewPosterReupvoteParity: a poster who cancels their own upvote
+// and upvotes again gets a vote log entry on an article (vote() logs
+// it, and ReverseVotes takes the article's own upvote to none) but none
+// on a comment (comment_vote.lua logs a poster's upvote as none, and
+// ReverseVotes leaves it): the same votes end differently on an article
+// and a comment.
+func TestReviewPosterReupvoteParity(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b, WithVoteLog())
+		a := mustPost(t, s, "p", "title")
+		c := mustComment(t, s, a.ID, "", "p", "body")
+		mustVote(t, s, "p", a.ID, CancelVote)
+		mustVote(t, s, "p", a.ID, Upvote)
+		mustVoteComment(t, s, "p", c.ID, CancelVote)
+		mustVoteComment(t, s, "p", c.ID, Upvote)
+		page, _, err := s.VotesBy(ctx, "p", "", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 1 {
+			t.Errorf("after cancel and upvote again on their own article and comment, the log has only %+v", page[0])
+		}
+		if _, err := s.ReverseVotes(ctx, "p"); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Article(ctx, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := s.CommentsByID(ctx, []string{c.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Upvotes != list[0].Upvotes {
+			t.Errorf("after ReverseVotes the article has %d upvotes, the comment %d", got.Upvotes, list[0].Upvotes)
+		}
+	})
+}
