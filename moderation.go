@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/votekit/voting/internal/layout"
 )
 
 // Moderation: who voted ([Store.Voters], [Store.CommentVoters]), a
@@ -113,11 +114,12 @@ func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 	for i := 2; i < len(f); i += 2 {
 		item, score := f[i], f[i+1]
 		n, err := strconv.ParseInt(score, 10, 64)
-		if err != nil || len(item) < 2 || (item[0] != 'a' && item[0] != 'c') {
+		e, ok := layout.ParseLogEntry(item, float64(n))
+		if err != nil || !ok {
 			return nil, "", fmt.Errorf("vote log entry %q at %q", item, score)
 		}
-		v := UserVote{ID: item[1:], Comment: item[0] == 'c', Vote: Downvote, At: time.Unix(n/2, 0).UTC()}
-		if n%2 == 1 {
+		v := UserVote{ID: e.ID, Comment: e.Comment, Vote: Downvote, At: time.Unix(e.At, 0).UTC()}
+		if e.Vote == 1 {
 			v.Vote = Upvote
 		}
 		list = append(list, v)
@@ -380,8 +382,8 @@ var (
 // has; it ends by itself at until, to the second. Every vote, post and
 // comment decides the voter's suspension in its own script, before its
 // first write. A mode other than Refuse and Shadow, a time until not
-// after the store's now, or a user name Vote refuses gets
-// [ErrInvalidArgument].
+// after the store's now or not after 1970, or a user name Vote refuses
+// gets [ErrInvalidArgument].
 //
 // A store that has never suspended anyone, or whose suspensions have all
 // ended, pays nothing measurable on a vote: while any is on record, the
@@ -401,6 +403,11 @@ func (s *Store) Suspend(ctx context.Context, user string, mode Suspension, until
 	}
 	if !until.After(s.now()) {
 		return opErr(op, fmt.Errorf("%w: until %v is not after now", ErrInvalidArgument, until))
+	}
+	if ms := until.UnixMilli(); ms <= 0 || ms > layout.MaxExact {
+		// The end is kept as a whole number of ms after 1970, which
+		// the scripts read exactly (layout.SuspensionValue).
+		return opErr(op, fmt.Errorf("%w: until %v is not between 1970 and %v", ErrInvalidArgument, until, time.UnixMilli(layout.MaxExact).UTC()))
 	}
 	_, err := s.suspend(ctx, op, user, code, until.UnixMilli())
 	return err
@@ -427,7 +434,7 @@ func (s *Store) suspend(ctx context.Context, op, user, mode string, until int64)
 	k := s.keys
 	var was string
 	late, err := s.evalScan(ctx, op, suspendScript, []interface{}{k.suspended, user, mode, until,
-		s.events, s.now().UnixMilli()}, &was)
+		s.events, s.now().UnixMilli(), k.rules, s.rules.want}, &was)
 	if err != nil {
 		return false, err
 	}

@@ -134,8 +134,11 @@ elseif new == 0 then
 else
   redis.call('HSET', votedKey, field, vs)
 end
-if k.log then -- moderation: the voter's vote log; a poster's upvote is implied, no entry
-  logVote(k.log .. user, logItem(true, cid), (user == poster and new == 1) and 0 or new, now)
+if k.log then -- moderation: the voter's vote log
+  -- A poster's upvote back on their own comment is logged, as one on
+  -- their own article is: the comment's first upvote alone is the
+  -- item's (docs/OPERATIONS.md, "Moderation").
+  logVote(k.log .. user, logItem(true, cid), new, now)
 end
 if k.events then -- moderation: the vote events; the vote counted from prev to new
   addEvent(k.events, k.maxLen, 'vote', user, cid, true, prev, new, now .. '000')

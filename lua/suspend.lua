@@ -1,12 +1,16 @@
 -- suspend.lua: suspends a user (Store.Suspend, lib/moderation.lua), or
 -- ends a suspension (Store.Unsuspend: mode ''). Uses lua/lib.
-local storeKey, storeIdentity = openStore(KEYS, 'w')
+local storeKey, storeIdentity, storeUnrecorded = openStore(KEYS, 'w')
 local hash = KEYS[1]
 local user, mode, ends, events, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local rulesKey, want = ARGV[6], ARGV[7]
 -- hash: the suspensions; mode: 'r' (Refuse) or 's' (Shadow), '' to end
 -- the user's; ends: the end, ms on the store's clock; events: the vote
 -- events (WithVoteEvents), or '', to which the change adds a 'suspend'
--- or 'unsuspend' entry at now (ms).
+-- or 'unsuspend' entry at now (ms); rulesKey, want: the rules record and
+-- this process's words of its rules (lib/rules.lua), which a suspension
+-- that is an empty store's first write records, as its first Post would
+-- (post.lua).
 -- The store's record carries the latest end of the suspensions while
 -- the hash holds any (lib/moderation.lua lastEnd): the first write of an
 -- empty store records it so.
@@ -15,6 +19,15 @@ expect(hash, 'hash')
 local m = moderated({}, '', events)
 if m.events then
   expect(m.events, 'stream')
+end
+local recordedRules
+if storeUnrecorded and mode ~= '' and want ~= '' then
+  expect(rulesKey, 'string')
+  local lacking
+  recordedRules, lacking = mergeRules(want, redis.call('GET', rulesKey))
+  if lacking then
+    return error('voting: rules: no numbers for ' .. lacking .. ' to record: give its option', 0)
+  end
 end
 local got = redis.call('GET', storeKey)
 local last = lastEnd(got, storeIdentity)
@@ -35,6 +48,9 @@ end
 redis.call('HSET', hash, user, mode .. ' ' .. ends)
 if not last or last < tonumber(ends) then
   redis.call('SET', storeKey, head .. '\n' .. ends)
+end
+if recordedRules then
+  redis.call('SET', rulesKey, recordedRules)
 end
 if m.events then
   addEvent(m.events, m.maxLen, 'suspend', user, mode == 'r' and 'refuse' or 'shadow', false, 0, 0, now)

@@ -11,16 +11,44 @@ local articlePrefix, commentPrefix = ARGV[4], ARGV[5]
 -- then the entries; those whose item is gone (deleted, pruned) are left
 -- out, so a page may hold fewer than limit.
 expect(logKey, 'zset')
-local list
-if afterScore == '' then
-  list = redis.call('ZREVRANGE', logKey, 0, limit - 1, 'WITHSCORES')
-elseif redis.call('ZSCORE', logKey, afterItem) == afterScore then
-  local r = redis.call('ZREVRANK', logKey, afterItem)
-  list = redis.call('ZREVRANGE', logKey, r + 1, r + limit, 'WITHSCORES')
-else
-  -- The cursor's entry moved or went: on from the entries older than it.
-  list = redis.call('ZREVRANGEBYSCORE', logKey, '(' .. afterScore, '-inf', 'WITHSCORES', 'LIMIT', 0, limit)
+
+-- below reports whether a sorts before b byte by byte, as a zset orders
+-- the members of one score (Lua's < follows the server's locale).
+local function below(a, b)
+  for i = 1, math.min(#a, #b) do
+    local x, y = string.byte(a, i), string.byte(b, i)
+    if x ~= y then
+      return x < y
+    end
+  end
+  return #a < #b
 end
+
+local start = 0 -- the rank the page starts at
+if afterScore == '' then
+  start = 0
+elseif redis.call('ZSCORE', logKey, afterItem) == afterScore then
+  start = redis.call('ZREVRANK', logKey, afterItem) + 1
+else
+  -- The cursor's entry moved or went: on from where it stood. The
+  -- entries of its score (the user's votes of one second in one
+  -- direction) hold the ranks lo .. hi - 1, newest first, so their
+  -- members in reverse byte order: the first of them below the cursor's
+  -- item is found by halving (a few ZREVRANGEs at any size), so that
+  -- none shown before comes again and none after is skipped.
+  local lo = redis.call('ZCOUNT', logKey, '(' .. afterScore, '+inf')
+  local hi = lo + redis.call('ZCOUNT', logKey, afterScore, afterScore)
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if below(redis.call('ZREVRANGE', logKey, mid, mid)[1], afterItem) then
+      hi = mid
+    else
+      lo = mid + 1
+    end
+  end
+  start = lo
+end
+local list = redis.call('ZREVRANGE', logKey, start, start + limit - 1, 'WITHSCORES')
 local out = {OK, '', ''}
 if #list == 2 * limit then
   out[2], out[3] = list[#list], list[#list - 1]

@@ -25,8 +25,10 @@ end
 -- reverseArticle takes back user's vote on the article id, logged as
 -- logged (1 or -1), at now; it returns whether a vote was taken back,
 -- its work (reverseWork), and the vote taken back.
--- k is vote()'s, with the vote rules' limit off (a reversal is no vote
--- a limit counts) and no vote log (the caller removes the entry).
+-- k is vote()'s, with the vote rules loaded and their limit off (a
+-- reversal is no vote a limit counts), so that neither vote() nor
+-- karmaRules refuses it (a vote to none needs no least karma), and no
+-- vote log (the caller removes the entry).
 local function reverseArticle(k, id, user, logged, now)
   local articleKey, votedKey = k.article .. id, k.voted .. id
   local r = redis.call('HMGET', votedKey, '', user)
@@ -107,9 +109,12 @@ end
 local function reverseComment(k, cid, user, logged, now)
   local key = k.comment .. cid
   local c = readHead(key)
-  if not c or c.x then
-    return false, 1 -- gone, or deleted: it takes no votes, and shows none
+  if not c then
+    return false, 1 -- gone: its votes with it
   end
+  -- A comment deleted and kept for its replies (c.x) keeps its votes,
+  -- its place among its siblings and the karma they moved: taken back
+  -- as a live one's.
   local votedKey, field = k.cvoted .. c.a, cid .. ':' .. user
   expect(votedKey, 'hash')
   local r = redis.call('HMGET', votedKey, '', field)
