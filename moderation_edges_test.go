@@ -1,8 +1,10 @@
 package voting
 
-// Review of the moderation feature (issue 37): each test here pins one
-// suspected defect; a failing test is a confirmed one (see the review's
-// report). They change no production code.
+// Moderation's edges (issue 37), each test one defect a review found and
+// the fix holds: a reversal under the vote limit, VotesBy's cursor among
+// votes of one second, times before 1970, a suspension as an empty
+// store's first write, votes on a deleted comment kept for its replies,
+// and a poster's own upvote back on their comment.
 
 import (
 	"errors"
@@ -15,7 +17,7 @@ import (
 	"github.com/votekit/voting/testkit/testclock"
 )
 
-// TestReviewReverseVotesUnderVoteLimit: reverse.lua turns the vote limit
+// TestReverseVotesUnderVoteLimit: reverse.lua turns the vote limit
 // off with k.rules.limit = nil before the rules are loaded, but
 // loadRules (lib/rules.lua) sets r.limit from the rules record on the
 // first vote that changes something, so a reversal is still a vote the
@@ -24,7 +26,7 @@ import (
 // entry removed all the same: the vote stays counted and a second call
 // takes nothing; a comment vote's counts are taken back but karmaRules'
 // refusal is ignored, so the poster keeps the karma.
-func TestReviewReverseVotesUnderVoteLimit(t *testing.T) {
+func TestReverseVotesUnderVoteLimit(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog(), WithKarma(1, -1), WithVoteLimit(2, time.Hour))
 		a := mustPost(t, s, "poster", "title")
@@ -56,13 +58,13 @@ func TestReviewReverseVotesUnderVoteLimit(t *testing.T) {
 	})
 }
 
-// TestReviewVotesByCursorSameSecond: votes_by.lua goes on, where the
+// TestVotesByCursorSameSecond: votes_by.lua goes on, where the
 // cursor's entry moved or went, from the entries of a lower score
 // (ZREVRANGEBYSCORE '(' score): the entries that share the cursor's
 // score (the same second and direction, as a fast voter or VoteBatch
 // casts them) and come after it are skipped, though they stand
 // throughout the walk.
-func TestReviewVotesByCursorSameSecond(t *testing.T) {
+func TestVotesByCursorSameSecond(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog())
 		var ballots []Ballot
@@ -94,12 +96,12 @@ func TestReviewVotesByCursorSameSecond(t *testing.T) {
 	})
 }
 
-// TestReviewVotesByBeforeEpoch: parseVotesBy reads a log score n as
+// TestVotesByBeforeEpoch: parseVotesBy reads a log score n as
 // time n/2 and an upvote where n%2 == 1, Go's truncating division: for a
 // store's clock before 1970 (negative Unix times, which the scripts
 // handle: lib/ballot.lua notBefore, layout.ParseLogEntry) an upvote
 // reads as a downvote, a second late.
-func TestReviewVotesByBeforeEpoch(t *testing.T) {
+func TestVotesByBeforeEpoch(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		at := time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
 		clock := testclock.New(at)
@@ -116,11 +118,11 @@ func TestReviewVotesByBeforeEpoch(t *testing.T) {
 	})
 }
 
-// TestReviewSuspendBeforeEpoch: Suspend accepts an until before 1970
+// TestSuspendBeforeEpoch: Suspend accepts an until before 1970
 // (after a store's clock that is before it), and records "<mode> -<ms>",
 // which neither lastEnd nor suspensionOf ('(%d+)') reads: the suspension
 // is never on, though Suspend returned nil.
-func TestReviewSuspendBeforeEpoch(t *testing.T) {
+func TestSuspendBeforeEpoch(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		at := time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
 		clock := testclock.New(at)
@@ -142,13 +144,13 @@ func TestReviewSuspendBeforeEpoch(t *testing.T) {
 	})
 }
 
-// TestReviewSuspendFirstWrite: Suspend on an empty store writes the
+// TestSuspendFirstWrite: Suspend on an empty store writes the
 // store's record (suspend.lua SET storeKey) without the rules record
 // that the first write of an empty store records (post.lua
 // storeUnrecorded, rules_set.lua): the first Post then finds the store
 // recorded and records no rules, so the store's rule numbers are left
 // to each process's options.
-func TestReviewSuspendFirstWrite(t *testing.T) {
+func TestSuspendFirstWrite(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		rulesRecorded := func(suspendFirst bool) bool {
 			t.Helper()
@@ -201,13 +203,13 @@ func TestReviewSuspendFirstWrite(t *testing.T) {
 	})
 }
 
-// TestReviewReverseDeletedComment: a comment deleted while it has
+// TestReverseDeletedComment: a comment deleted while it has
 // replies keeps its votes and the karma they moved (DeleteComment), and
 // VotesBy lists a vote on it as standing; ReverseVotes removes the entry
 // but takes nothing back (lib/reversal.lua reverseComment: "gone, or
 // deleted"): the poster keeps the karma the vote gave, and the voter's
 // cost stays.
-func TestReviewReverseDeletedComment(t *testing.T) {
+func TestReverseDeletedComment(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog(), WithKarma(1, -1), WithVoteCost(1, 1))
 		a := mustPost(t, s, "poster", "title")
@@ -236,13 +238,13 @@ func TestReviewReverseDeletedComment(t *testing.T) {
 	})
 }
 
-// TestReviewPosterReupvoteParity: a poster who cancels their own upvote
+// TestPosterReupvoteParity: a poster who cancels their own upvote
 // and upvotes again gets a vote log entry on an article (vote() logs
 // it, and ReverseVotes takes the article's own upvote to none) but none
 // on a comment (comment_vote.lua logs a poster's upvote as none, and
 // ReverseVotes leaves it): the same votes end differently on an article
 // and a comment.
-func TestReviewPosterReupvoteParity(t *testing.T) {
+func TestPosterReupvoteParity(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog())
 		a := mustPost(t, s, "p", "title")
