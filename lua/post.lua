@@ -56,15 +56,7 @@ end
 -- The rules record that the first post of an empty store records: its
 -- numbers where it has some (SetRules before the first post), else this
 -- process's.
-local recordedRules
-if storeUnrecorded and want ~= '' then
-  expect(rulesKey, 'string')
-  local lacking
-  recordedRules, lacking = mergeRules(want, redis.call('GET', rulesKey))
-  if lacking then
-    return error('voting: rules: no numbers for ' .. lacking .. ' to record: give its option', 0)
-  end
-end
+local recordedRules = storeUnrecorded and firstRules(rulesKey, want)
 
 -- The counter must hold a canonical id below the int64 maximum; it is
 -- read back as a string after INCR, since Lua numbers lose digits past

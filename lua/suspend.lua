@@ -20,15 +20,7 @@ local m = moderated({}, '', events)
 if m.events then
   expect(m.events, 'stream')
 end
-local recordedRules
-if storeUnrecorded and mode ~= '' and want ~= '' then
-  expect(rulesKey, 'string')
-  local lacking
-  recordedRules, lacking = mergeRules(want, redis.call('GET', rulesKey))
-  if lacking then
-    return error('voting: rules: no numbers for ' .. lacking .. ' to record: give its option', 0)
-  end
-end
+local recordedRules = storeUnrecorded and mode ~= '' and firstRules(rulesKey, want)
 local got = redis.call('GET', storeKey)
 local last = lastEnd(got, storeIdentity)
 -- The record's first line stays as it is: the identity, marked while

@@ -121,6 +121,24 @@ local function readRules(a, i)
   return {now = a[i], karma = a[i + 1] ~= '' and a[i + 1] or nil, log = a[i + 2], key = a[i + 3], want = a[i + 4]}
 end
 
+-- firstRules returns the rules record that an empty store's first write
+-- records with its identity (post.lua, suspend.lua): each rule of want
+-- (this process's words) with the record's numbers where it has some
+-- (SetRules before that write), else want's; nil where no rule is on.
+-- It checks the record's key first, and raises where a rule has numbers
+-- in neither.
+local function firstRules(rulesKey, want)
+  if want == '' then
+    return nil
+  end
+  expect(rulesKey, 'string')
+  local rules, lacking = mergeRules(want, redis.call('GET', rulesKey))
+  if lacking then
+    return error('voting: rules: no numbers for ' .. lacking .. ' to record: give its option', 0)
+  end
+  return rules
+end
+
 -- loadRules reads the numbers of r, vote rules (readRules), once: what an
 -- upvote and a downvote give the poster (karma) and cost the voter
 -- (cost), the least karma to upvote and to downvote (minkarma), and the
