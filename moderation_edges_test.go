@@ -17,15 +17,10 @@ import (
 	"github.com/votekit/voting/testkit/testclock"
 )
 
-// TestReverseVotesUnderVoteLimit: reverse.lua turns the vote limit
-// off with k.rules.limit = nil before the rules are loaded, but
-// loadRules (lib/rules.lua) sets r.limit from the rules record on the
-// first vote that changes something, so a reversal is still a vote the
-// limit counts. A user at their vote limit (WithVoteLimit) has their
-// open-article votes refused (RATE_LIMITED) inside the reversal, the log
-// entry removed all the same: the vote stays counted and a second call
-// takes nothing; a comment vote's counts are taken back but karmaRules'
-// refusal is ignored, so the poster keeps the karma.
+// TestReverseVotesUnderVoteLimit: a reversal is no vote the limit
+// counts or refuses (reverse.lua loads the rules with their limit off):
+// a user at their vote limit has every vote taken back, on an article
+// and a comment, with the posters' karma.
 func TestReverseVotesUnderVoteLimit(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog(), WithKarma(1, -1), WithVoteLimit(2, time.Hour))
@@ -58,12 +53,10 @@ func TestReverseVotesUnderVoteLimit(t *testing.T) {
 	})
 }
 
-// TestVotesByCursorSameSecond: votes_by.lua goes on, where the
-// cursor's entry moved or went, from the entries of a lower score
-// (ZREVRANGEBYSCORE '(' score): the entries that share the cursor's
-// score (the same second and direction, as a fast voter or VoteBatch
-// casts them) and come after it are skipped, though they stand
-// throughout the walk.
+// TestVotesByCursorSameSecond: where the cursor's entry moved or went,
+// VotesBy goes on after it among the entries that share its score (the
+// same second and direction, as VoteBatch casts them), skipping none
+// that stands throughout the walk.
 func TestVotesByCursorSameSecond(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog())
@@ -96,11 +89,9 @@ func TestVotesByCursorSameSecond(t *testing.T) {
 	})
 }
 
-// TestVotesByBeforeEpoch: parseVotesBy reads a log score n as
-// time n/2 and an upvote where n%2 == 1, Go's truncating division: for a
-// store's clock before 1970 (negative Unix times, which the scripts
-// handle: lib/ballot.lua notBefore, layout.ParseLogEntry) an upvote
-// reads as a downvote, a second late.
+// TestVotesByBeforeEpoch: a vote cast on a store's clock before 1970
+// (a negative Unix time) reads back as cast, at its time
+// (layout.ParseLogEntry's floor).
 func TestVotesByBeforeEpoch(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		at := time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -118,10 +109,8 @@ func TestVotesByBeforeEpoch(t *testing.T) {
 	})
 }
 
-// TestSuspendBeforeEpoch: Suspend accepts an until before 1970
-// (after a store's clock that is before it), and records "<mode> -<ms>",
-// which neither lastEnd nor suspensionOf ('(%d+)') reads: the suspension
-// is never on, though Suspend returned nil.
+// TestSuspendBeforeEpoch: a suspension is refused outright, or on, for
+// an end before 1970, never accepted and then ignored.
 func TestSuspendBeforeEpoch(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		at := time.Date(1960, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -144,12 +133,9 @@ func TestSuspendBeforeEpoch(t *testing.T) {
 	})
 }
 
-// TestSuspendFirstWrite: Suspend on an empty store writes the
-// store's record (suspend.lua SET storeKey) without the rules record
-// that the first write of an empty store records (post.lua
-// storeUnrecorded, rules_set.lua): the first Post then finds the store
-// recorded and records no rules, so the store's rule numbers are left
-// to each process's options.
+// TestSuspendFirstWrite: a suspension that is an empty store's first
+// write records the store's rules record too, as a first Post does, so
+// the store's rule numbers are the first process's for every process.
 func TestSuspendFirstWrite(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		rulesRecorded := func(suspendFirst bool) bool {
@@ -203,12 +189,10 @@ func TestSuspendFirstWrite(t *testing.T) {
 	})
 }
 
-// TestReverseDeletedComment: a comment deleted while it has
-// replies keeps its votes and the karma they moved (DeleteComment), and
-// VotesBy lists a vote on it as standing; ReverseVotes removes the entry
-// but takes nothing back (lib/reversal.lua reverseComment: "gone, or
-// deleted"): the poster keeps the karma the vote gave, and the voter's
-// cost stays.
+// TestReverseDeletedComment: a comment deleted while it has replies
+// keeps its votes and the karma they moved (DeleteComment), and
+// ReverseVotes takes a vote on it back as a live comment's: the poster's
+// karma and the voter's cost with it.
 func TestReverseDeletedComment(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog(), WithKarma(1, -1), WithVoteCost(1, 1))
@@ -238,12 +222,9 @@ func TestReverseDeletedComment(t *testing.T) {
 	})
 }
 
-// TestPosterReupvoteParity: a poster who cancels their own upvote
-// and upvotes again gets a vote log entry on an article (vote() logs
-// it, and ReverseVotes takes the article's own upvote to none) but none
-// on a comment (comment_vote.lua logs a poster's upvote as none, and
-// ReverseVotes leaves it): the same votes end differently on an article
-// and a comment.
+// TestPosterReupvoteParity: a poster who cancels their own upvote and
+// upvotes again has the vote logged, on an article and on a comment
+// alike, and ReverseVotes takes both to none.
 func TestPosterReupvoteParity(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog())
