@@ -405,13 +405,13 @@ func (imp *parsedImport) parseCVote(l line, bad func(string, ...interface{}) err
 	return nil
 }
 
-// checkName checks a user's or group's name as the store does.
-func checkName(what, s string) error {
-	if s == "" || len(s) > voting.MaxNameLen || strings.TrimSpace(s) == "" {
-		return fmt.Errorf("%s %q is empty or longer than %d bytes", what, s, voting.MaxNameLen)
-	}
-	return nil
-}
+// checkName checks a user's, poster's or group's name with the rules
+// the store applies to every name (restore.CheckName: 1 to
+// voting.MaxNameLen bytes of printable UTF-8, not blank), so that an
+// import refuses, before it writes anything, a name the store's calls
+// would refuse later (Store.Suspend) or a voter record would lose (a
+// voter "" is the record's meta field).
+func checkName(what, s string) error { return restore.CheckName(what, s) }
 
 // restoreComment is comment id of record c as restore.PutComments writes
 // it with the store's own script.

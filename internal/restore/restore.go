@@ -172,3 +172,11 @@ type Removal struct {
 // recorded with another layout or with data and no record. What is gone
 // already is no error, so that removing the same again changes nothing.
 var Remove func(ctx context.Context, store any, rs []Removal) error
+
+// CheckName returns nil for a user's, poster's or group's name that the
+// store takes, else an error that names what and says why: the rules
+// the store applies to every name it looks up or writes (voting's
+// checkName in validate.go: 1 to voting.MaxNameLen bytes of printable
+// UTF-8, not blank), so that a tool refuses, before its first write, a
+// name the store's scripts would take but its calls refuse.
+var CheckName func(what, name string) error
