@@ -831,7 +831,10 @@ func suspensionOf(mode string) voting.Suspension {
 // store opened with its recorded identity, so that the store's record
 // carries the latest end of them as Suspend keeps it; one that ended
 // meanwhile is left out. A store with vote events gets a "suspend" event
-// of each.
+// of each, once: a suspension the store holds already, the same mode to
+// the same end (Store.Suspended), is one a resumed import wrote before
+// it was interrupted, and Suspend, which would add a second event of
+// it, is not called again.
 func (e *env) putSuspensions(list []line) error {
 	if len(list) == 0 {
 		return nil
@@ -845,7 +848,14 @@ func (e *env) putSuspensions(list []line) error {
 		if !until.After(e.now()) {
 			continue
 		}
-		err := st.Suspend(e.ctx, l.User, suspensionOf(l.Mode), until)
+		mode, end, err := st.Suspended(e.ctx, l.User)
+		if err != nil {
+			return fmt.Errorf("suspension of %q: %w", l.User, err)
+		}
+		if mode == suspensionOf(l.Mode) && end.UnixMilli() == l.UntilMs {
+			continue // written before the import was interrupted
+		}
+		err = st.Suspend(e.ctx, l.User, suspensionOf(l.Mode), until)
 		if errors.Is(err, voting.ErrInvalidArgument) && !until.After(e.now().Add(time.Second)) {
 			continue // ended on the store's clock as it was written
 		}
