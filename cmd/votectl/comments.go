@@ -410,8 +410,14 @@ func (imp *parsedImport) parseCVote(l line, bad func(string, ...interface{}) err
 // voting.MaxNameLen bytes of printable UTF-8, not blank), so that an
 // import refuses, before it writes anything, a name the store's calls
 // would refuse later (Store.Suspend) or a voter record would lose (a
-// voter "" is the record's meta field).
-func checkName(what, s string) error { return restore.CheckName(what, s) }
+// voter "" is the record's meta field). An empty name is said so quoted,
+// as the lines' other values are.
+func checkName(what, s string) error {
+	if s == "" {
+		return fmt.Errorf("%s %q is empty", what, s)
+	}
+	return restore.CheckName(what, s)
+}
 
 // restoreComment is comment id of record c as restore.PutComments writes
 // it with the store's own script.
