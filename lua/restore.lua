@@ -17,7 +17,7 @@ local k = {article = ARGV[14], voted = ARGV[15], groups = ARGV[16], group = ARGV
 -- closes (Unix seconds) and expireAt the voter record's expiry (Unix ms)
 -- while voting is open, '' to leave the voter record's times as they
 -- are; groups: the article's groups, newline-joined, or "\n-" to leave
--- them as they are. Voters are written before it (HSET).
+-- them as they are. Voters are written before it (restore_entries.lua, with the voter record's expiry).
 -- Reply: {OK, 1}, or {OK, 0} for a repair of a record that is gone.
 local articleKey, votedKey, groupsKey = k.article .. id, k.voted .. id, k.groups .. id
 local timeKey = k.by .. 'time'

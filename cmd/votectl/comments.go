@@ -471,13 +471,18 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 			es = append(es, restore.Entry{Kind: restore.Thread, ID: a.id, Text: first, Item: last})
 		}
 	}
+	// Each vote of a comment voter record carries the record's expiry,
+	// as its "" field does: an import interrupted between the two (they
+	// may fall in two calls of restore.PutEntries) and resumed once the
+	// comments' voting closed leaves no record that never expires.
 	for _, aid := range imp.cvotedOrder {
 		r := imp.cvoted[aid]
 		if r.expMs <= nowMs {
 			continue // its comments' voting closed meanwhile
 		}
 		for _, v := range r.votes {
-			es = append(es, restore.Entry{Kind: restore.CVoter, ID: aid, Item: v.ID, User: v.User, Vote: *v.Vote, Shadow: v.Shadow})
+			es = append(es, restore.Entry{Kind: restore.CVoter, ID: aid, Item: v.ID, User: v.User, Vote: *v.Vote, Shadow: v.Shadow,
+				ExpireAtMs: r.expMs})
 		}
 		es = append(es, restore.Entry{Kind: restore.CVoted, ID: aid, Text: r.marker, ExpireAtMs: r.expMs})
 	}

@@ -884,8 +884,11 @@ func (e *env) putEntries(es []restore.Entry) error {
 }
 
 // putArticle writes one article through the store's own scripts: its
-// voters (restore.PutEntries), then its record, indexes, groups and voter
-// record's "" field (restore.Put).
+// voters (restore.PutEntries), each with the voter record's expiry, then
+// its record, indexes, groups and voter record's "" field (restore.Put).
+// An import interrupted between the two and resumed once voting closed
+// writes no voter and no "" field: the voters it wrote expire with
+// voting, and the store ends as a whole import at that time leaves it.
 func (e *env) putArticle(a *importArticle, nowMs int64) error {
 	closes, exp := a.closes, a.expMs
 	if exp != 0 && exp <= nowMs {
@@ -898,7 +901,7 @@ func (e *env) putArticle(a *importArticle, nowMs int64) error {
 	if closes != 0 && len(a.votes) > 0 {
 		es := make([]restore.Entry, len(a.votes))
 		for i, v := range a.votes {
-			es[i] = restore.Entry{Kind: restore.Voter, ID: a.id, User: v.User, Vote: *v.Vote, Shadow: v.Shadow}
+			es[i] = restore.Entry{Kind: restore.Voter, ID: a.id, User: v.User, Vote: *v.Vote, Shadow: v.Shadow, ExpireAtMs: exp}
 		}
 		if err := restore.PutEntries(e.ctx, st, es); err != nil {
 			return fmt.Errorf("article %s: %w", a.id, err)

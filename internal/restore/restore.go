@@ -85,8 +85,10 @@ var PutComments func(ctx context.Context, store any, cs []Comment) error
 //	Thread       ID: an article, Text and Item: its newest and oldest
 //	             top-level comments
 //	Group        Text: a group, ID: an article in it
-//	Voter        ID: an article, User, Vote (1, -1 or 0), Shadow
-//	CVoter       ID: an article, Item: its comment, User, Vote, Shadow
+//	Voter        ID: an article, User, Vote (1, -1 or 0), Shadow;
+//	             ExpireAtMs: the voter record's, 0 to leave it
+//	CVoter       ID: an article, Item: its comment, User, Vote, Shadow;
+//	             ExpireAtMs: the comment voter record's, 0 to leave it
 //	CVoted       ID: an article, Text: the marker of its comment voter
 //	             record, ExpireAtMs
 //
