@@ -218,5 +218,5 @@ func (s *Store) restoreArgs(a restore.Article) []interface{} {
 		groups = "\n-"
 	}
 	return []interface{}{k.orderingKey("score"), a.ID, a.Up, a.Down, a.Posted, a.Weight, a.Orders, a.Poster, a.Title, a.Link,
-		flag(a.Whole), closes, a.ExpireAtMs, groups, k.article, k.voted, k.groupsOf, k.group, k.by, k.topBucket}
+		flag(a.Whole), closes, a.ExpireAtMs, groups, k.article, k.voted, k.groupsOf, k.group, k.by, k.topBucket, k.cache}
 }

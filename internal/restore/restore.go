@@ -27,8 +27,9 @@ type Article struct {
 
 // Put writes a in store (a *voting.Store) with the store's restore
 // script, in one round trip: the record, the orderings and TopSince
-// buckets with the values the store's formulas give, the groups and, while
-// voting is open, the voter record's meta. It reports false for a
+// buckets with the values the store's formulas give, the groups, the
+// article's values in the caches of its groups (as a vote moves them)
+// and, while voting is open, the voter record's meta. It reports false for a
 // repair (Whole false) of a record that is gone. Voters are the caller's
 // to write first.
 var Put func(ctx context.Context, store any, a Article) (bool, error)
