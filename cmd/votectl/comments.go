@@ -167,9 +167,18 @@ func ends(list []string) (first, last string) {
 // the comments of others (deleted meanwhile) are left out.
 func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[string]bool) error {
 	ids := inv.ids(famComment)
-	cs, err := e.readComments(ids, func(id string, err error) {
-		fmt.Fprintf(e.stderr, "votectl: comment %s: %v (run check); not exported\n", id, err)
-	})
+	// A record that does not parse fails the export: an export that left
+	// it out would import as a store without it.
+	var unread error
+	bad := func(id string, err error) {
+		if unread == nil {
+			unread = fmt.Errorf("comment %s: %v (run check)", id, err)
+		}
+	}
+	cs, err := e.readComments(ids, bad)
+	if err == nil {
+		err = unread
+	}
 	if err != nil {
 		return err
 	}
@@ -187,9 +196,11 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 	for at := 0; at < len(ids); at += cstep {
 		chunk := ids[at:min(at+cstep, len(ids))]
 		whole := make(map[string]crecord, len(chunk))
-		if err := e.readChunk(chunk, true, whole, func(id string, err error) {
-			fmt.Fprintf(e.stderr, "votectl: comment %s: %v (run check); not exported\n", id, err)
-		}); err != nil {
+		err := e.readChunk(chunk, true, whole, bad)
+		if err == nil {
+			err = unread
+		}
+		if err != nil {
 			return err
 		}
 		for _, id := range chunk {

@@ -235,12 +235,21 @@ func cmdExport(e *env, args []string) error {
 		}
 	}
 	links := inv.names(famLink)
-	if err := e.mget(prefixed(e.l, famLink, links), func(i int, v []byte) {
-		if v != nil {
-			exp, _ := e.expireAt(e.l.key(famLink, links[i]))
-			e.emit(w, line{Type: "link", Link: sptr(links[i]), ID: string(v), ExpiresMs: exp})
+	var failed error // the first error of a link's line
+	err = e.mget(prefixed(e.l, famLink, links), func(i int, v []byte) {
+		if v == nil || failed != nil {
+			return
 		}
-	}); err != nil {
+		exp, err := e.expireAt(e.l.key(famLink, links[i]))
+		if err == nil {
+			err = e.emit(w, line{Type: "link", Link: sptr(links[i]), ID: string(v), ExpiresMs: exp})
+		}
+		failed = err
+	})
+	if err == nil {
+		err = failed
+	}
+	if err != nil {
 		return err
 	}
 	if err := e.exportLast(w, inv, famLastPost); err != nil {
@@ -366,12 +375,27 @@ func (e *env) exportPage(w *bufio.Writer, inv *inventory, fam string) error {
 // family (lastpost, lastcomment) with their expiry.
 func (e *env) exportLast(w *bufio.Writer, inv *inventory, fam string) error {
 	users := inv.names(fam)
-	return e.mget(prefixed(e.l, fam, users), func(i int, v []byte) {
-		if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			exp, _ := e.expireAt(e.l.key(fam, users[i]))
-			e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: users[i], Ms: ms, ExpiresMs: exp})
+	var failed error // the first error of a user's line
+	err := e.mget(prefixed(e.l, fam, users), func(i int, v []byte) {
+		if v == nil || failed != nil {
+			return // gone meanwhile
 		}
+		key := e.l.key(fam, users[i])
+		ms, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			failed = fmt.Errorf("%s: %q is no time in ms (run check)", key, v)
+			return
+		}
+		exp, err := e.expireAt(key)
+		if err == nil {
+			err = e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: users[i], Ms: ms, ExpiresMs: exp})
+		}
+		failed = err
 	})
+	if err == nil {
+		err = failed
+	}
+	return err
 }
 
 func prefixed(l layout, fam string, names []string) []string {
