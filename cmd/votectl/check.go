@@ -430,6 +430,10 @@ func (c *checker) caches() error {
 // karma recomputes each user's karma from the standing votes, which is
 // possible only while every article ever posted is still open: the
 // votes of a closed or deleted article are gone, and its karma stays.
+// It takes karma, with its numbers and vote cost, as on from the store's
+// start: the store records no time of a change by Reconfigure, after
+// which only the later votes count (docs/OPERATIONS.md), and it says so
+// where it finds karma wrong.
 func (c *checker) karma(per, cost *[2]int64) error {
 	if len(c.inv.names(famKarma)) == 0 {
 		return nil
@@ -488,11 +492,17 @@ func (c *checker) karma(per, cost *[2]int64) error {
 			want[u] = 0
 		}
 	}
+	wrong := 0
 	for _, u := range sortedKeys(want) {
 		if got := -int64(have[u]); got != want[u] {
 			c.problem(true, "karma of %q is %d, its standing votes make %d", u, got, want[u])
 			c.put = append(c.put, restore.Entry{Kind: restore.Karma, User: u, N: float64(want[u])})
+			wrong++
 		}
+	}
+	if wrong > 0 {
+		// The store records no time of a change of its karma options.
+		fmt.Fprintln(c.e.stdout, "karma: recomputed with every standing vote counted, as a store whose karma, with these numbers and vote cost, was on from its start keeps it; where Reconfigure turned karma on or changed its numbers later, the votes before moved nothing: do not -repair it")
 	}
 	return nil
 }
