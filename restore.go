@@ -13,7 +13,9 @@ import (
 // The tools of this module (cmd/votectl) rebuild a store from its
 // records through the store's own script, restore.lua, so that no tool
 // keeps a copy of a record's layout or an ordering's formula for its
-// writes: internal/restore.Put, set here.
+// writes: internal/restore.Put, set here; and the rules of the names
+// the store takes (checkName), restore.CheckName, for the tools to check
+// theirs with before they write.
 func init() {
 	restore.Put = func(ctx context.Context, store any, a restore.Article) (bool, error) {
 		s, err := restoring(store)
@@ -31,6 +33,7 @@ func init() {
 	restore.Remove = func(ctx context.Context, store any, rs []restore.Removal) error {
 		return withRestoring(store, func(s *Store) error { return s.restoreRemovals(ctx, rs) })
 	}
+	restore.CheckName = checkName
 }
 
 // restoring returns store, which internal/restore's functions take as
@@ -215,5 +218,5 @@ func (s *Store) restoreArgs(a restore.Article) []interface{} {
 		groups = "\n-"
 	}
 	return []interface{}{k.orderingKey("score"), a.ID, a.Up, a.Down, a.Posted, a.Weight, a.Orders, a.Poster, a.Title, a.Link,
-		flag(a.Whole), closes, a.ExpireAtMs, groups, k.article, k.voted, k.groupsOf, k.group, k.by, k.topBucket}
+		flag(a.Whole), closes, a.ExpireAtMs, groups, k.article, k.voted, k.groupsOf, k.group, k.by, k.topBucket, k.cache}
 }

@@ -120,10 +120,14 @@ for _, e in ipairs(list) do
     redis.call('HSET', key, 'f', e.text, 'l', e.item)
   elseif kind == 'group' then
     redis.call('SADD', key, member(e.id))
-  elseif kind == 'voter' then
-    redis.call('HSET', key, e.user, e.stored)
-  elseif kind == 'cvoter' then
-    redis.call('HSET', key, e.item .. ':' .. e.user, e.stored)
+  elseif kind == 'voter' or kind == 'cvoter' then
+    -- A vote sets its record's expiry too, where it has one: a voter
+    -- record whose meta an interrupted import never wrote still goes when
+    -- its voting closes, as a whole import would have left it.
+    redis.call('HSET', key, kind == 'voter' and e.user or e.item .. ':' .. e.user, e.stored)
+    if e.exp ~= '0' then
+      redis.call('PEXPIREAT', key, e.exp)
+    end
   else -- cvoted
     redis.call('HSET', key, '', e.text)
     redis.call('PEXPIREAT', key, e.exp)

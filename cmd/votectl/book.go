@@ -111,8 +111,8 @@ func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
 			if err != nil {
 				return nil, "", nil, err
 			}
-			if g == "" || len(g) > voting.MaxNameLen {
-				return nil, "", nil, usagef("group %q: not a group name of this library; nothing was written", g)
+			if err := checkName("group name", g); err != nil {
+				return nil, "", nil, usagef("%s: %v; nothing was written", k, err)
 			}
 			for _, m := range members {
 				id := strings.TrimPrefix(m, "article:")
@@ -162,8 +162,8 @@ func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
 			if err != nil || ilayout.CheckCount("votes", votes) != nil {
 				return nil, "", nil, usagef("%s: votes %q is not a whole number from 0 to %d; nothing was written", key, s[4], int64(ilayout.MaxCount))
 			}
-			if s[2] == "" || len(s[2]) > voting.MaxNameLen {
-				return nil, "", nil, usagef("%s: poster %q is not a name; nothing was written", key, s[2])
+			if err := checkName("poster", s[2]); err != nil {
+				return nil, "", nil, usagef("%s: %v; nothing was written", key, err)
 			}
 			m := "article:" + id
 			if times[m] != t {
@@ -187,6 +187,9 @@ func readBook(e *env, bp string) ([]*importArticle, string, []string, error) {
 				}
 				up := 1
 				for _, u := range voters {
+					if err := checkName("voter", u); err != nil {
+						return nil, "", nil, usagef("%s: %v; nothing was written", bp+"voted:"+id, err)
+					}
 					a.votes = append(a.votes, line{User: u, Vote: &up})
 				}
 				if int64(len(voters)) != votes {

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -429,6 +430,10 @@ func (c *checker) caches() error {
 // karma recomputes each user's karma from the standing votes, which is
 // possible only while every article ever posted is still open: the
 // votes of a closed or deleted article are gone, and its karma stays.
+// It takes karma, with its numbers and vote cost, as on from the store's
+// start: the store records no time of a change by Reconfigure, after
+// which only the later votes count (docs/OPERATIONS.md), and it says so
+// where it finds karma wrong.
 func (c *checker) karma(per, cost *[2]int64) error {
 	if len(c.inv.names(famKarma)) == 0 {
 		return nil
@@ -487,11 +492,17 @@ func (c *checker) karma(per, cost *[2]int64) error {
 			want[u] = 0
 		}
 	}
+	wrong := 0
 	for _, u := range sortedKeys(want) {
 		if got := -int64(have[u]); got != want[u] {
 			c.problem(true, "karma of %q is %d, its standing votes make %d", u, got, want[u])
 			c.put = append(c.put, restore.Entry{Kind: restore.Karma, User: u, N: float64(want[u])})
+			wrong++
 		}
+	}
+	if wrong > 0 {
+		// The store records no time of a change of its karma options.
+		fmt.Fprintln(c.e.stdout, "karma: recomputed with every standing vote counted, as a store whose karma, with these numbers and vote cost, was on from its start keeps it; where Reconfigure turned karma on or changed its numbers later, the votes before moved nothing: do not -repair it")
 	}
 	return nil
 }
@@ -519,12 +530,42 @@ func submitted(r record, id string) restore.Entry {
 	return restore.Entry{Kind: restore.Page, Item: "submitted", User: r.Poster, ID: id, N: float64(r.Posted)}
 }
 
-// pages checks the users' pages against the records and the standing
-// votes of open articles. Entries of deleted articles are not problems
-// (a read drops them); a page at its cap of 1,000 may lack old entries.
+// pages checks the users' pages (WithUserPages) against the records and
+// the standing votes of open articles, where the recorded identity keeps
+// them; a store without a record is taken to keep them where it has
+// pages. Entries of deleted articles are not problems (a read drops
+// them); a page at its cap of 1,000 may lack old entries.
+//
+// The pages of a store whose identity has no user pages are not
+// checked: turned off, the pages stay as they were until their articles
+// go, and no vote changes them (docs/OPERATIONS.md, "Changing shared
+// options"). Turned on, pages list the posts and upvotes from the change
+// on, and the store records no time of the change: an entry lacking is
+// a problem only where pages were kept when its post or upvote was made,
+// as the store shows it: the post's own upvote listed on its poster's
+// upvoted page (a post writes both), or the article posted after the
+// earliest entry of any page (pages kept from then on). Others are
+// counted, not problems, as votes missing from the vote logs are.
 func (c *checker) pages() error {
-	err := c.eachZset(famSubmitted, func(u, key string, z map[string]float64) error {
+	_, id, recorded, err := c.e.recorded()
+	if err != nil {
+		return err
+	}
+	users := len(c.inv.names(famSubmitted)) + len(c.inv.names(famUpvoted))
+	pagesOn := users > 0
+	if recorded {
+		pagesOn = contains(id.Options, "userpages")
+	}
+	if !pagesOn {
+		if users > 0 {
+			fmt.Fprintf(c.e.stdout, "user pages: %d pages, but the recorded identity has no user pages (WithUserPages): not checked (they stay until their articles go)\n", users)
+		}
+		return nil
+	}
+	earliest := math.Inf(1) // the earliest entry of any page: pages were kept from then on
+	err = c.eachZset(famSubmitted, func(u, key string, z map[string]float64) error {
 		for m, v := range z {
+			earliest = math.Min(earliest, v)
 			id, _ := idOf(m)
 			if r, ok := c.recs[id]; ok && (r.Poster != u || v != float64(r.Posted)) {
 				c.problem(true, "%s: article %s (poster %q, posted %d) at %v", key, id, r.Poster, r.Posted, v)
@@ -536,29 +577,9 @@ func (c *checker) pages() error {
 	if err != nil {
 		return err
 	}
-	pagesOn := len(c.inv.names(famSubmitted))+len(c.inv.names(famUpvoted)) > 0
-	if !pagesOn {
-		return nil
-	}
-	for _, id := range sortedKeys(c.recs) {
-		r := c.recs[id]
-		key := c.e.l.key(famSubmitted, r.Poster)
-		s, err := redis.Float64(c.e.do("ZSCORE", key, member(id)))
-		if err == redis.ErrNil {
-			n, _ := redis.Int(c.e.do("ZCARD", key))
-			if n < 1000 {
-				c.problem(true, "%s: lacks article %s", key, id)
-				c.put = append(c.put, submitted(r, id))
-			}
-		} else if err != nil {
-			return err
-		} else if s != float64(r.Posted) {
-			c.problem(true, "%s: article %s at %v, posted %d", key, id, s, r.Posted)
-			c.put = append(c.put, submitted(r, id))
-		}
-	}
 	err = c.eachZset(famUpvoted, func(u, key string, z map[string]float64) error {
-		for m := range z {
+		for m, at := range z {
+			earliest = math.Min(earliest, at)
 			id, _ := idOf(m)
 			if !c.inv.has(famVoted, id) {
 				continue
@@ -577,25 +598,79 @@ func (c *checker) pages() error {
 	if err != nil {
 		return err
 	}
+	// kept reports whether pages were kept when article r was posted, as
+	// far as the store shows it.
+	kept := func(r record, id string) (bool, error) {
+		if float64(r.Posted) > earliest {
+			return true, nil
+		}
+		_, err := redis.Float64(c.e.do("ZSCORE", c.e.l.key(famUpvoted, r.Poster), member(id)))
+		if err == redis.ErrNil {
+			return false, nil
+		}
+		return err == nil, err
+	}
+	unlisted := 0
+	for _, id := range sortedKeys(c.recs) {
+		r := c.recs[id]
+		key := c.e.l.key(famSubmitted, r.Poster)
+		s, err := redis.Float64(c.e.do("ZSCORE", key, member(id)))
+		if err == redis.ErrNil {
+			n, err := redis.Int(c.e.do("ZCARD", key))
+			if err != nil {
+				return err
+			}
+			if n >= 1000 {
+				continue
+			}
+			if ok, err := kept(r, id); err != nil {
+				return err
+			} else if !ok {
+				unlisted++
+				continue
+			}
+			c.problem(true, "%s: lacks article %s", key, id)
+			c.put = append(c.put, submitted(r, id))
+		} else if err != nil {
+			return err
+		} else if s != float64(r.Posted) {
+			c.problem(true, "%s: article %s at %v, posted %d", key, id, s, r.Posted)
+			c.put = append(c.put, submitted(r, id))
+		}
+	}
 	for _, id := range c.inv.ids(famVoted) {
 		h, err := c.e.hashAll(c.e.l.key(famVoted, id))
 		if err != nil {
 			return err
 		}
-		for u, v := range h {
-			if u == "" || v != "1" {
+		for _, u := range sortedKeys(h) {
+			if u == "" || h[u] != "1" {
 				continue
 			}
 			key := c.e.l.key(famUpvoted, u)
 			_, err := redis.Float64(c.e.do("ZSCORE", key, member(id)))
 			if err == redis.ErrNil {
-				if n, _ := redis.Int(c.e.do("ZCARD", key)); n < 1000 {
-					c.problem(false, "%s: lacks article %s, which %q upvoted (the time of the upvote is not kept)", key, id, u)
+				n, err := redis.Int(c.e.do("ZCARD", key))
+				if err != nil {
+					return err
 				}
+				if n >= 1000 {
+					continue
+				}
+				// An upvote is made after its article's post: one of an
+				// article posted after the earliest entry was listed.
+				if r, ok := c.recs[id]; !ok || float64(r.Posted) <= earliest {
+					unlisted++
+					continue
+				}
+				c.problem(false, "%s: lacks article %s, which %q upvoted (the time of the upvote is not kept)", key, id, u)
 			} else if err != nil {
 				return err
 			}
 		}
+	}
+	if unlisted > 0 {
+		fmt.Fprintf(c.e.stdout, "user pages: %d posts and standing upvotes are on no page (made before the store kept pages, or the pages lost them)\n", unlisted)
 	}
 	return nil
 }

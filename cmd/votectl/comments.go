@@ -167,9 +167,18 @@ func ends(list []string) (first, last string) {
 // the comments of others (deleted meanwhile) are left out.
 func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[string]bool) error {
 	ids := inv.ids(famComment)
-	cs, err := e.readComments(ids, func(id string, err error) {
-		fmt.Fprintf(e.stderr, "votectl: comment %s: %v (run check); not exported\n", id, err)
-	})
+	// A record that does not parse fails the export: an export that left
+	// it out would import as a store without it.
+	var unread error
+	bad := func(id string, err error) {
+		if unread == nil {
+			unread = fmt.Errorf("comment %s: %v (run check)", id, err)
+		}
+	}
+	cs, err := e.readComments(ids, bad)
+	if err == nil {
+		err = unread
+	}
 	if err != nil {
 		return err
 	}
@@ -187,9 +196,11 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 	for at := 0; at < len(ids); at += cstep {
 		chunk := ids[at:min(at+cstep, len(ids))]
 		whole := make(map[string]crecord, len(chunk))
-		if err := e.readChunk(chunk, true, whole, func(id string, err error) {
-			fmt.Fprintf(e.stderr, "votectl: comment %s: %v (run check); not exported\n", id, err)
-		}); err != nil {
+		err := e.readChunk(chunk, true, whole, bad)
+		if err == nil {
+			err = unread
+		}
+		if err != nil {
 			return err
 		}
 		for _, id := range chunk {
@@ -405,12 +416,18 @@ func (imp *parsedImport) parseCVote(l line, bad func(string, ...interface{}) err
 	return nil
 }
 
-// checkName checks a user's or group's name as the store does.
+// checkName checks a user's, poster's or group's name with the rules
+// the store applies to every name (restore.CheckName: 1 to
+// voting.MaxNameLen bytes of printable UTF-8, not blank), so that an
+// import refuses, before it writes anything, a name the store's calls
+// would refuse later (Store.Suspend) or a voter record would lose (a
+// voter "" is the record's meta field). An empty name is said so quoted,
+// as the lines' other values are.
 func checkName(what, s string) error {
-	if s == "" || len(s) > voting.MaxNameLen || strings.TrimSpace(s) == "" {
-		return fmt.Errorf("%s %q is empty or longer than %d bytes", what, s, voting.MaxNameLen)
+	if s == "" {
+		return fmt.Errorf("%s %q is empty", what, s)
 	}
-	return nil
+	return restore.CheckName(what, s)
 }
 
 // restoreComment is comment id of record c as restore.PutComments writes
@@ -465,13 +482,18 @@ func (e *env) writeComments(imp *parsedImport, nowMs int64) error {
 			es = append(es, restore.Entry{Kind: restore.Thread, ID: a.id, Text: first, Item: last})
 		}
 	}
+	// Each vote of a comment voter record carries the record's expiry,
+	// as its "" field does: an import interrupted between the two (they
+	// may fall in two calls of restore.PutEntries) and resumed once the
+	// comments' voting closed leaves no record that never expires.
 	for _, aid := range imp.cvotedOrder {
 		r := imp.cvoted[aid]
 		if r.expMs <= nowMs {
 			continue // its comments' voting closed meanwhile
 		}
 		for _, v := range r.votes {
-			es = append(es, restore.Entry{Kind: restore.CVoter, ID: aid, Item: v.ID, User: v.User, Vote: *v.Vote, Shadow: v.Shadow})
+			es = append(es, restore.Entry{Kind: restore.CVoter, ID: aid, Item: v.ID, User: v.User, Vote: *v.Vote, Shadow: v.Shadow,
+				ExpireAtMs: r.expMs})
 		}
 		es = append(es, restore.Entry{Kind: restore.CVoted, ID: aid, Text: r.marker, ExpireAtMs: r.expMs})
 	}

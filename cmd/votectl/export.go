@@ -235,12 +235,21 @@ func cmdExport(e *env, args []string) error {
 		}
 	}
 	links := inv.names(famLink)
-	if err := e.mget(prefixed(e.l, famLink, links), func(i int, v []byte) {
-		if v != nil {
-			exp, _ := e.expireAt(e.l.key(famLink, links[i]))
-			e.emit(w, line{Type: "link", Link: sptr(links[i]), ID: string(v), ExpiresMs: exp})
+	var failed error // the first error of a link's line
+	err = e.mget(prefixed(e.l, famLink, links), func(i int, v []byte) {
+		if v == nil || failed != nil {
+			return
 		}
-	}); err != nil {
+		exp, err := e.expireAt(e.l.key(famLink, links[i]))
+		if err == nil {
+			err = e.emit(w, line{Type: "link", Link: sptr(links[i]), ID: string(v), ExpiresMs: exp})
+		}
+		failed = err
+	})
+	if err == nil {
+		err = failed
+	}
+	if err != nil {
 		return err
 	}
 	if err := e.exportLast(w, inv, famLastPost); err != nil {
@@ -366,12 +375,27 @@ func (e *env) exportPage(w *bufio.Writer, inv *inventory, fam string) error {
 // family (lastpost, lastcomment) with their expiry.
 func (e *env) exportLast(w *bufio.Writer, inv *inventory, fam string) error {
 	users := inv.names(fam)
-	return e.mget(prefixed(e.l, fam, users), func(i int, v []byte) {
-		if ms, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-			exp, _ := e.expireAt(e.l.key(fam, users[i]))
-			e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: users[i], Ms: ms, ExpiresMs: exp})
+	var failed error // the first error of a user's line
+	err := e.mget(prefixed(e.l, fam, users), func(i int, v []byte) {
+		if v == nil || failed != nil {
+			return // gone meanwhile
 		}
+		key := e.l.key(fam, users[i])
+		ms, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			failed = fmt.Errorf("%s: %q is no time in ms (run check)", key, v)
+			return
+		}
+		exp, err := e.expireAt(key)
+		if err == nil {
+			err = e.emit(w, line{Type: strings.TrimSuffix(fam, ":"), User: users[i], Ms: ms, ExpiresMs: exp})
+		}
+		failed = err
 	})
+	if err == nil {
+		err = failed
+	}
+	return err
 }
 
 func prefixed(l layout, fam string, names []string) []string {
@@ -831,7 +855,10 @@ func suspensionOf(mode string) voting.Suspension {
 // store opened with its recorded identity, so that the store's record
 // carries the latest end of them as Suspend keeps it; one that ended
 // meanwhile is left out. A store with vote events gets a "suspend" event
-// of each.
+// of each, once: a suspension the store holds already, the same mode to
+// the same end (Store.Suspended), is one a resumed import wrote before
+// it was interrupted, and Suspend, which would add a second event of
+// it, is not called again.
 func (e *env) putSuspensions(list []line) error {
 	if len(list) == 0 {
 		return nil
@@ -845,7 +872,14 @@ func (e *env) putSuspensions(list []line) error {
 		if !until.After(e.now()) {
 			continue
 		}
-		err := st.Suspend(e.ctx, l.User, suspensionOf(l.Mode), until)
+		mode, end, err := st.Suspended(e.ctx, l.User)
+		if err != nil {
+			return fmt.Errorf("suspension of %q: %w", l.User, err)
+		}
+		if mode == suspensionOf(l.Mode) && end.UnixMilli() == l.UntilMs {
+			continue // written before the import was interrupted
+		}
+		err = st.Suspend(e.ctx, l.User, suspensionOf(l.Mode), until)
 		if errors.Is(err, voting.ErrInvalidArgument) && !until.After(e.now().Add(time.Second)) {
 			continue // ended on the store's clock as it was written
 		}
@@ -874,8 +908,11 @@ func (e *env) putEntries(es []restore.Entry) error {
 }
 
 // putArticle writes one article through the store's own scripts: its
-// voters (restore.PutEntries), then its record, indexes, groups and voter
-// record's "" field (restore.Put).
+// voters (restore.PutEntries), each with the voter record's expiry, then
+// its record, indexes, groups and voter record's "" field (restore.Put).
+// An import interrupted between the two and resumed once voting closed
+// writes no voter and no "" field: the voters it wrote expire with
+// voting, and the store ends as a whole import at that time leaves it.
 func (e *env) putArticle(a *importArticle, nowMs int64) error {
 	closes, exp := a.closes, a.expMs
 	if exp != 0 && exp <= nowMs {
@@ -888,7 +925,7 @@ func (e *env) putArticle(a *importArticle, nowMs int64) error {
 	if closes != 0 && len(a.votes) > 0 {
 		es := make([]restore.Entry, len(a.votes))
 		for i, v := range a.votes {
-			es[i] = restore.Entry{Kind: restore.Voter, ID: a.id, User: v.User, Vote: *v.Vote, Shadow: v.Shadow}
+			es[i] = restore.Entry{Kind: restore.Voter, ID: a.id, User: v.User, Vote: *v.Vote, Shadow: v.Shadow, ExpireAtMs: exp}
 		}
 		if err := restore.PutEntries(e.ctx, st, es); err != nil {
 			return fmt.Errorf("article %s: %w", a.id, err)

@@ -27,8 +27,9 @@ type Article struct {
 
 // Put writes a in store (a *voting.Store) with the store's restore
 // script, in one round trip: the record, the orderings and TopSince
-// buckets with the values the store's formulas give, the groups and, while
-// voting is open, the voter record's meta. It reports false for a
+// buckets with the values the store's formulas give, the groups, the
+// article's values in the caches of its groups (as a vote moves them)
+// and, while voting is open, the voter record's meta. It reports false for a
 // repair (Whole false) of a record that is gone. Voters are the caller's
 // to write first.
 var Put func(ctx context.Context, store any, a Article) (bool, error)
@@ -85,8 +86,10 @@ var PutComments func(ctx context.Context, store any, cs []Comment) error
 //	Thread       ID: an article, Text and Item: its newest and oldest
 //	             top-level comments
 //	Group        Text: a group, ID: an article in it
-//	Voter        ID: an article, User, Vote (1, -1 or 0), Shadow
-//	CVoter       ID: an article, Item: its comment, User, Vote, Shadow
+//	Voter        ID: an article, User, Vote (1, -1 or 0), Shadow;
+//	             ExpireAtMs: the voter record's, 0 to leave it
+//	CVoter       ID: an article, Item: its comment, User, Vote, Shadow;
+//	             ExpireAtMs: the comment voter record's, 0 to leave it
 //	CVoted       ID: an article, Text: the marker of its comment voter
 //	             record, ExpireAtMs
 //
@@ -172,3 +175,11 @@ type Removal struct {
 // recorded with another layout or with data and no record. What is gone
 // already is no error, so that removing the same again changes nothing.
 var Remove func(ctx context.Context, store any, rs []Removal) error
+
+// CheckName returns nil for a user's, poster's or group's name that the
+// store takes, else an error that names what and says why: the rules
+// the store applies to every name it looks up or writes (voting's
+// checkName in validate.go: 1 to voting.MaxNameLen bytes of printable
+// UTF-8, not blank), so that a tool refuses, before its first write, a
+// name the store's scripts would take but its calls refuse.
+var CheckName func(what, name string) error
