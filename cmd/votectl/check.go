@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/votekit/voting"
 	ilayout "github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/internal/restore"
 )
@@ -614,13 +615,12 @@ func (c *checker) pages() error {
 	for _, id := range sortedKeys(c.recs) {
 		r := c.recs[id]
 		key := c.e.l.key(famSubmitted, r.Poster)
-		s, err := redis.Float64(c.e.do("ZSCORE", key, member(id)))
-		if err == redis.ErrNil {
-			n, err := redis.Int(c.e.do("ZCARD", key))
-			if err != nil {
-				return err
-			}
-			if n >= 1000 {
+		s, listed, full, err := c.onPage(key, member(id))
+		if err != nil {
+			return err
+		}
+		if !listed {
+			if full {
 				continue
 			}
 			if ok, err := kept(r, id); err != nil {
@@ -631,8 +631,6 @@ func (c *checker) pages() error {
 			}
 			c.problem(true, "%s: lacks article %s", key, id)
 			c.put = append(c.put, submitted(r, id))
-		} else if err != nil {
-			return err
 		} else if s != float64(r.Posted) {
 			c.problem(true, "%s: article %s at %v, posted %d", key, id, s, r.Posted)
 			c.put = append(c.put, submitted(r, id))
@@ -648,13 +646,12 @@ func (c *checker) pages() error {
 				continue
 			}
 			key := c.e.l.key(famUpvoted, u)
-			_, err := redis.Float64(c.e.do("ZSCORE", key, member(id)))
-			if err == redis.ErrNil {
-				n, err := redis.Int(c.e.do("ZCARD", key))
-				if err != nil {
-					return err
-				}
-				if n >= 1000 {
+			_, listed, full, err := c.onPage(key, member(id))
+			if err != nil {
+				return err
+			}
+			if !listed {
+				if full {
 					continue
 				}
 				// An upvote is made after its article's post: one of an
@@ -664,8 +661,6 @@ func (c *checker) pages() error {
 					continue
 				}
 				c.problem(false, "%s: lacks article %s, which %q upvoted (the time of the upvote is not kept)", key, id, u)
-			} else if err != nil {
-				return err
 			}
 		}
 	}
@@ -673,6 +668,19 @@ func (c *checker) pages() error {
 		fmt.Fprintf(c.e.stdout, "user pages: %d posts and standing upvotes are on no page (made before the store kept pages, or the pages lost them)\n", unlisted)
 	}
 	return nil
+}
+
+// onPage returns m's value on the user page at key and whether the page
+// lists it; for one it does not, full says the page holds its
+// voting.MaxUserPageEntries, the newest kept, so m may have gone for
+// newer entries.
+func (c *checker) onPage(key, m string) (v float64, listed, full bool, err error) {
+	v, err = redis.Float64(c.e.do("ZSCORE", key, m))
+	if err == redis.ErrNil {
+		n, err := redis.Int(c.e.do("ZCARD", key))
+		return 0, false, n >= voting.MaxUserPageEntries, err
+	}
+	return v, err == nil, false, err
 }
 
 // repair writes what check found, in small steps, each through a

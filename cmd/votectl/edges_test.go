@@ -163,43 +163,25 @@ func TestRepairMendsGroupCaches(t *testing.T) {
 // change (a layout change).
 func TestCheckKarmaTurnedOnIsNoted(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
-		ctx := context.Background()
-		st, err := voting.New(pool(addr, "k"), voting.WithKeyPrefix("k"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := st.Post(ctx, "alice", "t", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Vote(ctx, "bob", a.ID, voting.Upvote); err != nil {
-			t.Fatal(err)
-		}
-		if code, out, errs := votectl(t, addr, "", "-prefix", "k", "options", "-karma", "1,-1"); code != 0 {
-			t.Fatalf("options: %d %s%s", code, out, errs)
-		}
-		st, err = voting.New(pool(addr, "k"), voting.WithKeyPrefix("k"), voting.WithKarma(1, -1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := st.Vote(ctx, "carol", a.ID, voting.Downvote); err != nil {
-			t.Fatal(err)
-		}
-		if k, _ := st.Karma(ctx, "alice"); k != -1 {
-			t.Fatalf("alice's karma %d, want -1: carol's downvote alone, after the change", k)
+		st := changedStore(t, addr, "k", nil, "-karma=1,-1", []voting.Option{voting.WithKarma(1, -1)})
+		// bob's switch, after the change, alone moved alice's karma: -2.
+		if k, err := st.Karma(context.Background(), "alice"); err != nil || k != -2 {
+			t.Fatalf("alice's karma %d, %v; want -2", k, err)
 		}
 		code, out, errs := votectl(t, addr, "", "-prefix", "k", "check")
-		if code != 1 || !strings.Contains(out, `karma of "alice" is -1, its standing votes make 0`) ||
+		if code != 1 || !strings.Contains(out, `karma of "alice" is -2, its standing votes make -1`) ||
 			!strings.Contains(out, "do not -repair it") {
 			t.Errorf("check of a store whose karma was turned on after a vote: exit %d, want 1 with the karma noted:\n%s%s", code, out, errs)
 		}
 	})
 }
 
-// pagesStore posts an article of alice's that bob upvotes, under prefix
-// p with opts, changes the user pages option with votectl options flag,
-// and posts and votes again with the options after.
-func pagesStore(t *testing.T, addr, p string, before []voting.Option, flag string, after []voting.Option) {
+// changedStore posts an article of alice's that bob upvotes, under
+// prefix p with the options before, changes an option with votectl
+// options flag, and, with the options after, posts dave's article,
+// which erin upvotes, and switches bob's vote to a downvote. It returns
+// the store of the options after.
+func changedStore(t *testing.T, addr, p string, before []voting.Option, flag string, after []voting.Option) *voting.Store {
 	t.Helper()
 	ctx := context.Background()
 	st, err := voting.New(pool(addr, p), append([]voting.Option{voting.WithKeyPrefix(p)}, before...)...)
@@ -230,6 +212,7 @@ func pagesStore(t *testing.T, addr, p string, before []voting.Option, flag strin
 	if _, err := st.Vote(ctx, "bob", a.ID, voting.Downvote); err != nil {
 		t.Fatal(err)
 	}
+	return st
 }
 
 // TestCheckUserPagesTurnedOff: "WithUserPages ... turned off, the
@@ -238,7 +221,7 @@ func pagesStore(t *testing.T, addr, p string, before []voting.Option, flag strin
 // store whose pages were turned off right, before and after -repair.
 func TestCheckUserPagesTurnedOff(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
-		pagesStore(t, addr, "off", []voting.Option{voting.WithUserPages()}, "-user-pages=false", nil)
+		changedStore(t, addr, "off", []voting.Option{voting.WithUserPages()}, "-user-pages=false", nil)
 		if code, out, errs := votectl(t, addr, "", "-prefix", "off", "check"); code != 0 {
 			t.Errorf("check of a healthy store whose pages were turned off: exit %d, want 0:\n%s%s", code, out, errs)
 		}
@@ -255,7 +238,7 @@ func TestCheckUserPagesTurnedOff(t *testing.T) {
 // its poster's pages.
 func TestCheckUserPagesTurnedOn(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
-		pagesStore(t, addr, "on", nil, "-user-pages", []voting.Option{voting.WithUserPages()})
+		changedStore(t, addr, "on", nil, "-user-pages", []voting.Option{voting.WithUserPages()})
 		if code, out, errs := votectl(t, addr, "", "-prefix", "on", "check"); code != 0 {
 			t.Errorf("check of a healthy store whose pages were turned on: exit %d, want 0:\n%s%s", code, out, errs)
 		}
