@@ -215,8 +215,20 @@ func (c *config) validate() error {
 	if err := c.text.validate(); err != nil {
 		return err
 	}
-	return c.rules.validate()
+	switch {
+	case c.rules.minKarma && !c.rules.karma:
+		return fmt.Errorf("%w: WithMinKarma needs WithKarma", ErrInvalidArgument)
+	case c.rules.cost && !c.rules.karma:
+		return fmt.Errorf("%w: WithVoteCost needs WithKarma", ErrInvalidArgument)
+	}
+	return c.rules.validNumbers()
 }
+
+// ruleOptionNames are the options of the rules, by their place in
+// ruleList, for the errors that name them.
+var ruleOptionNames = [...]string{ruleKarma: "WithKarma", ruleCost: "WithVoteCost", ruleMinKarma: "WithMinKarma",
+	ruleVoteLimit: "WithVoteLimit", rulePostInterval: "WithPostInterval", ruleRepostAfter: "WithRepostAfter",
+	ruleEditWindow: "WithEditWindow", ruleCommentInterval: "WithCommentInterval"}
 
 // WithLinkSchemes sets the schemes an article's link may have, in place
 // of "http" and "https", the default: Post and Edit take a link that is
@@ -514,7 +526,7 @@ func WithWaitAOF(local, replicas int, timeout time.Duration) Option {
 // gives the rule numbers of its own where an earlier option (such as
 // [Identity.StoreOptions]) turned it on with the store's.
 func (r Rules) Options() []Option {
-	c := r.config()
+	c := r.asRuleConfig()
 	var opts []Option
 	for _, name := range r.On {
 		spec, i, ok := ruleNamed(name)

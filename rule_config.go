@@ -26,12 +26,13 @@ const (
 	ruleCommentInterval
 )
 
-// ruleSpec is one rule: its name, its option, and how its numbers go
-// between a ruleConfig, a Rules and the words of the rules record
+// ruleSpec is one rule: its name, its switch in a ruleConfig (its
+// option is ruleOptionNames'), and how its numbers go between a
+// ruleConfig, a Rules and the words of the rules record
 // (layout.RuleWord's Numbers, layout.RuleArity of them).
 type ruleSpec struct {
-	name, option string
-	on           func(c *ruleConfig) *bool
+	name string
+	on   func(c *ruleConfig) *bool
 	// get returns c's numbers, as the record writes them (spans in ms);
 	// set puts numbers, as get returns them, into c and into r.
 	get func(c *ruleConfig) []int64
@@ -41,40 +42,40 @@ type ruleSpec struct {
 // ruleList is every rule, in the order of their words in an identity and
 // in the rules record.
 var ruleList = []ruleSpec{
-	{layout.RuleKarma, "WithKarma", func(c *ruleConfig) *bool { return &c.karma },
+	{layout.RuleKarma, func(c *ruleConfig) *bool { return &c.karma },
 		func(c *ruleConfig) []int64 { return []int64{c.perUp, c.perDown} },
 		func(c *ruleConfig, r *Rules, v []int64) {
 			c.perUp, c.perDown = v[0], v[1]
 			r.KarmaPerUpvote, r.KarmaPerDownvote = v[0], v[1]
 		}},
-	{layout.RuleCost, "WithVoteCost", func(c *ruleConfig) *bool { return &c.cost },
+	{layout.RuleCost, func(c *ruleConfig) *bool { return &c.cost },
 		func(c *ruleConfig) []int64 { return []int64{c.costUp, c.costDown} },
 		func(c *ruleConfig, r *Rules, v []int64) {
 			c.costUp, c.costDown = v[0], v[1]
 			r.UpvoteCost, r.DownvoteCost = v[0], v[1]
 		}},
-	{layout.RuleMinKarma, "WithMinKarma", func(c *ruleConfig) *bool { return &c.minKarma },
+	{layout.RuleMinKarma, func(c *ruleConfig) *bool { return &c.minKarma },
 		func(c *ruleConfig) []int64 { return []int64{c.minUp, c.minDown} },
 		func(c *ruleConfig, r *Rules, v []int64) {
 			c.minUp, c.minDown = v[0], v[1]
 			r.MinKarmaToUpvote, r.MinKarmaToDownvote = v[0], v[1]
 		}},
-	{layout.RuleVoteLimit, "WithVoteLimit", func(c *ruleConfig) *bool { return &c.voteLimit },
+	{layout.RuleVoteLimit, func(c *ruleConfig) *bool { return &c.voteLimit },
 		func(c *ruleConfig) []int64 { return []int64{int64(c.limit), c.per.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) {
 			c.limit, c.per = int(v[0]), ms(v[1])
 			r.VoteLimit, r.VoteLimitPer = c.limit, c.per
 		}},
-	{layout.RulePostInterval, "WithPostInterval", func(c *ruleConfig) *bool { return &c.hasInterval },
+	{layout.RulePostInterval, func(c *ruleConfig) *bool { return &c.hasInterval },
 		func(c *ruleConfig) []int64 { return []int64{c.postInterval.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) { c.postInterval, r.PostInterval = ms(v[0]), ms(v[0]) }},
-	{layout.RuleRepostAfter, "WithRepostAfter", func(c *ruleConfig) *bool { return &c.hasRepost },
+	{layout.RuleRepostAfter, func(c *ruleConfig) *bool { return &c.hasRepost },
 		func(c *ruleConfig) []int64 { return []int64{c.repostAfter.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) { c.repostAfter, r.RepostAfter = ms(v[0]), ms(v[0]) }},
-	{layout.RuleEditWindow, "WithEditWindow", func(c *ruleConfig) *bool { return &c.hasEdit },
+	{layout.RuleEditWindow, func(c *ruleConfig) *bool { return &c.hasEdit },
 		func(c *ruleConfig) []int64 { return []int64{c.editWindow.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) { c.editWindow, r.EditWindow = ms(v[0]), ms(v[0]) }},
-	{layout.RuleCommentInterval, "WithCommentInterval", func(c *ruleConfig) *bool { return &c.hasCommentInterval },
+	{layout.RuleCommentInterval, func(c *ruleConfig) *bool { return &c.hasCommentInterval },
 		func(c *ruleConfig) []int64 { return []int64{c.commentInterval.Milliseconds()} },
 		func(c *ruleConfig, r *Rules, v []int64) { c.commentInterval, r.CommentInterval = ms(v[0]), ms(v[0]) }},
 }
@@ -108,16 +109,6 @@ type ruleConfig struct {
 	// with no numbers of its own, by Identity.StoreOptions: its numbers
 	// are the store's.
 	asRecorded uint16
-}
-
-func (c *ruleConfig) validate() error {
-	switch {
-	case c.minKarma && !c.karma:
-		return fmt.Errorf("%w: WithMinKarma needs WithKarma", ErrInvalidArgument)
-	case c.cost && !c.karma:
-		return fmt.Errorf("%w: WithVoteCost needs WithKarma", ErrInvalidArgument)
-	}
-	return c.validNumbers()
 }
 
 // ownNumbers marks the numbers of rule i (ruleKarma...) as the
@@ -217,7 +208,7 @@ type Rules struct {
 }
 
 // config returns r's numbers in a ruleConfig, each rule of r.On on.
-func (r Rules) config() ruleConfig {
+func (r Rules) asRuleConfig() ruleConfig {
 	c := ruleConfig{
 		perUp: r.KarmaPerUpvote, perDown: r.KarmaPerDownvote, costUp: r.UpvoteCost, costDown: r.DownvoteCost,
 		minUp: r.MinKarmaToUpvote, minDown: r.MinKarmaToDownvote, limit: r.VoteLimit, per: r.VoteLimitPer,
@@ -234,7 +225,7 @@ func (r Rules) config() ruleConfig {
 // String returns r as the rules record holds it: "karma=1,-1
 // votelimit=10,60000", spans in milliseconds.
 func (r Rules) String() string {
-	c := r.config()
+	c := r.asRuleConfig()
 	return c.words()
 }
 

@@ -100,10 +100,10 @@ func (s *Store) SetRules(ctx context.Context, opts ...Option) (Rules, error) {
 	if err := set.validNumbers(); err != nil {
 		return Rules{}, opErr(op, err)
 	}
-	for _, spec := range ruleList {
+	for i, spec := range ruleList {
 		if *spec.on(&set) && !*spec.on(&s.rules.config) {
 			return Rules{}, &opError{op: op, err: ErrNotAllowed, detail: fmt.Sprintf("%s is off in this store (%s): "+
-				"turning a rule on is Reconfigure's (votectl options)", spec.name, spec.option)}
+				"turning a rule on is Reconfigure's (votectl options)", spec.name, ruleOptionNames[i])}
 		}
 	}
 	reply, err := s.eval(ctx, rulesSetScript, []interface{}{s.keys.rules, s.rules.want, set.words()})

@@ -291,6 +291,15 @@ func TestRuleNames(t *testing.T) {
 		if n := len(r.get(&ruleConfig{})); n != layout.RuleArity[i] {
 			t.Errorf("rule %s: %d numbers here, %d in internal/layout", r.name, n, layout.RuleArity[i])
 		}
+		// Its option: the one that turns it on, named by its errors.
+		var c config
+		ruleOption(i, func(*ruleConfig) {})(&c)
+		if i >= len(ruleOptionNames) || !strings.HasPrefix(ruleOptionNames[i], "With") || !*r.on(&c.rules) {
+			t.Errorf("rule %s: option %q", r.name, ruleOptionNames[min(i, len(ruleOptionNames)-1)])
+		}
+	}
+	if len(ruleOptionNames) != len(ruleList) {
+		t.Errorf("%d rule options are named, of %d rules", len(ruleOptionNames), len(ruleList))
 	}
 	for place, name := range map[int]string{ruleKarma: layout.RuleKarma, ruleCost: layout.RuleCost,
 		ruleMinKarma: layout.RuleMinKarma, ruleVoteLimit: layout.RuleVoteLimit, rulePostInterval: layout.RulePostInterval,
