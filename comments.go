@@ -171,8 +171,10 @@ func (s *Store) Thread(ctx context.Context, articleID string, order Order, limit
 // ThreadFor returns the comments of the article, exactly as
 // [Store.Thread] returns them, and user's vote on each of them, as
 // [Store.CommentVotesOf] reads it: votes[i] is the vote on list[i],
-// [NoVote] where there is none or the comment's voting has closed; a
-// comment's poster reads Upvote until they change it. The thread and
+// [NoVote] where there is none, or the comment's voting closed and its
+// voter records expired; a comment's poster reads Upvote until they
+// change it, but for a comment deleted and kept for its replies, whose
+// poster no read names. The thread and
 // the votes are one script, one round trip, one atomic read. A user
 // name that CommentVotesOf refuses gets [ErrInvalidArgument], as do the
 // limits and orders Thread refuses; an unknown article, [ErrNotFound].
@@ -386,7 +388,8 @@ func (s *Store) commentsArgs(ids []string) []interface{} {
 // none, the comment's voting closed and its voter records expired, or
 // no such comment exists (a malformed id included). A comment's poster
 // reads Upvote, their own vote recorded with the comment, until they
-// change it. At most [MaxBatch] ids.
+// change it, but for a comment deleted and kept for its replies, whose
+// poster no read names. At most [MaxBatch] ids.
 func (s *Store) CommentVotesOf(ctx context.Context, user string, ids []string) ([]VoteType, error) {
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "CommentVotesOf", Count: len(ids)}, func(ctx context.Context) ([]VoteType, error) { return s.CommentVotesOf(ctx, user, ids) })
@@ -464,7 +467,7 @@ func (s *Store) commentEditArgs(id, user, body string, t time.Time) []interface{
 // [ErrNotFound].
 //
 // It takes one round trip, and, where deleted ancestors go too, one
-// more for each 100 of them past those the first removes: each step is
+// more for each 50 of them past those the first removes: each step is
 // one atomic script. The first also walks up every ancestor for their
 // live counts, as Comment does, and removes one ancestor fewer for
 // every 5 ancestors it walked, down to none. Between steps the deleted ancestors not yet removed read everywhere as deleted

@@ -163,7 +163,7 @@ func TestDeleteCommentChain(t *testing.T) {
 			}
 			for _, c := range list[:n-1] {
 				del(c)
-				c.deleted, c.poster, c.body = true, "", ""
+				c.deleted, c.hidden, c.poster, c.body = true, c.poster, "", ""
 			}
 			return list
 		}
@@ -172,7 +172,7 @@ func TestDeleteCommentChain(t *testing.T) {
 		root := post(nil, "ann")
 		post(root, "bob")
 		del(root)
-		root.deleted, root.poster, root.body = true, "", ""
+		root.deleted, root.hidden, root.poster, root.body = true, root.poster, "", ""
 		beside := post(nil, "cat")
 		leaf := post(beside, "dan")
 		n := 2*ancestorStep + 50
@@ -364,6 +364,51 @@ func TestDeleteCommentLongChain(t *testing.T) {
 				t.Fatalf("a step took 10 ms in each of %d runs; the last: %s", try, strings.Join(slow, "; "))
 			}
 			t.Logf("try %d: a step took %s; again", try, strings.Join(slow, "; "))
+		}
+	})
+}
+
+// TestPlaceholderPosterHidden: a comment deleted and kept for its
+// replies names its poster in no read: not by the poster's implied own
+// upvote either, which CommentVotesOf and ThreadFor report as none, as
+// for a user who never voted.
+func TestPlaceholderPosterHidden(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		aid := mustPost(t, s, "ann", "t").ID
+		c := mustComment(t, s, aid, "", "bob", "secret")
+		mustComment(t, s, aid, c.ID, "cat", "reply")
+		if err := s.DeleteComment(ctx, c.ID); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.CommentsByID(ctx, []string{c.ID})
+		if err != nil || len(got) != 1 || !got[0].Deleted || got[0].Poster != "" {
+			t.Fatalf("placeholder = %+v, %v", got, err)
+		}
+		if _, _, err := s.CommentVoters(ctx, c.ID, "", 10); err == nil {
+			t.Fatalf("CommentVoters of a placeholder: no error")
+		}
+		bob, err := s.CommentVotesOf(ctx, "bob", []string{c.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dan, err := s.CommentVotesOf(ctx, "dan", []string{c.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bob[0] != dan[0] {
+			t.Errorf("CommentVotesOf a placeholder: its hidden poster bob reads %v, a user who never voted %v: the read names the poster", bob[0], dan[0])
+		}
+		_, tb, err := s.ThreadFor(ctx, "bob", aid, Best, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, td, err := s.ThreadFor(ctx, "dan", aid, Best, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tb[0] != td[0] {
+			t.Errorf("ThreadFor on a placeholder: its hidden poster bob reads %v, a user who never voted %v", tb[0], td[0])
 		}
 	})
 }

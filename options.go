@@ -328,7 +328,8 @@ func ruleOption(i int, numbers func(r *ruleConfig)) Option {
 // WithKarma keeps each user's karma: every vote on an article moves its
 // poster's karma by perUpvote for an upvote and perDownvote for a
 // downvote (WithKarma(1, -1) for Reddit's), in the same script as the
-// vote, and cancelling or switching the vote moves it back exactly. A
+// vote, and cancelling or switching the vote moves it back exactly, while
+// the numbers stay ([Store.SetRules] says what a change of them does). A
 // poster's vote on their own article moves no karma. Karma stays when
 // voting closes, and when the article is deleted or pruned. Default off:
 // a store without it keeps no karma and does no extra work per vote.

@@ -72,6 +72,15 @@ func (s *Store) parseRulesReply(op string, rest []interface{}) (Rules, error) {
 // every write, it needs the store's identity recorded as this store's
 // ([ErrIncompatible]); in an empty store it records it, as a first Post
 // would. Calls already running finish under the numbers they read.
+//
+// New numbers count from then on; what was done before keeps what the
+// old ones made of it. A vote cast before and cancelled or switched
+// after moves karma and cost back by the new numbers, not by what it
+// moved (the store keeps each vote's direction, not its worth): karma is
+// exactly the sum of the standing votes only while the numbers stay. A
+// span raised (a vote limit's, an interval, the repost span) holds the
+// calls made before the raise for as long as their keys last: twice the
+// span they were made under and a minute (docs/OPERATIONS.md, "Clocks").
 func (s *Store) SetRules(ctx context.Context, opts ...Option) (Rules, error) {
 	if s.hooked(ctx) {
 		return observe(ctx, s, Call{Op: "SetRules"}, func(ctx context.Context) (Rules, error) { return s.SetRules(ctx, opts...) })

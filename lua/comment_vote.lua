@@ -87,6 +87,9 @@ elseif done then
 end
 if prev == 1 then up = up - 1 elseif prev == -1 then down = down - 1 end
 if new == 1 then up = up + 1 elseif new == -1 then down = down + 1 end
+if up > MAX_COUNT or down > MAX_COUNT then -- before any write (karmaRules')
+  return error('voting: comment ' .. cid .. ' has as many votes as its record holds', 0)
+end
 
 -- Every key written below is the record and the voter record, read
 -- above, or the parent's orderings, whose writes come first: a foreign
@@ -111,9 +114,6 @@ if k.rules then
   if refused then
     return refused
   end
-end
-if up > MAX_COUNT or down > MAX_COUNT then
-  return error('voting: comment ' .. cid .. ' has as many votes as its record holds', 0)
 end
 placeComment(keys, ords, cid, tonumber(posted), tonumber(weight) or 0, up, down, up0, down0)
 redis.call('SETRANGE', key, C_UP, string.format(COUNTS, up, down))

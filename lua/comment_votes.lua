@@ -8,7 +8,8 @@ local user, prefix, cvoted = ARGV[1], ARGV[2], ARGV[3]
 -- (none, or no such comment, or its voting closed and its voter record
 -- gone), or 'c' for a voter record that holds no vote (written by hand),
 -- which reads as none. The poster's own upvote is implied
--- (comment_vote.lua).
+-- (comment_vote.lua), but for a comment deleted and kept for its
+-- replies, whose poster no read names.
 local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0', ['1s'] = '+', ['-1s'] = '-'} -- '1s', '-1s': shadow votes (lib/moderation.lua)
 local out = {}
 for i = 4, #ARGV do
@@ -20,7 +21,7 @@ for i = 4, #ARGV do
     if voterOpen(r[1], cid) then
       if r[2] then
         v = BYTES[r[2]] or 'c'
-      elseif c.n == user then
+      elseif c.n == user and c.x ~= '1' then -- a deleted one's poster is gone from every read
         v = '+'
       end
     end

@@ -225,8 +225,11 @@ for lo = 2, #out, 1500 do
     if voterOpen(r[1], cid) then
       if r[j] then
         v = BYTES[r[j]] or 'c'
-      elseif parseComment(out[i + 2], k.comment .. cid).n == user then
-        v = '+'
+      else
+        local c = parseComment(out[i + 2], k.comment .. cid)
+        if c.n == user and c.x ~= '1' then -- a deleted one's poster is gone from every read
+          v = '+'
+        end
       end
     end
     votes[#votes + 1] = v
