@@ -140,7 +140,10 @@ func (e *env) emit(w *bufio.Writer, l line) error {
 	return w.WriteByte('\n')
 }
 
-// expireAt returns when key expires, in Unix ms; 0 for none or no key.
+// expireAt returns when key expires, in Unix ms: 0 for no expiry, and
+// goneMs, long past, for a key gone since its value was read (it
+// expired meanwhile), so that its line says it expired, never that it
+// does not expire.
 func (e *env) expireAt(key string) (int64, error) {
 	ms, err := redis.Int64(e.do("PEXPIRETIME", key))
 	if err != nil {
@@ -151,11 +154,26 @@ func (e *env) expireAt(key string) (int64, error) {
 			return 0, err
 		}
 		if ttl < 0 {
-			return 0, nil
+			return expiry(ttl), nil
 		}
 		return t[0]*1000 + t[1]/1000 + ttl, nil
 	}
-	return max(ms, 0), nil
+	if ms < 0 {
+		return expiry(ms), nil
+	}
+	return ms, nil
+}
+
+// goneMs is the expiry, in Unix ms, expireAt gives a key gone.
+const goneMs = 1
+
+// expiry reads PEXPIRETIME's or PTTL's answer for a key without a time:
+// -1, no expiry (0); -2, no key (goneMs).
+func expiry(n int64) int64 {
+	if n == -2 {
+		return goneMs
+	}
+	return 0
 }
 
 func cmdExport(e *env, args []string) error {
