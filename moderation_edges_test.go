@@ -257,3 +257,36 @@ func TestPosterReupvoteParity(t *testing.T) {
 		}
 	})
 }
+
+// TestUnsuspendEndedAddsNoEvent: Unsuspend of a suspension that ended by
+// itself ends none, and adds no "unsuspend" event; of one on, it does.
+func TestUnsuspendEndedAddsNoEvent(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, clock := newStore(t, b, WithVoteEvents(1000))
+		if err := s.Suspend(ctx, "gone", Refuse, clock.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Suspend(ctx, "on", Shadow, clock.Now().Add(3*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		clock.Add(2 * time.Hour)
+		for _, u := range []string{"gone", "on"} {
+			if err := s.Unsuspend(ctx, u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		events, _, err := s.VoteEvents(ctx, "", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var unsuspended []string
+		for _, e := range events {
+			if e.Kind == "unsuspend" {
+				unsuspended = append(unsuspended, e.User)
+			}
+		}
+		if fmt.Sprint(unsuspended) != "[on]" {
+			t.Errorf("unsuspend events of %v, want [on] alone", unsuspended)
+		}
+	})
+}

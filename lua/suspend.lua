@@ -28,11 +28,14 @@ local last = lastEnd(got, storeIdentity)
 local head = got and string.match(got, '^[^\n]*') or storeIdentity
 local was = redis.call('HEXISTS', hash, user) == 1 and '1' or '0'
 if mode == '' then
+  -- An unsuspend event where a suspension is on: one that ended by
+  -- itself ended without one.
+  local on = m.events and was == '1' and suspensionOf(hash, user, tonumber(now) / 1000)
   redis.call('HDEL', hash, user)
   if got and redis.call('EXISTS', hash) == 0 then
     redis.call('SET', storeKey, head)
   end
-  if m.events and was == '1' then
+  if on then
     addEvent(m.events, m.maxLen, 'unsuspend', user, '', false, 0, 0, now)
   end
   return {OK, was}
