@@ -101,20 +101,20 @@ func parseIdentity(s string) (id Identity, ok bool) {
 func (c *config) identity(orders []string) Identity {
 	id := Identity{Layout: LayoutVersion}
 	if len(orders) > 0 {
-		id.Options = append(id.Options, "orders="+strings.Join(orders, ","))
+		id.Options = append(id.Options, layout.OptionOrders+"="+strings.Join(orders, ","))
 	}
 	id.Options = append(id.Options, c.rules.names()...)
 	if c.userPages {
-		id.Options = append(id.Options, "userpages")
+		id.Options = append(id.Options, layout.OptionUserPages)
 	}
 	if c.uniqueLinks {
-		id.Options = append(id.Options, "uniquelinks")
+		id.Options = append(id.Options, layout.OptionUniqueLinks)
 	}
 	if c.voteLog {
-		id.Options = append(id.Options, "votelog")
+		id.Options = append(id.Options, layout.OptionVoteLog)
 	}
 	if c.hasEvents {
-		id.Options = append(id.Options, "events="+strconv.FormatInt(c.voteEvents, 10))
+		id.Options = append(id.Options, layout.OptionEvents+"="+strconv.FormatInt(c.voteEvents, 10))
 	}
 	return id
 }
@@ -332,10 +332,11 @@ func onOff(v string) string {
 // optionFlags are the flags of votectl options (and of examples/newsapi)
 // that set each shared option, by the option's name in an identity.
 var optionFlags = map[string]string{
-	"orders": "orders", "karma": "karma", "cost": "vote-cost", "minkarma": "min-karma",
-	"votelimit": "vote-limit", "postinterval": "post-interval", "repostafter": "repost-after",
-	"editwindow": "edit-window", "commentinterval": "comment-interval",
-	"userpages": "user-pages", "uniquelinks": "unique-links", "votelog": "vote-log", "events": "vote-events",
+	layout.OptionOrders: "orders", layout.RuleKarma: "karma", layout.RuleCost: "vote-cost", layout.RuleMinKarma: "min-karma",
+	layout.RuleVoteLimit: "vote-limit", layout.RulePostInterval: "post-interval", layout.RuleRepostAfter: "repost-after",
+	layout.RuleEditWindow: "edit-window", layout.RuleCommentInterval: "comment-interval",
+	layout.OptionUserPages: "user-pages", layout.OptionUniqueLinks: "unique-links", layout.OptionVoteLog: "vote-log",
+	layout.OptionEvents: "vote-events",
 }
 
 // optionFlag returns the flag of votectl options that sets the shared
@@ -351,11 +352,11 @@ func optionFlag(name, v string) (string, bool) {
 	switch {
 	case v == "on":
 		return "-" + f, true
-	case v == "" && (name == "userpages" || name == "uniquelinks" || name == "votelog"):
+	case v == "" && (name == layout.OptionUserPages || name == layout.OptionUniqueLinks || name == layout.OptionVoteLog):
 		return "-" + f + "=false", true
 	case v == "":
 		return "-" + f + " off", true
-	case name == "votelimit":
+	case name == layout.RuleVoteLimit:
 		n, ms, ok := strings.Cut(v, ",")
 		d, err := strconv.ParseInt(ms, 10, 64)
 		if !ok || err != nil {
@@ -478,11 +479,11 @@ func (id Identity) StoreOptions() ([]Option, error) {
 			opts = append(opts, ruleOption(i, func(rc *ruleConfig) { spec.set(rc, &Rules{}, w.Numbers) }))
 			continue
 		}
-		if hasValue != (name == "orders" || name == "events") { // the others are flags
+		if hasValue != (name == layout.OptionOrders || name == layout.OptionEvents) { // the others are flags
 			return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)
 		}
 		switch name {
-		case "orders":
+		case layout.OptionOrders:
 			var orders []Order
 			for _, n := range strings.Split(value, ",") {
 				o, err := ParseOrder(n)
@@ -492,13 +493,13 @@ func (id Identity) StoreOptions() ([]Option, error) {
 				orders = append(orders, o)
 			}
 			opts = append(opts, WithOrders(orders...))
-		case "userpages":
+		case layout.OptionUserPages:
 			opts = append(opts, WithUserPages())
-		case "uniquelinks":
+		case layout.OptionUniqueLinks:
 			opts = append(opts, WithUniqueLinks())
-		case "votelog":
+		case layout.OptionVoteLog:
 			opts = append(opts, WithVoteLog())
-		case "events":
+		case layout.OptionEvents:
 			n, err := strconv.ParseInt(value, 10, 64)
 			if err != nil {
 				return nil, fmt.Errorf("%w: option %q", ErrIncompatible, word)

@@ -555,7 +555,7 @@ func (c *checker) pages() error {
 	users := len(c.inv.names(famSubmitted)) + len(c.inv.names(famUpvoted))
 	pagesOn := users > 0
 	if recorded {
-		pagesOn = contains(id.Options, "userpages")
+		pagesOn = contains(id.Options, ilayout.OptionUserPages)
 	}
 	if !pagesOn {
 		if users > 0 {

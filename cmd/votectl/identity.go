@@ -137,13 +137,13 @@ func off(v string) bool { return v == "off" || strings.TrimSpace(v) == "" }
 func (f *sharedFlags) define(fs *flag.FlagSet) {
 	f.words = map[string]string{}
 	value := func(flagName, name, usage string, word func(v string) (string, error)) {
-		if name == "orders" {
+		if name == ilayout.OptionOrders {
 			usage += "; off or none turns it off"
 		} else {
 			usage += "; off turns it off"
 		}
 		fs.Func(flagName, usage, func(v string) error {
-			if off(v) || name == "orders" && v == "none" {
+			if off(v) || name == ilayout.OptionOrders && v == "none" {
 				f.set(name, "")
 				return nil
 			}
@@ -155,7 +155,7 @@ func (f *sharedFlags) define(fs *flag.FlagSet) {
 			return nil
 		})
 	}
-	value("orders", "orders", "the optional orders (WithOrders), comma-separated: `top,hot,best,controversial`, score for comments", func(v string) (string, error) {
+	value("orders", ilayout.OptionOrders, "the optional orders (WithOrders), comma-separated: `top,hot,best,controversial`, score for comments", func(v string) (string, error) {
 		var names []string
 		for _, n := range strings.Split(v, ",") {
 			o, err := voting.ParseOrder(strings.TrimSpace(n))
@@ -173,10 +173,10 @@ func (f *sharedFlags) define(fs *flag.FlagSet) {
 		}
 		return fmt.Sprintf("%d,%d", p[0], p[1]), nil
 	}
-	value("karma", "karma", "karma (WithKarma): `UP,DOWN` points a vote gives the poster, e.g. 1,-1", pair)
-	value("vote-cost", "cost", "with karma, the karma each standing vote costs the voter (WithVoteCost): `UP,DOWN`, e.g. 1,6", pair)
-	value("min-karma", "minkarma", "with karma, the least karma to upvote and to downvote (WithMinKarma): `UP,DOWN`, e.g. 0,30", pair)
-	value("vote-limit", "votelimit", "at most N votes per user in any span of DURATION (WithVoteLimit): `N/DURATION`, e.g. 100/24h", func(v string) (string, error) {
+	value("karma", ilayout.RuleKarma, "karma (WithKarma): `UP,DOWN` points a vote gives the poster, e.g. 1,-1", pair)
+	value("vote-cost", ilayout.RuleCost, "with karma, the karma each standing vote costs the voter (WithVoteCost): `UP,DOWN`, e.g. 1,6", pair)
+	value("min-karma", ilayout.RuleMinKarma, "with karma, the least karma to upvote and to downvote (WithMinKarma): `UP,DOWN`, e.g. 0,30", pair)
+	value("vote-limit", ilayout.RuleVoteLimit, "at most N votes per user in any span of DURATION (WithVoteLimit): `N/DURATION`, e.g. 100/24h", func(v string) (string, error) {
 		n, d, ok := strings.Cut(v, "/")
 		limit, err1 := strconv.Atoi(n)
 		per, err2 := time.ParseDuration(d)
@@ -187,10 +187,10 @@ func (f *sharedFlags) define(fs *flag.FlagSet) {
 		return fmt.Sprintf("%d,%s", limit, ms), err
 	})
 	for _, d := range []struct{ flag, name, usage string }{
-		{"post-interval", "postinterval", "the least time between two posts of one user (WithPostInterval): a `duration`, e.g. 15m"},
-		{"comment-interval", "commentinterval", "the least time between two comments of one user (WithCommentInterval): a `duration`, e.g. 30s"},
-		{"repost-after", "repostafter", "a link may be posted again this long after (WithRepostAfter): a `duration`, e.g. 48h"},
-		{"edit-window", "editwindow", "how long a poster may edit (WithEditWindow): a `duration`, e.g. 15m"},
+		{"post-interval", ilayout.RulePostInterval, "the least time between two posts of one user (WithPostInterval): a `duration`, e.g. 15m"},
+		{"comment-interval", ilayout.RuleCommentInterval, "the least time between two comments of one user (WithCommentInterval): a `duration`, e.g. 30s"},
+		{"repost-after", ilayout.RuleRepostAfter, "a link may be posted again this long after (WithRepostAfter): a `duration`, e.g. 48h"},
+		{"edit-window", ilayout.RuleEditWindow, "how long a poster may edit (WithEditWindow): a `duration`, e.g. 15m"},
 	} {
 		value(d.flag, d.name, d.usage, func(v string) (string, error) {
 			per, err := time.ParseDuration(v)
@@ -200,7 +200,7 @@ func (f *sharedFlags) define(fs *flag.FlagSet) {
 			return millis(per)
 		})
 	}
-	value("vote-events", "events", "keep a stream of the vote events, capped at about `N` entries (WithVoteEvents), e.g. 100000", func(v string) (string, error) {
+	value("vote-events", ilayout.OptionEvents, "keep a stream of the vote events, capped at about `N` entries (WithVoteEvents), e.g. 100000", func(v string) (string, error) {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 {
 			return "", fmt.Errorf("%q is not a length of 1 or more", v)
@@ -208,9 +208,9 @@ func (f *sharedFlags) define(fs *flag.FlagSet) {
 		return strconv.FormatInt(n, 10), nil
 	})
 	for _, b := range []struct{ flag, name, usage string }{
-		{"user-pages", "userpages", "keep each user's submitted and upvoted pages (WithUserPages); -user-pages=false turns it off"},
-		{"unique-links", "uniquelinks", "one live article per link (WithUniqueLinks); -unique-links=false turns it off"},
-		{"vote-log", "votelog", "keep each user's standing votes (WithVoteLog), for votes-by and reverse; -vote-log=false turns it off"},
+		{"user-pages", ilayout.OptionUserPages, "keep each user's submitted and upvoted pages (WithUserPages); -user-pages=false turns it off"},
+		{"unique-links", ilayout.OptionUniqueLinks, "one live article per link (WithUniqueLinks); -unique-links=false turns it off"},
+		{"vote-log", ilayout.OptionVoteLog, "keep each user's standing votes (WithVoteLog), for votes-by and reverse; -vote-log=false turns it off"},
 	} {
 		fs.BoolFunc(b.flag, b.usage, func(v string) error {
 			on, err := strconv.ParseBool(v)

@@ -98,6 +98,17 @@ const (
 var RuleNames = [...]string{RuleKarma, RuleCost, RuleMinKarma, RuleVoteLimit, RulePostInterval,
 	RuleRepostAfter, RuleEditWindow, RuleCommentInterval}
 
+// The words of the identity (voting.Identity) for the shared options
+// that are not rules: "orders=top,hot", "userpages", "uniquelinks",
+// "votelog", "events=100000".
+const (
+	OptionOrders      = "orders"
+	OptionUserPages   = "userpages"
+	OptionUniqueLinks = "uniquelinks"
+	OptionVoteLog     = "votelog"
+	OptionEvents      = "events"
+)
+
 // IsRule reports whether name is a rule's.
 func IsRule(name string) bool {
 	_, ok := RuleIndex(name)
