@@ -330,9 +330,9 @@ func (s *Store) reverseArgs(user string, now int64) []interface{} {
 	if s.userPages {
 		upvoted = k.upvoted
 	}
-	args := make([]interface{}, 0, 13+1+len(s.rules.vote))
+	args := make([]interface{}, 0, 12+1+len(s.rules.vote))
 	return append(args, k.userVotesKey(user), user, now, s.reverseStep, reverseWork,
-		k.orderingKey("score"), k.article, k.voted, s.votePrefixes[3], upvoted, k.comment, k.cvoted, k.kids, s.events)
+		k.orderingKey("score"), k.article, k.voted, s.votePrefixes[3], upvoted, k.comment, k.cvoted, k.kids)
 }
 
 // Suspension is how a suspended user's calls are taken ([Store.Suspend]).
@@ -434,7 +434,7 @@ func (s *Store) suspend(ctx context.Context, op, user, mode string, until int64)
 	k := s.keys
 	var was string
 	late, err := s.evalScan(ctx, op, suspendScript, []interface{}{k.suspended, user, mode, until,
-		s.events, s.now().UnixMilli(), k.rules, s.rules.want}, &was)
+		s.now().UnixMilli(), k.rules, s.rules.want}, &was)
 	if err != nil {
 		return false, err
 	}
@@ -522,7 +522,7 @@ func (s *Store) VoteEvents(ctx context.Context, after string, count int) ([]Vote
 		})
 	}
 	const op = "vote events"
-	if s.events == "" {
+	if !s.events {
 		return nil, "", opErr(op, fmt.Errorf("%w: the store keeps no vote events (WithVoteEvents)", ErrNotAllowed))
 	}
 	if err := checkLimit(count); err != nil {

@@ -24,7 +24,9 @@ import (
 //     as the vote did before suspensions (no voterCheck's MGET);
 //   - vote-suspended: a store where another user is suspended, so that
 //     each vote also reads the voter's suspension (HGET);
-//   - vote-log: a store with WithVoteLog.
+//   - vote-log: a store with WithVoteLog;
+//   - vote-events: a store with WithVoteEvents, its stream at its cap
+//     of 10,000 from the second round on.
 //
 // Run it with
 //
@@ -43,6 +45,7 @@ func BenchmarkModerationRedisTime(b *testing.B) {
 		})
 	}
 	logged := mk("mod-log", WithVoteLog())
+	evented := mk("mod-events", WithVoteEvents(10_000))
 	suspended := mk("mod-suspended")
 	if err := suspended.store.Suspend(context.Background(), "someone-else", Refuse, epoch.AddDate(1, 0, 0)); err != nil {
 		b.Fatal(err)
@@ -57,6 +60,7 @@ func BenchmarkModerationRedisTime(b *testing.B) {
 		})
 		redisTimeRun(b, "vote-suspended", suspended, load.vote(suspended.store))
 		redisTimeRun(b, "vote-log", logged, load.vote(logged.store))
+		redisTimeRun(b, "vote-events", evented, load.vote(evented.store))
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/internal/restore"
 )
 
@@ -121,8 +122,12 @@ func (s *Store) restoreEntriesArgs(es []restore.Entry) ([]interface{}, error) {
 		if e.Kind == restore.CVoted && e.ExpireAtMs <= 0 {
 			return nil, fmt.Errorf("%w: cvoted entry of article %s: no expiry", ErrInvalidArgument, e.ID)
 		}
+		n := strconv.FormatFloat(e.N, 'f', -1, 64)
+		if e.Kind == restore.VoteLog { // the entry's score, at its time N
+			n = strconv.FormatInt(layout.LogEntry{At: int64(e.N), Vote: e.Vote}.Score(), 10)
+		}
 		args = append(args, e.Kind, e.User, e.ID, e.Item, strconv.Itoa(e.Vote), flag(e.Shadow),
-			strconv.FormatFloat(e.N, 'f', -1, 64), e.Text, strconv.FormatInt(e.ExpireAtMs, 10))
+			n, e.Text, strconv.FormatInt(e.ExpireAtMs, 10))
 	}
 	return args, nil
 }

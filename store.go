@@ -3,7 +3,6 @@ package voting
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -96,9 +95,10 @@ type Store struct {
 	uniqueLinks      bool
 	userPages        bool // WithUserPages
 	voteLog          bool // WithVoteLog (moderation.go)
-	// events is the vote events' stream and its length, newline-separated,
-	// as the scripts take them (WithVoteEvents); "" for none.
-	events string
+	events           bool // WithVoteEvents (moderation.go)
+	// upvotedArg is the upvoted pages' prefix (WithUserPages) as vote.lua
+	// and vote_batch.lua take it, boxed once; "" for none.
+	upvotedArg interface{}
 	// votePrefixes are the score key and the key prefixes of every vote,
 	// boxed once (vote.go voteArgs).
 	votePrefixes []interface{}
@@ -163,22 +163,10 @@ func New(pool Pool, opts ...Option) (*Store, error) {
 	s.waits = c.durability.commands()
 	s.userPages = c.userPages
 	s.voteLog = c.voteLog
-	if c.hasEvents {
-		s.events = s.keys.events + "\n" + strconv.FormatInt(c.voteEvents, 10)
-	}
-	if s.votesCarryPages() {
-		// vote.lua's ARGV[8]: the upvoted pages' prefix, kept by every
-		// vote, or '' for none, then ARGV[9] and ARGV[10], the vote logs'
-		// (WithVoteLog) and the vote events' (WithVoteEvents), before the
-		// rules.
-		upvoted, log := "", ""
-		if s.userPages {
-			upvoted = s.keys.upvoted
-		}
-		if s.voteLog {
-			log = s.keys.userVotes
-		}
-		s.votePrefixes = append(s.votePrefixes, upvoted, log, s.events)
+	s.events = c.hasEvents
+	s.upvotedArg = ""
+	if s.userPages {
+		s.upvotedArg = s.keys.upvoted
 	}
 	if c.cacheTTL > 0 {
 		s.cacheTTL = int64(c.cacheTTL / time.Millisecond)
@@ -244,12 +232,11 @@ func (r BallotResult) MarshalJSON() ([]byte, error) {
 }
 
 // votesCarryPages reports whether the arguments of vote.lua carry the
-// slots of the upvoted pages, the vote logs and the vote events
-// (ARGV[8..10]): with WithUserPages, WithVoteLog or WithVoteEvents, and
-// with vote rules, which follow them. A store with none sends no more arguments than the vote
-// needs.
+// slot of the upvoted pages (ARGV[9]): with WithUserPages, and with vote
+// rules, which follow it. A store with neither sends no more arguments
+// than the vote needs.
 func (s *Store) votesCarryPages() bool {
-	return s.userPages || s.voteLog || s.events != "" || s.rules.vote != nil
+	return s.userPages || s.rules.vote != nil
 }
 
 // formatWeight formats a vote weight for the scripts as the records

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // Vote records user's vote v on the article: [Upvote], [Downvote], or
@@ -44,14 +46,35 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 // (appendVoteRules). KEYS[1]: the score ordering. ARGV[1..4]: id, user,
 // the vote (voteArg), now (Unix seconds); ARGV[5..7]: the prefixes of
 // articles and voter records, and the rest, newline-separated
-// (keys.go votePrefixes); ARGV[8..10], where the store has them: the
-// upvoted pages' prefix, the vote logs' prefix and the vote events.
+// (keys.go votePrefixes); ARGV[8], where the store has a vote log, user
+// pages or rules: the score of the vote's entry in the voter's vote log
+// (logScore); ARGV[9], where it has user pages or rules: the upvoted
+// pages' prefix. A store with the log alone sends 8 arguments, which
+// Lua's ARGV holds without growing its table.
 // It is the hottest path: its key and prefixes were boxed once, in
 // votePrefixes.
 func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
-	args := withRoom(5 + len(s.votePrefixes) + len(s.rules.vote) + 1) // and appendVoteRules's
+	args := withRoom(7 + len(s.votePrefixes) + len(s.rules.vote) + 1) // and appendVoteRules's
 	args = append(args, s.votePrefixes[0], id, user, voteArg(v), now)
-	return append(args, s.votePrefixes[1:]...)
+	args = append(args, s.votePrefixes[1:]...)
+	if s.votesCarryPages() {
+		return append(args, s.logScore(v, now), s.upvotedArg)
+	}
+	if s.voteLog {
+		args = append(args, s.logScore(v, now))
+	}
+	return args
+}
+
+// logScore is the score of the entry of a vote v at now (Unix seconds)
+// in its voter's vote log (layout.LogEntry), which the vote scripts take
+// rather than format it in Lua; "" for a store without the log, or a
+// cancel, which removes the entry.
+func (s *Store) logScore(v VoteType, now int64) interface{} {
+	if !s.voteLog || v == CancelVote {
+		return ""
+	}
+	return layout.LogEntry{At: now, Vote: int(v)}.Score()
 }
 
 // voteArg is a valid vote as a script's argument, boxed without an
@@ -67,7 +90,7 @@ func voteArg(v VoteType) interface{} {
 }
 
 // appendVoteRules appends the vote rules, at the time t, to the
-// arguments of vote.lua (ARGV[11..]) and of comment_vote.lua (ARGV[10..]):
+// arguments of vote.lua (ARGV[10..]) and of comment_vote.lua (ARGV[9..]):
 // now in ms, then the rules (lib/rules.lua readRules); nothing for a store
 // without them.
 func (s *Store) appendVoteRules(args []interface{}, t time.Time) []interface{} {

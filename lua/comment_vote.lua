@@ -1,15 +1,16 @@
 -- comment_vote.lua: decides one vote on a comment, as lib/ballot.lua vote
 -- decides one on an article. Uses lua/lib.
-local storeKey, storeIdentity = openStore(KEYS, 'n')
+local storeKey, storeIdentity, _, mod = openStore(KEYS, 'n')
 local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 10)}
-moderated(k, ARGV[8], ARGV[9])
+local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 9)}
+local logScore = ARGV[8]
 -- vs: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds;
--- ARGV[8], ARGV[9]: moderation, the prefix of the vote logs
--- (WithVoteLog) and the vote events (WithVoteEvents), or '';
--- ARGV[10..14]: the vote rules (lib/rules.lua readRules), for a store
--- that has them.
+-- ARGV[8]: moderation, the score of the vote's entry in the voter's
+-- vote log (WithVoteLog; lib/moderation.lua logVote), or ''; mod: the
+-- log and the events, which the store's identity names (lib/base.lua
+-- moderationIn), or false; ARGV[9..13]: the vote rules (lib/rules.lua
+-- readRules), for a store that has them.
 -- Reply: '<previous> <points> <up> <down>' (vote.go parseVote) |
 -- {NOT_FOUND} | {CLOSED} | {CORRUPT} | {NOT_ALLOWED} | {RATE_LIMITED, ms}.
 --
@@ -103,8 +104,8 @@ if orders == '' then
 else
   keys, ords = kidsKeys(k, {a = aid, p = parent, o = orders})
 end
-if k.log or k.events then -- moderation: the vote log, the events (lib/moderation.lua)
-  expectModerated(k, user)
+if mod then -- moderation: the vote log, the events (lib/moderation.lua)
+  expectModerated(mod, user, true)
 end
 if k.rules then
   for _, kk in ipairs(keys) do
@@ -134,14 +135,14 @@ elseif new == 0 then
 else
   redis.call('HSET', votedKey, field, vs)
 end
-if k.log then -- moderation: the voter's vote log
+if mod and mod.log then -- moderation: the voter's vote log
   -- A poster's upvote back on their own comment is logged, as one on
   -- their own article is: the comment's first upvote alone is the
   -- item's (docs/OPERATIONS.md, "Moderation").
-  logVote(k.log .. user, logItem(true, cid), new, now)
+  must(logVote(mod.log .. user, logItem(true, cid), new, logScore))
 end
-if k.events then -- moderation: the vote events; the vote counted from prev to new
-  addEvent(k.events, k.maxLen, 'vote', user, cid, true, prev, new, now .. '000')
+if mod and mod.events then -- moderation: the vote events; the vote counted from prev to new
+  must(addEvent(mod.events, mod.maxLen, 'vote', user, cid, true, prev, new, now .. '000'))
 end
 local tu, td = told(up, down, shown)
 return string.format('%d %d %d %d', was, tu - td, tu, td)

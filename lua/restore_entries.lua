@@ -1,7 +1,7 @@
 -- restore_entries.lua: writes the entries of a store beside its articles
 -- and comments as the store's own scripts write them: the users' karma
--- (its sign, lib/rules.lua), vote logs (lib/moderation.lua logScore and
--- the items' members), pages (lib/base.lua member), last post and comment
+-- (its sign, lib/rules.lua), vote logs (the items' members,
+-- lib/moderation.lua logItem, at the scores restore.go sends), pages (lib/base.lua member), last post and comment
 -- times and the vote limit's logs (lib/rules.lua), the links, the id
 -- counters, the articles' thread heads and live comment counts, the
 -- groups' members, and the votes of the voter records (a shadow vote's
@@ -100,7 +100,7 @@ for _, e in ipairs(list) do
   if kind == 'karma' then
     redis.call('ZADD', key, num(-tonumber(e.n)), e.user)
   elseif kind == 'uvote' then
-    redis.call('ZADD', key, logScore(e.n, tonumber(e.vote)), logItem(ITEMS[e.item], e.id))
+    redis.call('ZADD', key, e.n, logItem(ITEMS[e.item], e.id)) -- n: the entry's score (layout.LogEntry)
   elseif kind == 'page' then
     redis.call('ZADD', key, e.n, member(e.id))
   elseif kind == 'link' then

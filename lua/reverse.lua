@@ -1,19 +1,19 @@
 -- reverse.lua: one step of Store.ReverseVotes: takes back the newest
 -- votes of a user's vote log (lib/moderation.lua), each as
 -- lib/reversal.lua says, and removes their entries. Uses lua/lib.
-openStore(KEYS, 'w')
+local _, _, _, mod = openStore(KEYS, 'w')
 local logKey = KEYS[1]
 local user, now, step, budget = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
 local k = {score = ARGV[5], article = ARGV[6], voted = ARGV[7], more = ARGV[8],
   upvoted = ARGV[9] ~= '' and ARGV[9] or nil, comment = ARGV[10], cvoted = ARGV[11], kids = ARGV[12],
-  rules = readRules(ARGV, 14)}
-local m = moderated({}, '', ARGV[13])
-local events, maxLen = m.events, m.maxLen
+  rules = readRules(ARGV, 13)}
+local events, maxLen = mod and mod.events, mod and mod.maxLen
 -- now: the store's clock, Unix seconds; step: the most entries to take;
 -- budget: the most work (lib/reversal.lua reverseWork) a step starts on;
 -- ARGV[5..12]: the score ordering and the prefixes a vote and a comment
--- vote take; ARGV[13]: the vote events (WithVoteEvents), or '', to which
--- each vote taken back adds a 'reversed' entry; ARGV[14..25]: the vote rules (lib/rules.lua readRules), for a
+-- vote take; the vote events (WithVoteEvents; lib/base.lua
+-- moderationIn), where the store keeps them, get a 'reversed' entry for
+-- each vote taken back; ARGV[13..]: the vote rules (lib/rules.lua readRules), for a
 -- store that has them: their limit is off, as a reversal is no vote.
 -- Reply: {OK, taken, left}: the votes taken back (an entry whose item is
 -- gone, or whose vote was cancelled, takes none), and '1' where the log
@@ -54,7 +54,7 @@ for i = 1, #list, 2 do
   work = work + w
   redis.call('ZREM', logKey, item)
   if done and events then
-    addEvent(events, maxLen, 'reversed', user, id, comment, prev, 0, now .. '000')
+    must(addEvent(events, maxLen, 'reversed', user, id, comment, prev, 0, now .. '000'))
   end
   if done then
     taken = taken + 1

@@ -1,13 +1,14 @@
 -- suspend.lua: suspends a user (Store.Suspend, lib/moderation.lua), or
 -- ends a suspension (Store.Unsuspend: mode ''). Uses lua/lib.
-local storeKey, storeIdentity, storeUnrecorded = openStore(KEYS, 'w')
+local storeKey, storeIdentity, storeUnrecorded, m = openStore(KEYS, 'w')
 local hash = KEYS[1]
-local user, mode, ends, events, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
-local rulesKey, want = ARGV[6], ARGV[7]
+local user, mode, ends, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local rulesKey, want = ARGV[5], ARGV[6]
 -- hash: the suspensions; mode: 'r' (Refuse) or 's' (Shadow), '' to end
--- the user's; ends: the end, ms on the store's clock; events: the vote
--- events (WithVoteEvents), or '', to which the change adds a 'suspend'
--- or 'unsuspend' entry at now (ms); rulesKey, want: the rules record and
+-- the user's; ends: the end, ms on the store's clock; now: the store's
+-- clock, ms, the time of the 'suspend' or 'unsuspend' entry the change
+-- adds to the vote events where the store keeps them (WithVoteEvents,
+-- lib/base.lua moderationIn); rulesKey, want: the rules record and
 -- this process's words of its rules (lib/rules.lua), which a suspension
 -- that is an empty store's first write records, as its first Post would
 -- (post.lua).
@@ -16,7 +17,7 @@ local rulesKey, want = ARGV[6], ARGV[7]
 -- empty store records it so.
 -- Reply: {OK, was}: '1' where the user had a suspension on record.
 expect(hash, 'hash')
-local m = moderated({}, '', events)
+m = m or {}
 if m.events then
   expect(m.events, 'stream')
 end
@@ -36,7 +37,7 @@ if mode == '' then
     redis.call('SET', storeKey, head)
   end
   if on then
-    addEvent(m.events, m.maxLen, 'unsuspend', user, '', false, 0, 0, now)
+    must(addEvent(m.events, m.maxLen, 'unsuspend', user, '', false, 0, 0, now))
   end
   return {OK, was}
 end
@@ -48,6 +49,6 @@ if recordedRules then
   redis.call('SET', rulesKey, recordedRules)
 end
 if m.events then
-  addEvent(m.events, m.maxLen, 'suspend', user, mode == 'r' and 'refuse' or 'shadow', false, 0, 0, now)
+  must(addEvent(m.events, m.maxLen, 'suspend', user, mode == 'r' and 'refuse' or 'shadow', false, 0, 0, now))
 end
 return {OK, was}

@@ -1,15 +1,18 @@
 -- vote_batch.lua: decides several votes in order, each as vote.lua does.
 -- Uses lua/lib.
-local storeKey, storeIdentity = openStore(KEYS, 'w')
+local storeKey, storeIdentity, _, mod = openStore(KEYS, 'w')
 local scoreKey = KEYS[1]
 local now = ARGV[1] -- the store's clock, Unix seconds
 local k = {score = scoreKey, article = ARGV[2], voted = ARGV[3], more = ARGV[4]}
 -- ARGV[4]: the prefixes a vote splits when it needs them (lib/ballot.lua fill);
 -- ARGV[5]: the prefix of upvoted pages (WithUserPages), or ''.
 if ARGV[5] ~= '' then k.upvoted = ARGV[5] end
--- ARGV[6], ARGV[7]: moderation, the prefix of the vote logs
--- (WithVoteLog) and the vote events (WithVoteEvents), or ''.
-moderated(k, ARGV[6], ARGV[7])
+-- moderation: the vote log and the events, which the store's identity
+-- names (lib/base.lua moderationIn), or false; ARGV[6], ARGV[7]: the
+-- scores of an upvote's and a downvote's entries in a vote log
+-- (WithVoteLog), or ''.
+k.mod = mod
+local logScores = {['1'] = ARGV[6], ['-1'] = ARGV[7]}
 -- ARGV[8]: n, 0 for a store without vote rules, then ARGV[9..8+n]: the
 -- vote rules (lib/rules.lua readRules).
 local n = tonumber(ARGV[8])
@@ -24,6 +27,7 @@ k.suspended = liveSuspensions(storeKey, storeIdentity, now)
 -- vote.lua would fail with, and the others go on.
 local out = {OK}
 for i = 9 + n, #ARGV, 3 do
+  k.logScore = logScores[ARGV[i + 2]]
   local ok, r = pcall(vote, k, ARGV[i], ARGV[i + 1], ARGV[i + 2], now)
   if not ok and (type(r) ~= 'table' or not r.err) then
     r = redis.error_reply(tostring(r))

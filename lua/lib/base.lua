@@ -65,6 +65,16 @@ local function num(x)
   return string.format('%.17g', x)
 end
 
+-- must returns r, a reply of redis.pcall, or raises it where it is an
+-- error: for a write whose key the script checked (expect), where a
+-- first write unchecked takes the reply apart.
+local function must(r)
+  if type(r) == 'table' and r.err then
+    return error(r.err, 0)
+  end
+  return r
+end
+
 -- expect fails the script, before it writes anything, when key holds a
 -- value of another type than want (a foreign value at one of the store's
 -- keys), so no script leaves half its writes behind; else it reports
@@ -113,8 +123,30 @@ local storeMoving = false
 local MOVING = ' moving'
 local MOVING_ERROR = 'voting: comments moving: Reconfigure has not moved every comment of layout 4 yet'
 
+-- A fence's third part is what the store keeps for the moderators, as
+-- its identity names it (identity.go; the words are layout.OptionVoteLog's
+-- and layout.OptionEvents'), or false for none: log, the prefix of the
+-- vote logs (WithVoteLog), events, the stream's key, and maxLen, its
+-- length (WithVoteEvents). The keys are the record's siblings in its
+-- hash tag (keys.go; TestModerationKeys). Read in the fence, they cost a
+-- vote no argument: three cost it ~6,500 of its ~110,000 instructions
+-- (lib/moderation.lua).
+local function moderationIn(record, identity)
+  local tag, words = string.sub(record, 1, -6), ' ' .. identity .. ' '
+  local m = {}
+  if string.find(words, ' votelog ', 1, true) then
+    m.log = tag .. 'uvotes:'
+  end
+  local n = string.match(words, ' events=(%d+) ')
+  if n then
+    m.events, m.maxLen = tag .. 'events', n
+  end
+  return (m.log or m.events) and m
+end
+
 local function fenceOf(fence)
   local f = {string.match(fence, '^({[^}]*}:[^:]*):(.*)$')}
+  f[3] = f[2] and moderationIn(f[1], f[2])
   fences[fence] = f
   return f
 end
@@ -182,12 +214,14 @@ end
 -- for those about comments, which refuse while Reconfigure moves the
 -- comments of layout 4 (identity), 'n' for none (a vote, which checks
 -- where it knows it writes; Drop, Reconfigure and the restores of
--- votectl, which need no identity or record their own).
+-- votectl, which need no identity or record their own). Its fourth
+-- value is what the store keeps for the moderators (moderationIn), or
+-- false.
 local function openStore(keys, mode)
   storeMoving = false
   local f = fences[keys[#keys]] or fenceOf(keys[#keys])
   if mode == 'n' then
-    return f[1], f[2], false
+    return f[1], f[2], false, f[3]
   end
-  return f[1], f[2], checkStore(f[1], f[2], mode)
+  return f[1], f[2], checkStore(f[1], f[2], mode), f[3]
 end

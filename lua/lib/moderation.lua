@@ -3,22 +3,19 @@
 -- suspension, and the vote events (WithVoteEvents). vote() (lib/ballot.lua),
 -- comment_vote.lua, vote_batch.lua, post.lua, comment.lua, reverse.lua
 -- and suspend.lua call it at their marked hook points ("moderation:").
--- Needs: base.lua (expect, checkStore, num), rules.lua (NOT_ALLOWED).
+-- Needs: base.lua (expect, checkStore, num; openStore's moderation),
+-- rules.lua (NOT_ALLOWED).
 
--- A user's vote log (WithVoteLog) is a zset at k.log .. user of the
+-- A user's vote log (WithVoteLog) is a zset at mod.log .. user of the
 -- items the user has a standing vote on, "a<id>" for an article and
 -- "c<cid>" for a comment, each at twice the time of the vote (Unix s,
--- the store's clock), plus 1 for an upvote: ZREVRANGE lists the newest
--- first, and the vote outlives the item's voter record, for a reversal
--- of a vote on a closed item. A vote that changes the user's vote moves
--- the entry; a cancel removes it. Post's and Comment's own upvote is no
+-- the store's clock), plus 1 for an upvote (layout.LogEntry's Score,
+-- which the store sends with each vote: formatting a number costs a
+-- vote in Lua as much as the ZADD): ZREVRANGE lists the newest first,
+-- and the vote outlives the item's voter record, for a reversal of a
+-- vote on a closed item. A vote that changes the user's vote moves the
+-- entry; a cancel removes it. Post's and Comment's own upvote is no
 -- entry: it is the item's, not a vote the user cast.
-local function logScore(now, new)
-  if new == 1 then
-    return string.format('%d', 2 * tonumber(now) + 1)
-  end
-  return string.format('%d', 2 * tonumber(now))
-end
 
 -- logItem returns the member of an item in a vote log, "c<cid>" for a
 -- comment (comment true) and "a<id>" for an article (layout.LogEntry's
@@ -32,15 +29,17 @@ local function loggedItem(item)
   return string.byte(item) == 99, string.sub(item, 2) -- 99: 'c'
 end
 
--- logVote keeps the entry of item (logItem) in the log at key for the user's new
--- vote (1, -1, or 0 for none). Its caller checked key (expect) before
--- its first write.
-local function logVote(key, item, new, now)
+-- logVote keeps the entry of item (logItem) in the log at key for the
+-- user's new vote (1, -1, or 0 for none), at score (layout.LogEntry's
+-- Score), and returns the reply of redis.pcall: an error where key holds
+-- another type. Its caller checked key (expect) and raises an error
+-- (must), or wrote it first unchecked and puts its writes back
+-- (lib/ballot.lua vote).
+local function logVote(key, item, new, score)
   if new == 0 then
-    redis.call('ZREM', key, item)
-  else
-    redis.call('ZADD', key, logScore(now, new), item)
+    return redis.pcall('ZREM', key, item)
   end
+  return redis.pcall('ZADD', key, score, item)
 end
 
 -- Suspensions (Store.Suspend): a hash at <tag>suspended of each
@@ -153,37 +152,26 @@ end
 -- Vote events (WithVoteEvents): a Redis Stream of the store, capped at
 -- about its length (XADD MAXLEN ~), of every vote that changes
 -- something, every vote a reversal takes back, and every suspension and
--- its end, each added in the script of the change. events is the
--- stream's key and its length, newline-separated, as the scripts take
--- them; every entry has the same fields (docs/OPERATIONS.md, "Moderation"):
+-- its end, each added in the script of the change, at the stream's key
+-- and length the store's identity names (lib/base.lua moderationIn);
+-- every entry has the same fields (docs/OPERATIONS.md, "Moderation"):
 --   kind ('vote', 'reversed', 'suspend', 'unsuspend'), user, target (the
 --   item's id; the mode, 'refuse' or 'shadow', of a suspension),
 --   comment ('1' for a comment's), from, to (the votes '1', '-1', '0'),
 --   at (the store's clock, Unix ms)
 
--- moderated sets in k what a vote keeps for the moderators, from the
--- scripts' arguments: log, the prefix of the vote logs, and events, the
--- stream's key and its length, newline-separated; '' for none. It
--- returns k.
-local function moderated(k, log, events)
-  if log ~= '' then
-    k.log = log
-  end
-  if events ~= '' then
-    k.events, k.maxLen = string.match(events, '^(.*)\n(%d+)$')
-  end
-  return k
-end
-
 -- expectModerated checks, before a vote's first write, the keys it
--- writes for the moderators where the store keeps them (moderated): the
--- voter's vote log and the events.
-local function expectModerated(k, user)
-  if k.log then
-    expect(k.log .. user, 'zset')
+-- writes for the moderators where the store keeps them (mod, from
+-- lib/base.lua openStore): the voter's vote log and the events; where
+-- all is false, the events only where the log comes first (a vote writes
+-- the first unchecked, and puts its writes back where that fails:
+-- lib/ballot.lua vote).
+local function expectModerated(mod, user, all)
+  if mod.log and all then
+    expect(mod.log .. user, 'zset')
   end
-  if k.events then
-    expect(k.events, 'stream')
+  if mod.events and (all or mod.log) then
+    expect(mod.events, 'stream')
   end
 end
 
@@ -194,7 +182,8 @@ end
 local EVENT_VOTES = {[1] = '1', [-1] = '-1', [0] = '0'}
 
 -- addEvent adds one entry to the stream at key, of length n; at is ms.
+-- It returns the reply of redis.pcall, as logVote does.
 local function addEvent(key, n, kind, user, target, comment, from, to, atMs)
-  redis.call('XADD', key, 'MAXLEN', '~', n, '*', 'kind', kind, 'user', user, 'target', target,
+  return redis.pcall('XADD', key, 'MAXLEN', '~', n, '*', 'kind', kind, 'user', user, 'target', target,
     'comment', comment and '1' or '0', 'from', EVENT_VOTES[from], 'to', EVENT_VOTES[to], 'at', atMs)
 end
