@@ -131,17 +131,16 @@ local MOVING_ERROR = 'voting: comments moving: Reconfigure has not moved every c
 -- hash tag (keys.go; TestModerationKeys). Read in the fence, they cost a
 -- vote no argument: three cost it ~6,500 of its ~110,000 instructions
 -- (lib/moderation.lua).
+-- An option's word follows the layout's number and a space.
 local function moderationIn(record, identity)
-  local tag, words = string.sub(record, 1, -6), ' ' .. identity .. ' '
-  local m = {}
-  if string.find(words, ' votelog ', 1, true) then
-    m.log = tag .. 'uvotes:'
-  end
+  local words = identity .. ' '
+  local log = string.find(words, ' votelog ', 1, true)
   local n = string.match(words, ' events=(%d+) ')
-  if n then
-    m.events, m.maxLen = tag .. 'events', n
+  if not (log or n) then
+    return false
   end
-  return (m.log or m.events) and m
+  local tag = string.sub(record, 1, -6)
+  return {log = log and tag .. 'uvotes:' or nil, events = n and tag .. 'events' or nil, maxLen = n}
 end
 
 local function fenceOf(fence)
