@@ -182,9 +182,10 @@ local function vote(k, id, user, vs, now, store, want)
     fill(k)
   end
   -- Every key written below is the voter record, read above, the record
-  -- and the score ordering, whose writes come first (below), or checked
-  -- here; the groups are read before the first write too. A store with
-  -- pages or rules writes before them, so it checks them here.
+  -- and the score ordering, whose writes come first (below), then the
+  -- first of the moderators' keys, whose failure puts them back, or
+  -- checked here; the groups are read before the first write too. A
+  -- store with pages or rules writes before them, so it checks them here.
   local pn, wn -- posted and weight as numbers, for the optional orders
   if orders ~= '' then
     pn, wn = tonumber(posted), tonumber(weight)
