@@ -17,29 +17,28 @@ import (
 )
 
 // TestModerationKeys keeps what lib/base.lua moderationIn reads in a
-// store's identity and the keys it names to identity.go's words and
-// keys.go's keys: the words, as the identity spells them, and the keys
-// as the record's siblings in its hash tag.
+// store's identity, and the keys it names, to identity.go's words and
+// keys.go's keys: the words as the identity spells them, the keys as
+// the record's siblings in its hash tag.
 func TestModerationKeys(t *testing.T) {
-	for _, w := range []string{"' votelog '", "' events=(%d+) '"} {
+	for _, w := range []string{"' " + layout.OptionVoteLog + " '", "' " + layout.OptionEvents + "=(%d+) '",
+		"tag .. '" + layout.UserVotes + "'", "tag .. '" + layout.Events + "'"} {
 		if !strings.Contains(libLua, w) {
-			t.Errorf("lib/base.lua reads no %s", w)
+			t.Errorf("lib/base.lua moderationIn reads no %s", w)
 		}
-	}
-	if layout.OptionVoteLog != "votelog" || layout.OptionEvents != "events" {
-		t.Errorf("the identity's words %q and %q are not those lib/base.lua moderationIn reads", layout.OptionVoteLog, layout.OptionEvents)
 	}
 	s, err := New(&redis.Pool{}, WithVoteLog(), WithVoteEvents(100))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Identity().String(); !strings.Contains(" "+got+" ", " votelog ") || !strings.Contains(" "+got+" ", " events=100 ") {
+	if got := " " + s.Identity().String() + " "; !strings.Contains(got, " "+layout.OptionVoteLog+" ") ||
+		!strings.Contains(got, " "+layout.OptionEvents+"=100 ") {
 		t.Errorf("identity %q names neither the log nor the events as moderationIn reads them", got)
 	}
 	for _, prefix := range []string{"voting", "site:news", "a}b"} {
 		k := newKeys(prefix)
 		tag := strings.TrimSuffix(k.record, "store")
-		if tag+"uvotes:" != k.userVotes || tag+"events" != k.events {
+		if tag+layout.UserVotes != k.userVotes || tag+layout.Events != k.events {
 			t.Errorf("prefix %q: the log's prefix %q or the events' %q is not the record's sibling", prefix, k.userVotes, k.events)
 		}
 	}
