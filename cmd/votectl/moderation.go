@@ -134,7 +134,9 @@ func cmdReverse(e *env, args []string) error {
 		if e.tty {
 			fmt.Fprintln(e.stderr)
 		}
-		fmt.Fprintf(e.stderr, "votectl: reverse %s: %d taken back before the error; run it again to resume\n", user, total)
+		if !errors.Is(err, voting.ErrNotAllowed) && !errors.Is(err, voting.ErrInvalidArgument) { // no rerun mends those
+			fmt.Fprintf(e.stderr, "votectl: reverse %s: %d taken back before the error; run it again to resume\n", user, total)
+		}
 		return err
 	}
 	if e.tty {
@@ -162,9 +164,15 @@ func cmdSuspend(e *env, args []string) error {
 	if *d <= 0 {
 		return usagef("suspend: -for %v is not positive", *d)
 	}
-	st, err := e.moderated()
+	// A store that records no identity (a new one, or a mistyped
+	// -prefix) would record votectl's defaults with the suspension, and
+	// refuse its service's options: the service records them first.
+	st, _, ok, err := e.recorded()
 	if err != nil {
 		return err
+	}
+	if !ok {
+		return usagef("suspend: the store records no identity: record it first (votectl options, with its service's flags, or the service's first call)")
 	}
 	until := e.now().Add(*d)
 	if err := st.Suspend(e.ctx, fs.Arg(0), m, until); err != nil {
@@ -199,6 +207,9 @@ func cmdEvents(e *env, args []string) error {
 		every = fs.Duration("every", time.Second, "with -follow, how often to look for more")
 	}); err != nil {
 		return err
+	}
+	if *every <= 0 {
+		return usagef("events: -every %v is not positive", *every)
 	}
 	st, err := e.moderated()
 	if err != nil {

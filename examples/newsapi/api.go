@@ -768,6 +768,7 @@ func decodeError(err error, v any, limit int64) error {
 		tooLarge  *http.MaxBytesError
 		wrongType *json.UnmarshalTypeError
 		syntax    *json.SyntaxError
+		badTime   *time.ParseError
 		msg       string
 	)
 	switch {
@@ -787,6 +788,10 @@ func decodeError(err error, v any, limit int64) error {
 		msg = "request body has an unknown field " + strings.TrimPrefix(err.Error(), "json: unknown field ")
 	case errors.As(err, &syntax):
 		msg = fmt.Sprintf("request body is not valid JSON (at byte %d)", syntax.Offset)
+	case errors.As(err, &badTime):
+		// time.Time's UnmarshalJSON names no field: the body's time
+		// fields are named instead.
+		msg = fmt.Sprintf("%s must be an RFC 3339 time, e.g. 2024-01-02T15:04:05Z", timeFields(v))
 	default:
 		// A value of another kind.
 		msg = "request body is not " + bodyKind(v)
@@ -801,6 +806,29 @@ func jsonKind(v any) string {
 		return "array"
 	}
 	return "object"
+}
+
+// timeFields names the fields of the body v (as bodyShape reads it)
+// that hold a time: `field "until"`, or `fields "from" or "to"`.
+func timeFields(v any) string {
+	t := reflect.TypeOf(v).Elem()
+	if t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	timeType := reflect.TypeOf(time.Time{})
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Type == timeType || (f.Type.Kind() == reflect.Pointer && f.Type.Elem() == timeType) {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+				names = append(names, strconv.Quote(name))
+			}
+		}
+	}
+	if len(names) == 1 {
+		return "field " + names[0]
+	}
+	return "fields " + strings.Join(names, " or ")
 }
 
 // bodyKind is "a JSON object" for v a pointer to a struct, "a JSON array

@@ -151,8 +151,18 @@ func message(err error) string {
 	}
 	msg := err.Error()
 	if _, k := kindOf(err); k.err != nil {
-		if i := strings.Index(msg, strings.TrimPrefix(k.err.Error(), "voting: ")); i >= 0 {
-			msg = msg[i:]
+		// The text from the store's sentinel on, or from the innermost
+		// error that words it for the call (a comment's "comment not
+		// found" wraps ErrNotFound's "article not found").
+		var chain []error
+		for e := err; e != nil; e = errors.Unwrap(e) {
+			chain = append(chain, e)
+		}
+		for i := len(chain) - 1; i > 0; i-- {
+			if at := strings.Index(msg, strings.TrimPrefix(chain[i].Error(), "voting: ")); at >= 0 {
+				msg = msg[at:]
+				break
+			}
 		}
 	}
 	return goNames.ReplaceAllString(strings.TrimPrefix(msg, "voting: "), "")

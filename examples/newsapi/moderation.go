@@ -164,7 +164,7 @@ func (a *api) suspend(w http.ResponseWriter, r *http.Request) error {
 	if err := a.store.Suspend(r.Context(), r.PathValue("name"), mode, until); err != nil {
 		return err
 	}
-	u := until.UTC()
+	u := time.UnixMilli(until.UnixMilli()).UTC() // as the store keeps it (Store.Suspend)
 	a.reply(w, http.StatusOK, suspensionJSON{Mode: body.Mode, Until: &u})
 	return nil
 }

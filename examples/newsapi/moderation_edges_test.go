@@ -1,6 +1,6 @@
 package main
 
-// hunt_h3_test.go: failing tests of defects in the moderators' routes.
+// moderation_edges_test.go: the moderators' routes at their edges.
 
 import (
 	"net/http"
@@ -9,12 +9,11 @@ import (
 	"time"
 )
 
-// TestHuntSuspensionUntilNotATime: PUT /users/{name}/suspension with an
-// "until" that is no RFC 3339 time is a 400 whose message says the body
-// "is not a JSON object", though it is one: time.Time's UnmarshalJSON
-// error is neither a json.UnmarshalTypeError nor a SyntaxError, so
-// decodeError falls to its default. The message should name the field.
-func TestHuntSuspensionUntilNotATime(t *testing.T) {
+// TestSuspensionUntilNotATime: PUT /users/{name}/suspension with an
+// "until" that is no RFC 3339 time is a 400 whose message names the
+// field (decodeError: time.Time's UnmarshalJSON error names none), not
+// one that says the body "is not a JSON object".
+func TestSuspensionUntilNotATime(t *testing.T) {
 	ta := newTestAPI(t, config{voteLog: true})
 	mod := ta.asRole("mod", roleModerator)
 	for _, until := range []string{"tomorrow", "2024-01-02", "2024-01-02 10:00:00"} {
@@ -25,13 +24,12 @@ func TestHuntSuspensionUntilNotATime(t *testing.T) {
 	}
 }
 
-// TestHuntCommentVotersNotFoundMessage: GET /comments/{id}/voters of an
-// unknown comment answers `comment voters: comment not found: "99"`: the
-// store's op name leaks into the message, where an article's answers
-// `article not found: "99"` (message strips up to the sentinel's text,
-// and looks for ErrNotFound's "article not found" only, not the
-// comment's renamed "comment not found").
-func TestHuntCommentVotersNotFoundMessage(t *testing.T) {
+// TestCommentVotersNotFoundMessage: GET /comments/{id}/voters of an
+// unknown or deleted comment answers `comment not found: "99"`, as an
+// article's answers `article not found: "99"`, without the store's op
+// name (message cuts at the innermost wording of the sentinel: the
+// comment's "comment not found" wraps ErrNotFound).
+func TestCommentVotersNotFoundMessage(t *testing.T) {
 	ta := newTestAPI(t, config{voteLog: true})
 	id := ta.post("A")
 	c := ta.comment(id, "", "alice", "first")
@@ -49,11 +47,11 @@ func TestHuntCommentVotersNotFoundMessage(t *testing.T) {
 	}
 }
 
-// TestHuntSuspendReplyUntilIsTheStored: PUT /users/{name}/suspension
-// answers with the end it was given (the service's now plus "for", to
-// the nanosecond), not the one the store keeps (Store.Suspend keeps it to
-// the millisecond): GET right after answers another "until".
-func TestHuntSuspendReplyUntilIsTheStored(t *testing.T) {
+// TestSuspendReplyUntilIsTheStored: PUT /users/{name}/suspension
+// answers with the end the store keeps (Store.Suspend keeps it to the
+// millisecond), which GET right after answers too, not the end it was
+// given to the nanosecond.
+func TestSuspendReplyUntilIsTheStored(t *testing.T) {
 	ta := newTestAPI(t, config{voteLog: true})
 	mod := ta.asRole("mod", roleModerator)
 	ta.clock.Add(1234567 * time.Microsecond) // a now between two milliseconds

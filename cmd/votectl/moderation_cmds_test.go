@@ -1,7 +1,6 @@
 package main
 
-// hunt_h3_test.go: failing tests of defects in votectl's moderation
-// commands.
+// moderation_cmds_test.go: votectl's moderation commands at their edges
 
 import (
 	"context"
@@ -15,14 +14,13 @@ import (
 	"github.com/votekit/voting"
 )
 
-// TestHuntSuspendOnUnrecordedStoreRecordsDefaultIdentity: suspend on a store that records no identity yet (a new store before
-// its first post, or a mistyped -prefix) opens the store with the default
-// options (env.moderated) and Store.Suspend records them: the service,
-// started afterwards with its own options (a vote log, events), is then
-// refused by CheckIdentity and gets ErrIncompatible on every write.
-// import refuses a suspension without an identity for this reason
-// (parseImport); the command should too (exit 2, nothing written).
-func TestHuntSuspendOnUnrecordedStoreRecordsDefaultIdentity(t *testing.T) {
+// TestSuspendRefusesUnrecordedStore: suspend on a store that records no
+// identity yet (a new store before its first post, or a mistyped
+// -prefix) exits 2 and writes nothing, as import refuses a suspension
+// without an identity (parseImport): Store.Suspend would record
+// votectl's default options, and the service, started afterwards with
+// its own (a vote log, events), would get ErrIncompatible on every write.
+func TestSuspendRefusesUnrecordedStore(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
 		for _, args := range [][]string{{"suspend", "spammer", "-mode", "shadow", "-for", "72h"}} {
@@ -46,12 +44,11 @@ func TestHuntSuspendOnUnrecordedStoreRecordsDefaultIdentity(t *testing.T) {
 	})
 }
 
-// TestHuntEventsFollowEveryNotPositive: events -follow -every 0 (or a
-// negative duration) is taken, and the command polls Redis in a busy
-// loop (time.After of 0 fires at once), thousands of calls a second;
-// suspend refuses a -for that is not positive, and events should refuse
-// such an -every the same way (exit 2, the flag named).
-func TestHuntEventsFollowEveryNotPositive(t *testing.T) {
+// TestEventsEveryNotPositive: events -follow -every 0 (or a negative
+// duration) exits 2 naming the flag, as suspend refuses a -for that is
+// not positive, where it polled Redis in a busy loop (time.After of 0
+// fires at once).
+func TestEventsEveryNotPositive(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		recordedStore(t, addr, "hev")
 		if code, out, errs := votectl(t, addr, "", "-prefix", "hev", "options", "-vote-events", "1000"); code != 0 {
@@ -87,13 +84,12 @@ func TestHuntEventsFollowEveryNotPositive(t *testing.T) {
 	})
 }
 
-// TestHuntReverseNonResumableErrorOneLine: reverse on a store without the
-// vote log, or of a user name the store refuses, fails at once and
-// writes nothing, but cmdReverse prints "N taken back before the error;
-// run it again to resume" before the error: two lines on stderr where
-// votectl's contract (main.go, README) is one line saying which, and
-// advice to resume what no rerun can do.
-func TestHuntReverseNonResumableErrorOneLine(t *testing.T) {
+// TestReverseUnresumableErrorOneLine: reverse on a store without the
+// vote log, or of a user name the store refuses, fails at once, writes
+// nothing, and says so in one line on stderr (votectl's contract:
+// main.go, README), without advice to run it again, which mends
+// neither.
+func TestReverseUnresumableErrorOneLine(t *testing.T) {
 	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		recordedStore(t, addr, "hrv")                       // no vote log
 		recordedStore(t, addr, "hrl", voting.WithVoteLog()) // a vote log
