@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -86,7 +87,8 @@ func (s *Store) VotesBy(ctx context.Context, user, cursor string, limit int) ([]
 	if cursor != "" {
 		var ok bool
 		afterScore, afterItem, ok = strings.Cut(cursor, ":")
-		if _, err := strconv.ParseInt(afterScore, 10, 64); !ok || err != nil || afterItem == "" {
+		n, err := strconv.ParseInt(afterScore, 10, 64)
+		if _, logged := layout.ParseLogEntry(afterItem, float64(n)); !ok || err != nil || !logged {
 			return nil, "", opErr(op, fmt.Errorf("%w: cursor %q", ErrInvalidArgument, cursor))
 		}
 	}
@@ -394,7 +396,7 @@ func (s *Store) Suspend(ctx context.Context, user string, mode Suspension, until
 		return observeErr(ctx, s, Call{Op: "Suspend"}, func(ctx context.Context) error { return s.Suspend(ctx, user, mode, until) })
 	}
 	const op = "suspend"
-	if err := checkName("user", user); err != nil {
+	if err := s.text.name("user", user); err != nil {
 		return opErr(op, err)
 	}
 	code := map[Suspension]string{Refuse: "r", Shadow: "s"}[mode]
@@ -422,7 +424,7 @@ func (s *Store) Unsuspend(ctx context.Context, user string) error {
 		return observeErr(ctx, s, Call{Op: "Unsuspend"}, func(ctx context.Context) error { return s.Unsuspend(ctx, user) })
 	}
 	const op = "unsuspend"
-	if err := checkName("user", user); err != nil {
+	if err := s.text.name("user", user); err != nil {
 		return opErr(op, err)
 	}
 	_, err := s.suspend(ctx, op, user, "", 0)
@@ -475,7 +477,9 @@ func (s *Store) Suspended(ctx context.Context, user string) (Suspension, time.Ti
 		return 0, time.Time{}, opErr(op, fmt.Errorf("suspension mode %q", code))
 	}
 	// left is from the store's now to the second (the script's clock).
-	return mode, time.Unix(t.Unix(), 0).Add(time.Duration(left) * time.Millisecond).UTC(), nil
+	// In ms, not a Duration, which overflows beyond ~292 years (an end
+	// in 9999, a ban for good).
+	return mode, time.UnixMilli(t.Unix()*1000 + left).UTC(), nil
 }
 
 // suspension is the two results of Suspended, as one result of its hooks.
@@ -528,8 +532,14 @@ func (s *Store) VoteEvents(ctx context.Context, after string, count int) ([]Vote
 	if err := checkLimit(count); err != nil {
 		return nil, "", opErr(op, err)
 	}
-	if after != "" && !streamID(after) {
-		return nil, "", opErr(op, fmt.Errorf("%w: %q is no stream entry ID", ErrInvalidArgument, after))
+	if after != "" {
+		ms, seq, ok := streamID(after)
+		if !ok {
+			return nil, "", opErr(op, fmt.Errorf("%w: %q is no stream entry ID", ErrInvalidArgument, after))
+		}
+		if ms == math.MaxUint64 && seq == math.MaxUint64 {
+			return nil, after, nil // the greatest ID: none can follow, and XRANGE refuses to start after it
+		}
 	}
 	rest, err := s.call(ctx, op, eventsScript, "", []interface{}{s.keys.events, after, count})
 	if err != nil {
@@ -546,12 +556,13 @@ func (s *Store) VoteEvents(ctx context.Context, after string, count int) ([]Vote
 	return list, next, nil
 }
 
-// streamID reports whether id is a stream entry ID, "<ms>-<seq>".
-func streamID(id string) bool {
-	ms, seq, ok := strings.Cut(id, "-")
-	_, err1 := strconv.ParseUint(ms, 10, 64)
-	_, err2 := strconv.ParseUint(seq, 10, 64)
-	return ok && err1 == nil && err2 == nil
+// streamID parses id as a stream entry ID, "<ms>-<seq>"; ok is false
+// for anything else.
+func streamID(id string) (ms, seq uint64, ok bool) {
+	a, b, ok := strings.Cut(id, "-")
+	ms, err1 := strconv.ParseUint(a, 10, 64)
+	seq, err2 := strconv.ParseUint(b, 10, 64)
+	return ms, seq, ok && err1 == nil && err2 == nil
 }
 
 // parseEvents reads events.lua's reply: eight fields an entry.

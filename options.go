@@ -174,7 +174,9 @@ func WithVoteLog() Option {
 // every suspension and its end ([Store.Suspend], [Store.Unsuspend]),
 // each added in the script of the change, to a stream capped at about
 // maxLen entries (XADD MAXLEN ~): the oldest go first. A shadowed
-// user's vote ([Shadow]) adds none. Stores sharing a prefix should all
+// user's vote ([Shadow]) adds none, but where it takes back a vote that
+// counted before the suspension: that change of the counts adds one.
+// Stores sharing a prefix should all
 // have it, with the same length, or all not: it is a shared option.
 // Without it a store keeps no stream and does no extra work per vote.
 // A maxLen below 1 is rejected. Default off.

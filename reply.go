@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -309,7 +310,9 @@ func parseRefused(rest []interface{}) error {
 	if err != nil || len(rest) != 1 {
 		return fmt.Errorf("not allowed reply of %d fields: %v", len(rest)+1, err)
 	}
-	return &retryError{after: time.Duration(max(ms, 1)) * time.Millisecond, sentinel: ErrNotAllowed}
+	// Capped where a Duration overflows (~292 years: a ban for good).
+	return &retryError{after: time.Duration(min(max(ms, 1), math.MaxInt64/int64(time.Millisecond))) * time.Millisecond,
+		sentinel: ErrNotAllowed}
 }
 
 // parseCommentRecord parses a comment's record (layout.ParseCommentRecord)

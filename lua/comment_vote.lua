@@ -135,13 +135,16 @@ elseif new == 0 then
 else
   redis.call('HSET', votedKey, field, vs)
 end
-if mod and mod.log then -- moderation: the voter's vote log
+-- moderation: a vote that counts as none before and after (a shadow
+-- vote cancelled once its suspension ended) changes no log entry and
+-- adds no event.
+if mod and mod.log and prev ~= new then -- moderation: the voter's vote log
   -- A poster's upvote back on their own comment is logged, as one on
   -- their own article is: the comment's first upvote alone is the
   -- item's (docs/OPERATIONS.md, "Moderation").
   must(logVote(mod.log .. user, logItem(true, cid), new, logScore))
 end
-if mod and mod.events then -- moderation: the vote events; the vote counted from prev to new
+if mod and mod.events and prev ~= new then -- moderation: the vote events; the vote counted from prev to new
   must(addEvent(mod.events, mod.maxLen, 'vote', user, cid, true, prev, new, now .. '000'))
 end
 local tu, td = told(up, down, shown)

@@ -32,6 +32,8 @@ expect(logKey, 'zset')
 if events then
   expect(events, 'stream')
 end
+-- The voter's karma before the refunds, where the store keeps karma.
+local karmaBefore = k.rules and k.rules.karma and redis.call('ZSCORE', k.rules.karma, user)
 local list = redis.call('ZREVRANGE', logKey, 0, step - 1, 'WITHSCORES')
 local taken, work, more = 0, 0, #list == 2 * step
 for i = 1, #list, 2 do
@@ -61,8 +63,10 @@ for i = 1, #list, 2 do
   end
 end
 -- A voter whose karma the refunds bring to 0 leaves the karma
--- ordering, as one who never voted (TopUsers lists no such user).
-if taken > 0 and k.rules and k.rules.karma then
+-- ordering, as one who never voted (TopUsers lists no such user); one
+-- listed at 0 before, whose karma the votes never moved (no vote cost),
+-- stays.
+if taken > 0 and karmaBefore and tonumber(karmaBefore) ~= 0 then
   local left = redis.call('ZSCORE', k.rules.karma, user)
   if left and tonumber(left) == 0 then
     redis.call('ZREM', k.rules.karma, user)

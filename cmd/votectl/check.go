@@ -41,6 +41,9 @@ type checker struct {
 	// is open (member -> true), which the vote logs are checked against.
 	standing map[string]map[string]string
 	open     map[string]bool
+	// implied: the comment posters' own upvotes among standing (user +
+	// " " + member), which no field holds and no log logs.
+	implied map[string]bool
 }
 
 // stand notes user's counted vote v ("1" or "-1") on the item whose vote
@@ -114,7 +117,7 @@ func cmdCheck(e *env, args []string) error {
 		}
 	}
 	c := &checker{e: e, inv: inv, recs: map[string]record{}, reput: map[string][2]int64{}, markers: map[string]string{},
-		standing: map[string]map[string]string{}, open: map[string]bool{}}
+		standing: map[string]map[string]string{}, open: map[string]bool{}, implied: map[string]bool{}}
 	steps := []func() error{c.records, c.orderings, c.buckets, c.voters, c.groups, c.caches, c.comments,
 		func() error { return c.karma(karma, cost) }, c.pages, c.voteLogs, c.suspensions}
 	for _, s := range steps {
@@ -797,8 +800,8 @@ func (c *checker) voteLogs() error {
 			if logged[u+" "+m] || !c.open[m] {
 				continue
 			}
-			if r, ok := c.recs[m[1:]]; ok && m[0] == 'a' && r.Poster == u && v == "1" {
-				continue // the poster's own upvote, cast by Post
+			if r, ok := c.recs[m[1:]]; (ok && m[0] == 'a' && r.Poster == u && v == "1") || c.implied[u+" "+m] {
+				continue // the poster's own upvote, cast by Post or Comment
 			}
 			unlogged++
 		}

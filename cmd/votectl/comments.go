@@ -716,7 +716,9 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 			c.open["c"+cid] = !x.Deleted
 			n := votes[cid]
 			if !own[cid] {
-				n[0]++ // the poster's own upvote, implied
+				n[0]++ // the poster's own upvote, implied: it stands, and is logged once cast again
+				c.stand(x.Poster, "c"+cid, "1")
+				c.implied[x.Poster+" c"+cid] = true
 			}
 			if n[0] != x.Up || n[1] != x.Down {
 				c.problem(true, "comment %s: counts %d up %d down, but its voters are %d up %d down", cid, x.Up, x.Down, n[0], n[1])

@@ -244,8 +244,10 @@ local function vote(k, id, user, vs, now, store, want)
   -- next, unchecked where nothing was written before the counts
   -- (expectModerated): a foreign value there fails the vote after the
   -- counts and the score are put back. A check would cost a vote ~6,000
-  -- instructions (BENCHMARKS.md, "Moderation").
-  if mod then
+  -- instructions (BENCHMARKS.md, "Moderation"). A vote that counts as
+  -- none before and after (a shadow vote cancelled once its suspension
+  -- ended) changes no log entry and adds no event.
+  if mod and prev ~= new then
     local r
     if mod.log then
       r = logVote(mod.log .. user, logItem(false, id), new, k.logScore)
@@ -282,7 +284,7 @@ local function vote(k, id, user, vs, now, store, want)
   else
     redis.call('HSET', votedKey, '', meta, user, stored)
   end
-  if mod and mod.log and mod.events then -- moderation: the vote events, after the log (above); the vote counted from prev to new
+  if mod and mod.log and mod.events and prev ~= new then -- moderation: the vote events, after the log (above); the vote counted from prev to new
     must(addEvent(mod.events, mod.maxLen, 'vote', user, id, false, prev, new, now .. '000'))
   end
   -- A cache is updated where it holds the article, or where the new

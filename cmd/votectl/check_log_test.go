@@ -8,14 +8,13 @@ import (
 	"github.com/votekit/voting"
 )
 
-// TestHuntCheckPosterReupvoteOnComment: a comment's poster who cancels
+// TestCheckPosterReupvoteOnComment: a comment's poster who cancels
 // their own upvote and upvotes again has the vote logged
 // (comment_vote.lua, docs/OPERATIONS.md "Moderation"), while the comment
-// voter record holds no field for it (the upvote is implied again). check
-// (comments.go checker.commentVotes, which calls c.stand for fields only; check.go voteLogs) knows only
-// the fields, so it reports the logged vote as a problem on a store the
-// package itself wrote.
-func TestHuntCheckPosterReupvoteOnComment(t *testing.T) {
+// voter record holds no field for it (the upvote is implied again):
+// check takes the implied upvote as standing (comments.go
+// checker.commentVotes) and finds the store it wrote clean.
+func TestCheckPosterReupvoteOnComment(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
 		now := time.Now()

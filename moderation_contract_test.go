@@ -1,8 +1,7 @@
 package voting
 
-// Moderation (issue 37), hunt h2: each test fails on a defect of the
-// moderation calls' contracts (moderation.go's godoc, docs/OPERATIONS.md
-// "Moderation").
+// Moderation's calls held to their contracts (moderation.go's godoc,
+// docs/OPERATIONS.md "Moderation") where a bug hunt found them broken.
 
 import (
 	"errors"
@@ -11,12 +10,11 @@ import (
 	"time"
 )
 
-// TestHuntSuspendFarFuture: Suspend accepts an end up to
-// time.UnixMilli(layout.MaxExact) (year ~287,000), but Suspended and the
-// refused call's RetryAfter turn the ms left into a time.Duration, which
-// overflows past ~292 years: a "permanent" suspension until 9999-12-31
-// reads back as ending in the past, and RetryAfter is negative.
-func TestHuntSuspendFarFuture(t *testing.T) {
+// TestSuspendFarFuture: a suspension until 9999-12-31 (Suspend takes
+// ends up to year ~287,000) reads back as that end, and a refused call's
+// RetryAfter is positive: neither goes through a time.Duration of the ms
+// left, which overflows past ~292 years.
+func TestSuspendFarFuture(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
 		a := mustPost(t, s, "poster", "title")
@@ -35,12 +33,12 @@ func TestHuntSuspendFarFuture(t *testing.T) {
 	})
 }
 
-// TestHuntReverseVotesDropsZeroKarmaUser: a user listed in TopUsers
-// with karma 0 (their article got an upvote and a downvote) casts one
-// vote, on a store without vote costs, and has it taken back: no refund
-// moved their karma, yet ReverseVotes removes them from TopUsers, which
-// a twin that never saw the vote lists them in.
-func TestHuntReverseVotesDropsZeroKarmaUser(t *testing.T) {
+// TestReverseVotesDropsZeroKarmaUser: a user listed in TopUsers with
+// karma 0 (their article got an upvote and a downvote) who casts one
+// vote, on a store without vote costs, and has it taken back stays
+// listed, as on a twin that never saw the vote: reverse.lua removes a
+// voter only where the refunds brought their karma to 0.
+func TestReverseVotesDropsZeroKarmaUser(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog(), WithKarma(1, -1))
 		a := mustPost(t, s, "u", "u's article")
@@ -72,32 +70,10 @@ func TestHuntReverseVotesDropsZeroKarmaUser(t *testing.T) {
 	})
 }
 
-// TestHuntReverseVotesPosterInTopUsers: a poster whose only karma came
-// from a user's votes is listed in TopUsers at 0 after ReverseVotes of
-// that user; a twin store that never saw the votes does not list them.
-func TestHuntReverseVotesPosterInTopUsers(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, b *backend) {
-		s1, _ := newStore(t, b, WithVoteLog(), WithKarma(1, -1))
-		s2, _ := newStore(t, b, WithVoteLog(), WithKarma(1, -1))
-		a1 := mustPost(t, s1, "poster", "title")
-		mustPost(t, s2, "poster", "title")
-		mustVote(t, s1, "ring", a1.ID, Upvote)
-		if n, err := s1.ReverseVotes(ctx, "ring"); err != nil || n != 1 {
-			t.Fatalf("ReverseVotes: %d, %v", n, err)
-		}
-		u1, err1 := s1.TopUsers(ctx, 1)
-		u2, err2 := s2.TopUsers(ctx, 1)
-		if err1 != nil || err2 != nil || fmt.Sprint(u1) != fmt.Sprint(u2) {
-			t.Errorf("TopUsers after ReverseVotes %v (%v), on a twin that never saw the vote %v (%v)", u1, err1, u2, err2)
-		}
-	})
-}
-
-// TestHuntVoteEventsAfterLastID: an after that is a stream entry ID, the
-// greatest one, has no events after it: VoteEvents should return none
-// (or ErrInvalidArgument), not Redis's raw "invalid start ID for the
-// interval" error wrapping no sentinel.
-func TestHuntVoteEventsAfterLastID(t *testing.T) {
+// TestVoteEventsAfterLastID: after the greatest stream entry ID,
+// VoteEvents returns no events, not Redis's "invalid start ID for the
+// interval".
+func TestVoteEventsAfterLastID(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteEvents(100))
 		a := mustPost(t, s, "poster", "title")
@@ -110,11 +86,10 @@ func TestHuntVoteEventsAfterLastID(t *testing.T) {
 	})
 }
 
-// TestHuntVotesByForgedCursor: a cursor that no call returned gets
-// ErrInvalidArgument; one whose item can be no vote log entry (not
-// "a<id>" or "c<id>", layout.ParseLogEntry) is taken as a stale cursor
-// and silently ends the walk.
-func TestHuntVotesByForgedCursor(t *testing.T) {
+// TestVotesByForgedCursor: a cursor that no call returned, one whose
+// item can be no vote log entry (layout.ParseLogEntry), gets
+// ErrInvalidArgument rather than ending the walk as a stale one.
+func TestVotesByForgedCursor(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog())
 		a := mustPost(t, s, "poster", "title")
@@ -128,11 +103,10 @@ func TestHuntVotesByForgedCursor(t *testing.T) {
 	})
 }
 
-// TestHuntSuspendNameVoteRefuses: Suspend and Unsuspend promise
-// ErrInvalidArgument for "a user name Vote refuses"; Vote refuses a name
-// with white space at either end, Suspend and Unsuspend take it (they
-// check with the lax checkName, not the store's text rules).
-func TestHuntSuspendNameVoteRefuses(t *testing.T) {
+// TestSuspendNameVoteRefuses: Suspend and Unsuspend refuse, as their
+// godoc says, a user name Vote refuses: white space at either end (the
+// store's text rules, not the lax checkName).
+func TestSuspendNameVoteRefuses(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, clock := newStore(t, b)
 		a := mustPost(t, s, "poster", "title")

@@ -1,16 +1,15 @@
 package voting
 
-// Defects found in the moderation hooks of a vote (the vote log, the vote
-// events, shadow votes) and in turning the vote log off and on again
-// with Reconfigure.
+// The moderation hooks of a vote (the vote log, the vote events, shadow
+// votes), and the vote log turned off and on again with Reconfigure.
 
 import (
 	"testing"
 	"time"
 )
 
-// huntEvents reads every vote event of s, without their IDs.
-func huntEvents(t *testing.T, s *Store) []VoteEvent {
+// eventsOf reads every vote event of s, without their IDs.
+func eventsOf(t *testing.T, s *Store) []VoteEvent {
 	t.Helper()
 	var got []VoteEvent
 	after := ""
@@ -30,13 +29,12 @@ func huntEvents(t *testing.T, s *Store) []VoteEvent {
 	}
 }
 
-// TestHuntShadowVoteCancelAddsNoEvent: a vote cast while shadowed counts
+// TestShadowVoteCancelAddsNoEvent: a vote cast while shadowed counts
 // nowhere and adds no event; once the suspension is over, the user
 // cancelling it changes no count either (the vote counted before and
-// after is none), so it must add no "vote" event. lib/ballot.lua vote
-// and comment_vote.lua add one, from none to none, for the article and
-// for the comment.
-func TestHuntShadowVoteCancelAddsNoEvent(t *testing.T) {
+// after is none), and adds no "vote" event, on an article or a comment
+// (lib/ballot.lua vote, comment_vote.lua).
+func TestShadowVoteCancelAddsNoEvent(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		for _, opts := range [][]Option{{WithVoteEvents(1000)}, {WithVoteLog(), WithVoteEvents(1000)}} {
 			s, clock := newStore(t, b, opts...)
@@ -64,7 +62,7 @@ func TestHuntShadowVoteCancelAddsNoEvent(t *testing.T) {
 				t.Fatalf("the cancel of a shadow vote changed the counts: %+v, was %+v", after, before)
 			}
 			var votes []VoteEvent
-			for _, e := range huntEvents(t, s) {
+			for _, e := range eventsOf(t, s) {
 				if e.Kind == "vote" {
 					votes = append(votes, e)
 				}
@@ -76,7 +74,7 @@ func TestHuntShadowVoteCancelAddsNoEvent(t *testing.T) {
 	})
 }
 
-// TestHuntReverseAfterVoteLogOffAndOn: Reconfigure turning WithVoteLog
+// TestReverseAfterVoteLogOffAndOn: Reconfigure turning WithVoteLog
 // off leaves every user's log as it was, and turning it on again trusts
 // it: a vote changed while the log was off keeps its old entry. VotesBy
 // then lists a vote the user does not have (the log is "the user's
@@ -84,7 +82,7 @@ func TestHuntShadowVoteCancelAddsNoEvent(t *testing.T) {
 // entry's vote off a closed article's frozen counts: an upvote the user
 // no longer has is taken from the article, and the downvote the user
 // does have stays.
-func TestHuntReverseAfterVoteLogOffAndOn(t *testing.T) {
+func TestReverseAfterVoteLogOffAndOn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		logged, clock := newStore(t, b, WithVoteLog(), WithVoteWindow(time.Hour))
 		plain, err := New(b.pool, WithKeyPrefix(logged.keys.prefix), WithClock(clock.Now), WithVoteWindow(time.Hour))
