@@ -6,6 +6,10 @@ package voting
 import (
 	"testing"
 	"time"
+
+	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // eventsOf reads every vote event of s, without their IDs.
@@ -74,14 +78,13 @@ func TestShadowVoteCancelAddsNoEvent(t *testing.T) {
 	})
 }
 
-// TestReverseAfterVoteLogOffAndOn: Reconfigure turning WithVoteLog
-// off leaves every user's log as it was, and turning it on again trusts
-// it: a vote changed while the log was off keeps its old entry. VotesBy
-// then lists a vote the user does not have (the log is "the user's
-// standing votes", docs/LAYOUT.md), and ReverseVotes takes the stale
-// entry's vote off a closed article's frozen counts: an upvote the user
-// no longer has is taken from the article, and the downvote the user
-// does have stays.
+// TestReverseAfterVoteLogOffAndOn: Reconfigure turning WithVoteLog off
+// removes every user's log (reconfigure.lua phase 'logs'), and turning it
+// on again removes any left before it records the log on: a vote changed
+// while the log was off is in no log, where a log kept would list it as
+// it was (VotesBy), and ReverseVotes would take the stale entry's vote
+// off a closed article's frozen counts. A vote cast once the log is on
+// again is logged, and taken back.
 func TestReverseAfterVoteLogOffAndOn(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		logged, clock := newStore(t, b, WithVoteLog(), WithVoteWindow(time.Hour))
@@ -91,35 +94,43 @@ func TestReverseAfterVoteLogOffAndOn(t *testing.T) {
 		}
 		plain.pool = logged.pool
 		a := mustPost(t, logged, "p", "title")
+		c := mustPost(t, logged, "p", "another")
 		mustVote(t, logged, "u", a.ID, Upvote)            // logged: up
 		if _, err := plain.Reconfigure(ctx); err != nil { // the log off
 			t.Fatal(err)
 		}
-		mustVote(t, plain, "u", a.ID, Downvote)            // not logged
+		if n, _ := redis.Int(b.do(t, "EXISTS", logged.keys.userVotesKey("u")), nil); n != 0 {
+			t.Errorf("u's log is kept with the log off")
+		}
+		mustVote(t, plain, "u", a.ID, Downvote) // not logged
+		// A log the store kept when it was turned off before this fix,
+		// or whose removal was cut short, goes when it is turned on.
+		b.do(t, "ZADD", logged.keys.userVotesKey("u"), layout.LogEntry{At: a.Posted.Unix(), Vote: 1}.Score(), "a"+a.ID)
 		if _, err := logged.Reconfigure(ctx); err != nil { // the log on again
 			t.Fatal(err)
 		}
-		page, _, err := logged.VotesBy(ctx, "u", "", 10)
-		if err != nil {
-			t.Fatal(err)
+		if page, _, err := logged.VotesBy(ctx, "u", "", 10); err != nil || len(page) != 0 {
+			t.Errorf("VotesBy after the log on again: %v, %v; want none (u's downvote was cast with the log off)", page, err)
 		}
-		if len(page) == 1 && page[0].Vote != Downvote {
-			t.Errorf("VotesBy lists u's vote as %v; u's standing vote is down", page[0].Vote)
-		}
+		mustVote(t, logged, "u", c.ID, Upvote) // logged
 		// Voting closes, and the voter record expires (deleted here, as
 		// its expiry on the server's clock would).
 		clock.Add(2 * time.Hour)
 		b.do(t, "DEL", logged.keys.votedKey(a.ID))
-		if _, err := logged.ReverseVotes(ctx, "u"); err != nil {
-			t.Fatal(err)
+		if n, err := logged.ReverseVotes(ctx, "u"); err != nil || n != 1 {
+			t.Fatalf("ReverseVotes: %d, %v; want the one logged vote", n, err)
 		}
-		got, err := logged.Article(ctx, a.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Before: the poster's upvote and u's downvote; u's downvote taken back.
-		if want := [2]int64{1, 0}; [2]int64{got.Upvotes, got.Downvotes} != want {
-			t.Errorf("after ReverseVotes of u's downvote: %d up, %d down; want %v", got.Upvotes, got.Downvotes, want)
+		for _, w := range []struct {
+			id       string
+			up, down int64
+		}{{a.ID, 1, 1}, {c.ID, 1, 0}} { // a: the poster's upvote and u's unlogged downvote; c: u's upvote taken back
+			got, err := logged.Article(ctx, w.id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Upvotes != w.up || got.Downvotes != w.down {
+				t.Errorf("article %s after ReverseVotes: %d up, %d down; want %d, %d", w.id, got.Upvotes, got.Downvotes, w.up, w.down)
+			}
 		}
 	})
 }

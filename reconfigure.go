@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/votekit/voting/internal/layout"
 )
 
 // A store's identity in Redis: what a store records (Identity, Recorded),
@@ -144,6 +147,31 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 		k.cseq, k.moving, k.comment, k.body, k.kids, k.rules, s.rules.want}
 }
 
+// dropVoteLogs removes the vote logs (WithVoteLog) in steps of
+// reconfigure.lua's phase 'logs', a SCAN over their keys, which it
+// refuses while the recorded identity keeps the log: a log kept before
+// the log was turned off would hold the votes changed since as they
+// were (VotesBy would list them, ReverseVotes take back the wrong ones).
+func (s *Store) dropVoteLogs(ctx context.Context, op string) error {
+	cursor := "0"
+	pattern := layout.Pattern(s.keys.prefix)
+	pattern = pattern[:len(pattern)-1] + layout.UserVotes + "*" // "{prefix}:uvotes:*", the tag escaped
+	for {
+		var next string
+		late, err := s.evalScan(ctx, op, reconfigureScript, append(s.reconfigureArgs("logs"), "", cursor, pattern), &next)
+		if err != nil {
+			return err
+		}
+		if late != nil {
+			return replicationErr(op, late)
+		}
+		if next == "0" {
+			return nil
+		}
+		cursor = next
+	}
+}
+
 // Reconfigure records the store's identity ([Store.Identity]: its
 // layout and shared options) as the identity of its prefix in Redis, in
 // place of the one recorded, and brings the existing data in line, in
@@ -168,7 +196,9 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 //
 // With [WithUniqueLinks] turned on, it indexes the links of the live
 // articles, oldest first, 200 a step: where two live articles share a
-// link, the oldest keeps it. It can be interrupted and called again: it
+// link, the oldest keeps it. With [WithVoteLog] turned off, or on again,
+// it removes the users' vote logs, a SCAN of about 200 keys a step (on
+// again, before it records the option). It can be interrupted and called again: it
 // goes on where it stopped. It returns the identity recorded before (a
 // zero Identity for none).
 func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
@@ -177,15 +207,33 @@ func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
 	}
 	const op = "reconfigure"
 	var before, backfill string
-	var moving int64
-	late, err := s.evalScan(ctx, op, reconfigureScript, s.reconfigureArgs("record"), &before, &backfill, &moving)
-	if err != nil {
-		return Identity{}, err
-	}
-	if late != nil {
-		return Identity{}, replicationErr(op, late)
+	var moving, logsFirst int64
+	for logs := "keep"; ; logs = "dropped" {
+		late, err := s.evalScan(ctx, op, reconfigureScript, append(s.reconfigureArgs("record"), logs),
+			&before, &backfill, &moving, &logsFirst)
+		if err != nil {
+			return Identity{}, err
+		}
+		if late != nil {
+			return Identity{}, replicationErr(op, late)
+		}
+		if logsFirst == 0 {
+			break
+		}
+		// The log turned on: the logs kept while it was on before go
+		// first, while the recorded identity keeps none and no process
+		// writes one; then the identity is recorded.
+		if err := s.dropVoteLogs(ctx, op); err != nil {
+			return Identity{}, err
+		}
 	}
 	was, _ := parseIdentity(before)
+	if !s.voteLog && slices.Contains(was.Options, layout.OptionVoteLog) {
+		// Turned off: its logs go, which no process writes now.
+		if err := s.dropVoteLogs(ctx, op); err != nil {
+			return was, err
+		}
+	}
 	if moving == 1 {
 		if err := s.reconfigureSteps(ctx, op, "comments"); err != nil {
 			return was, err

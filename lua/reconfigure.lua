@@ -19,7 +19,11 @@ local rulesKey, want = ARGV[10], ARGV[11]
 -- layout. Where the new identity has uniquelinks and the recorded one
 -- had not, it starts the backfill of the links: backfillKey, '0', and
 -- where the new one has not, it ends one. Reply: {OK, recorded ('' for
--- none), backfill ('' for none), moving (1 while comments are to move)}.
+-- none), backfill ('' for none), moving (1 while comments are to move),
+-- 0}; or, where the new identity keeps the vote log and the recorded
+-- one does not, {OK, '', '', 0, 1} and nothing recorded, unless ARGV[12]
+-- says the logs were dropped (phase 'logs').
+-- ARGV[12]: 'keep', or 'dropped' once phase 'logs' removed the logs.
 -- phase 'comments' moves up to step comments of layout 4, by id, from
 -- the cursor at movingKey (the last id done), into this layout: each
 -- record, a hash, and its body, a string of its own, become one string
@@ -31,8 +35,25 @@ local rulesKey, want = ARGV[10], ARGV[11]
 -- article done: a live article's link key is set to it where no live
 -- article has the link, and kept for good (PERSIST) where one has.
 -- Reply: {OK, done}, done 1 when the backfill is over.
+-- phase 'logs' removes the vote logs (WithVoteLog) among about step
+-- keys of a SCAN from the cursor ARGV[13] over the pattern of their
+-- keys, ARGV[14]; only while the recorded identity keeps no log, so that
+-- no process writes one (reconfigure.go dropVoteLogs). Reply: {OK, the
+-- next cursor, '0' at the end}.
 expect(storeKey, 'string')
 expect(backfillKey, 'string')
+if phase == 'logs' then
+  local got = redis.call('GET', storeKey)
+  local mod = got and moderationIn(storeKey, string.match(got, '^[^\n]*'))
+  if mod and mod.log then
+    return error('voting: vote logs: the recorded identity keeps them', 0)
+  end
+  local r = redis.call('SCAN', ARGV[13], 'MATCH', ARGV[14], 'COUNT', step)
+  if #r[2] > 0 then
+    redis.call('UNLINK', unpack(r[2]))
+  end
+  return {OK, r[1]}
+end
 if phase == 'record' then
   local got = redis.call('GET', storeKey)
   local layout = string.match(storeIdentity, '^%d+')
@@ -52,6 +73,14 @@ if phase == 'record' then
     end
   elseif not ({[layout] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1})[string.match(got, '^%d+')] then
     return error('voting: incompatible store: ' .. string.match(got, '^[^\n]*') .. ' | ' .. storeIdentity .. ' |', 0)
+  end
+  -- The vote log turned on (ARGV[12] 'keep'): the logs kept while it
+  -- was on before go first (phase 'logs', while no process writes one),
+  -- and this call records nothing.
+  local had = got and moderationIn(storeKey, string.match(got, '^[^\n]*'))
+  local has = moderationIn(storeKey, storeIdentity)
+  if ARGV[12] == 'keep' and got and has and has.log and not (had and had.log) then
+    return {OK, '', '', 0, 1}
   end
   expect(movingKey, 'string')
   expect(rulesKey, 'string')
@@ -90,7 +119,7 @@ if phase == 'record' then
   if string.sub(was, -#MOVING) == MOVING then
     was = string.sub(was, 1, -#MOVING - 1)
   end
-  return {OK, was, redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey)}
+  return {OK, was, redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey), 0}
 end
 
 -- phase 'links' and 'comments': only for the identity recorded, while
