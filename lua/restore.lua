@@ -50,21 +50,24 @@ if groups ~= '\n-' then
 end
 -- The group caches of the article's groups, those it has and those it
 -- joins (at most MaxArticleGroups, as a vote reads them): each is checked
--- (lib/cache.lua groupCaches), and those there take the article's new
--- values below as a vote's do (cacheVote), so that a repair of its
--- counts leaves no cache stale.
-local inGroups, seen = {}, {}
+-- (lib/cache.lua groupCaches). Those of the groups it has take the
+-- article's new values below as a vote's do (cacheVote), so that a
+-- repair of its counts leaves no cache stale; those of the groups it
+-- joins take the article, as group_add.lua adds it to them (built or
+-- being built).
+local had, joins, seen = {}, {}, {}
 for _, g in ipairs(redis.call('SMEMBERS', groupsKey)) do
   seen[g] = true
-  inGroups[#inGroups + 1] = g
+  had[#had + 1] = g
 end
 for _, g in ipairs(list) do
   if not seen[g] then
     seen[g] = true
-    inGroups[#inGroups + 1] = g
+    joins[#joins + 1] = g
   end
 end
-local caches, orderingOf = groupCaches(k, inGroups)
+local caches, orderingOf = groupCaches(k, had)
+local joined, joinedOrdering = groupCaches(k, joins)
 
 local m = member(id)
 a.up, a.down = up, down
@@ -83,6 +86,11 @@ end
 for i, key in ipairs(caches) do
   if values[orderingOf[i]] then -- a cache of an ordering the article has
     cacheVote(key, values[orderingOf[i]], m)
+  end
+end
+for i, key in ipairs(joined) do
+  if values[joinedOrdering[i]] then
+    redis.call('ZADD', key, values[joinedOrdering[i]], m)
   end
 end
 local n = redis.call('SCARD', groupsKey)

@@ -6,12 +6,13 @@ import (
 	"github.com/votekit/voting/internal/restore"
 )
 
-// TestHuntRestoreJoinsWarmGroupCache: restore.Put (votectl import, check
-// -repair) of an article into a group whose cache is complete must leave
+// TestRestoreJoinsWarmGroupCache: restore.Put (votectl import, check
+// -repair) of an article into a group whose cache is complete leaves
 // the group's pages exact (internal/restore Put's doc: "the article's values
 // in the caches of its groups"; GroupArticles' doc: a warm page is exactly
-// Articles restricted to the group's members).
-func TestHuntRestoreJoinsWarmGroupCache(t *testing.T) {
+// Articles restricted to the group's members): restore.lua adds it to
+// the caches of the groups it joins, as group_add.lua does.
+func TestRestoreJoinsWarmGroupCache(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
 		a := mustPost(t, s, "p", "a")
