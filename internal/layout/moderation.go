@@ -13,8 +13,9 @@ import (
 // LogEntry is one entry of a user's vote log (WithVoteLog), a zset at
 // UVotes + user: its member is "a<id>" for an article, "c<cid>" for a
 // comment, its score twice the time of the vote (Unix s, the store's
-// clock), plus 1 for an upvote (lib/moderation.lua logScore), so that
-// the newest comes first and one number holds both.
+// clock), plus 1 for an upvote, so that the newest comes first and one
+// number holds both. The store sends the score with each vote
+// (voting.Store.logScore).
 type LogEntry struct {
 	Comment bool
 	ID      string
