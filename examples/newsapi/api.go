@@ -811,24 +811,32 @@ func jsonKind(v any) string {
 // timeFields names the fields of the body v (as bodyShape reads it)
 // that hold a time: `field "until"`, or `fields "from" or "to"`.
 func timeFields(v any) string {
-	t := reflect.TypeOf(v).Elem()
-	if t.Kind() == reflect.Slice {
-		t = t.Elem()
-	}
 	timeType := reflect.TypeOf(time.Time{})
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Type == timeType || (f.Type.Kind() == reflect.Pointer && f.Type.Elem() == timeType) {
-			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
-				names = append(names, strconv.Quote(name))
-			}
-		}
-	}
+	names := bodyFields(v, func(t reflect.Type) bool {
+		return t == timeType || (t.Kind() == reflect.Pointer && t.Elem() == timeType)
+	})
 	if len(names) == 1 {
 		return "field " + names[0]
 	}
 	return "fields " + strings.Join(names, " or ")
+}
+
+// bodyFields returns the JSON names, quoted, of the fields of the body v,
+// a pointer to a struct or to a slice of them, whose type keep takes
+// (every field for keep nil).
+func bodyFields(v any, keep func(reflect.Type) bool) []string {
+	t := reflect.TypeOf(v).Elem()
+	if t.Kind() == reflect.Slice {
+		t = t.Elem()
+	}
+	var names []string
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" && (keep == nil || keep(f.Type)) {
+			names = append(names, strconv.Quote(name))
+		}
+	}
+	return names
 }
 
 // bodyKind is "a JSON object" for v a pointer to a struct, "a JSON array
@@ -844,16 +852,7 @@ func bodyKind(v any) string {
 // struct: `it must be a JSON object with fields "user" and "vote"`, or to
 // a slice of them: `it must be a JSON array of objects with fields ...`.
 func bodyShape(v any) string {
-	t := reflect.TypeOf(v).Elem()
-	if t.Kind() == reflect.Slice {
-		t = t.Elem()
-	}
-	var names []string
-	for i := 0; i < t.NumField(); i++ {
-		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
-			names = append(names, strconv.Quote(name))
-		}
-	}
+	names := bodyFields(v, nil)
 	list := strings.Join(names, ", ")
 	if n := len(names); n > 1 {
 		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
