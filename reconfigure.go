@@ -154,8 +154,7 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 // were (VotesBy would list them, ReverseVotes take back the wrong ones).
 func (s *Store) dropVoteLogs(ctx context.Context, op string) error {
 	cursor := "0"
-	pattern := layout.Pattern(s.keys.prefix)
-	pattern = pattern[:len(pattern)-1] + layout.UserVotes + "*" // "{prefix}:uvotes:*", the tag escaped
+	pattern := layout.FamilyPattern(s.keys.prefix, layout.UserVotes)
 	for {
 		var next string
 		late, err := s.evalScan(ctx, op, reconfigureScript, append(s.reconfigureArgs("logs"), "", cursor, pattern), &next)

@@ -42,10 +42,15 @@ local rulesKey, want = ARGV[10], ARGV[11]
 -- next cursor, '0' at the end}.
 expect(storeKey, 'string')
 expect(backfillKey, 'string')
+-- keepsLog reports whether the identity in id, a record's value (nil
+-- for none) or this store's identity, keeps the vote log (lib/base.lua
+-- moderationIn).
+local function keepsLog(id)
+  local mod = id and moderationIn(storeKey, string.match(id, '^[^\n]*'))
+  return mod and mod.log ~= nil
+end
 if phase == 'logs' then
-  local got = redis.call('GET', storeKey)
-  local mod = got and moderationIn(storeKey, string.match(got, '^[^\n]*'))
-  if mod and mod.log then
+  if keepsLog(redis.call('GET', storeKey)) then
     return error('voting: vote logs: the recorded identity keeps them', 0)
   end
   local r = redis.call('SCAN', ARGV[13], 'MATCH', ARGV[14], 'COUNT', step)
@@ -77,9 +82,7 @@ if phase == 'record' then
   -- The vote log turned on (ARGV[12] 'keep'): the logs kept while it
   -- was on before go first (phase 'logs', while no process writes one),
   -- and this call records nothing.
-  local had = got and moderationIn(storeKey, string.match(got, '^[^\n]*'))
-  local has = moderationIn(storeKey, storeIdentity)
-  if ARGV[12] == 'keep' and got and has and has.log and not (had and had.log) then
+  if ARGV[12] == 'keep' and got and keepsLog(storeIdentity) and not keepsLog(got) then
     return {OK, '', '', 0, 1}
   end
   expect(movingKey, 'string')

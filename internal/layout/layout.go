@@ -26,11 +26,17 @@ func Tag(prefix string) string { return "{" + prefix + "}:" }
 // Pattern returns a SCAN pattern that matches every key of the store
 // under prefix and nothing else: its tag, the prefix's glob characters
 // escaped, then anything.
-func Pattern(prefix string) string {
-	tag := Tag(prefix)
-	p := make([]byte, 0, 2*len(tag)+1)
-	for i := 0; i < len(tag); i++ {
-		switch c := tag[i]; c {
+func Pattern(prefix string) string { return FamilyPattern(prefix, "") }
+
+// FamilyPattern returns a SCAN pattern that matches the keys of the
+// store under prefix whose names start with family (UserVotes, say)
+// after the tag, and nothing else: glob characters escaped, then
+// anything.
+func FamilyPattern(prefix, family string) string {
+	start := Tag(prefix) + family
+	p := make([]byte, 0, 2*len(start)+1)
+	for i := 0; i < len(start); i++ {
+		switch c := start[i]; c {
 		case '*', '?', '[', ']', '\\':
 			p = append(p, '\\', c)
 		default:
