@@ -198,21 +198,7 @@ func TestForeignValueAtEveryKey(t *testing.T) {
 		}
 		return s, list
 	}
-	ops := []struct {
-		name string
-		call func(s *Store, a []Article) error
-	}{
-		{"vote", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "frank", a[0].ID, Upvote); return err }},
-		{"switch", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "bob", a[0].ID, Downvote); return err }},
-		{"cancel", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "carol", a[0].ID, CancelVote); return err }},
-		{"batch", func(s *Store, a []Article) error {
-			// One ballot: a batch is atomic ballot by ballot, not whole.
-			r, err := s.VoteBatch(ctx, []Ballot{{User: "bob", ID: a[0].ID, Vote: CancelVote}})
-			if err == nil {
-				err = r[0].Err
-			}
-			return err
-		}},
+	ops := append(ballotOps[:len(ballotOps):len(ballotOps)], []storeOp{
 		{"post", func(s *Store, a []Article) error {
 			_, err := s.Post(ctx, "alice", "new", "https://example.com/new")
 			return err
@@ -234,13 +220,37 @@ func TestForeignValueAtEveryKey(t *testing.T) {
 		// One article, one step: Prune is whole step by step (prune.lua).
 		{"prune", func(s *Store, a []Article) error { _, err := s.Prune(ctx, a[0].Posted.Add(time.Second)); return err }},
 		{"cold group page", func(s *Store, a []Article) error { _, err := s.GroupArticles(ctx, "g2", Top, 1); return err }},
-	}
+	}...)
 	for _, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
 			t.Parallel() // each on stores of its own
 			foreignValueAtEveryKey(t, b, fixture, op.name, op.call)
 		})
 	}
+}
+
+// storeOp is a call a test runs on a store and its articles.
+type storeOp struct {
+	name string
+	call func(s *Store, a []Article) error
+}
+
+// ballotOps are the votes TestForeignValueAtEveryKey and
+// TestForeignValueAtModerationKeys run on their fixtures, where bob and
+// carol voted up and down on the first article: frank's first vote,
+// bob's switch, carol's cancel, and bob's cancel in a batch.
+var ballotOps = []storeOp{
+	{"vote", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "frank", a[0].ID, Upvote); return err }},
+	{"switch", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "bob", a[0].ID, Downvote); return err }},
+	{"cancel", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "carol", a[0].ID, CancelVote); return err }},
+	{"batch", func(s *Store, a []Article) error {
+		// One ballot: a batch is atomic ballot by ballot, not whole.
+		r, err := s.VoteBatch(ctx, []Ballot{{User: "bob", ID: a[0].ID, Vote: CancelVote}})
+		if err == nil {
+			err = r[0].Err
+		}
+		return err
+	}},
 }
 
 // foreignValueAtEveryKey checks op against a foreign value at each key

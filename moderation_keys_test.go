@@ -78,26 +78,13 @@ func TestForeignValueAtModerationKeys(t *testing.T) {
 			}
 			return s, list
 		}
-		ops := []struct {
-			name string
-			call func(s *Store, a []Article) error
-		}{
-			{"vote", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "frank", a[0].ID, Upvote); return err }},
-			{"switch", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "bob", a[0].ID, Downvote); return err }},
-			{"cancel", func(s *Store, a []Article) error { _, err := s.Vote(ctx, "carol", a[0].ID, CancelVote); return err }},
-			{"batch", func(s *Store, a []Article) error {
-				r, err := s.VoteBatch(ctx, []Ballot{{User: "bob", ID: a[0].ID, Vote: CancelVote}})
-				if err == nil {
-					err = r[0].Err
-				}
-				return err
-			}},
+		ops := append(ballotOps[:len(ballotOps):len(ballotOps)], []storeOp{
 			{"comment vote", func(s *Store, a []Article) error { _, err := s.VoteComment(ctx, "frank", "1", Upvote); return err }},
 			{"comment cancel", func(s *Store, a []Article) error { _, err := s.VoteComment(ctx, "erin", "1", CancelVote); return err }},
 			{"suspend", func(s *Store, a []Article) error {
 				return s.Suspend(ctx, "frank", Refuse, a[0].Posted.AddDate(1, 0, 0))
 			}},
-		}
+		}...)
 		for _, op := range ops {
 			t.Run(set.name+"/"+op.name, func(t *testing.T) {
 				t.Parallel() // each on stores of its own
