@@ -183,15 +183,14 @@ func (s *Store) pipeline(ctx context.Context, ballots []Ballot) ([]interface{}, 
 // voteBatchArgs lays out ballots, which are valid, for one vote_batch
 // script; rules are the vote rules (Store.voteBatchRules). KEYS[1]: the
 // score ordering. ARGV[1]: now (Unix seconds); ARGV[2..4]: as vote.lua's
-// ARGV[5..7]; ARGV[5]: the upvoted pages' prefix, or ""; ARGV[6..7]: the
-// scores of an upvote's and a downvote's entries in a vote log
-// (logScore), or ""; ARGV[8..8+n]: rules; then id, user and vote for
-// each ballot.
+// ARGV[5..7]; ARGV[5]: the upvoted pages' prefix, or ""; ARGV[6]: the
+// tail of a vote's line in a vote log (logTail), or ""; ARGV[7..7+n]:
+// rules; then id, user and vote for each ballot.
 func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) []interface{} {
-	args := make([]interface{}, 0, 5+len(s.votePrefixes)+len(rules)+3*len(ballots))
+	args := make([]interface{}, 0, 4+len(s.votePrefixes)+len(rules)+3*len(ballots))
 	args = append(args, s.votePrefixes[0], now)
 	args = append(args, s.votePrefixes[1:]...)
-	args = append(args, s.upvotedArg, s.logScore(Upvote, now), s.logScore(Downvote, now))
+	args = append(args, s.upvotedArg, s.logTail(Upvote, now))
 	args = append(args, rules...)
 	for _, b := range ballots {
 		args = append(args, b.ID, b.User, voteArg(b.Vote))

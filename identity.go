@@ -42,7 +42,7 @@ import (
 // [Store.Reconfigure], which moves the comments of one of layout 4, and
 // the numbers of the rules of one of layout 3 to 5 (docs/LAYOUT.md,
 // "Layout versions and migrations").
-const LayoutVersion = 6
+const LayoutVersion = 7
 
 // oldestMigrated is the oldest layout Reconfigure migrates to
 // LayoutVersion.

@@ -83,18 +83,12 @@ func (s *Store) VotesBy(ctx context.Context, user, cursor string, limit int) ([]
 	if err := checkLimit(limit); err != nil {
 		return nil, "", opErr(op, err)
 	}
-	afterScore, afterItem := "", ""
-	if cursor != "" {
-		var ok bool
-		afterScore, afterItem, ok = strings.Cut(cursor, ":")
-		n, err := strconv.ParseInt(afterScore, 10, 64)
-		if _, logged := layout.ParseLogEntry(afterItem, float64(n)); !ok || err != nil || !logged {
-			return nil, "", opErr(op, fmt.Errorf("%w: cursor %q", ErrInvalidArgument, cursor))
-		}
+	if cursor != "" && !layout.IsID(cursor) {
+		return nil, "", opErr(op, fmt.Errorf("%w: cursor %q", ErrInvalidArgument, cursor))
 	}
 	k := s.keys
-	rest, err := s.call(ctx, op, votesByScript, "", []interface{}{k.userVotesKey(user),
-		afterScore, afterItem, limit, k.article, k.comment})
+	rest, err := s.call(ctx, op, votesByScript, "cursor "+cursor, []interface{}{k.userVotesKey(user),
+		cursor, limit, k.article, k.comment})
 	if err != nil {
 		return nil, "", err
 	}
@@ -105,20 +99,18 @@ func (s *Store) VotesBy(ctx context.Context, user, cursor string, limit int) ([]
 	return list, next, nil
 }
 
-// parseVotesBy reads votes_by.lua's reply: the next cursor's score and
-// item ("" for none), then item and score pairs.
+// parseVotesBy reads votes_by.lua's reply: the next cursor ("" for
+// none), then the lines of the votes (layout.LogEntry).
 func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 	f, err := redis.Strings(rest, nil)
-	if err != nil || len(f)%2 != 0 {
+	if err != nil || len(f) == 0 {
 		return nil, "", fmt.Errorf("votes by reply of %d fields: %v", len(rest), err)
 	}
-	list := make([]UserVote, 0, len(f)/2-1)
-	for i := 2; i < len(f); i += 2 {
-		item, score := f[i], f[i+1]
-		n, err := strconv.ParseInt(score, 10, 64)
-		e, ok := layout.ParseLogEntry(item, float64(n))
-		if err != nil || !ok {
-			return nil, "", fmt.Errorf("vote log entry %q at %q", item, score)
+	list := make([]UserVote, 0, len(f)-1)
+	for _, line := range f[1:] {
+		e, ok := layout.ParseLogLine(line)
+		if !ok || e.Vote == 0 {
+			return nil, "", fmt.Errorf("vote log line %q", line)
 		}
 		v := UserVote{ID: e.ID, Comment: e.Comment, Vote: Downvote, At: time.Unix(e.At, 0).UTC()}
 		if e.Vote == 1 {
@@ -126,11 +118,7 @@ func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 		}
 		list = append(list, v)
 	}
-	next := ""
-	if f[0] != "" {
-		next = f[0] + ":" + f[1]
-	}
-	return list, next, nil
+	return list, f[0], nil
 }
 
 // Voters returns a page of the standing voters of the article id while
@@ -300,14 +288,14 @@ func (s *Store) reverseVotes(ctx context.Context, user string, progress func(tot
 	}
 	total := 0
 	var late error
+	walk := "" // where the walk of the log is (reverse.lua)
 	for {
 		if err := ctx.Err(); err != nil {
 			return total, opErr(op, err)
 		}
 		var taken int
-		var left string
 		t := s.now()
-		stepLate, err := s.evalScan(ctx, op, reverseScript, s.appendVoteRules(s.reverseArgs(user, t.Unix()), t), &taken, &left)
+		stepLate, err := s.evalScan(ctx, op, reverseScript, s.appendVoteRules(s.reverseArgs(user, t.Unix(), walk), t), &taken, &walk)
 		if err != nil {
 			return total, err
 		}
@@ -318,7 +306,7 @@ func (s *Store) reverseVotes(ctx context.Context, user string, progress func(tot
 		if progress != nil {
 			progress(total)
 		}
-		if left != "1" {
+		if walk == "" {
 			return total, replicationErr(op, late)
 		}
 	}
@@ -326,14 +314,14 @@ func (s *Store) reverseVotes(ctx context.Context, user string, progress func(tot
 
 // reverseArgs lays out reverse.lua's arguments before the vote rules
 // (appendVoteRules).
-func (s *Store) reverseArgs(user string, now int64) []interface{} {
+func (s *Store) reverseArgs(user string, now int64, walk string) []interface{} {
 	k := s.keys
 	upvoted := ""
 	if s.userPages {
 		upvoted = k.upvoted
 	}
-	args := make([]interface{}, 0, 12+1+len(s.rules.vote))
-	return append(args, k.userVotesKey(user), user, now, s.reverseStep, reverseWork,
+	args := make([]interface{}, 0, 13+1+len(s.rules.vote))
+	return append(args, k.userVotesKey(user), user, now, s.reverseStep, reverseWork, walk,
 		k.orderingKey("score"), k.article, k.voted, s.votePrefixes[3], upvoted, k.comment, k.cvoted, k.kids)
 }
 

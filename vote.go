@@ -47,8 +47,8 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 // the vote (voteArg), now (Unix seconds); ARGV[5..7]: the prefixes of
 // articles and voter records, and the rest, newline-separated
 // (keys.go votePrefixes); ARGV[8], where the store has a vote log, user
-// pages or rules: the score of the vote's entry in the voter's vote log
-// (logScore); ARGV[9], where it has user pages or rules: the upvoted
+// pages or rules: the tail of the vote's line in the voter's vote log
+// (logTail); ARGV[9], where it has user pages or rules: the upvoted
 // pages' prefix. A store with the log alone sends 8 arguments, which
 // Lua's ARGV holds without growing its table.
 // It is the hottest path: its key and prefixes were boxed once, in
@@ -58,23 +58,23 @@ func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
 	args = append(args, s.votePrefixes[0], id, user, voteArg(v), now)
 	args = append(args, s.votePrefixes[1:]...)
 	if s.votesCarryPages() {
-		return append(args, s.logScore(v, now), s.upvotedArg)
+		return append(args, s.logTail(v, now), s.upvotedArg)
 	}
 	if s.voteLog {
-		args = append(args, s.logScore(v, now))
+		args = append(args, s.logTail(v, now))
 	}
 	return args
 }
 
-// logScore is the score of the entry of a vote v at now (Unix seconds)
-// in its voter's vote log (layout.LogEntry), which the vote scripts take
-// rather than format it in Lua; "" for a store without the log, or a
-// cancel, which removes the entry.
-func (s *Store) logScore(v VoteType, now int64) interface{} {
+// logTail is the tail of the line of a vote v at now (Unix seconds) in
+// its voter's vote log (layout.LogTail), which the vote scripts take
+// rather than format the time in Lua; "" for a store without the log,
+// or a cancel, which writes no line.
+func (s *Store) logTail(v VoteType, now int64) interface{} {
 	if !s.voteLog || v == CancelVote {
 		return ""
 	}
-	return layout.LogEntry{At: now, Vote: int(v)}.Score()
+	return layout.LogTail(now)
 }
 
 // voteArg is a valid vote as a script's argument, boxed without an

@@ -4,10 +4,10 @@ local storeKey, storeIdentity, _, mod = openStore(KEYS, 'n')
 local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 9)}
-local logScore = ARGV[8]
+local logTail = ARGV[8]
 -- vs: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds;
--- ARGV[8]: moderation, the score of the vote's entry in the voter's
--- vote log (WithVoteLog; lib/moderation.lua logVote), or ''; mod: the
+-- ARGV[8]: moderation, the tail of the vote's line in the voter's vote
+-- log (WithVoteLog; layout.LogTail, lib/moderation.lua logVote), or ''; mod: the
 -- log and the events, which the store's identity names (lib/base.lua
 -- moderationIn), or false; ARGV[9..13]: the vote rules (lib/rules.lua
 -- readRules), for a store that has them.
@@ -15,10 +15,12 @@ local logScore = ARGV[8]
 -- {NOT_FOUND} | {CLOSED} | {CORRUPT} | {NOT_ALLOWED} | {RATE_LIMITED, ms}.
 --
 -- The comment's voter record is the article's, k.cvoted .. aid, a hash
--- of "<cid>:<user>" -> '1' | '-1' | '0'. The poster's own upvote is
--- implied: no field until they change it ('-1', or '0' for their own
--- vote cancelled), and none again when they upvote once more. Others
--- have a field while their vote stands.
+-- of "<cid>:<user>" -> '1' | '-1' | '0', or a logged vote's
+-- '<vote>@<offset>' (lib/moderation.lua logVote). The poster's own
+-- upvote is implied: no field until they change it ('-1', or '0' for
+-- their own vote cancelled), and none again when they upvote once more,
+-- but where the log keeps that upvote. Others have a field while their
+-- vote stands.
 -- The record's head (lib/tree.lua CREC), parsed into locals: a
 -- table would cost the vote more. The counts and deleted are at their
 -- fixed places; the meta is matched from its own (C_META). A deleted
@@ -59,9 +61,9 @@ end
 local new = VOTES[vs]
 -- The poster's own upvote is implied; moderation: shown, a shadow vote
 -- of the user's, which counts nowhere (lib/ballot.lua priorVote).
-local prev, shown = user == poster and 1 or 0, nil -- a first vote calls nothing
+local prev, shown, off = user == poster and 1 or 0, nil, nil -- a first vote calls nothing
 if r[2] then
-  prev, shown = priorVote(r[2], prev)
+  prev, shown, off = priorVote(r[2], prev)
 end
 if prev == nil then
   return {CORRUPT}
@@ -118,6 +120,21 @@ if k.rules then
 end
 placeComment(keys, ords, cid, tonumber(posted), tonumber(weight) or 0, up, down, up0, down0)
 redis.call('SETRANGE', key, C_UP, string.format(COUNTS, up, down))
+-- moderation: a vote that counts as none before and after (a shadow
+-- vote cancelled once its suspension ended) changes no log entry and
+-- adds no event. The voter's vote log comes before the voter record,
+-- whose field carries the new line's offset.
+if mod and mod.log and prev ~= new then
+  -- A poster's upvote back on their own comment is logged, as one on
+  -- their own article is: the comment's first upvote alone is the
+  -- item's (docs/OPERATIONS.md, "Moderation").
+  local r, at = logVote(mod.log .. user, logItem(true, cid), new, prev, off, logTail)
+  must(r)
+  if at then
+    vs = vs .. '@' .. at -- the line's offset (layout.LoggedVoteValue); a vote that counts
+    stored = vs
+  end
+end
 if stored ~= vs then -- moderation: a shadowed voter's vote
   if stored == '0' and user ~= poster then
     redis.call('HDEL', votedKey, field)
@@ -125,7 +142,7 @@ if stored ~= vs then -- moderation: a shadowed voter's vote
     redis.call('HSET', votedKey, field, stored)
   end
 elseif user == poster then
-  if new == 1 then
+  if vs == '1' then
     redis.call('HDEL', votedKey, field)
   else
     redis.call('HSET', votedKey, field, vs)
@@ -134,15 +151,6 @@ elseif new == 0 then
   redis.call('HDEL', votedKey, field)
 else
   redis.call('HSET', votedKey, field, vs)
-end
--- moderation: a vote that counts as none before and after (a shadow
--- vote cancelled once its suspension ended) changes no log entry and
--- adds no event.
-if mod and mod.log and prev ~= new then -- moderation: the voter's vote log
-  -- A poster's upvote back on their own comment is logged, as one on
-  -- their own article is: the comment's first upvote alone is the
-  -- item's (docs/OPERATIONS.md, "Moderation").
-  must(logVote(mod.log .. user, logItem(true, cid), new, logScore))
 end
 if mod and mod.events and prev ~= new then -- moderation: the vote events; the vote counted from prev to new
   must(addEvent(mod.events, mod.maxLen, 'vote', user, cid, true, prev, new, now .. '000'))

@@ -10,7 +10,6 @@ local user, prefix, cvoted = ARGV[1], ARGV[2], ARGV[3]
 -- which reads as none. The poster's own upvote is implied
 -- (comment_vote.lua), but for a comment deleted and kept for its
 -- replies, whose poster no read names.
-local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0', ['1s'] = '+', ['-1s'] = '-'} -- '1s', '-1s': shadow votes (lib/moderation.lua)
 local out = {}
 for i = 4, #ARGV do
   local cid = ARGV[i]
@@ -20,7 +19,7 @@ for i = 4, #ARGV do
     local r = redis.call('HMGET', cvoted .. c.a, '', cid .. ':' .. user)
     if voterOpen(r[1], cid) then
       if r[2] then
-        v = BYTES[r[2]] or 'c'
+        v = voteSign(r[2]) or 'c' -- lib/record.lua
       elseif c.n == user and c.x ~= '1' then -- a deleted one's poster is gone from every read
         v = '+'
       end

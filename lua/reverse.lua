@@ -1,65 +1,96 @@
 -- reverse.lua: one step of Store.ReverseVotes: takes back the newest
 -- votes of a user's vote log (lib/moderation.lua), each as
--- lib/reversal.lua says, and removes their entries. Uses lua/lib.
+-- lib/reversal.lua says, and marks their lines taken back. Uses lua/lib.
 local _, _, _, mod = openStore(KEYS, 'w')
 local logKey = KEYS[1]
-local user, now, step, budget = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])
-local k = {score = ARGV[5], article = ARGV[6], voted = ARGV[7], more = ARGV[8],
-  upvoted = ARGV[9] ~= '' and ARGV[9] or nil, comment = ARGV[10], cvoted = ARGV[11], kids = ARGV[12],
-  rules = readRules(ARGV, 13)}
+local user, now, step, budget, walk = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local k = {score = ARGV[6], article = ARGV[7], voted = ARGV[8], more = ARGV[9],
+  upvoted = ARGV[10] ~= '' and ARGV[10] or nil, comment = ARGV[11], cvoted = ARGV[12], kids = ARGV[13],
+  rules = readRules(ARGV, 14)}
 local events, maxLen = mod and mod.events, mod and mod.maxLen
--- now: the store's clock, Unix seconds; step: the most entries to take;
+-- now: the store's clock, Unix seconds; step: the most lines to read;
 -- budget: the most work (lib/reversal.lua reverseWork) a step starts on;
--- ARGV[5..12]: the score ordering and the prefixes a vote and a comment
--- vote take; the vote events (WithVoteEvents; lib/base.lua
--- moderationIn), where the store keeps them, get a 'reversed' entry for
--- each vote taken back; ARGV[13..]: the vote rules (lib/rules.lua readRules), for a
--- store that has them: their limit is off, as a reversal is no vote.
--- Reply: {OK, taken, left}: the votes taken back (an entry whose item is
--- gone, or whose vote was cancelled, takes none), and '1' where the log
--- may hold more.
--- An entry's item is taken back whole before the next is read: a
--- foreign value at one of its keys fails the step before the item's
--- first write, with the entries before it taken and removed, so a call
--- again resumes where it failed.
+-- walk: where the walk is, '<cursor> <floor> <top>' as the step before
+-- replied, '' to start one: it takes back the lines from cursor down to
+-- floor, newest first, those of [0, floor) taken back before, and top
+-- the log's length when this pass began; ARGV[6..13]: the score ordering
+-- and the prefixes a vote and a comment vote take; the vote events
+-- (WithVoteEvents; lib/base.lua moderationIn), where the store keeps
+-- them, get a 'reversed' entry for each vote taken back; ARGV[14..]:
+-- the vote rules (lib/rules.lua readRules), for a store that has them:
+-- their limit is off, as a reversal is no vote.
+-- Reply: {OK, taken, walk}: the votes taken back (a line whose item is
+-- gone, or whose vote was cancelled, takes none), and the walk of the
+-- next step, '' where the log holds no more: then every line is taken
+-- back, and the log is removed. A pass walks the lines the log held when
+-- it began; a vote cast meanwhile is taken back by a pass after it.
+-- A line's item is taken back whole before the next is read: a foreign
+-- value at one of its keys fails the step before the item's first
+-- write, with the lines before it taken back, so a call again resumes
+-- where it failed.
 if k.rules then
   -- Read once here, so that the votes below (lib/ballot.lua vote,
   -- karmaRules) find them loaded with the limit off: a reversal is no
   -- vote a limit counts or refuses.
   loadRules(k.rules).limit = nil
 end
-expect(logKey, 'zset')
+expect(logKey, 'string')
 if events then
   expect(events, 'stream')
 end
+local len = redis.call('STRLEN', logKey)
+local cursor, floor, top = len, 0, len
+local c, f, t = string.match(walk, '^(%d+) (%d+) (%d+)$')
+c, f, t = tonumber(c), tonumber(f), tonumber(t)
+-- A walk past the log (another call's reversal removed it, or
+-- Reconfigure) starts again: a line taken back is passed over.
+if c and f <= c and c <= t and t <= len then
+  cursor, floor, top = c, f, t
+end
 -- The voter's karma before the refunds, where the store keeps karma.
 local karmaBefore = k.rules and k.rules.karma and redis.call('ZSCORE', k.rules.karma, user)
-local list = redis.call('ZREVRANGE', logKey, 0, step - 1, 'WITHSCORES')
-local taken, work, more = 0, 0, #list == 2 * step
-for i = 1, #list, 2 do
-  if work >= budget then
-    more = true
-    break
+local taken, work = 0, 0
+if cursor > floor then
+  -- The lines whole in the part read (as votes_by.lua reads them), newest
+  -- first; the first bytes end a line before it, but at floor.
+  local start = math.max(floor, cursor - step * LOG_PAGE_BYTES)
+  local text = redis.call('GETRANGE', logKey, start, cursor - 1)
+  local lines, starts, from = {}, {}, 1
+  if start > floor then
+    from = (string.find(text, '\n', 1, true) or #text) + 1
   end
-  local item = list[i]
-  local logged = -1
-  if tonumber(string.sub(list[i + 1], -1)) % 2 == 1 then
-    logged = 1
+  while from <= #text do
+    local nl = string.find(text, '\n', from, true) or #text
+    lines[#lines + 1], starts[#starts + 1] = string.sub(text, from, nl - 1), start + from - 1
+    from = nl + 1
   end
-  local done, w, prev
-  local comment, id = loggedItem(item)
-  if comment then
-    done, w, prev = reverseComment(k, id, user, logged, now)
-  else
-    done, w, prev = reverseArticle(k, id, user, logged, now)
+  for i = #lines, 1, -1 do
+    if work >= budget then
+      break
+    end
+    local sign, item = string.match(lines[i], LOG_LINE)
+    local logged = sign and LOG_VOTES[sign]
+    if logged then
+      local done, w, prev
+      local comment, id = loggedItem(item)
+      if comment then
+        done, w, prev = reverseComment(k, id, user, logged, now)
+      else
+        done, w, prev = reverseArticle(k, id, user, logged, now)
+      end
+      work = work + w
+      redis.call('SETRANGE', logKey, starts[i], LOG_DEAD)
+      if done and events then
+        must(addEvent(events, maxLen, 'reversed', user, id, comment, prev, 0, now .. '000'))
+      end
+      if done then
+        taken = taken + 1
+      end
+    end
+    cursor = starts[i]
   end
-  work = work + w
-  redis.call('ZREM', logKey, item)
-  if done and events then
-    must(addEvent(events, maxLen, 'reversed', user, id, comment, prev, 0, now .. '000'))
-  end
-  if done then
-    taken = taken + 1
+  if #lines == 0 then
+    cursor = start -- no line the store writes: passed over
   end
 end
 -- A voter whose karma the refunds bring to 0 leaves the karma
@@ -72,8 +103,14 @@ if taken > 0 and karmaBefore and tonumber(karmaBefore) ~= 0 then
     redis.call('ZREM', k.rules.karma, user)
   end
 end
-local left = '0'
-if more then
-  left = '1'
+-- The pass is done at floor: every line below top is taken back. The
+-- log goes where no vote came meanwhile; else a pass over those that
+-- did follows.
+if cursor == floor then
+  if len == top then
+    redis.call('DEL', logKey)
+    return {OK, taken, ''}
+  end
+  cursor, floor, top = len, top, len
 end
-return {OK, taken, left}
+return {OK, taken, cursor .. ' ' .. floor .. ' ' .. top}

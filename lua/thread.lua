@@ -210,7 +210,6 @@ end
 -- The user's votes, as comment_votes.lua reads them: every comment of
 -- the thread is of the article aid, whose comment voter record holds
 -- them all, read with one HMGET a few hundred rows.
-local BYTES = {['1'] = '+', ['-1'] = '-', ['0'] = '0', ['1s'] = '+', ['-1s'] = '-'} -- '1s', '-1s': shadow votes (lib/moderation.lua)
 local votes = {}
 for lo = 2, #out, 1500 do
   local fields = {''}
@@ -224,7 +223,7 @@ for lo = 2, #out, 1500 do
     local v = '0'
     if voterOpen(r[1], cid) then
       if r[j] then
-        v = BYTES[r[j]] or 'c'
+        v = voteSign(r[j]) or 'c' -- lib/record.lua
       else
         local c = parseComment(out[i + 2], k.comment .. cid)
         if c.n == user and c.x ~= '1' then -- a deleted one's poster is gone from every read

@@ -15,10 +15,9 @@ local user, articlePrefix, votedPrefix, exists = ARGV[1], ARGV[2], ARGV[3], ARGV
 local out = {}
 for i = 5, #ARGV do
   local v = redis.call('HGET', votedPrefix .. ARGV[i], user)
-  if v == '1' or v == '1s' then -- '1s', '-1s': a shadow vote, as its voter sees it (lib/moderation.lua)
-    v = '+'
-  elseif v == '-1' or v == '-1s' then
-    v = '-'
+  local s = voteSign(v) -- a shadow vote as its voter sees it (lib/record.lua)
+  if s == '+' or s == '-' then
+    v = s
   elseif v then
     v = 'c'
   elseif exists == '1' and missing(articlePrefix .. ARGV[i]) then

@@ -2,63 +2,66 @@
 -- lib/moderation.lua), newest first. Uses lua/lib.
 openStore(KEYS, 'r')
 local logKey = KEYS[1]
-local afterScore, afterItem, limit = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local articlePrefix, commentPrefix = ARGV[4], ARGV[5]
--- afterScore, afterItem: the cursor, the last entry of the page before
--- ('' for the first page). limit: the most entries to read.
--- Reply: {OK, nextScore, nextItem, item, score, ...}: the cursor of the
--- next page, the last entry read ('' '' where the log holds no more),
--- then the entries; those whose item is gone (deleted, pruned) are left
--- out, so a page may hold fewer than limit.
-expect(logKey, 'zset')
-
--- below reports whether a sorts before b byte by byte, as a zset orders
--- the members of one score (Lua's < follows the server's locale).
-local function below(a, b)
-  for i = 1, math.min(#a, #b) do
-    local x, y = string.byte(a, i), string.byte(b, i)
-    if x ~= y then
-      return x < y
+local cursor, limit = ARGV[1], tonumber(ARGV[2])
+local articlePrefix, commentPrefix = ARGV[3], ARGV[4]
+-- cursor: the offset where the page before stopped, the first byte of
+-- its oldest line ('' for the first page: the log's end). limit: the
+-- most entries to read.
+-- Reply: {OK, next, line, ...}: the cursor of the next page ('' where
+-- the log holds no more), then the lines of the standing votes, newline
+-- left off, newest first; those whose item is gone (deleted, pruned)
+-- are left out, and so are lines taken back, so a page may hold fewer
+-- than limit | {INVALID}: a cursor that is no line's start.
+-- It reads at most LOG_PAGE_BYTES a line of limit from the log.
+expect(logKey, 'string')
+local stop = redis.call('STRLEN', logKey)
+if cursor ~= '' then
+  local c = tonumber(cursor)
+  if c > stop or (c > 0 and redis.call('GETRANGE', logKey, c - 1, c - 1) ~= '\n') then
+    return {INVALID}
+  end
+  stop = c
+end
+local start = math.max(0, stop - limit * LOG_PAGE_BYTES)
+local out = {OK, ''}
+if stop == 0 then
+  return out
+end
+local text = redis.call('GETRANGE', logKey, start, stop - 1)
+-- The lines whole in text, and where each starts: the first bytes, up
+-- to a newline, end a line that starts before start, read on the next
+-- page, but where text starts the log.
+local lines, starts = {}, {}
+local from = 1
+if start > 0 then
+  from = (string.find(text, '\n', 1, true) or #text) + 1
+end
+while from <= #text do
+  local nl = string.find(text, '\n', from, true)
+  if not nl then
+    return error('voting: key ' .. logKey .. ' holds no vote log', 0) -- a log ends in a newline
+  end
+  lines[#lines + 1], starts[#starts + 1] = string.sub(text, from, nl - 1), start + from - 1
+  from = nl + 1
+end
+local n = 0
+for i = #lines, 1, -1 do
+  if n == limit then
+    out[2] = tostring(starts[i + 1])
+    return out
+  end
+  local sign, item = string.match(lines[i], LOG_LINE)
+  if not sign then
+    out[#out + 1] = lines[i] -- no line the store writes: the client reports it
+  elseif sign ~= LOG_DEAD then
+    n = n + 1
+    local comment, id = loggedItem(item)
+    if redis.call('EXISTS', (comment and commentPrefix or articlePrefix) .. id) == 1 then
+      out[#out + 1] = lines[i]
     end
   end
-  return #a < #b
 end
-
-local start = 0 -- the rank the page starts at
-if afterScore == '' then
-  start = 0
-elseif redis.call('ZSCORE', logKey, afterItem) == afterScore then
-  start = redis.call('ZREVRANK', logKey, afterItem) + 1
-else
-  -- The cursor's entry moved or went: on from where it stood. The
-  -- entries of its score (the user's votes of one second in one
-  -- direction) hold the ranks lo .. hi - 1, newest first, so their
-  -- members in reverse byte order: the first of them below the cursor's
-  -- item is found by halving (a few ZREVRANGEs at any size), so that
-  -- none shown before comes again and none after is skipped.
-  local lo = redis.call('ZCOUNT', logKey, '(' .. afterScore, '+inf')
-  local hi = lo + redis.call('ZCOUNT', logKey, afterScore, afterScore)
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if below(redis.call('ZREVRANGE', logKey, mid, mid)[1], afterItem) then
-      hi = mid
-    else
-      lo = mid + 1
-    end
-  end
-  start = lo
-end
-local list = redis.call('ZREVRANGE', logKey, start, start + limit - 1, 'WITHSCORES')
-local out = {OK, '', ''}
-if #list == 2 * limit then
-  out[2], out[3] = list[#list], list[#list - 1]
-end
-for i = 1, #list, 2 do
-  local item = list[i]
-  local comment, id = loggedItem(item)
-  local key = (comment and commentPrefix or articlePrefix) .. id
-  if redis.call('EXISTS', key) == 1 then
-    out[#out + 1], out[#out + 2] = item, list[i + 1]
-  end
+if starts[1] and starts[1] > 0 then
+  out[2] = tostring(starts[1])
 end
 return out

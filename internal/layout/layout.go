@@ -81,9 +81,10 @@ const (
 	Moving      = "cmoving"   // the cursor of a move of layout 4's comments
 	Removing    = "cremoving" // the cids whose removal a DeleteComment left to a later step
 
-	UserVotes = "uvotes:"   // a user's standing votes (WithVoteLog)
-	Suspended = "suspended" // the suspensions
-	Events    = "events"    // the stream of vote events (WithVoteEvents)
+	UserVotes  = "ulog:"     // a user's standing votes (WithVoteLog): a journal (LogEntry)
+	UserVotes6 = "uvotes:"   // layout 6's log of them, a sorted set, which Reconfigure moves
+	Suspended  = "suspended" // the suspensions
+	Events     = "events"    // the stream of vote events (WithVoteEvents)
 )
 
 // The rules' names, as the identity names a rule that is on and the

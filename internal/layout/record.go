@@ -367,7 +367,8 @@ func (m VoteMeta) String() string {
 // comment's, at CVoted + aid under "<cid>:<user>"): "1" or "-1", and
 // for a shadowed voter's vote (voting.Shadow) "1s" or "-1s", which its
 // voter's reads show and no count has (lib/ballot.lua,
-// lib/moderation.lua).
+// lib/moderation.lua). A vote in a store with the vote log is
+// LoggedVoteValue's.
 func VoteValue(vote int, shadow bool) string {
 	s := strconv.Itoa(vote)
 	if shadow {
@@ -376,8 +377,15 @@ func VoteValue(vote int, shadow bool) string {
 	return s
 }
 
+// LoggedVoteValue is the field of a vote logged at offset off of its
+// voter's vote log (LogEntry): "1@<off>" or "-1@<off>".
+func LoggedVoteValue(vote int, off int64) string {
+	return strconv.Itoa(vote) + "@" + strconv.FormatInt(off, 10)
+}
+
 // ParseVoteValue reads a voter record's user field: the vote, 1 or -1,
-// and whether it is a shadow vote; ok is false for any other value.
+// and whether it is a shadow vote; ok is false for any other value. A
+// logged vote's offset is VoteLogOffset's.
 func ParseVoteValue(v string) (vote int, shadow, ok bool) {
 	switch v {
 	case "1":
@@ -389,8 +397,29 @@ func ParseVoteValue(v string) (vote int, shadow, ok bool) {
 	case "-1s":
 		return -1, true, true
 	}
+	if _, ok := VoteLogOffset(v); ok {
+		if v[0] == '-' {
+			return -1, false, true
+		}
+		return 1, false, true
+	}
 	return 0, false, false
 }
+
+// VoteLogOffset returns the offset of a logged vote's line in its
+// voter's vote log (LoggedVoteValue); ok is false for a value without.
+func VoteLogOffset(v string) (off int64, ok bool) {
+	vs, o, found := strings.Cut(v, "@")
+	if !found || (vs != "1" && vs != "-1") || !isOffset(o) {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(o, 10, 64)
+	return n, err == nil
+}
+
+// isOffset reports whether s is a canonical offset: "0", or digits
+// without a leading zero.
+func isOffset(s string) bool { return s == "0" || (IsID(s) && len(s) <= 15) }
 
 // CommentRecord is a comment's record, one string at Comment + cid, its
 // body in it (lib/tree.lua CREC):

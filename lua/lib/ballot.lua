@@ -14,11 +14,12 @@ local NONE = {}
 local VOTES = {['1'] = 1, ['-1'] = -1, ['0'] = 0}
 
 -- priorVote reads v, a voter record's value for the voter (nil for
--- none), as the vote that counts (prev) and, for a shadow vote
--- (moderation: lib/moderation.lua SHADOW), the vote the voter sees
--- (shown); nil where v is no vote the record may hold. implied is the
--- vote of a voter without a value: 1 for a comment's poster (their own
--- upvote, which '0' cancels), else 0.
+-- none), as the vote that counts (prev), for a shadow vote (moderation:
+-- lib/moderation.lua SHADOW) the vote the voter sees (shown), and for a
+-- logged vote the offset of its line in the voter's vote log (off,
+-- loggedVote); nil where v is no vote the record may hold. implied is
+-- the vote of a voter without a value: 1 for a comment's poster (their
+-- own upvote, which '0' cancels), else 0.
 local function priorVote(v, implied)
   if not v then
     return implied
@@ -26,7 +27,11 @@ local function priorVote(v, implied)
   local prev = VOTES[v]
   if prev == nil then
     local shown = SHADOW[v]
-    return shown and 0, shown
+    if shown then
+      return 0, shown
+    end
+    local vote, off = loggedVote(v) -- nil for no vote
+    return vote, nil, off
   end
   if prev == 0 and implied == 0 then
     return nil
@@ -135,9 +140,9 @@ local function vote(k, id, user, vs, now, store, want)
   end
   local new = VOTES[vs]
   -- moderation: shown, a shadow vote of the user's, which counts nowhere
-  local prev, shown = 0, nil -- none: a first vote, which calls nothing
+  local prev, shown, off = 0, nil, nil -- none: a first vote, which calls nothing
   if r[2] then
-    prev, shown = priorVote(r[2], 0)
+    prev, shown, off = priorVote(r[2], 0)
   end
   if prev == nil then
     return {CORRUPT}
@@ -248,9 +253,12 @@ local function vote(k, id, user, vs, now, store, want)
   -- none before and after (a shadow vote cancelled once its suspension
   -- ended) changes no log entry and adds no event.
   if mod and prev ~= new then
-    local r
+    local r, at
     if mod.log then
-      r = logVote(mod.log .. user, logItem(false, id), new, k.logScore)
+      r, at = logVote(mod.log .. user, logItem(false, id), new, prev, off, k.logTail)
+      if at then
+        stored = stored .. '@' .. at -- the line's offset (layout.LoggedVoteValue)
+      end
     else
       r = addEvent(mod.events, mod.maxLen, 'vote', user, id, false, prev, new, now .. '000')
     end

@@ -140,7 +140,7 @@ local function moderationIn(record, identity)
     return false
   end
   local tag = string.sub(record, 1, -6)
-  return {log = log and tag .. 'uvotes:' or nil, events = n and tag .. 'events' or nil, maxLen = n}
+  return {log = log and tag .. 'ulog:' or nil, events = n and tag .. 'events' or nil, maxLen = n}
 end
 
 local function fenceOf(fence)

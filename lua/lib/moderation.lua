@@ -6,21 +6,23 @@
 -- Needs: base.lua (expect, checkStore, num; openStore's moderation),
 -- rules.lua (NOT_ALLOWED).
 
--- A user's vote log (WithVoteLog) is a zset at mod.log .. user of the
--- items the user has a standing vote on, "a<id>" for an article and
--- "c<cid>" for a comment, each at twice the time of the vote (Unix s,
--- the store's clock), plus 1 for an upvote (layout.LogEntry's Score,
--- which the store sends with each vote: formatting a number costs a
--- vote in Lua as much as the ZADD): ZREVRANGE lists the newest first,
--- and the vote outlives the item's voter record, for a reversal of a
--- vote on a closed item. A vote that changes the user's vote moves the
--- entry; a cancel removes it. Post's and Comment's own upvote is no
--- entry: it is the item's, not a vote the user cast.
+-- A user's vote log (WithVoteLog) is a string at mod.log .. user, a
+-- journal of one line a vote, oldest first (layout.LogEntry):
+--   <sign><item> <at>\n
+-- sign '+' (up), '-' (down) or 'x' (taken back); item "a<id>" for an
+-- article, "c<cid>" for a comment; at the vote's time (Unix s, the
+-- store's clock), the line's tail, which the store sends with each vote
+-- (layout.LogTail). A vote appends its line, and its voter record's
+-- field carries the line's offset, '1@<offset>' (layout.LoggedVoteValue),
+-- so that the vote that changes it marks the line taken back in place:
+-- the log costs about 20 bytes a vote at any length. The vote outlives
+-- the item's voter record, for a reversal of a vote on a closed item.
+-- Post's and Comment's own upvote is no entry: it is the item's, not a
+-- vote the user cast.
 
--- logItem returns the member of an item in a vote log, "c<cid>" for a
--- comment (comment true) and "a<id>" for an article (layout.LogEntry's
--- Member); loggedItem reads one back: whether it is a comment's, and its
--- id.
+-- logItem returns the item of a line, "c<cid>" for a comment (comment
+-- true) and "a<id>" for an article (layout.LogEntry's Member);
+-- loggedItem reads one back: whether it is a comment's, and its id.
 local function logItem(comment, id)
   return (comment and 'c' or 'a') .. id
 end
@@ -29,17 +31,66 @@ local function loggedItem(item)
   return string.byte(item) == 99, string.sub(item, 2) -- 99: 'c'
 end
 
--- logVote keeps the entry of item (logItem) in the log at key for the
--- user's new vote (1, -1, or 0 for none), at score (layout.LogEntry's
--- Score), and returns the reply of redis.pcall: an error where key holds
--- another type. Its caller checked key (expect) and raises an error
--- (must), or wrote it first unchecked and puts its writes back
--- (lib/ballot.lua vote).
-local function logVote(key, item, new, score)
-  if new == 0 then
-    return redis.pcall('ZREM', key, item)
+-- LOG_SIGNS are the votes as a line's sign; LOG_DEAD a line's taken back.
+local LOG_SIGNS = {[1] = '+', [-1] = '-'}
+local LOG_DEAD = 'x'
+local LOG_VOTES = {['+'] = 1, ['-'] = -1}
+
+-- LOG_PAGE_BYTES is what a read of the log (votes_by.lua, reverse.lua)
+-- takes of it for each line it may return: more than the longest line,
+-- 40 bytes (an id of 19 digits, a time of 17 characters), so that every
+-- read holds a whole line, and about twice a usual one.
+local LOG_PAGE_BYTES = 48
+
+-- LOG_LINE matches a line, its newline left off: sign, item, at.
+local LOG_LINE = '^([-+x])([ac]%d+) (-?%d+)$'
+
+-- loggedVote reads a voter record's value v of a logged vote,
+-- '<vote>@<offset>', as its vote (1 or -1) and the offset of its line;
+-- nil for any other value.
+local function loggedVote(v)
+  local vote, off = string.match(v, '^(-?1)@(%d+)$')
+  if vote then
+    return tonumber(vote), tonumber(off)
   end
-  return redis.pcall('ZADD', key, score, item)
+end
+
+-- logKill marks taken back the line of the vote old (1 or -1) on item at
+-- offset off of the journal at key, where that line is there (a log
+-- dropped by Reconfigure, and begun again, holds another). It returns
+-- the reply of redis.pcall: an error where key holds another type.
+local function logKill(key, off, old, item)
+  local head = LOG_SIGNS[old] .. item .. ' '
+  local got = redis.pcall('GETRANGE', key, off, off + #head - 1)
+  if got == head then
+    return redis.pcall('SETRANGE', key, off, LOG_DEAD)
+  end
+  return got
+end
+
+-- logVote moves the entry of item (logItem) in the journal at key from
+-- the vote prev, logged at offset off (nil for none logged), to the
+-- user's new vote (1, -1, or 0 for none), its line ending in tail
+-- (layout.LogTail). It returns the reply of redis.pcall, an error where
+-- key holds another type, and the offset of the new line (nil for
+-- none), which the voter record's field carries. Its caller checked key
+-- (expect) and raises an error (must), or wrote it first unchecked and
+-- puts its writes back (lib/ballot.lua vote): its first command on key
+-- fails before it writes.
+local function logVote(key, item, new, prev, off, tail)
+  local at, r
+  if new ~= 0 then
+    local line = LOG_SIGNS[new] .. item .. tail
+    r = redis.pcall('APPEND', key, line)
+    if type(r) ~= 'number' then
+      return r
+    end
+    at = r - #line
+  end
+  if off then
+    r = logKill(key, off, prev, item)
+  end
+  return r, at
 end
 
 -- Suspensions (Store.Suspend): a hash at <tag>suspended of each
@@ -168,7 +219,7 @@ end
 -- lib/ballot.lua vote).
 local function expectModerated(mod, user, all)
   if mod.log and all then
-    expect(mod.log .. user, 'zset')
+    expect(mod.log .. user, 'string')
   end
   if mod.events and (all or mod.log) then
     expect(mod.events, 'stream')

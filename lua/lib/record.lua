@@ -176,15 +176,29 @@ local function rows(articlePrefix, members, out)
   return out
 end
 
+-- VOTE_SIGNS are a voter record's values as the vote their voter sees,
+-- a byte: '+' up, '-' down, '0' a comment poster's own vote cancelled;
+-- '1s', '-1s' are shadow votes (lib/moderation.lua).
+local VOTE_SIGNS = {['1'] = '+', ['-1'] = '-', ['0'] = '0', ['1s'] = '+', ['-1s'] = '-'}
+
+-- voteSign reads v, a user's value in a voter record, as VOTE_SIGNS
+-- does, a logged vote's '<vote>@<offset>' (lib/moderation.lua) as its
+-- vote; nil for none or any other value.
+local function voteSign(v)
+  local s = VOTE_SIGNS[v]
+  if s or not v then
+    return s
+  end
+  return VOTE_SIGNS[string.match(v, '^(-?1)@%d+$') or '']
+end
+
 -- voteByte is user's vote in the voter record at votedKey as one byte:
 -- '+' up, '-' down, '0' none, where the record is gone (voting closed)
--- or holds anything but 1 or -1; as VotesOf reads it.
+-- or holds anything but a vote; as VotesOf reads it.
 local function voteByte(votedKey, user)
-  local v = redis.call('HGET', votedKey, user)
-  if v == '1' or v == '1s' then -- '1s', '-1s': a shadow vote, as its voter sees it (lib/moderation.lua)
-    return '+'
-  elseif v == '-1' or v == '-1s' then
-    return '-'
+  local s = voteSign(redis.call('HGET', votedKey, user))
+  if s == '+' or s == '-' then
+    return s
   end
   return '0'
 end

@@ -46,7 +46,7 @@ local function reverseArticle(k, id, user, logged, now)
     end
     -- Closed by the store's clock, its voter record not expired yet: the
     -- record's vote is the user's.
-    prev = VOTES[r[2] or '0'] or 0
+    prev = priorVote(r[2], 0) or 0 -- a logged vote's too
   end
   if prev == 0 then
     return false, 1
@@ -121,7 +121,7 @@ local function reverseComment(k, cid, user, logged, now)
   local open, prev = voterOpen(r[1], cid), logged
   if open then
     if r[2] then
-      prev = VOTES[r[2]] or 0
+      prev = priorVote(r[2], 0) or 0 -- a logged vote's too
     elseif user == c.n then
       prev = 1
     else
