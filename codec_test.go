@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -286,23 +287,43 @@ func TestModerationCodecsAgree(t *testing.T) {
 		if _, err := s.VoteComment(ctx, "bob", c, Upvote); err != nil {
 			t.Fatal(err)
 		}
-		z, err := redis.Strings(b.do(t, "ZRANGE", s.keys.userVotesKey("bob"), 0, -1, "WITHSCORES"), nil)
-		if err != nil || len(z) != 4 {
-			t.Fatalf("bob's vote log: %q, %v", z, err)
+		clock.Add(time.Second)
+		mustVote(t, s, "bob", a.ID, Upvote) // marks the downvote's line taken back
+		journal, err := redis.Bytes(b.do(t, "GET", s.keys.userVotesKey("bob")), nil)
+		if err != nil {
+			t.Fatalf("bob's vote log: %v", err)
 		}
 		want := []layout.LogEntry{
-			{ID: a.ID, Vote: -1, At: epoch.Unix()},
+			{ID: a.ID, Vote: 0, At: epoch.Unix()},
 			{Comment: true, ID: c, Vote: 1, At: epoch.Unix() + 3},
+			{ID: a.ID, Vote: 1, At: epoch.Unix() + 4},
 		}
-		for i, w := range want {
-			score, _ := strconv.ParseFloat(z[2*i+1], 64)
-			e, ok := layout.ParseLogEntry(z[2*i], score)
-			if !ok || e != w || e.Member() != z[2*i] || strconv.FormatInt(e.Score(), 10) != z[2*i+1] {
-				t.Errorf("log entry %q at %s reads %+v, %v; want %+v", z[2*i], z[2*i+1], e, ok, w)
+		var got []layout.LogEntry
+		var offs []int64
+		rest := layout.LogLines(journal, 0, func(e layout.LogEntry, off int64, ok bool) {
+			if !ok {
+				t.Errorf("line at %d of %q does not parse", off, journal)
 			}
+			got, offs = append(got, e), append(offs, off)
+		})
+		if len(rest) != 0 || !slices.Equal(got, want) {
+			t.Fatalf("bob's vote log %q reads %+v, want %+v", journal, got, want)
 		}
-		if v, err := redis.String(b.do(t, "HGET", s.keys.cvoted+a.ID, layout.CVoteField(c, "bob")), nil); err != nil || v != "1" {
-			t.Errorf("bob's comment vote at %s: %q, %v", layout.CVoteField(c, "bob"), v, err)
+		var lines string
+		for _, e := range want {
+			lines += e.Line()
+		}
+		if lines != string(journal) {
+			t.Errorf("bob's vote log %q; the codec writes %q", journal, lines)
+		}
+		for _, c := range []struct{ key, field, want string }{
+			{s.keys.votedKey(a.ID), "bob", layout.LoggedVoteValue(1, offs[2])},
+			{s.keys.cvoted + a.ID, layout.CVoteField(c, "bob"), layout.LoggedVoteValue(1, offs[1])},
+		} {
+			v, err := redis.String(b.do(t, "HGET", c.key, c.field), nil)
+			if vote, _, ok := layout.ParseVoteValue(v); err != nil || v != c.want || !ok || vote != 1 {
+				t.Errorf("bob's vote at %s %s: %q, %v; want %q", c.key, c.field, v, err, c.want)
+			}
 		}
 		for _, m := range []Suspension{Refuse, Shadow} {
 			until := epoch.Add(time.Hour)

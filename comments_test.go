@@ -491,7 +491,7 @@ func TestReconfigureLayout3(t *testing.T) {
 		if err != nil || was.String() != "3 karma=1,-1" {
 			t.Fatalf("Reconfigure = %v, %v", was, err)
 		}
-		if id, ok, err := s.Recorded(ctx); err != nil || !ok || id.String() != "6 karma" {
+		if id, ok, err := s.Recorded(ctx); err != nil || !ok || id.String() != "7 karma" {
 			t.Fatalf("Recorded = %v, %v, %v", id, ok, err)
 		}
 		mustVote(t, s, "bob", a.ID, Upvote)

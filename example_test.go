@@ -1399,7 +1399,7 @@ func ExampleStore_Identity() {
 	defer done()
 	fmt.Println(store.Identity())
 	// Output:
-	// 6 karma userpages
+	// 7 karma userpages
 }
 
 // Recorded reads what the store's first write recorded.
@@ -1414,7 +1414,7 @@ func ExampleStore_Recorded() {
 	fmt.Println("after it:", found, id, err)
 	// Output:
 	// before the first post: false
-	// after it: true 6 orders=top <nil>
+	// after it: true 7 orders=top <nil>
 }
 
 // A process started with other shared options than the store records
@@ -1440,7 +1440,7 @@ func ExampleStore_Reconfigure() {
 	fmt.Println("old options:", errors.Is(err, voting.ErrIncompatible))
 	// Output:
 	// true voting: vote: incompatible store: karma on here, off in the store
-	// was "6", now "6 karma", <nil>
+	// was "7", now "7 karma", <nil>
 	// new options: <nil>
 	// old options: true
 }
@@ -1487,7 +1487,7 @@ func ExampleIdentity_String() {
 	id := voting.Identity{Layout: voting.LayoutVersion, Options: []string{"orders=top,hot", "karma"}}
 	fmt.Println(id.String())
 	// Output:
-	// 6 orders=top,hot karma
+	// 7 orders=top,hot karma
 }
 
 // An operator's tool opens a recorded store with its own options.
@@ -1509,7 +1509,7 @@ func ExampleIdentity_StoreOptions() {
 	fmt.Println(tool.Identity(), tool.Identity().String() == site.Identity().String())
 	fmt.Println(rules, err)
 	// Output:
-	// 6 karma uniquelinks true
+	// 7 karma uniquelinks true
 	// karma=1,-1 <nil>
 }
 

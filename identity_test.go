@@ -28,7 +28,7 @@ func TestIdentityRecorded(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithOrders(Hot, Top), WithKarma(1, -1), WithUserPages(), WithUniqueLinks(),
 			WithVoteLimit(10, time.Minute), WithEditWindow(time.Hour))
-		want := "6 orders=top,hot karma votelimit editwindow userpages uniquelinks"
+		want := "7 orders=top,hot karma votelimit editwindow userpages uniquelinks"
 		if got := s.Identity().String(); got != want {
 			t.Fatalf("Identity = %q, want %q", got, want)
 		}
@@ -225,7 +225,7 @@ func TestReconfigure(t *testing.T) {
 		}
 		// Resumed: it finds its own options recorded.
 		was, err := u.Reconfigure(ctx)
-		if err != nil || was.String() != "6 karma uniquelinks" {
+		if err != nil || was.String() != "7 karma uniquelinks" {
 			t.Fatalf("Reconfigure = %v, %v; want it to find its own", was, err)
 		}
 		if keys := b.storeKeys(t, u); len(keys) == 0 || strings.Contains(fmt.Sprint(keys), u.keys.backfill) {
@@ -243,7 +243,7 @@ func TestReconfigure(t *testing.T) {
 			}
 		}
 		wantPost(t, u, "https://example.com/5", ids[5], ErrDuplicate)
-		if id, _, err := u.Recorded(ctx); err != nil || id.String() != "6 karma uniquelinks" {
+		if id, _, err := u.Recorded(ctx); err != nil || id.String() != "7 karma uniquelinks" {
 			t.Fatalf("Recorded = %v, %v", id, err)
 		}
 		// Back to the first options: allowed, and the first store writes.
@@ -275,7 +275,7 @@ func TestCheck(t *testing.T) {
 		mustPost(t, s, "alice", "t")
 		h, err := s.Check(ctx)
 		if err != nil || !h.Reachable || !h.Compatible || h.Serious || len(h.Problems) != 0 || h.Articles != 1 ||
-			h.Recorded != "6" || h.Identity != "6" || h.Scripts == "" {
+			h.Recorded != "7" || h.Identity != "7" || h.Scripts == "" {
 			t.Fatalf("Check = %+v, %v", h, err)
 		}
 		if b.name == "miniredis" {
@@ -430,8 +430,8 @@ func TestCheckIdentity(t *testing.T) {
 				b.do(t, "SET", s.keys.record, record)
 			}
 			err := s.CheckIdentity(ctx)
-			want := map[string]string{"": "has data and no recorded layout", "3 orders=hot,best": "layout 3, this library reads 6: Reconfigure",
-				"9": "layout 9, this library reads 6"}[record]
+			want := map[string]string{"": "has data and no recorded layout", "3 orders=hot,best": "layout 3, this library reads 7: Reconfigure",
+				"9": "layout 9, this library reads 7"}[record]
 			if !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "votectl -prefix") {
 				t.Errorf("record %q: CheckIdentity = %v, want ErrIncompatible saying %q", record, err, want)
 			}

@@ -64,13 +64,15 @@ if cursor > floor then
     lines[#lines + 1], starts[#starts + 1] = string.sub(text, from, nl - 1), start + from - 1
     from = nl + 1
   end
+  local read = 0 -- the lines of votes read, at most step
   for i = #lines, 1, -1 do
-    if work >= budget then
+    if work >= budget or read == step then
       break
     end
     local sign, item = string.match(lines[i], LOG_LINE)
     local logged = sign and LOG_VOTES[sign]
     if logged then
+      read = read + 1
       local done, w, prev
       local comment, id = loggedItem(item)
       if comment then
