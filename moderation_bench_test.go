@@ -94,31 +94,63 @@ func beforeSuspensions(b *testing.B, f *benchFixture) func(user, id string, v Vo
 }
 
 // BenchmarkVoteLogMemory measures the vote log's memory (WithVoteLog):
-// MEMORY USAGE of a user's log of 1, 100 and 10,000 votes (a sorted set
-// in a listpack up to zset-max-listpack-entries, 128 by default, a skip
-// list beyond), per user and per further vote.
+// MEMORY USAGE of a user's log of 1, 100 and 10,000 votes (a journal of
+// a line a vote, docs/LAYOUT.md), per user and per further vote; and
+// what the lines' offsets add to the voter records while the items'
+// voting is open ("1@<offset>" for "1"), against a twin store without
+// the log that took the same votes.
 //
 //	go test -run '^$' -bench VoteLogMemory -benchtime 1x .
 func BenchmarkVoteLogMemory(b *testing.B) {
 	const nArticles = 10000
 	pool := redistest.Shared(b).Pool()
 	defer pool.Close()
-	s, err := New(pool, WithKeyPrefix(fmt.Sprintf("bench:logmem%d", prefixSeq.Add(1))), WithClock(testclock.New(epoch).Now), WithVoteLog())
-	if err != nil {
-		b.Fatal(err)
+	var twins [2]*Store // with the log, without
+	for i := range twins {
+		opts := []Option{WithKeyPrefix(fmt.Sprintf("bench:logmem%d", prefixSeq.Add(1))), WithClock(testclock.New(epoch).Now)}
+		if i == 0 {
+			opts = append(opts, WithVoteLog())
+		}
+		s, err := New(pool, opts...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		twins[i] = s
+		postMany(b, pool, s, nArticles, epoch.Unix()-nArticles, epoch.Unix(), 0, 0)
 	}
-	postMany(b, pool, s, nArticles, epoch.Unix()-nArticles, epoch.Unix(), 0, 0)
+	s := twins[0]
 	for _, n := range []int{1, 100, 10000} {
 		user := fmt.Sprintf("voter%d", n)
-		pipe(b, pool, n, func(c redis.Conn, i int) error {
-			v := Upvote
-			if i%4 == 0 {
-				v = Downvote
-			}
-			return voteScript.SendHash(c, s.fenced(nil, voteScript, s.voteArgs(user, strconv.Itoa(1+i), v, epoch.Unix()+int64(i)))...)
-		})
+		for _, t := range twins {
+			pipe(b, pool, n, func(c redis.Conn, i int) error {
+				v := Upvote
+				if i%4 == 0 {
+					v = Downvote
+				}
+				return voteScript.SendHash(c, t.fenced(nil, voteScript, t.voteArgs(user, strconv.Itoa(1+i), v, epoch.Unix()+int64(i)))...)
+			})
+		}
 		bytes := memoryUsage(b, pool, s.keys.userVotesKey(user))
 		b.ReportMetric(float64(bytes), fmt.Sprintf("log-B/user-of-%d", n))
 		b.ReportMetric(float64(bytes)/float64(n), fmt.Sprintf("log-B/vote-of-%d", n))
 	}
+	// Records of 2 to 4 voters (listpacks), then of 300 (hash tables):
+	// 300 users vote on 20 articles more.
+	offsets := func() float64 {
+		var voters [2]int64 // the voter records' bytes of each twin
+		for i, t := range twins {
+			for id := 1; id <= nArticles; id++ {
+				voters[i] += memoryUsage(b, pool, t.keys.votedKey(strconv.Itoa(id)))
+			}
+		}
+		return float64(voters[0] - voters[1])
+	}
+	small := offsets()
+	b.ReportMetric(small/(1+100+10000), "offsets-B/open-vote")
+	for _, t := range twins {
+		pipe(b, pool, 300*20, func(c redis.Conn, i int) error {
+			return voteScript.SendHash(c, t.fenced(nil, voteScript, t.voteArgs(fmt.Sprintf("u%d", i/20), strconv.Itoa(nArticles-i%20), Upvote, epoch.Unix()))...)
+		})
+	}
+	b.ReportMetric((offsets()-small)/(300*20), "offsets-B/open-vote-of-300")
 }

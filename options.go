@@ -156,9 +156,10 @@ func WithUserPages() Option {
 // WithVoteLog keeps, for each user, every standing vote they cast, on
 // articles and on comments, newest first, in the script of the vote: the
 // log [Store.VotesBy] reads and [Store.ReverseVotes] takes back, which
-// outlives the item's voting window. A vote that changes a user's vote
-// moves its entry, a cancel removes it. Post's and Comment's own upvote
-// of the poster is no entry. Stores sharing a prefix should all have it
+// outlives the item's voting window. Each user's log is a journal of
+// about 20 bytes a vote (docs/LAYOUT.md): a vote appends its line, and
+// the vote that changes or cancels it marks that line taken back. Post's
+// and Comment's own upvote of the poster is no entry. Stores sharing a prefix should all have it
 // or all not: a vote made by a store without it is not logged, so it is
 // a shared option (docs/LAYOUT.md, "The store's identity"). Without it a store
 // keeps no log, does no extra work per vote, and VotesBy and

@@ -20,7 +20,10 @@ import (
 // sign '+' for an upvote, '-' for a downvote, LogDead for an entry taken
 // back (the vote changed, cancelled or reversed); kind 'a' for an
 // article, 'c' for a comment; id the item's; at the time of the vote
-// (Unix s, the store's clock). "+a12 1900000000\n" is an upvote on
+// (Unix s, the store's clock) in base 36, as strconv writes it, which
+// takes 6 characters, not 10, for the years around now: a line is the
+// log's memory, whatever its length in votes. "+a12 vf7lds\n" (at
+// 1900000000) is an upvote on
 // article 12. A logged vote's value in its voter record (VoteValue)
 // carries the offset of its line's first byte, "1@4096", so that the
 // vote that changes it marks the line dead in place (SETRANGE): the log
@@ -40,8 +43,9 @@ type LogEntry struct {
 // LogDead is the sign of a line taken back.
 const LogDead = 'x'
 
-// LogTail is the end of a log line of a vote at at: " <at>\n".
-func LogTail(at int64) string { return " " + strconv.FormatInt(at, 10) + "\n" }
+// LogTail is the end of a log line of a vote at at: " <at>\n", at in
+// base 36.
+func LogTail(at int64) string { return " " + strconv.FormatInt(at, 36) + "\n" }
 
 // Line is the entry's line in the journal.
 func (e LogEntry) Line() string {
@@ -62,8 +66,8 @@ func ParseLogLine(line string) (e LogEntry, ok bool) {
 	if !found || len(item) < 3 || (item[1] != 'a' && item[1] != 'c') || !IsID(item[2:]) {
 		return LogEntry{}, false
 	}
-	n, err := strconv.ParseInt(at, 10, 64)
-	if err != nil || strconv.FormatInt(n, 10) != at || n > MaxExact || n < -MaxExact {
+	n, err := strconv.ParseInt(at, 36, 64)
+	if err != nil || strconv.FormatInt(n, 36) != at || n > MaxExact || n < -MaxExact {
 		return LogEntry{}, false
 	}
 	e = LogEntry{Comment: item[1] == 'c', ID: item[2:], At: n}

@@ -11,8 +11,8 @@
 --   <sign><item> <at>\n
 -- sign '+' (up), '-' (down) or 'x' (taken back); item "a<id>" for an
 -- article, "c<cid>" for a comment; at the vote's time (Unix s, the
--- store's clock), the line's tail, which the store sends with each vote
--- (layout.LogTail). A vote appends its line, and its voter record's
+-- store's clock) in base 36, in the line's tail, which the store sends
+-- with each vote (layout.LogTail). A vote appends its line, and its voter record's
 -- field carries the line's offset, '1@<offset>' (layout.LoggedVoteValue),
 -- so that the vote that changes it marks the line taken back in place:
 -- the log costs about 20 bytes a vote at any length. The vote outlives
@@ -38,12 +38,12 @@ local LOG_VOTES = {['+'] = 1, ['-'] = -1}
 
 -- LOG_PAGE_BYTES is what a read of the log (votes_by.lua, reverse.lua)
 -- takes of it for each line it may return: more than the longest line,
--- 40 bytes (an id of 19 digits, a time of 17 characters), so that every
--- read holds a whole line, and about twice a usual one.
-local LOG_PAGE_BYTES = 48
+-- 35 bytes (an id of 19 digits, a time of 12 characters), so that every
+-- read holds a whole line, and about twice and a half a usual one.
+local LOG_PAGE_BYTES = 40
 
 -- LOG_LINE matches a line, its newline left off: sign, item, at.
-local LOG_LINE = '^([-+x])([ac]%d+) (-?%d+)$'
+local LOG_LINE = '^([-+x])([ac]%d+) (-?[%da-z]+)$'
 
 -- loggedVote reads a voter record's value v of a logged vote,
 -- '<vote>@<offset>', as its vote (1 or -1) and the offset of its line;
