@@ -61,9 +61,13 @@ var errNoVoteLog = fmt.Errorf("%w: the store keeps no vote log (WithVoteLog)", E
 // comments, newest first, from the store's vote log ([WithVoteLog]),
 // and the cursor of the next page: cursor "" starts, and a returned ""
 // means the end. limit is 1 to [MaxModerationPage]; a page may hold
-// fewer, the log's entries whose article or comment is gone left out.
-// A vote the user changes moves to the front, with its new time. Each
-// call is one script of bounded work. A store without WithVoteLog gets
+// fewer, the log's entries whose article or comment is gone left out,
+// and so may a page of a log of many changed votes, whose lines taken
+// back a call passes over (it reads about 40 bytes of the log for each
+// vote of limit). A vote the user changes moves to the front, with its
+// new time. The cursor is a place in the log, so a walk lists each vote
+// once, and a vote cast during it comes in no later page. Each call is
+// one script of bounded work. A store without WithVoteLog gets
 // an error wrapping [ErrNotAllowed]; a cursor that no call returned, a
 // user name Vote refuses or a limit out of range gets
 // [ErrInvalidArgument].
@@ -258,12 +262,13 @@ var reverseScript = newScript("reverse", reverseLua)
 //
 // It works in bounded steps, one script each of at most
 // [ReverseStep] votes, fewer on articles in many groups and orders,
-// looping until the log is empty; another call may
+// walking the log from its newest vote to its oldest; another call may
 // run between two steps, and a vote the user casts meanwhile is taken
-// back too, until a step finds the log empty. Interrupted (ctx, a
-// dropped connection), it returns what it took back and the error; a
-// call again resumes where it stopped, and once it has returned nil a
-// second call takes back nothing more. A user that keeps voting should
+// back too, by a walk over the votes cast since, until a walk finds
+// none: then the log is removed. Interrupted (ctx, a dropped
+// connection), it returns what it took back and the error; a call again
+// resumes, passing over the votes taken back (marked so in the log), and
+// once it has returned nil a second call takes back nothing more. A user that keeps voting should
 // be suspended first ([Store.Suspend]).
 func (s *Store) ReverseVotes(ctx context.Context, user string) (int, error) {
 	if s.hooked(ctx) {
