@@ -190,7 +190,7 @@ func (s *Store) voteBatchArgs(ballots []Ballot, now int64, rules []interface{}) 
 	args := make([]interface{}, 0, 4+len(s.votePrefixes)+len(rules)+3*len(ballots))
 	args = append(args, s.votePrefixes[0], now)
 	args = append(args, s.votePrefixes[1:]...)
-	args = append(args, s.upvotedArg, s.logTail(Upvote, now))
+	args = append(args, s.upvotedArg, s.logTail(now))
 	args = append(args, rules...)
 	for _, b := range ballots {
 		args = append(args, b.ID, b.User, voteArg(b.Vote))

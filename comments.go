@@ -132,12 +132,12 @@ func (s *Store) VoteComment(ctx context.Context, user, commentID string, v VoteT
 // commentVoteArgs lays out comment_vote.lua's arguments before the vote
 // rules (appendVoteRules). KEYS[1]: the comment. ARGV[1..4]: id, user,
 // the vote (voteArg), now (Unix seconds); ARGV[5..7]: the prefixes of
-// comments, comment voter records, replies; ARGV[8]: the tail of the
-// vote's line in the voter's vote log (logTail), or "".
+// comments, comment voter records, replies; ARGV[8]: the vote's line
+// in the voter's vote log (logLine), or "".
 func (s *Store) commentVoteArgs(user, id string, v VoteType, now int64) []interface{} {
 	k := s.keys
 	args := make([]interface{}, 0, 9+1+len(s.rules.vote))
-	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids, s.logTail(v, now))
+	return append(args, k.commentKey(id), id, user, voteArg(v), now, k.comment, k.cvoted, k.kids, s.logLine(true, id, v, now))
 }
 
 // Thread returns the article's comments as a tree, flattened in display

@@ -47,8 +47,7 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 // the vote (voteArg), now (Unix seconds); ARGV[5..7]: the prefixes of
 // articles and voter records, and the rest, newline-separated
 // (keys.go votePrefixes); ARGV[8], where the store has a vote log, user
-// pages or rules: the tail of the vote's line in the voter's vote log
-// (logTail); ARGV[9], where it has user pages or rules: the upvoted
+// pages or rules: the vote's line in the voter's vote log (logLine); ARGV[9], where it has user pages or rules: the upvoted
 // pages' prefix. A store with the log alone sends 8 arguments, which
 // Lua's ARGV holds without growing its table.
 // It is the hottest path: its key and prefixes were boxed once, in
@@ -58,20 +57,31 @@ func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
 	args = append(args, s.votePrefixes[0], id, user, voteArg(v), now)
 	args = append(args, s.votePrefixes[1:]...)
 	if s.votesCarryPages() {
-		return append(args, s.logTail(v, now), s.upvotedArg)
+		return append(args, s.logLine(false, id, v, now), s.upvotedArg)
 	}
 	if s.voteLog {
-		args = append(args, s.logTail(v, now))
+		args = append(args, s.logLine(false, id, v, now))
 	}
 	return args
 }
 
-// logTail is the tail of the line of a vote v at now (Unix seconds) in
-// its voter's vote log (layout.LogTail), which the vote scripts take
-// rather than format the time in Lua; "" for a store without the log,
-// or a cancel, which writes no line.
-func (s *Store) logTail(v VoteType, now int64) interface{} {
+// logLine is the line of a vote v on the comment (comment true) or
+// article id at now (Unix seconds) in its voter's vote log
+// (layout.LogEntry), which the vote scripts take rather than build it
+// in Lua; "" for a store without the log, or a cancel, which writes no
+// line.
+func (s *Store) logLine(comment bool, id string, v VoteType, now int64) interface{} {
 	if !s.voteLog || v == CancelVote {
+		return ""
+	}
+	return layout.LogEntry{Comment: comment, ID: id, Vote: int(v), At: now}.Line()
+}
+
+// logTail is the tail of a vote's line at now (layout.LogTail), which
+// vote_batch.lua completes with each ballot's vote and id; "" for a
+// store without the log.
+func (s *Store) logTail(now int64) interface{} {
+	if !s.voteLog {
 		return ""
 	}
 	return layout.LogTail(now)

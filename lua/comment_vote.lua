@@ -4,10 +4,11 @@ local storeKey, storeIdentity, _, mod = openStore(KEYS, 'n')
 local key = KEYS[1]
 local cid, user, vs, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 local k = {comment = ARGV[5], cvoted = ARGV[6], kids = ARGV[7], rules = readRules(ARGV, 9)}
-local logTail = ARGV[8]
+local logLine = ARGV[8]
 -- vs: '1', '-1' or '0' (cancel); now: the store's clock, Unix seconds;
--- ARGV[8]: moderation, the tail of the vote's line in the voter's vote
--- log (WithVoteLog; layout.LogTail, lib/moderation.lua logVote), or ''; mod: the
+-- ARGV[8]: moderation, the vote's line in the voter's vote log
+-- (WithVoteLog; layout.LogEntry's Line, lib/moderation.lua logVote), or
+-- '' (a cancel, a store without the log); mod: the
 -- log and the events, which the store's identity names (lib/base.lua
 -- moderationIn), or false; ARGV[9..13]: the vote rules (lib/rules.lua
 -- readRules), for a store that has them.
@@ -128,7 +129,7 @@ if mod and mod.log and prev ~= new then
   -- A poster's upvote back on their own comment is logged, as one on
   -- their own article is: the comment's first upvote alone is the
   -- item's (docs/OPERATIONS.md, "Moderation").
-  local r, at = logVote(mod.log .. user, logItem(true, cid), new, prev, off, logTail)
+  local r, at = logVote(mod.log .. user, true, cid, new, prev, off, logLine)
   must(r)
   if at then
     vs = vs .. '@' .. at -- the line's offset (layout.LoggedVoteValue); a vote that counts

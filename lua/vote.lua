@@ -7,8 +7,9 @@ local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- ARGV[5], ARGV[6]: the prefixes of articles and voter records; ARGV[7]:
 -- the prefixes of the groups of articles, the orderings, the group caches
 -- and the TopSince buckets, newline-separated (lib/ballot.lua fill);
--- ARGV[8]: moderation, the tail of the vote's line in the voter's vote
--- log (WithVoteLog; layout.LogTail, lib/moderation.lua logVote), or '' or none; ARGV[9]:
+-- ARGV[8]: moderation, the vote's line in the voter's vote log
+-- (WithVoteLog; layout.LogEntry's Line, lib/moderation.lua logVote), or
+-- '' (a cancel, a store without the log) or none; ARGV[9]:
 -- the prefix of upvoted pages (WithUserPages), or '' or none for a store
 -- without them; ARGV[10..14]: the vote rules (lib/rules.lua readRules),
 -- for a store that has them. k is made whole in one constructor: a field
@@ -16,7 +17,7 @@ local id, user, new, now = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 -- mod: the vote log and the events, which the store's identity names
 -- (lib/base.lua moderationIn), or false.
 local k = {score = scoreKey, article = ARGV[5], voted = ARGV[6], more = ARGV[7],
-  upvoted = ARGV[9] ~= '' and ARGV[9] or nil, rules = readRules(ARGV, 10), mod = mod, logTail = ARGV[8]}
+  upvoted = ARGV[9] ~= '' and ARGV[9] or nil, rules = readRules(ARGV, 10), mod = mod, logLine = ARGV[8]}
 -- Reply: '<previous> <score> <up> <down>' | {NOT_FOUND} | {CLOSED} |
 -- {NOT_ALLOWED} | {RATE_LIMITED, ms}: a vote done is the one reply that
 -- is not {status, ...}, but one string, which the client reads as one

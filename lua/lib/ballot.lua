@@ -255,7 +255,9 @@ local function vote(k, id, user, vs, now, store, want)
   if mod and prev ~= new then
     local r, at
     if mod.log then
-      r, at = logVote(mod.log .. user, logItem(false, id), new, prev, off, k.logTail)
+      -- The line, sent (vote.lua) or, in a batch, of its tail (layout.LogTail).
+      local line = k.logLine or new ~= 0 and LOG_SIGNS[new] .. logItem(false, id) .. k.logTail
+      r, at = logVote(mod.log .. user, false, id, new, prev, off, line)
       if at then
         stored = stored .. '@' .. at -- the line's offset (layout.LoggedVoteValue)
       end
