@@ -105,7 +105,7 @@ func TestReverseAfterVoteLogOffAndOn(t *testing.T) {
 		mustVote(t, plain, "u", a.ID, Downvote) // not logged
 		// A log the store kept when it was turned off before this fix,
 		// or whose removal was cut short, goes when it is turned on.
-		b.do(t, "ZADD", logged.keys.userVotesKey("u"), layout.LogEntry{At: a.Posted.Unix(), Vote: 1}.Score(), "a"+a.ID)
+		b.do(t, "APPEND", logged.keys.userVotesKey("u"), layout.LogEntry{ID: a.ID, At: a.Posted.Unix(), Vote: 1}.Line())
 		if _, err := logged.Reconfigure(ctx); err != nil { // the log on again
 			t.Fatal(err)
 		}
