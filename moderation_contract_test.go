@@ -86,15 +86,15 @@ func TestVoteEventsAfterLastID(t *testing.T) {
 	})
 }
 
-// TestVotesByForgedCursor: a cursor that no call returned, one whose
-// item can be no vote log entry (layout.ParseLogEntry), gets
-// ErrInvalidArgument rather than ending the walk as a stale one.
+// TestVotesByForgedCursor: a cursor that no call returned, no offset,
+// or one past the log or inside a line, gets ErrInvalidArgument rather
+// than ending the walk or reading half a line.
 func TestVotesByForgedCursor(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b, WithVoteLog())
 		a := mustPost(t, s, "poster", "title")
 		mustVote(t, s, "u", a.ID, Upvote)
-		for _, c := range []string{"1:x", "5:a1:b", "-3:zz", "99:c"} {
+		for _, c := range []string{"1:x", "5:a1:b", "-3:zz", "99:c", "0", "01", "2", "9999"} {
 			page, next, err := s.VotesBy(ctx, "u", c, 10)
 			if !errors.Is(err, ErrInvalidArgument) {
 				t.Errorf("VotesBy cursor %q: %v %q %v; want ErrInvalidArgument", c, page, next, err)
