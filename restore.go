@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -101,13 +102,14 @@ func (s *Store) restoreSteps(ctx context.Context, op string, sc script, n int, a
 // prefixes, then each entry's fields.
 func (s *Store) restoreEntriesArgs(es []restore.Entry) ([]interface{}, error) {
 	k := s.keys
-	args := withRoom(16 + 9*len(es))
+	args := withRoom(17 + 9*len(es))
 	args = append(args, k.seq, k.cseq, k.karma, k.userVotes, k.submitted, k.upvoted, k.commented, k.link,
-		k.lastPost, k.lastComment, k.voteLog, k.comments, k.thread, k.group, k.voted, k.cvoted)
+		k.lastPost, k.lastComment, k.voteLog, k.comments, k.thread, k.group, k.voted, k.cvoted, k.comment)
 	for _, e := range es {
 		var ids []string // the fields of e that are ids
 		switch e.Kind {
-		case restore.VoteLog, restore.Page, restore.Link, restore.Count, restore.Group, restore.Voter, restore.CVoted:
+		case restore.VoteLog, restore.LogKill, restore.LogLink, restore.Page, restore.Link, restore.Count, restore.Group,
+			restore.Voter, restore.CVoted:
 			ids = []string{e.ID}
 		case restore.CVoter:
 			ids = []string{e.ID, e.Item}
@@ -122,14 +124,44 @@ func (s *Store) restoreEntriesArgs(es []restore.Entry) ([]interface{}, error) {
 		if e.Kind == restore.CVoted && e.ExpireAtMs <= 0 {
 			return nil, fmt.Errorf("%w: cvoted entry of article %s: no expiry", ErrInvalidArgument, e.ID)
 		}
-		n := strconv.FormatFloat(e.N, 'f', -1, 64)
-		if e.Kind == restore.VoteLog { // the entry's score, at its time N
-			n = strconv.FormatInt(layout.LogEntry{At: int64(e.N), Vote: e.Vote}.Score(), 10)
+		n, text := strconv.FormatFloat(e.N, 'f', -1, 64), e.Text
+		switch e.Kind {
+		case restore.VoteLog, restore.LogKill, restore.LogLink:
+			line, err := logEntryArgs(e)
+			if err != nil {
+				return nil, err
+			}
+			n = strconv.FormatInt(e.Offset, 10)
+			if e.Kind == restore.VoteLog {
+				text = line
+			}
 		}
 		args = append(args, e.Kind, e.User, e.ID, e.Item, strconv.Itoa(e.Vote), flag(e.Shadow),
-			n, e.Text, strconv.FormatInt(e.ExpireAtMs, 10))
+			n, text, strconv.FormatInt(e.ExpireAtMs, 10))
 	}
 	return args, nil
+}
+
+// logEntryArgs checks a vote log's entry e (VoteLog, LogKill, LogLink)
+// and returns its line, as the store's vote writes it
+// (layout.LogEntry.Line), for a VoteLog entry to append: an error names
+// the entry and what is wrong with it.
+func logEntryArgs(e restore.Entry) (string, error) {
+	bad := func(format string, args ...interface{}) (string, error) {
+		return "", fmt.Errorf("%w: %s entry of user %q on %s %s: %s", ErrInvalidArgument, e.Kind, e.User, e.Item, e.ID,
+			fmt.Sprintf(format, args...))
+	}
+	switch {
+	case e.Item != "article" && e.Item != "comment":
+		return bad("item %q is neither article nor comment", e.Item)
+	case e.Vote != 1 && e.Vote != -1:
+		return bad("vote %d is neither 1 nor -1", e.Vote)
+	case e.Offset < 0 && !(e.Kind == restore.LogLink && e.Offset == -1):
+		return bad("offset %d is no offset in a vote log", e.Offset)
+	case e.Kind == restore.VoteLog && (e.N != math.Trunc(e.N) || math.Abs(e.N) > layout.MaxExact):
+		return bad("time %v is no whole number of seconds up to %d", e.N, int64(layout.MaxExact))
+	}
+	return layout.LogEntry{Comment: e.Item == "comment", ID: e.ID, Vote: e.Vote, At: int64(e.N)}.Line(), nil
 }
 
 // restore_removals.lua removes what a repair found stray

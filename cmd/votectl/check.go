@@ -26,7 +26,8 @@ type checker struct {
 	// caches and leftover keys; articles to re-put from their records
 	// (restore.Put; counts given where the voters say otherwise); and the
 	// entries to set (restore.PutEntries): karma, page entries, groups'
-	// members, thread heads, live counts, the comment id counter.
+	// members, thread heads, live counts, the comment id counter, and
+	// the vote logs' stray lines taken back and votes linked anew.
 	remove []restore.Removal
 	reput  map[string][2]int64 // id -> counts (up, down)
 	put    []restore.Entry
@@ -37,17 +38,19 @@ type checker struct {
 	rewrite map[string]restore.Comment // cid -> its record, to write again, whole or its head (restore.PutComments)
 	replace map[string]crecord         // cid -> its record, to place again (restore.PutComments) in its parent's orderings
 	// Moderation: the counted standing votes in the voter records (user ->
-	// vote log member -> "1" or "-1") and the items whose voter record
-	// is open (member -> true), which the vote logs are checked against.
+	// item, as a vote log's line names it, "a<id>" or "c<cid>" -> the
+	// value, "1", "-1", or a logged vote's "1@<offset>", "-1@<offset>")
+	// and the items whose voter record is open (item -> true), which the
+	// vote logs are checked against.
 	standing map[string]map[string]string
 	open     map[string]bool
 	// implied: the comment posters' own upvotes among standing (user +
-	// " " + member), which no field holds and no log logs.
+	// " " + item), which no field holds and no log logs.
 	implied map[string]bool
 }
 
-// stand notes user's counted vote v ("1" or "-1") on the item whose vote
-// log member is m.
+// stand notes user's counted vote, of value v (countedVote), on the item
+// m ("a<id>" or "c<cid>").
 func (c *checker) stand(user, m, v string) {
 	if c.standing[user] == nil {
 		c.standing[user] = map[string]string{}
@@ -292,15 +295,15 @@ func (c *checker) voters() error {
 		for u, v := range h {
 			switch {
 			case u == "":
-			case v == "1":
+			case countedVote(v) == 1:
 				up++
-			case v == "-1":
+			case countedVote(v) == -1:
 				down++
 			case shadowVote(v) != 0: // a shadowed user's vote: counted nowhere
 			default:
 				c.problem(false, "%s: voter %q holds %q, not a vote", key, u, v)
 			}
-			if u != "" && (v == "1" || v == "-1") {
+			if u != "" && countedVote(v) != 0 {
 				c.stand(u, "a"+id, v)
 			}
 		}
@@ -464,11 +467,11 @@ func (c *checker) karma(per, cost *[2]int64) error {
 			return err
 		}
 		for u, v := range h {
-			if u == "" || u == r.Poster || (v != "1" && v != "-1") {
+			if u == "" || u == r.Poster || countedVote(v) == 0 {
 				continue // a shadow vote counts in no karma
 			}
 			i := 0
-			if v == "-1" {
+			if countedVote(v) == -1 {
 				i = 1
 			}
 			want[r.Poster] += per[i]
@@ -592,7 +595,7 @@ func (c *checker) pages() error {
 			if err != nil && err != redis.ErrNil {
 				return err
 			}
-			if v != "1" {
+			if countedVote(v) != 1 {
 				c.problem(true, "%s: article %s listed, but %q's vote on it is %q", key, id, u, v)
 				c.remove = append(c.remove, restore.Removal{Kind: restore.Upvoted, Name: u, Member: m})
 			}
@@ -645,7 +648,7 @@ func (c *checker) pages() error {
 			return err
 		}
 		for _, u := range sortedKeys(h) {
-			if u == "" || h[u] != "1" {
+			if u == "" || countedVote(h[u]) != 1 {
 				continue
 			}
 			key := c.e.l.key(famUpvoted, u)
@@ -747,15 +750,21 @@ func (c *checker) repair() error {
 // not 1.704074976e+09.
 func num(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-// voteLogs checks the users' vote logs (WithVoteLog) against the voter
-// records of the open items: an entry of an item whose voter record is
-// open is the user's counted standing vote on it, in its direction (a
-// change moves the entry, a cancel or a reversal removes it, and a
-// shadowed user's vote has none). Entries of closed, deleted or removed
-// items are not checked: the log outlives their voter records. A
-// standing vote with no entry is no problem, only counted: a vote cast
-// before the store had its log has none, and an article's poster's own
-// upvote, and a comment's, is the item's, not logged.
+// voteLogs checks the users' vote logs (WithVoteLog), journals of a
+// line a vote (ilayout.LogEntry), against the voter records of the open
+// items: each live line (not taken back) of an item whose voter record
+// is open is the user's counted standing vote on it, in its direction,
+// and that vote's value links it ("1@<offset>": a change takes the line
+// back, a cancel or a reversal too, and a shadowed user's vote has
+// none); and each linked value points to such a line. Lines of closed,
+// deleted or removed items are not checked: the log outlives their
+// voter records. A standing vote with no line is no problem, only
+// counted: a vote cast before the store had its log has none, and an
+// article's poster's own upvote, and a comment's, is the item's, not
+// logged. -repair takes a stray line back, links a plain vote to its
+// line, and links a value that points to no line anew, to the newest
+// live line of its vote, or unlinks it (its plain vote), through the
+// store's restore script (restore.LogKill, restore.LogLink).
 func (c *checker) voteLogs() error {
 	users := c.inv.names(famUVotes)
 	_, id, recorded, err := c.e.recorded()
@@ -770,46 +779,151 @@ func (c *checker) voteLogs() error {
 		fmt.Fprintf(c.e.stdout, "vote logs: %d users' logs, but the recorded identity has no vote log (WithVoteLog): not checked\n", len(users))
 		return nil
 	}
-	logged := map[string]bool{} // user + " " + member
-	err = c.eachZset(famUVotes, func(u, key string, z map[string]float64) error {
-		for _, m := range sortedKeys(z) {
-			kind, _, v, _, ok := logEntry(m, z[m])
-			if !ok {
-				c.problem(false, "%s: entry %q at %s is no logged vote (\"a<id>\" or \"c<cid>\" at twice the time, +1 for an upvote)", key, m, num(z[m]))
-				continue
-			}
-			logged[u+" "+m] = true
-			if !c.open[m] {
-				continue
-			}
-			if have, want := strconv.Itoa(v), c.standing[u][m]; have != want {
-				if want == "" {
-					want = "none counted"
-				}
-				c.problem(false, "%s: the %s %s logged as %s, its voter record holds %s", key, kind, m[1:], have, want)
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return err
+	// The users with a log, and those with a vote linked to one.
+	all := map[string]bool{}
+	for _, u := range users {
+		all[u] = true
 	}
-	unlogged := 0
 	for u, votes := range c.standing {
 		for m, v := range votes {
-			if logged[u+" "+m] || !c.open[m] {
-				continue
+			if c.open[m] && logOffset(v) >= 0 {
+				all[u] = true
 			}
-			if r, ok := c.recs[m[1:]]; (ok && m[0] == 'a' && r.Poster == u && v == "1") || c.implied[u+" "+m] {
-				continue // the poster's own upvote, cast by Post or Comment
+		}
+	}
+	unlogged := 0
+	for _, u := range sortedKeys(all) {
+		n, err := c.voteLog(u)
+		if err != nil {
+			return err
+		}
+		unlogged += n
+	}
+	// The standing votes of users without a log.
+	for u, votes := range c.standing {
+		if all[u] {
+			continue
+		}
+		for m, v := range votes {
+			if c.open[m] && !c.ownVote(u, m, v) {
+				unlogged++
 			}
-			unlogged++
 		}
 	}
 	if unlogged > 0 {
 		fmt.Fprintf(c.e.stdout, "vote logs: %d standing votes are in no log (cast before the store had its vote log, or the log lost them)\n", unlogged)
 	}
 	return nil
+}
+
+// ownVote reports whether user u's standing vote of value v on item m
+// is its poster's own upvote, cast by Post or Comment, which no log
+// logs.
+func (c *checker) ownVote(u, m, v string) bool {
+	r, ok := c.recs[m[1:]]
+	return (ok && m[0] == 'a' && r.Poster == u && v == "1") || c.implied[u+" "+m]
+}
+
+// voteLog checks user u's vote log (voteLogs), read in bounded chunks
+// (journal), and returns how many of u's standing votes on open items
+// it lacks.
+func (c *checker) voteLog(u string) (unlogged int, err error) {
+	key := c.e.l.key(famUVotes, u)
+	lines := map[int64]ilayout.LogEntry{} // the live lines of open items, by offset
+	byItem := map[string][]int64{}        // their offsets by item, oldest first
+	if c.inv.has(famUVotes, u) {
+		err := c.e.journal(key, func(l logLine) error {
+			switch {
+			case !l.ok:
+				c.problem(false, "%s: the line at offset %d, %q, is no logged vote (\"<sign><item> <at>\", sign +, - or x, item a<id> or c<cid>)",
+					key, l.off, l.text)
+			case l.e.Vote != 0 && c.open[l.e.Member()]:
+				lines[l.off] = l.e
+				byItem[l.e.Member()] = append(byItem[l.e.Member()], l.off)
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+	}
+	items := map[string]bool{}
+	for m := range byItem {
+		items[m] = true
+	}
+	for m := range c.standing[u] {
+		if c.open[m] {
+			items[m] = true
+		}
+	}
+	for _, m := range sortedKeys(items) {
+		v, standing := c.standing[u][m]
+		vote, off := countedVote(v), logOffset(v)
+		what := "article " + m[1:]
+		if m[0] == 'c' {
+			what = "comment " + m[1:]
+		}
+		// The line the vote links, or should: the one its value points
+		// to, else the newest live line of its vote.
+		to := int64(-1)
+		if e, ok := lines[off]; ok && off >= 0 && e.Member() == m && e.Vote == vote {
+			to = off
+		} else if standing {
+			for _, o := range byItem[m] {
+				if lines[o].Vote == vote {
+					to = o
+				}
+			}
+		}
+		text := v // the value as the record holds it, for the repair to find
+		if c.implied[u+" "+m] {
+			text = ""
+		}
+		link := restore.Entry{Kind: restore.LogLink, User: u, Item: logItem(ilayout.LogEntry{Comment: m[0] == 'c'}), ID: m[1:],
+			Vote: vote, Text: text, Offset: to}
+		switch {
+		case !standing || to == off:
+		case off >= 0 && to >= 0:
+			c.problem(true, "%s: %q's vote on the %s is %q, which links no live line of it; the line at offset %d is its (linked to it)",
+				key, u, what, v, to)
+			c.put = append(c.put, link)
+		case off >= 0:
+			c.problem(true, "%s: %q's vote on the %s is %q, which links no live line of it, and none is (unlinked)", key, u, what, v)
+			c.put = append(c.put, link)
+		default: // a plain vote, its line live
+			c.problem(true, "%s: %q's vote on the %s is logged at offset %d, but its value %q does not link it (linked to it)",
+				key, u, what, to, v)
+			c.put = append(c.put, link)
+		}
+		if standing && to < 0 && !c.ownVote(u, m, v) {
+			unlogged++
+		}
+		for _, o := range byItem[m] {
+			if o == to {
+				continue
+			}
+			e := lines[o]
+			held := fmt.Sprintf("holds %q", v)
+			switch {
+			case !standing:
+				held = "holds no counted vote"
+			case to >= 0:
+				held += fmt.Sprintf(", its line at offset %d", to)
+			}
+			c.problem(true, "%s: the line at offset %d logs %s on the %s, but its voter record %s (taken back)",
+				key, o, voteWord(e.Vote), what, held)
+			c.put = append(c.put, restore.Entry{Kind: restore.LogKill, User: u, Item: link.Item, ID: e.ID, Vote: e.Vote, Offset: o})
+		}
+	}
+	return unlogged, nil
+}
+
+// voteWord names a vote, 1 or -1, in a message.
+func voteWord(v int) string {
+	if v == 1 {
+		return "an upvote"
+	}
+	return "a downvote"
 }
 
 // suspensions checks the suspensions' hash: each a mode and an end, and

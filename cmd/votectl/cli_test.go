@@ -3,11 +3,16 @@ package main
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/votekit/voting"
 )
+
+// thisLayout is the layout this votectl reads (voting.LayoutVersion), as
+// the store's identity and votectl's messages write it.
+var thisLayout = strconv.Itoa(voting.LayoutVersion)
 
 // Bad input: exit 2, one clear line, nothing written.
 func TestBadInput(t *testing.T) {
@@ -70,7 +75,7 @@ func TestCommandsRead(t *testing.T) {
 			want []string
 		}{
 			{[]string{"info"}, []string{`store "src"`, "article", "voted", "total", "health:",
-				"identity recorded: 6 orders=top,hot,best,controversial karma cost", "rules: karma=1,-1 cost=1,2", "no problems"}},
+				"identity recorded: " + thisLayout + " orders=top,hot,best,controversial karma cost", "rules: karma=1,-1 cost=1,2", "no problems"}},
 			{[]string{"article", "1"}, []string{`"title": "title "`, `"groups": [`, `"voters": 4`, `"open": true`}},
 			{[]string{"user", "alice"}, []string{`"karma":`, `"submitted": [`, `"upvoted": [`}},
 			{[]string{"options"}, []string{`"karma": true`, `"user_pages": true`, `"top"`, `"recorded": true`, `"karma_per_upvote": 1`}},
@@ -122,7 +127,7 @@ func TestOptionsChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, errs := votectl(t, addr, "", "-prefix", "opt", "options", "-karma", "1,-1", "-user-pages", "-unique-links", "-orders", "top")
-		if code != 0 || !strings.Contains(out, "after:  6 orders=top karma userpages uniquelinks") {
+		if code != 0 || !strings.Contains(out, "after:  "+thisLayout+" orders=top karma userpages uniquelinks") {
 			t.Fatalf("options: %d %q %s", code, out, errs)
 		}
 		if _, err := old.Vote(context.Background(), "bob", a.ID, voting.Upvote); !errors.Is(err, voting.ErrIncompatible) {

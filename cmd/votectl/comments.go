@@ -246,12 +246,8 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 			return votes[i].user < votes[j].user
 		})
 		for _, x := range votes {
-			v, err := strconv.Atoi(x.v)
-			shadow := shadowVote(x.v) != 0
-			if shadow {
-				v, err = shadowVote(x.v), nil
-			}
-			if err != nil || v < -1 || v > 1 {
+			v, shadow, ok := voteValue(x.v, true)
+			if !ok {
 				return fmt.Errorf("%s: field %q holds %q, not a vote (run check)", key, cvoteField(x.cid, x.user), x.v)
 			}
 			if err := e.emit(w, line{Type: "cvote", ID: x.cid, User: x.user, Vote: &v, Shadow: shadow}); err != nil {
@@ -689,22 +685,22 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 			switch {
 			case !ok:
 				c.problem(false, "%s: field %q is no vote", key, f)
-			case v == "1":
+			case countedVote(v) == 1:
 				n[0]++
-			case v == "-1":
+			case countedVote(v) == -1:
 				n[1]++
 			case v == "0" && user == x.Poster:
 			case shadowVote(v) != 0: // a shadowed user's vote: counted nowhere
 			default:
 				c.problem(false, "%s: field %q holds %q, not a vote", key, f, v)
 			}
-			if ok && (v == "1" || v == "-1") {
+			if ok && countedVote(v) != 0 {
 				c.stand(user, "c"+cid, v)
 			}
 			if user == x.Poster {
 				own[cid] = true // any field of the poster's, a shadow vote too, replaces the implied upvote
-			} else if v == "1" || v == "-1" {
-				c.cvotes = append(c.cvotes, [3]string{x.Poster, user, v})
+			} else if countedVote(v) != 0 {
+				c.cvotes = append(c.cvotes, [3]string{x.Poster, user, strconv.Itoa(countedVote(v))})
 			}
 			votes[cid] = n
 		}

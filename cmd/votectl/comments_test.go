@@ -389,7 +389,7 @@ func TestCheckComments(t *testing.T) {
 		for _, want := range []string{"comment " + cids[0] + ": 77 live replies", "comment " + cids[1] + ": link prev is \"999\"",
 			"comment " + cids[2] + ": counts 50 up", "{p}:thread:" + aid + ": newest", "live comments",
 			kids + ": comment " + cids[0] + " missing from top", "{p}:kids:" + parentName(recs[1]) + ": comment " + cids[1] + " at 0.5 in best",
-			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout 6", "{p}:cseq",
+			"is no reply", "{p}:cbody:9999: a body of layout 4", "{p}:kids:best:a" + aid + ": no key of layout " + thisLayout, "{p}:cseq",
 			"comment " + placeholder + ": deleted, with a body"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("check lacks %q", want)
@@ -411,7 +411,7 @@ func TestCheckComments(t *testing.T) {
 		do("DEL", key(cids[2]))
 		do("HSET", key(cids[2]), "u", "1")
 		if code, out, _ := votectl(t, addr, "", "-prefix", "p", "check"); code != 1 ||
-			!strings.Contains(out, "comment "+cids[2]+": not a record of layout 6") {
+			!strings.Contains(out, "comment "+cids[2]+": not a record of layout "+thisLayout) {
 			t.Errorf("check of a hash: %d\n%s", code, out)
 		}
 	})
@@ -483,7 +483,7 @@ func TestCommentsOfLayout4Refused(t *testing.T) {
 		refused("recorded as layout 4", "the store records layout 4")
 		do("SET", "{m}:store", id)
 		do("SET", "{m}:cmoving", "0")
-		refused("moving", "still moving from layout 4 to 6")
+		refused("moving", "still moving from layout 4 to "+thisLayout)
 		// Reconfigure moves what is left, here nothing.
 		if _, err := st.Reconfigure(context.Background()); err != nil {
 			t.Fatal(err)
@@ -528,8 +528,8 @@ func TestImportExportOfLayout4(t *testing.T) {
 		}
 		id, _ := options["identity"].(string)
 		rules, _ := options["rules"].(string)
-		if !strings.HasPrefix(id, "6 ") || rules == "" {
-			t.Fatalf("the export records identity %q and rules %q, want those of layout 6", id, rules)
+		if !strings.HasPrefix(id, thisLayout+" ") || rules == "" {
+			t.Fatalf("the export records identity %q and rules %q, want those of layout %s", id, rules, thisLayout)
 		}
 		options["identity"] = "4 " + strings.Join(withRules(identityOf(id), rules).Options, " ")
 		delete(options, "rules")
@@ -538,7 +538,7 @@ func TestImportExportOfLayout4(t *testing.T) {
 		if code, _, errs := votectl(t, addr, old, "-prefix", "e5", "import"); code != 0 {
 			t.Fatalf("import: %d %s", code, errs)
 		}
-		if id, err := redis.String(do("GET", "{e5}:store")); err != nil || !strings.HasPrefix(id, "6 ") {
+		if id, err := redis.String(do("GET", "{e5}:store")); err != nil || !strings.HasPrefix(id, thisLayout+" ") {
 			t.Errorf("the import records %q, %v", id, err)
 		}
 		if code, out, errs := votectl(t, addr, "", "-prefix", "e5", "check"); code != 0 {

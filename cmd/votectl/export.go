@@ -33,6 +33,8 @@ import (
 //	    record expires, Unix ms) only while voting is open
 //	{"type":"group","id":"1","groups":["go","redis"]}   after its article
 //	{"type":"vote","id":"1","user":"bob","vote":1}     after its article, open articles only
+//	    the vote as it counts: a logged vote's value ("1@<offset>") is
+//	    written as its vote, and the import links it again (uvote)
 //	{"type":"vote","id":"1","user":"sam","vote":1,"shadow":true}
 //	    a shadowed user's vote (voting.Shadow), "1s" or "-1s" in the voter
 //	    record: the user's reads show it, no count, karma, page or log has it
@@ -44,11 +46,14 @@ import (
 //	{"type":"votelog","user":"bob","entries":[["1700000100000:1",1700000100000]],"expires_ms":...}
 //	    the vote rules' log of a user's recent votes (votelimit)
 //	{"type":"uvote","id":"1","user":"bob","vote":1,"at":1700000100,"item":"article"}
-//	    an entry of a user's vote log (WithVoteLog, {prefix}:uvotes:USER):
-//	    a standing vote on the article, or the comment ("item":"comment"),
-//	    id, and its time, Unix s, as the log keeps it (member "a<id>" or
-//	    "c<cid>" at 2*at, +1 for an upvote); newest first, as VotesBy reads
-//	    them, entries of closed and deleted items too
+//	    an entry of a user's vote log (WithVoteLog, {prefix}:ulog:USER, a
+//	    journal of a line a vote, "+a1 1700000100\n"): a standing vote on
+//	    the article, or the comment ("item":"comment"), id, and its time,
+//	    Unix s, as the log keeps it; oldest first, the log's order, the
+//	    lines taken back (changed, cancelled or reversed votes) left out,
+//	    entries of closed and deleted items kept. import appends each
+//	    line to the user's log and links the voter record's vote to it
+//	    ("1@<offset>"), which the vote lines carry as the plain vote
 //	{"type":"comment","id":"7","article":"1","parent":"3","poster":"bob","posted":1700000100,
 //	 "closes":1700604900,"up":2,"down":1,"orders":["hot","score"],"weight":432,"body":"..."}
 //	    every comment of an exported article, in id order (a parent before
@@ -61,7 +66,9 @@ import (
 //	{"type":"cvote","id":"7","user":"carol","vote":-1}  after its article's cvoted
 //	    a standing vote on a comment: 1, -1, or 0 for its poster's own
 //	    vote cancelled; the poster's own upvote is implied, as the store
-//	    keeps it; "shadow":true for a shadowed user's, as on a vote line
+//	    keeps it (but one cast again and logged, which the record keeps,
+//	    "1@<offset>", as a vote line does); "shadow":true for a shadowed
+//	    user's, as on a vote line
 //	{"type":"cseq","seq":"83"}                      the last issued comment id
 //	{"type":"commented","user":"bob","id":"7","at":1700000100}
 //	{"type":"lastcomment","user":"bob","ms":1700000100000,"expires_ms":...}
@@ -319,21 +326,24 @@ func (e *env) zsetByScore(key string, desc bool) ([]string, map[string]float64, 
 	return ms, z, nil
 }
 
-// exportVoteLogs writes the users' vote logs (WithVoteLog), an entry a
-// line, by user, newest first (as VotesBy reads them).
+// exportVoteLogs writes the users' vote logs (WithVoteLog), a line a
+// standing vote (the lines taken back left out), by user, oldest first,
+// as the log keeps them, read in bounded chunks (journal).
 func (e *env) exportVoteLogs(w *bufio.Writer, inv *inventory) error {
 	for _, u := range inv.names(famUVotes) {
 		key := e.l.key(famUVotes, u)
-		ms, z, err := e.zsetByScore(key, true)
+		err := e.journal(key, func(l logLine) error {
+			if !l.ok {
+				return fmt.Errorf("%s: the line at offset %d, %q, is no logged vote (run check)", key, l.off, l.text)
+			}
+			if l.e.Vote == 0 {
+				return nil // taken back
+			}
+			v := l.e.Vote
+			return e.emit(w, line{Type: "uvote", User: u, Item: logItem(l.e), ID: l.e.ID, Vote: &v, At: fptr(float64(l.e.At))})
+		})
 		if err != nil {
 			return err
-		}
-		for _, m := range ms {
-			kind, id, v, at, ok := logEntry(m, z[m])
-			if !ok {
-				return fmt.Errorf("%s: entry %q at %s is no logged vote (run check)", key, m, num(z[m]))
-			}
-			e.emit(w, line{Type: "uvote", User: u, Item: kind, ID: id, Vote: &v, At: fptr(float64(at))})
 		}
 	}
 	return nil
@@ -474,12 +484,8 @@ func (e *env) exportArticle(w *bufio.Writer, inv *inventory, id string, r record
 		if u == "" {
 			continue
 		}
-		v, err := strconv.Atoi(votes[u])
-		shadow := shadowVote(votes[u]) != 0
-		if shadow {
-			v, err = shadowVote(votes[u]), nil
-		}
-		if err != nil || (v != 1 && v != -1) {
+		v, shadow, ok := voteValue(votes[u], false)
+		if !ok {
 			return fmt.Errorf("article %s: voter %q holds %q, not a vote (run check)", id, u, votes[u])
 		}
 		e.emit(w, line{Type: "vote", ID: id, User: u, Vote: &v, Shadow: shadow})
@@ -810,13 +816,19 @@ func (e *env) writeImport(imp *parsedImport) error {
 		return err
 	}
 	var es []restore.Entry
-	for _, l := range imp.rest {
+	// Each user's vote log is written anew from its lines, in their
+	// order: a line goes at the offset the lines before it end at, where
+	// an import resumed finds it written.
+	logEnd := map[string]int64{}
+	for _, l := range logOrder(imp.rest, identityOf(imp.identity).Layout) {
 		switch l.Type {
 		case "karma":
 			es = append(es, restore.Entry{Kind: restore.Karma, User: l.User, N: float64(*l.Karma)})
 		case "uvote":
-			es = append(es, restore.Entry{Kind: restore.VoteLog, User: l.User, Item: l.Item, ID: l.ID, Vote: *l.Vote,
-				N: float64(int64(*l.At))})
+			x := restore.Entry{Kind: restore.VoteLog, User: l.User, Item: l.Item, ID: l.ID, Vote: *l.Vote,
+				N: float64(int64(*l.At)), Offset: logEnd[l.User]}
+			logEnd[l.User] += int64(len(logLineOf(x)))
+			es = append(es, x)
 		case "submitted", "upvoted", "commented":
 			es = append(es, restore.Entry{Kind: restore.Page, Item: l.Type, User: l.User, ID: l.ID, N: *l.At})
 		case "link":
@@ -861,6 +873,34 @@ func (e *env) writeImport(imp *parsedImport) error {
 	}
 	_, err := e.do("DEL", e.l.marker())
 	return err
+}
+
+// journalLayout is the first layout whose vote logs are journals, whose
+// export lists each user's lines oldest first; an export of layout 6
+// listed a user's entries of its sorted set newest first.
+const journalLayout = 7
+
+// logOrder returns the lines of an import, rest, with each user's uvote
+// lines oldest first, the order of the log import writes: as they come
+// in an export of a layout from journalLayout on (or of none recorded),
+// reversed in one of an earlier layout.
+func logOrder(rest []line, layout int) []line {
+	if layout <= 0 || layout >= journalLayout {
+		return rest
+	}
+	at := map[string][]int{} // user -> the places of their uvote lines
+	for i, l := range rest {
+		if l.Type == "uvote" {
+			at[l.User] = append(at[l.User], i)
+		}
+	}
+	out := append([]line(nil), rest...)
+	for _, places := range at {
+		for i, p := range places {
+			out[p] = rest[places[len(places)-1-i]]
+		}
+	}
+	return out
 }
 
 // suspensionOf returns the Suspension of a mode's name, refuse or shadow;

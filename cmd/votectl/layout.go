@@ -302,7 +302,8 @@ func kidsName(name string) (ordering, parent string, ok bool) {
 func cvoteField(cid, user string) string { return ilayout.CVoteField(cid, user) }
 
 // Moderation's values (lua/lib/moderation.lua): a shadowed user's vote
-// in a voter record, a vote log's entry and a suspension.
+// in a voter record, a logged vote's value, a vote log's line and a
+// suspension.
 
 // shadowVote returns the vote (1 or -1) of a shadow vote's value, "1s"
 // or "-1s" (ilayout.ParseVoteValue), which a voter record keeps for a
@@ -315,19 +316,54 @@ func shadowVote(v string) int {
 	return 0
 }
 
-// logEntry parses a vote log's entry (ilayout.ParseLogEntry): the
-// item's kind ("article" or "comment") and id, the vote and its time; ok
-// is false for what the store never logs.
-func logEntry(m string, score float64) (kind, id string, vote int, at int64, ok bool) {
-	e, ok := ilayout.ParseLogEntry(m, score)
-	if !ok {
-		return "", "", 0, 0, false
+// countedVote returns the vote (1 or -1) of a voter record's value that
+// counts: "1", "-1", or a logged vote's "1@<offset>", "-1@<offset>"
+// (ilayout.ParseVoteValue); 0 for a shadow vote, a comment poster's "0"
+// and any other value.
+func countedVote(v string) int {
+	if vote, shadow, ok := ilayout.ParseVoteValue(v); ok && !shadow {
+		return vote
 	}
-	kind = "article"
+	return 0
+}
+
+// voteValue reads a voter record's value v as an export line's vote:
+// the vote (1, -1, or 0 for a comment poster's own vote cancelled, where
+// zero allows it) and whether it is a shadow vote; ok is false for any
+// other value. A logged vote's offset is left out: the log's lines
+// (uvote) carry the vote, and an import links the value to its line
+// again.
+func voteValue(v string, zero bool) (vote int, shadow, ok bool) {
+	if v == "0" {
+		return 0, false, zero
+	}
+	return ilayout.ParseVoteValue(v)
+}
+
+// logOffset returns the offset of a logged vote's line in its voter's
+// vote log, from the vote's value in its voter record ("1@4096",
+// ilayout.VoteLogOffset); -1 for a value of no line.
+func logOffset(v string) int64 {
+	if off, ok := ilayout.VoteLogOffset(v); ok {
+		return off
+	}
+	return -1
+}
+
+// logLineOf is the line of a vote log's entry x (restore.VoteLog) as the
+// store writes it (ilayout.LogEntry.Line), which the store's restore
+// script appends.
+func logLineOf(x restore.Entry) string {
+	return ilayout.LogEntry{Comment: x.Item == "comment", ID: x.ID, Vote: x.Vote, At: int64(x.N)}.Line()
+}
+
+// logItem is a vote log line's item as export's lines name it: "article"
+// or "comment".
+func logItem(e ilayout.LogEntry) string {
 	if e.Comment {
-		kind = "comment"
+		return "comment"
 	}
-	return kind, e.ID, e.Vote, e.At, true
+	return "article"
 }
 
 // suspensionModes are the names of the suspensions' modes

@@ -200,9 +200,9 @@ func TestModerationExportImport(t *testing.T) {
 
 // TestModerationCheck: the posters' own shadow votes (an article's poster
 // and a comment's, shadowed, downvoting their own) check clean and go
-// through export | import | export; check finds a vote log entry against
-// the voter record, an entry the store never logs, a suspension of no
-// mode and one on past the record's latest end.
+// through export | import | export; check finds a vote log's line
+// against the voter record, a line the store never logs, a suspension of
+// no mode and one on past the record's latest end.
 func TestModerationCheck(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		ctx := context.Background()
@@ -244,11 +244,12 @@ func TestModerationCheck(t *testing.T) {
 			t.Fatalf("check of the import: %d\n%s%s", code, out, errs)
 		}
 
-		// By hand: carol's upvote logged as a downvote, an entry of no
-		// item, a suspension of no mode, one past the record's end.
-		logKey := "{mchk}:uvotes:carol"
-		for _, args := range [][]interface{}{{logKey, 2 * now.Unix(), "a" + a.ID}, {logKey, 4, "x1"}} {
-			if _, err := do("ZADD", args...); err != nil {
+		// By hand: carol's upvote logged again as a downvote, after its
+		// line (15 bytes), a line of no item, a suspension of no mode,
+		// one past the record's end.
+		logKey := "{mchk}:ulog:carol"
+		for _, line := range []string{fmt.Sprintf("-a%s %d\n", a.ID, now.Unix()), "?x1 4\n"} {
+			if _, err := do("APPEND", logKey, line); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -256,8 +257,9 @@ func TestModerationCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, _ := votectl(t, addr, "", "-prefix", "mchk", "check")
-		for _, want := range []string{"article 1 logged as -1, its voter record holds 1", `entry "x1" at 4 is no logged vote`,
-			`user "zed" holds "q 5", no suspension`, "a vote does not read it", "4 problems (0 repairable"} {
+		for _, want := range []string{`the line at offset 15 logs a downvote on the article 1, but its voter record holds "1@0", its line at offset 0 (taken back)`,
+			`the line at offset 30, "?x1 4", is no logged vote`, `user "zed" holds "q 5", no suspension`, "a vote does not read it",
+			"4 problems (1 repairable"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("check lacks %q: %d\n%s", want, code, out)
 			}

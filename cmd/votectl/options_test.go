@@ -32,8 +32,8 @@ func recordedStore(t *testing.T, addr, prefix string, opts ...voting.Option) *vo
 func TestOptionsKeepsTheRest(t *testing.T) {
 	backends(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
 		recordedStore(t, addr, "news", voting.WithOrders(voting.Hot, voting.Best), voting.WithVoteLimit(5, time.Minute))
-		const was = "6 orders=hot,best votelimit"
-		const want = "6 orders=hot,best karma votelimit"
+		was := thisLayout + " orders=hot,best votelimit"
+		want := thisLayout + " orders=hot,best karma votelimit"
 		record := func() string {
 			s, err := redis.String(do("GET", "{news}:store"))
 			if err != nil {
@@ -94,10 +94,10 @@ func TestOptionsOff(t *testing.T) {
 			args []string
 			want string
 		}{
-			{[]string{"-vote-cost", "off", "-user-pages=false"}, "6 orders=top karma votelimit editwindow uniquelinks"},
-			{[]string{"-orders", "none", "-edit-window", "", "-unique-links=false"}, "6 karma votelimit"},
-			{[]string{"-orders", "off", "-karma", "off", "-vote-limit", "off", "-comment-interval", "30s"}, "6 commentinterval"},
-			{[]string{"-orders", "", "-comment-interval", "off", "-unique-links", "-repost-after", "48h"}, "6 repostafter uniquelinks"},
+			{[]string{"-vote-cost", "off", "-user-pages=false"}, thisLayout + " orders=top karma votelimit editwindow uniquelinks"},
+			{[]string{"-orders", "none", "-edit-window", "", "-unique-links=false"}, thisLayout + " karma votelimit"},
+			{[]string{"-orders", "off", "-karma", "off", "-vote-limit", "off", "-comment-interval", "30s"}, thisLayout + " commentinterval"},
+			{[]string{"-orders", "", "-comment-interval", "off", "-unique-links", "-repost-after", "48h"}, thisLayout + " repostafter uniquelinks"},
 		} {
 			code, out, errs := votectl(t, addr, "", append([]string{"-prefix", "off", "options"}, tc.args...)...)
 			if code != 0 || !strings.Contains(out, "\nafter:  "+tc.want+"\n") {

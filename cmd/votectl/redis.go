@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	ilayout "github.com/votekit/voting/internal/layout"
 )
 
 // Every read over the store is in bounded steps: SCAN, ZSCAN, HSCAN and
@@ -225,6 +228,87 @@ func (e *env) setAll(key string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, err
+}
+
+// logChunk is how much of a vote log one read takes (GETRANGE): a
+// user's log of 100,000 votes, about 2 MB, is read in steps that run no
+// longer than the other reads' (step).
+const logChunk = 64 << 10
+
+// maxLogLine bounds what journal takes for one line: far more than the
+// longest line the store writes (about 40 bytes), so that a value of no
+// log, without newlines, is read in chunks all the same.
+const maxLogLine = 256
+
+// logLine is one line of a vote log, as journal reads it.
+type logLine struct {
+	e    ilayout.LogEntry
+	off  int64  // the offset of its first byte
+	ok   bool   // false for a line the store never writes
+	text string // for ok false: the line's first bytes, without its newline
+}
+
+// journal reads the vote log at key (a string of lines, ilayout.LogEntry),
+// logChunk bytes a read (GETRANGE), and calls fn with each line, oldest
+// first, until fn returns an error, which it returns. Bytes after the
+// last newline, which the store never leaves, are a line of ok false; so
+// is one longer than maxLogLine, whose rest is skipped. A log gone is
+// no line.
+func (e *env) journal(key string, fn func(l logLine) error) error {
+	var carry []byte // the start of a line the last read cut
+	var at int64     // the offset of the next read
+	skip := false    // skipping the rest of a line too long
+	for {
+		b, err := redis.Bytes(e.do("GETRANGE", key, at, at+logChunk-1))
+		if err != nil {
+			return fmt.Errorf("GETRANGE %s: %w", key, err)
+		}
+		start := at - int64(len(carry)) // the offset of buf's first byte
+		buf := append(carry, b...)
+		at += int64(len(b))
+		if skip {
+			i := bytes.IndexByte(buf, '\n')
+			if i < 0 {
+				buf = nil
+			} else {
+				buf, start, skip = buf[i+1:], start+int64(i)+1, false
+			}
+		}
+		var failed error
+		rest := ilayout.LogLines(buf, start, func(le ilayout.LogEntry, off int64, ok bool) {
+			if failed != nil {
+				return
+			}
+			l := logLine{e: le, off: off, ok: ok}
+			if !ok {
+				text := buf[off-start:]
+				l.text = cut(string(text[:bytes.IndexByte(text, '\n')]))
+			}
+			failed = fn(l)
+		})
+		if failed != nil {
+			return failed
+		}
+		end := len(b) < logChunk
+		if len(rest) > 0 && !skip && (end || len(rest) > maxLogLine) {
+			if err := fn(logLine{off: at - int64(len(rest)), text: cut(string(rest))}); err != nil {
+				return err
+			}
+			rest, skip = nil, !end
+		}
+		if end {
+			return nil
+		}
+		carry = append([]byte(nil), rest...)
+	}
+}
+
+// cut shortens s, a value read for a message, to its first 64 bytes.
+func cut(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
 }
 
 // mget reads string keys step at a time; a missing key is nil.

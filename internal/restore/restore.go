@@ -74,7 +74,22 @@ var PutComments func(ctx context.Context, store any, cs []Comment) error
 //
 //	Karma        User, N: the user's karma
 //	VoteLog      User, Item ("article" or "comment"), ID, Vote (1 or -1),
-//	             N: the time of the vote (Unix s)
+//	             N: the time of the vote (Unix s), Offset: where its line
+//	             goes in the user's vote log, a journal (the lengths of
+//	             the user's lines before it): the line is appended where
+//	             the log ends there (and found there when written again),
+//	             and the item's voter record's plain vote of the user
+//	             equal to Vote linked to it (a comment poster's implied
+//	             upvote too); write the voter records first
+//	LogKill      User, Item, ID, Vote, Offset: the line of this vote at
+//	             Offset of the user's vote log, taken back, where it is
+//	             still there and the item's voter record links no vote
+//	             to it (a repair's)
+//	LogLink      User, Item, ID, Vote, Text: the user's value in the
+//	             item's voter record, as a check read it ("" for none: a
+//	             comment poster's implied upvote), Offset: the line of
+//	             this vote to link it to, -1 to unlink it (the plain
+//	             vote); where the record still holds Text (a repair's)
 //	Page         Item ("submitted", "upvoted" or "commented"), User, ID,
 //	             N: the entry's score
 //	Link         Text: the link, ID: its article; ExpireAtMs
@@ -103,6 +118,7 @@ type Entry struct {
 	Shadow     bool
 	N          float64
 	Text       string
+	Offset     int64 // a vote log's entry's: its line's offset in the log
 	ExpireAtMs int64
 }
 
@@ -110,6 +126,8 @@ type Entry struct {
 const (
 	Karma       = "karma"
 	VoteLog     = "uvote"
+	LogKill     = "ukill"
+	LogLink     = "ulink"
 	Page        = "page"
 	Link        = "link"
 	LastPost    = "lastpost"
@@ -138,9 +156,11 @@ const (
 // PutEntries writes es in store (a *voting.Store) with the store's
 // restore script, a bounded number of entries a round trip, in their
 // order: each key, its name and its value as the store's own scripts
-// write them (a vote log's score and member, a karma's sign, a voter
-// record's shadow value). Each write sets a value, so that writing the
-// same entries again changes nothing. The store checks every key of a
+// write them (a vote log's line and the voter record's value linked to
+// it, a karma's sign, a voter record's shadow value). Each write sets a
+// value, so that writing the same entries again changes nothing: a
+// vote log's line goes at its offset, where the log ends or holds it
+// already, and anything else there fails the call. The store checks every key of a
 // round trip before it writes one.
 var PutEntries func(ctx context.Context, store any, es []Entry) error
 
