@@ -11,7 +11,14 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/votekit/voting"
+	ilayout "github.com/votekit/voting/internal/layout"
 )
+
+// lineOf is a vote log's line (ilayout.LogEntry) of a vote on the
+// article (comment false) or comment id at at.
+func lineOf(comment bool, id string, vote int, at int64) string {
+	return ilayout.LogEntry{Comment: comment, ID: id, Vote: vote, At: at}.Line()
+}
 
 // TestCheckPosterReupvoteOnComment: a comment's poster who cancels
 // their own upvote and upvotes again has the vote logged
@@ -69,12 +76,14 @@ func TestCheckRepairsVoteLogs(t *testing.T) {
 			v, _ := redis.String(do("HGET", key, f))
 			return v
 		}
-		if v := hget(cvoted, field); v != "1@15" {
-			t.Fatalf("bob's own upvote cast again: %q, want 1@15 (after his upvote's line)", v)
+		own := len(lineOf(false, a.ID, 1, now.Unix()))        // the offset of bob's own upvote's line
+		stray := own + len(lineOf(true, c.ID, 1, now.Unix())) // of the stray line below
+		if v, want := hget(cvoted, field), fmt.Sprint("1@", own); v != want {
+			t.Fatalf("bob's own upvote cast again: %q, want %s (after his upvote's line)", v, want)
 		}
-		line := fmt.Sprintf("-a%s %d\n", a.ID, now.Unix())
+		line := lineOf(false, a.ID, -1, now.Unix())
 		for _, cmd := range [][]interface{}{
-			{"APPEND", "{mrep}:ulog:bob", line}, // a stray line of bob's, at 30
+			{"APPEND", "{mrep}:ulog:bob", line}, // a stray line of bob's, at stray
 			{"HSET", voted, "carol", "1"},       // carol's vote unlinked
 			{"HSET", voted, "dave", "-1@7"},     // dave's pointing to no line
 			{"DEL", "{mrep}:ulog:erin"},         // erin's log lost
@@ -86,11 +95,11 @@ func TestCheckRepairsVoteLogs(t *testing.T) {
 		}
 		code, out, errs := votectl(t, addr, "", "-prefix", "mrep", "check")
 		for _, want := range []string{
-			`{mrep}:ulog:bob: the line at offset 30 logs a downvote on the article 1, but its voter record holds "1@0", its line at offset 0 (taken back)`,
+			`{mrep}:ulog:bob: the line at offset ` + fmt.Sprint(stray) + ` logs a downvote on the article 1, but its voter record holds "1@0", its line at offset 0 (taken back)`,
 			`{mrep}:ulog:carol: "carol"'s vote on the article 1 is logged at offset 0, but its value "1" does not link it (linked to it)`,
 			`{mrep}:ulog:dave: "dave"'s vote on the article 1 is "-1@7", which links no live line of it; the line at offset 0 is its (linked to it)`,
 			`{mrep}:ulog:erin: "erin"'s vote on the article 1 is "1@0", which links no live line of it, and none is (unlinked)`,
-			`{mrep}:ulog:bob: "bob"'s vote on the comment ` + c.ID + ` is logged at offset 15, but its value "1" does not link it (linked to it)`,
+			`{mrep}:ulog:bob: "bob"'s vote on the comment ` + c.ID + ` is logged at offset ` + fmt.Sprint(own) + `, but its value "1" does not link it (linked to it)`,
 			"5 problems (5 repairable with -repair)",
 		} {
 			if !strings.Contains(out, want) {
@@ -108,13 +117,13 @@ func TestCheckRepairsVoteLogs(t *testing.T) {
 			t.Errorf("check after -repair: %d, want 0 and erin's vote in no log:\n%s%s", code, out, errs)
 		}
 		for _, x := range []struct{ key, field, want string }{
-			{voted, "bob", "1@0"}, {voted, "carol", "1@0"}, {voted, "dave", "-1@0"}, {voted, "erin", "1"}, {cvoted, field, "1@15"},
+			{voted, "bob", "1@0"}, {voted, "carol", "1@0"}, {voted, "dave", "-1@0"}, {voted, "erin", "1"}, {cvoted, field, fmt.Sprint("1@", own)},
 		} {
 			if v := hget(x.key, x.field); v != x.want {
 				t.Errorf("%s %s: %q, want %q", x.key, x.field, v, x.want)
 			}
 		}
-		if v, _ := redis.String(do("GETRANGE", "{mrep}:ulog:bob", 30, 30)); v != "x" {
+		if v, _ := redis.String(do("GETRANGE", "{mrep}:ulog:bob", stray, stray)); v != "x" {
 			t.Errorf("bob's stray line: %q, want taken back", v)
 		}
 		got, _, err := st.VotesBy(ctx, "bob", "", 10)
@@ -138,12 +147,12 @@ func TestExportReadsLongLogs(t *testing.T) {
 			id := strconv.Itoa(100 + i) // articles gone: not checked against a voter record
 			switch {
 			case i%7 == 0:
-				log.WriteString("xa" + id + " 1900000000\n")
+				log.WriteString(lineOf(false, id, 0, 1900000000))
 			case i%3 == 0:
-				log.WriteString("-c" + id + " 1900000001\n")
+				log.WriteString(lineOf(true, id, -1, 1900000001))
 				want = append(want, `{"type":"uvote","id":"`+id+`","user":"zed","vote":-1,"at":1900000001,"item":"comment"}`)
 			default:
-				log.WriteString("+a" + id + " 1900000000\n")
+				log.WriteString(lineOf(false, id, 1, 1900000000))
 				want = append(want, `{"type":"uvote","id":"`+id+`","user":"zed","vote":1,"at":1900000000,"item":"article"}`)
 			}
 		}
@@ -166,7 +175,7 @@ func TestExportReadsLongLogs(t *testing.T) {
 		// A value of no log, longer than a line, then a stray line: one
 		// problem each, the second read past the first.
 		junk := strings.Repeat("z", logChunk+10)
-		if _, err := do("SET", "{mlong}:ulog:yan", junk+"\n+a1 1900000000\n"); err != nil {
+		if _, err := do("SET", "{mlong}:ulog:yan", junk+"\n"+lineOf(false, "1", 1, 1900000000)); err != nil {
 			t.Fatal(err)
 		}
 		code, out, errs = votectl(t, addr, "", "-prefix", "mlong", "check")
@@ -180,11 +189,12 @@ func TestExportReadsLongLogs(t *testing.T) {
 		if _, err := do("DEL", "{mlong}:ulog:yan"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := do("APPEND", "{mlong}:ulog:zed", "+a1 1900000000"); err != nil { // no newline
+		cut := strings.TrimSuffix(lineOf(false, "1", 1, 1900000000), "\n")
+		if _, err := do("APPEND", "{mlong}:ulog:zed", cut); err != nil { // no newline
 			t.Fatal(err)
 		}
 		code, _, errs = votectl(t, addr, "", "-prefix", "mlong", "export")
-		if wantErr := fmt.Sprintf(`the line at offset %d, "+a1 1900000000", is no logged vote (run check)`, log.Len()); code == 0 ||
+		if wantErr := fmt.Sprintf(`the line at offset %d, %q, is no logged vote (run check)`, log.Len(), cut); code == 0 ||
 			!strings.Contains(errs, wantErr) {
 			t.Errorf("export of a line cut short: %d %q, want %s", code, errs, wantErr)
 		}
@@ -215,7 +225,7 @@ func TestResumeWritesVoteLogsOnce(t *testing.T) {
 		}
 		// Interrupted after carol's first line: her second gone, her
 		// votes not linked yet.
-		first := fmt.Sprintf("-a%s %d\n", a.ID, now.Unix())
+		first := lineOf(false, a.ID, -1, now.Unix())
 		for _, cmd := range [][]interface{}{
 			{"SET", "{ldst}:votectl:import", "x"},
 			{"SET", "{ldst}:ulog:carol", first},
@@ -232,7 +242,7 @@ func TestResumeWritesVoteLogsOnce(t *testing.T) {
 		if _, again, _ := votectl(t, addr, "", "-prefix", "ldst", "export"); again != export {
 			t.Errorf("export | import, resumed | export differs:\n%s\n%s", export, again)
 		}
-		if log, _ := redis.String(do("GET", "{ldst}:ulog:carol")); log != first+fmt.Sprintf("+c%s %d\n", c.ID, now.Unix()) {
+		if log, _ := redis.String(do("GET", "{ldst}:ulog:carol")); log != first+lineOf(true, c.ID, 1, now.Unix()) {
 			t.Errorf("carol's log after the resumed import: %q", log)
 		}
 		if code, out, errs := votectl(t, addr, "", "-prefix", "ldst", "check"); code != 0 {

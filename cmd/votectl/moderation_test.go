@@ -245,10 +245,12 @@ func TestModerationCheck(t *testing.T) {
 		}
 
 		// By hand: carol's upvote logged again as a downvote, after its
-		// line (15 bytes), a line of no item, a suspension of no mode,
-		// one past the record's end.
+		// line, a line of no item, a suspension of no mode, one past the
+		// record's end.
 		logKey := "{mchk}:ulog:carol"
-		for _, line := range []string{fmt.Sprintf("-a%s %d\n", a.ID, now.Unix()), "?x1 4\n"} {
+		again := lineOf(false, a.ID, -1, now.Unix())
+		first := len(lineOf(false, a.ID, 1, now.Unix())) // the offset of again
+		for _, line := range []string{again, "?x1 4\n"} {
 			if _, err := do("APPEND", logKey, line); err != nil {
 				t.Fatal(err)
 			}
@@ -257,8 +259,8 @@ func TestModerationCheck(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, _ := votectl(t, addr, "", "-prefix", "mchk", "check")
-		for _, want := range []string{`the line at offset 15 logs a downvote on the article 1, but its voter record holds "1@0", its line at offset 0 (taken back)`,
-			`the line at offset 30, "?x1 4", is no logged vote`, `user "zed" holds "q 5", no suspension`, "a vote does not read it",
+		for _, want := range []string{fmt.Sprintf(`the line at offset %d logs a downvote on the article 1, but its voter record holds "1@0", its line at offset 0 (taken back)`, first),
+			fmt.Sprintf(`the line at offset %d, "?x1 4", is no logged vote`, first+len(again)), `user "zed" holds "q 5", no suspension`, "a vote does not read it",
 			"4 problems (1 repairable"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("check lacks %q: %d\n%s", want, code, out)
