@@ -3,6 +3,7 @@ package voting
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -256,14 +257,14 @@ func TestReconfigureRules(t *testing.T) {
 		// Layout 5: the numbers were the identity's.
 		b.do(t, "SET", s.keys.record, "5 karma=4,-2 votelimit=3,60000")
 		m, _ := otherStore(t, s, clock.Now(), WithKarma(1, -1), WithVoteLimit(100, time.Minute))
-		if _, err := m.Vote(ctx, "bob", a.ID, Upvote); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "layout 5, this library reads 6: Reconfigure") {
+		if _, err := m.Vote(ctx, "bob", a.ID, Upvote); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "layout 5, this library reads "+strconv.Itoa(LayoutVersion)+": Reconfigure") {
 			t.Fatalf("a vote on layout 5 = %v", err)
 		}
 		was, err := m.Reconfigure(ctx)
 		if err != nil || was.String() != "5 karma=4,-2 votelimit=3,60000" {
 			t.Fatalf("Reconfigure of layout 5 = %v, %v", was, err)
 		}
-		if id, _, err := m.Recorded(ctx); err != nil || id.String() != "6 karma votelimit" {
+		if id, _, err := m.Recorded(ctx); err != nil || id.String() != strconv.Itoa(LayoutVersion)+" karma votelimit" {
 			t.Errorf("Recorded after the migration = %v, %v", id, err)
 		}
 		if r, err := m.Rules(ctx); err != nil || r.String() != "karma=4,-2 votelimit=3,60000" {
