@@ -37,11 +37,13 @@ import (
 // suspensions, whose latest end the record carries after a newline
 // while any is on record, a shadowed voter's "1s" or "-1s" in voter
 // records, and the vote logs and events of the options that keep them
-// (moderation.go). A store of layout 3, 4 or 5
-// becomes one of layout 6 by
-// [Store.Reconfigure], which moves the comments of one of layout 4, and
-// the numbers of the rules of one of layout 3 to 5 (docs/LAYOUT.md,
-// "Layout versions and migrations").
+// (moderation.go). Version 7 keeps a user's vote log as a journal, a
+// string of one line a vote, where version 6 kept a sorted set, and a
+// logged vote's value in its voter record carries the offset of its
+// line ("1@4096"). A store of layout 3 to 6 becomes one of layout 7 by
+// [Store.Reconfigure], which moves the comments of one of layout 4, the
+// numbers of the rules of one of layout 3 to 5, and the vote logs of
+// one of layout 6 (docs/LAYOUT.md, "Layout versions and migrations").
 const LayoutVersion = 7
 
 // oldestMigrated is the oldest layout Reconfigure migrates to
@@ -121,11 +123,13 @@ func (c *config) identity(orders []string) Identity {
 
 // recordIdentity returns the identity a store's record holds: the record
 // less the latest end of its suspensions, which follows a newline while
-// a user is suspended (lib/moderation.lua lastEnd), and less the mark of
-// a move of comments of layout 4 under way (movingMark).
+// a user is suspended (lib/moderation.lua lastEnd), and less the marks
+// of the moves under way, a move of the vote logs of layout 6
+// (logsMovingMark), last, and one of comments of layout 4 (movingMark)
+// before it (lib/base.lua unmarked).
 func recordIdentity(record string) string {
 	id, _, _ := strings.Cut(record, "\n")
-	return strings.TrimSuffix(id, movingMark)
+	return strings.TrimSuffix(strings.TrimSuffix(id, logsMovingMark), movingMark)
 }
 
 // movingMark follows the identity in the record of a store whose
@@ -133,6 +137,13 @@ func recordIdentity(record string) string {
 // calls about comments refuse (errMoving), the others run, and Health
 // reports it.
 const movingMark = " moving"
+
+// logsMovingMark follows the identity (and movingMark) in the record of
+// a store whose vote logs of layout 6 Reconfigure is moving into
+// journals (lib/base.lua LOGS_MOVING): VotesBy and ReverseVotes refuse
+// (errLogsMoving), the others run, and a vote keeps a log not moved yet
+// as layout 6 did (lib/moderation.lua logVote6).
+const logsMovingMark = " logs moving"
 
 // incompatibleError is the error of a script that found the store's
 // record (recorded; "" for none, on a store with data) other than this
@@ -162,12 +173,24 @@ const movingPrefix = "voting: comments moving: "
 var errMoving = fmt.Errorf("%w: the comments of layout 4 are not all moved to layout %d yet: "+
 	"Reconfigure (votectl options) moves them", ErrIncompatible, LayoutVersion)
 
+// logsMovingPrefix starts the error lib/base.lua identity raises for a
+// call about the vote logs (VotesBy, ReverseVotes) while Reconfigure
+// moves those of a store of layout 6 (reconfigure.go); errLogsMoving is
+// its error.
+const logsMovingPrefix = "voting: logs moving: "
+
+var errLogsMoving = fmt.Errorf("%w: the vote logs of layout 6 are not all moved to layout %d yet: "+
+	"Reconfigure (votectl options) moves them", ErrIncompatible, LayoutVersion)
+
 // parseIncompatible returns the error of msg, a script's error without
 // Redis's decoration, where it is lib/base.lua identity's refusal.
 // miniredis puts text of its own around it.
 func parseIncompatible(msg string) (error, bool) {
 	if strings.Contains(msg, movingPrefix) {
 		return errMoving, true
+	}
+	if strings.Contains(msg, logsMovingPrefix) {
+		return errLogsMoving, true
 	}
 	if i := strings.Index(msg, rulesPrefix); i >= 0 {
 		return fmt.Errorf("%w: %s", ErrIncompatible, strings.TrimSpace(msg[i+len(rulesPrefix):])), true
@@ -455,7 +478,7 @@ func (e *identityError) Unwrap() error { return ErrIncompatible }
 // named bare ("votelimit") is on with the numbers the store records
 // ([Store.Rules]), and none of its own; one with numbers, as identities
 // of layouts 3 to 5 wrote them ("votelimit=10,60000"), gets them. An
-// identity of layout 3, 4 or 5 gets its options too, for the Reconfigure
+// identity of layout 3 to 6 gets its options too, for the Reconfigure
 // that migrates it. An identity of another layout, or an option it does
 // not know, gets an error wrapping [ErrIncompatible].
 func (id Identity) StoreOptions() ([]Option, error) {

@@ -140,34 +140,73 @@ func (s *Store) CheckIdentity(ctx context.Context) error {
 func (s *Store) reconfigureArgs(phase string) []interface{} {
 	k := s.keys
 	step := backfillStep
-	if phase == "comments" {
+	switch phase {
+	case "comments":
 		step = moveStep
+	case "movelogs":
+		step = logMoveStep
 	}
 	return []interface{}{k.seq, k.orderingKey("time"), k.backfill, phase, k.article, k.link, step,
 		k.cseq, k.moving, k.comment, k.body, k.kids, k.rules, s.rules.want}
 }
+
+// logMoveStep is about how many entries of the vote logs of layout 6 a
+// step of reconfigure.lua's phase 'movelogs' moves into the journals,
+// each a few commands (its voter record's read and write): a step of
+// 128 takes about a millisecond.
+const logMoveStep = 128
 
 // dropVoteLogs removes the vote logs (WithVoteLog) in steps of
 // reconfigure.lua's phase 'logs', a SCAN over their keys, which it
 // refuses while the recorded identity keeps the log: a log kept before
 // the log was turned off would hold the votes changed since as they
 // were (VotesBy would list them, ReverseVotes take back the wrong ones).
+// It removes the journals of this layout and any sorted set left of
+// layout 6 (layout.UserVotes6), which a move of them cut short by the
+// log turned off leaves.
 func (s *Store) dropVoteLogs(ctx context.Context, op string) error {
+	for _, family := range []string{layout.UserVotes, layout.UserVotes6} {
+		cursor := "0"
+		pattern := layout.FamilyPattern(s.keys.prefix, family)
+		for {
+			var next string
+			late, err := s.evalScan(ctx, op, reconfigureScript, append(s.reconfigureArgs("logs"), "", cursor, pattern), &next)
+			if err != nil {
+				return err
+			}
+			if late != nil {
+				return replicationErr(op, late)
+			}
+			if next == "0" {
+				break
+			}
+			cursor = next
+		}
+	}
+	return nil
+}
+
+// moveVoteLogs moves the vote logs of a store of layout 6, sorted sets,
+// into the journals of this layout, in steps of reconfigure.lua's phase
+// 'movelogs' (logMoveStep entries each), while the record carries the
+// mark of the move (logsMovingMark), which the last step takes off.
+func (s *Store) moveVoteLogs(ctx context.Context, op string) error {
+	k := s.keys
 	cursor := "0"
-	pattern := layout.FamilyPattern(s.keys.prefix, layout.UserVotes)
+	pattern := layout.FamilyPattern(k.prefix, layout.UserVotes6)
 	for {
-		var next string
-		late, err := s.evalScan(ctx, op, reconfigureScript, append(s.reconfigureArgs("logs"), "", cursor, pattern), &next)
+		var done int64
+		late, err := s.evalScan(ctx, op, reconfigureScript, append(s.reconfigureArgs("movelogs"), "", cursor, pattern, k.voted, k.cvoted),
+			&cursor, &done)
 		if err != nil {
 			return err
 		}
 		if late != nil {
 			return replicationErr(op, late)
 		}
-		if next == "0" {
+		if done == 1 {
 			return nil
 		}
-		cursor = next
 	}
 }
 
@@ -180,24 +219,31 @@ func (s *Store) dropVoteLogs(ctx context.Context, op string) error {
 // every write, and this store's options write: restart them with these
 // options (docs/OPERATIONS.md gives the rolling deploy).
 //
-// The recorded layout must be this package's ([LayoutVersion]), or 3 or
-// 4, which it migrates to 5: a store of layout 3 by recording the
+// The recorded layout must be this package's ([LayoutVersion]), or 3 to
+// 6, which it migrates to this one: a store of layout 3 by recording the
 // identity (it has no comments, and nothing else moves), one of layout 4
 // by moving its comments too, by id, 100 a step (each record and its
 // body become one string, and each parent's Best and Top orderings one
-// sorted set). From the record on, until the last comment moved, calls
-// about comments, and Delete and Prune of articles with comments, get an
-// error wrapping ErrIncompatible; the articles' calls work throughout.
-// Any other layout gets an error wrapping ErrIncompatible, and nothing
-// changes. A store
+// sorted set), one of layout 6 with [WithVoteLog], kept on, by moving
+// each user's vote log, a sorted set, into a journal, about 128 entries
+// a step (a SCAN of their keys, each log's oldest entries first; each
+// logged vote's voter record then carries the offset of its line). From
+// the record on, until the last comment moved, calls about comments, and
+// Delete and Prune of articles with comments, get an error wrapping
+// ErrIncompatible; until the last log moved, [Store.VotesBy] and
+// [Store.ReverseVotes] do, and a vote of a user whose log is not moved
+// yet is kept in it as layout 6 kept it, for the move to carry; the
+// other calls, votes included, work throughout. Any other layout gets an
+// error wrapping ErrIncompatible, and nothing changes. A store
 // with data and no record (written before layouts were recorded) is
 // adopted where its newest article is a record of this layout.
 //
 // With [WithUniqueLinks] turned on, it indexes the links of the live
 // articles, oldest first, 200 a step: where two live articles share a
 // link, the oldest keeps it. With [WithVoteLog] turned off, or on again,
-// it removes the users' vote logs, a SCAN of about 200 keys a step (on
-// again, before it records the option). It can be interrupted and called again: it
+// it removes the users' vote logs, those of layout 6 left included, a
+// SCAN of about 200 keys a step (on again, before it records the
+// option). It can be interrupted and called again: it
 // goes on where it stopped. It returns the identity recorded before (a
 // zero Identity for none).
 func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
@@ -206,10 +252,10 @@ func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
 	}
 	const op = "reconfigure"
 	var before, backfill string
-	var moving, logsFirst int64
+	var moving, logsFirst, logsMoving int64
 	for logs := "keep"; ; logs = "dropped" {
 		late, err := s.evalScan(ctx, op, reconfigureScript, append(s.reconfigureArgs("record"), logs),
-			&before, &backfill, &moving, &logsFirst)
+			&before, &backfill, &moving, &logsFirst, &logsMoving)
 		if err != nil {
 			return Identity{}, err
 		}
@@ -235,6 +281,13 @@ func (s *Store) Reconfigure(ctx context.Context) (Identity, error) {
 	}
 	if moving == 1 {
 		if err := s.reconfigureSteps(ctx, op, "comments"); err != nil {
+			return was, err
+		}
+	}
+	// After the comments: a log's entry of a comment reads its record,
+	// which must be of this layout.
+	if logsMoving == 1 {
+		if err := s.moveVoteLogs(ctx, op); err != nil {
 			return was, err
 		}
 	}

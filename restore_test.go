@@ -1,6 +1,7 @@
 package voting
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -136,7 +137,7 @@ func TestRestoreVoteLogLines(t *testing.T) {
 			{restore.Entry{Kind: restore.VoteLog, User: "dave", Item: "article", ID: a.ID, Vote: 1, N: float64(at), Offset: 5},
 				"goes at offset 5, where the log at " + k.userVotesKey("dave") + " holds 0 bytes"},
 			{restore.Entry{Kind: restore.VoteLog, User: "carol", Item: "article", ID: a.ID, Vote: -1, N: float64(at)},
-				"holds 30 bytes and not that line"},
+				fmt.Sprintf("holds %d bytes and not that line", len(first)+len(layout.LogEntry{Comment: true, ID: c.ID, Vote: -1, At: at}.Line()))},
 			{restore.Entry{Kind: restore.VoteLog, User: "carol", Item: "article", ID: a.ID, Vote: 1, N: float64(at), Offset: -1},
 				`uvote entry of user "carol" on article 1: offset -1 is no offset`},
 			{restore.Entry{Kind: restore.LogKill, User: "carol", Item: "article", ID: a.ID, Vote: 2},

@@ -3,6 +3,7 @@ package voting
 import (
 	"errors"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -185,7 +186,7 @@ func TestRulesRecordLost(t *testing.T) {
 		s, clock := newStore(t, b, WithKarma(2, -1), WithVoteLimit(10, time.Minute))
 		a := mustPost(t, s, "alice", "t")
 		id, _, err := s.Recorded(ctx)
-		if err != nil || id.String() != "7 karma votelimit" {
+		if err != nil || id.String() != strconv.Itoa(LayoutVersion)+" karma votelimit" {
 			t.Fatalf("Recorded = %v, %v", id, err)
 		}
 		opts, err := id.StoreOptions()
@@ -256,14 +257,14 @@ func TestReconfigureRules(t *testing.T) {
 		// Layout 5: the numbers were the identity's.
 		b.do(t, "SET", s.keys.record, "5 karma=4,-2 votelimit=3,60000")
 		m, _ := otherStore(t, s, clock.Now(), WithKarma(1, -1), WithVoteLimit(100, time.Minute))
-		if _, err := m.Vote(ctx, "bob", a.ID, Upvote); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "layout 5, this library reads 7: Reconfigure") {
+		if _, err := m.Vote(ctx, "bob", a.ID, Upvote); !errors.Is(err, ErrIncompatible) || !strings.Contains(err.Error(), "layout 5, this library reads "+strconv.Itoa(LayoutVersion)+": Reconfigure") {
 			t.Fatalf("a vote on layout 5 = %v", err)
 		}
 		was, err := m.Reconfigure(ctx)
 		if err != nil || was.String() != "5 karma=4,-2 votelimit=3,60000" {
 			t.Fatalf("Reconfigure of layout 5 = %v, %v", was, err)
 		}
-		if id, _, err := m.Recorded(ctx); err != nil || id.String() != "7 karma votelimit" {
+		if id, _, err := m.Recorded(ctx); err != nil || id.String() != strconv.Itoa(LayoutVersion)+" karma votelimit" {
 			t.Errorf("Recorded after the migration = %v, %v", id, err)
 		}
 		if r, err := m.Rules(ctx); err != nil || r.String() != "karma=4,-2 votelimit=3,60000" {

@@ -133,7 +133,9 @@ type scriptSpec struct {
 // only where the record is the store's identity; a read where the
 // layouts are; the writes and reads about comments (modeWriteComments,
 // modeReadComments) refuse besides while Reconfigure moves the comments
-// of layout 4; none checks nothing (a vote checks where it knows it
+// of layout 4, and those about the vote logs (modeWriteLogs,
+// modeReadLogs: ReverseVotes, VotesBy) while it moves the logs of
+// layout 6; none checks nothing (a vote checks where it knows it
 // writes, Drop removes a store whatever its identity, Reconfigure
 // changes it, and the restores of votectl write before it is recorded).
 // The removals of votectl's repairs (restore_removals) check as a read
@@ -143,6 +145,8 @@ const (
 	modeRead          = "r"
 	modeWriteComments = "wc"
 	modeReadComments  = "rc"
+	modeWriteLogs     = "wl"
+	modeReadLogs      = "rl"
 	modeNone          = "n"
 )
 
@@ -192,9 +196,9 @@ var scriptTable = map[string]scriptSpec{
 	"comments":         {1, modeReadComments, true, false, false, false},
 	"comment_votes":    {1, modeReadComments, true, false, false, false},
 	// Moderation (moderation.go).
-	"reverse":        {1, modeWrite, false, false, true, false},
+	"reverse":        {1, modeWriteLogs, false, false, true, false},
 	"suspend":        {1, modeWrite, false, false, true, false},
-	"votes_by":       {1, modeRead, true, false, false, false},
+	"votes_by":       {1, modeReadLogs, true, false, false, false},
 	"voters":         {1, modeRead, true, false, false, false},
 	"comment_voters": {1, modeRead, true, false, false, false},
 	"suspended":      {1, modeRead, true, false, false, false},

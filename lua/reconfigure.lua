@@ -7,10 +7,13 @@ local cseqKey, movingKey = ARGV[5], ARGV[6]
 local k = {comment = ARGV[7], body = ARGV[8], kids = ARGV[9]}
 local rulesKey, want = ARGV[10], ARGV[11]
 -- phase 'record' records this store's identity (storeIdentity) in place of
--- the recorded one, which must be of the same layout, or of layout 3, 4
--- or 5, which it so migrates: one of layout 3 has no comments, and
+-- the recorded one, which must be of the same layout, or of layout 3, 4,
+-- 5 or 6, which it so migrates: one of layout 3 has no comments, and
 -- nothing else moves; one of layout 4 with comments gets movingKey, '0',
--- which phase 'comments' moves them under. It records the rules record
+-- which phase 'comments' moves them under; one of layout 6 that keeps
+-- the vote log, where this identity keeps it too, gets the record's
+-- mark LOGS_MOVING, which phase 'movelogs' moves the logs under, and
+-- which a record of this layout so marked keeps. It records the rules record
 -- of the rules on (want, this process's words, lib/rules.lua
 -- mergeRules): each rule with its numbers in the record, or in the
 -- recorded identity where it is of layout 3 to 5, whose words carried
@@ -19,10 +22,11 @@ local rulesKey, want = ARGV[10], ARGV[11]
 -- layout. Where the new identity has uniquelinks and the recorded one
 -- had not, it starts the backfill of the links: backfillKey, '0', and
 -- where the new one has not, it ends one. Reply: {OK, recorded ('' for
--- none), backfill ('' for none), moving (1 while comments are to move),
--- 0}; or, where the new identity keeps the vote log and the recorded
--- one does not, {OK, '', '', 0, 1} and nothing recorded, unless ARGV[12]
--- says the logs were dropped (phase 'logs').
+-- none; its marks left off), backfill ('' for none), moving (1 while
+-- comments are to move), 0, logs (1 while vote logs are to move)}; or,
+-- where the new identity keeps the vote log and the recorded one does
+-- not, {OK, '', '', 0, 1, 0} and nothing recorded, unless ARGV[12] says
+-- the logs were dropped (phase 'logs').
 -- ARGV[12]: 'keep', or 'dropped' once phase 'logs' removed the logs.
 -- phase 'comments' moves up to step comments of layout 4, by id, from
 -- the cursor at movingKey (the last id done), into this layout: each
@@ -35,6 +39,21 @@ local rulesKey, want = ARGV[10], ARGV[11]
 -- article done: a live article's link key is set to it where no live
 -- article has the link, and kept for good (PERSIST) where one has.
 -- Reply: {OK, done}, done 1 when the backfill is over.
+-- phase 'movelogs' moves the vote logs of layout 6 (sorted sets, of
+-- members "a<id>" and "c<cid>" at twice the vote's time plus 1 for an
+-- upvote: layout.LogEntry Member and Score) into the journals of this
+-- layout (lib/moderation.lua), about step entries a step: from the keys
+-- of a SCAN from the cursor ARGV[13] over the pattern of their keys,
+-- ARGV[14], it takes each log's oldest entries, appends their lines to
+-- the user's journal in that order, points the voter record's value of
+-- each at its line where the record still holds that vote plain
+-- (ARGV[15], ARGV[16]: the prefixes of articles' and comments' voter
+-- records), and removes them from the log, which goes once empty. A
+-- step that ends with an entry of the SCAN's keys left replies the
+-- cursor it started from, so that the next SCAN finds them again (the
+-- moved are gone); the last takes the record's mark off. Only while
+-- the record carries the mark: without it the move is over. Reply:
+-- {OK, the next cursor, done}, done 1 at the end.
 -- phase 'logs' removes the vote logs (WithVoteLog) among about step
 -- keys of a SCAN from the cursor ARGV[13] over the pattern of their
 -- keys, ARGV[14]; only while the recorded identity keeps no log, so that
@@ -76,14 +95,14 @@ if phase == 'record' then
         return error('voting: incompatible store:  | ' .. storeIdentity .. ' |', 0)
       end
     end
-  elseif not ({[layout] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1})[string.match(got, '^%d+')] then
+  elseif not ({[layout] = 1, ['3'] = 1, ['4'] = 1, ['5'] = 1, ['6'] = 1})[string.match(got, '^%d+')] then
     return error('voting: incompatible store: ' .. string.match(got, '^[^\n]*') .. ' | ' .. storeIdentity .. ' |', 0)
   end
   -- The vote log turned on (ARGV[12] 'keep'): the logs kept while it
   -- was on before go first (phase 'logs', while no process writes one),
   -- and this call records nothing.
   if ARGV[12] == 'keep' and got and keepsLog(storeIdentity) and not keepsLog(got) then
-    return {OK, '', '', 0, 1}
+    return {OK, '', '', 0, 1, 0}
   end
   expect(movingKey, 'string')
   expect(rulesKey, 'string')
@@ -107,37 +126,158 @@ if phase == 'record' then
     redis.call('DEL', backfillKey)
   end
   -- While comments of layout 4 are to move (movingKey), the record says
-  -- so after the identity (MOVING), the one way the calls learn it
-  -- (lib/base.lua identity); moderation: the latest end of the
+  -- so after the identity (MOVING), and while vote logs of layout 6 are,
+  -- after that (LOGS_MOVING): the one way the calls learn it
+  -- (lib/base.lua identity). The logs move where the store kept them in
+  -- layout 6, or was moving them, and this identity keeps them (turned
+  -- off, reconfigure.go removes them). moderation: the latest end of the
   -- suspensions, which the record carries after a newline
   -- (lib/moderation.lua), stays.
+  local was, logsMarked = '', false
+  if got then
+    local _
+    was, _, logsMarked = unmarked(string.match(got, '^[^\n]*'))
+  end
+  local logsMove = keepsLog(storeIdentity) and keepsLog(got) and (string.match(was, '^%d+') == '6' or logsMarked)
   local mv = redis.call('EXISTS', movingKey) == 1 and MOVING or ''
-  redis.call('SET', storeKey, storeIdentity .. mv .. (got and string.match(got, '\n.*$') or ''))
+  redis.call('SET', storeKey, storeIdentity .. mv .. (logsMove and LOGS_MOVING or '') ..
+    (got and string.match(got, '\n.*$') or ''))
   if rules then
     redis.call('SET', rulesKey, rules)
   else
     redis.call('DEL', rulesKey)
   end
-  local was = got and string.match(got, '^[^\n]*') or ''
-  if string.sub(was, -#MOVING) == MOVING then
-    was = string.sub(was, 1, -#MOVING - 1)
-  end
-  return {OK, was, redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey), 0}
+  return {OK, was, redis.call('GET', backfillKey) or '', redis.call('EXISTS', movingKey), 0, logsMove and 1 or 0}
 end
 
--- phase 'links' and 'comments': only for the identity recorded, while
--- the comments move or not.
+-- phase 'links', 'comments' and 'movelogs': only for the identity
+-- recorded, while the comments or the logs move or not.
 local recorded = redis.call('GET', storeKey)
 local got = recorded and string.match(recorded, '^[^\n]*') -- less the suspensions' end (lib/moderation.lua)
-if got ~= storeIdentity and got ~= storeIdentity .. MOVING then
+local id, commentsMarked, logsMarked
+if got then
+  id, commentsMarked, logsMarked = unmarked(got)
+end
+if id ~= storeIdentity then
   return error('voting: incompatible store: ' .. (got or '') .. ' | ' .. storeIdentity .. ' |', 0)
+end
+
+-- unmark sets the record to storeIdentity with the marks of the moves
+-- still under way (comments, logs), and the rest of the record after
+-- its first line as it was.
+local function unmark(comments, logs)
+  redis.call('SET', storeKey, storeIdentity .. (comments and MOVING or '') .. (logs and LOGS_MOVING or '') ..
+    string.sub(recorded, #got + 1))
+end
+
+if phase == 'movelogs' then
+  if not logsMarked then
+    return {OK, '0', 1}
+  end
+  local cursor, pattern, votedPrefix, cvotedPrefix = ARGV[13], ARGV[14], ARGV[15], ARGV[16]
+  -- The logs of layout 6 and the journals, the record's siblings in its
+  -- hash tag (layout.UserVotes6, layout.UserVotes), as lib/base.lua
+  -- moderationIn names the journals.
+  local tag = string.sub(storeKey, 1, -6)
+  local from, to = tag .. 'uvotes:', tag .. 'ulog:'
+  local scan = redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', step)
+  -- A SCAN may name a key twice (while the keyspace rehashes), which
+  -- the plan, read before any write, would move twice: each once.
+  local logs, seen = {}, {}
+  for _, key in ipairs(scan[2]) do
+    if not seen[key] then
+      seen[key] = true
+      logs[#logs + 1] = key
+    end
+  end
+  -- Every key written below is checked, and every value read, before
+  -- the first write: plan holds each log's part to move, its journal,
+  -- lines and the voter records' fields that take their offsets. work
+  -- counts a log 1 and an entry 1.
+  local plan, work, whole = {}, 0, true
+  for _, key in ipairs(logs) do
+    if work >= step then
+      whole = false
+      break
+    end
+    expect(key, 'zset')
+    local user = string.sub(key, #from + 1)
+    local p = {key = key, journal = to .. user, lines = {}, fields = {}}
+    expect(p.journal, 'string')
+    local n = step - work
+    local list = redis.call('ZRANGE', key, 0, n - 1, 'WITHSCORES')
+    if #list == 2 * n then
+      whole = false -- the budget ran out on this log: it may hold more
+    end
+    work = work + 1 + #list / 2
+    local size = 0 -- the bytes of the lines before this one
+    for i = 1, #list, 2 do
+      local item, score = list[i], tonumber(list[i + 1])
+      local kind, itemID = string.match(item, '^([ac])([1-9]%d*)$')
+      if not kind or not score or score ~= math.floor(score) then
+        return error('voting: key ' .. key .. ' holds no vote log of layout 6: ' .. item .. ' at ' .. list[i + 1], 0)
+      end
+      local at = math.floor(score / 2)
+      local vote = score - 2 * at == 1 and 1 or -1
+      local line = LOG_SIGNS[vote] .. item .. ' ' .. base36(at) .. '\n' -- layout.LogEntry Line
+      p.lines[#p.lines + 1] = line
+      -- The voter record's field where it still holds this vote, plain
+      -- (a layout 6 value, or one a vote kept so during the move), or,
+      -- on a comment of the user's, holds none with the log's upvote:
+      -- the poster's upvote cast again (comment_vote.lua), which this
+      -- layout keeps as a field of its line.
+      local votedKey, field, plain = nil, user, vote == 1 and '1' or '-1'
+      local v
+      if kind == 'a' then
+        votedKey = votedPrefix .. itemID
+        expect(votedKey, 'hash')
+        v = redis.call('HGET', votedKey, field)
+      else
+        local c = readHead(k.comment .. itemID)
+        if c then
+          votedKey, field = cvotedPrefix .. c.a, itemID .. ':' .. user
+          expect(votedKey, 'hash')
+          local r = redis.call('HMGET', votedKey, '', field)
+          v = r[2]
+          if not v and vote == 1 and user == c.n and voterOpen(r[1], itemID) then
+            v = plain
+          end
+        end
+      end
+      if v == plain then
+        p.fields[#p.fields + 1] = {votedKey, field, plain, size}
+      end
+      size = size + #line
+    end
+    plan[#plan + 1] = p
+  end
+  for _, p in ipairs(plan) do
+    if #p.lines > 0 then
+      local text = join(p.lines)
+      local base = redis.call('APPEND', p.journal, text) - #text
+      for _, f in ipairs(p.fields) do
+        redis.call('HSET', f[1], f[2], f[3] .. '@' .. num(base + f[4])) -- layout.LoggedVoteValue
+      end
+      redis.call('ZREMRANGEBYRANK', p.key, 0, #p.lines - 1)
+    end
+  end
+  if not whole then
+    return {OK, cursor, 0}
+  end
+  if scan[1] ~= '0' then
+    return {OK, scan[1], 0}
+  end
+  -- The move is over: the record is the identity again, but for a move
+  -- of comments still under way.
+  unmark(commentsMarked, false)
+  return {OK, '0', 1}
 end
 
 if phase == 'comments' then
   local cursor = redis.call('GET', movingKey)
   if not cursor then
-    if got ~= storeIdentity then -- the cursor gone by hand
-      redis.call('SET', storeKey, storeIdentity .. string.sub(recorded, #got + 1))
+    if commentsMarked then -- the cursor gone by hand
+      unmark(false, logsMarked)
     end
     return {OK, 1}
   end
@@ -193,8 +333,9 @@ if phase == 'comments' then
   end
   if n >= last then
     redis.call('DEL', movingKey)
-    -- The move is over: the record is the identity again.
-    redis.call('SET', storeKey, storeIdentity .. string.sub(recorded, #got + 1))
+    -- The move is over: the record is the identity again, but for a
+    -- move of the logs still under way.
+    unmark(false, logsMarked)
     return {OK, 1}
   end
   redis.call('SET', movingKey, tostring(n))

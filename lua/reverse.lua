@@ -1,7 +1,7 @@
 -- reverse.lua: one step of Store.ReverseVotes: takes back the newest
 -- votes of a user's vote log (lib/moderation.lua), each as
 -- lib/reversal.lua says, and marks their lines taken back. Uses lua/lib.
-local _, _, _, mod = openStore(KEYS, 'w')
+local _, _, _, mod = openStore(KEYS, 'wl')
 local logKey = KEYS[1]
 local user, now, step, budget, walk = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
 local k = {score = ARGV[6], article = ARGV[7], voted = ARGV[8], more = ARGV[9],

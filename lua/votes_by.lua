@@ -1,6 +1,6 @@
 -- votes_by.lua: reads a page of a user's vote log (Store.VotesBy,
 -- lib/moderation.lua), newest first. Uses lua/lib.
-openStore(KEYS, 'r')
+openStore(KEYS, 'rl')
 local logKey = KEYS[1]
 local cursor, limit = ARGV[1], tonumber(ARGV[2])
 local articlePrefix, commentPrefix = ARGV[3], ARGV[4]

@@ -123,6 +123,36 @@ local storeMoving = false
 local MOVING = ' moving'
 local MOVING_ERROR = 'voting: comments moving: Reconfigure has not moved every comment of layout 4 yet'
 
+-- storeLogsMoving is the record's key, for the call, where the identity
+-- check found a store whose vote logs of layout 6 Reconfigure is moving
+-- into journals (reconfigure.lua, phase 'movelogs'), which records
+-- LOGS_MOVING after the identity (and after MOVING, where both are on);
+-- else false. The calls about the logs (mode 'rl', 'wl': VotesBy,
+-- ReverseVotes) refuse with LOGS_MOVING_ERROR (identity.go
+-- logsMovingPrefix); a vote learns it here and keeps a log not moved yet
+-- the way layout 6 did (lib/moderation.lua logVote). The error's words
+-- name no helper that MOVING_ERROR's do not: a script carries every
+-- helper its text names (scripts.go trimLib), 'vote' the whole ballot.
+local storeLogsMoving = false
+local LOGS_MOVING = ' logs moving'
+local LOGS_MOVING_ERROR = 'voting: logs moving: Reconfigure has not moved every log of layout 6 yet'
+
+-- unmarked returns head, the first line of a record, less the marks of
+-- the migrations under way that follow the identity (the logs' last),
+-- and whether each is on: the comments' (MOVING), the logs'
+-- (LOGS_MOVING).
+local function unmarked(head)
+  local logs = string.sub(head, -#LOGS_MOVING) == LOGS_MOVING
+  if logs then
+    head = string.sub(head, 1, -#LOGS_MOVING - 1)
+  end
+  local comments = string.sub(head, -#MOVING) == MOVING
+  if comments then
+    head = string.sub(head, 1, -#MOVING - 1)
+  end
+  return head, comments, logs
+end
+
 -- A fence's third part is what the store keeps for the moderators, as
 -- its identity names it (identity.go; the words are layout.OptionVoteLog's
 -- and layout.OptionEvents'), or false for none: log, the prefix of the
@@ -165,14 +195,25 @@ local function identity(key, want, mode)
   end
   -- The one way into a migration: while Reconfigure moves the comments
   -- of a store of layout 4 (reconfigure.lua, phase 'comments'), the
-  -- record is this identity and ' moving'. The calls about comments
-  -- (mode 'wc', 'rc') refuse; the others pass, and learn it (storeMoving)
-  -- for the comments they would reach (Delete's, Prune's).
-  if type(got) == 'string' and string.match(got, '^[^\n]*') == want .. MOVING then
-    if string.sub(mode, 2, 2) == 'c' then
+  -- record is this identity and ' moving'; while it moves the vote logs
+  -- of layout 6 (phase 'movelogs'), this identity and ' logs moving'
+  -- (after ' moving' where both are on). The calls about comments (mode
+  -- 'wc', 'rc') refuse during the first, those about the logs ('wl',
+  -- 'rl') during the second; the others pass, and learn it (storeMoving,
+  -- storeLogsMoving) for the comments they would reach (Delete's,
+  -- Prune's) and the logs they write (a vote's).
+  local head = type(got) == 'string' and string.match(got, '^[^\n]*')
+  local id, comments, logs
+  if head then
+    id, comments, logs = unmarked(head)
+  end
+  if id == want and (comments or logs) then
+    if comments and string.sub(mode, 2, 2) == 'c' then
       return error(MOVING_ERROR, 0)
+    elseif logs and string.sub(mode, 2, 2) == 'l' then
+      return error(LOGS_MOVING_ERROR, 0)
     end
-    storeMoving = true
+    storeMoving, storeLogsMoving = comments, logs and key
     return false
   end
   if type(got) == 'table' then
@@ -189,6 +230,11 @@ local function identity(key, want, mode)
     end
     got = ''
   elseif string.sub(mode, 1, 1) == 'r' and string.match(got, '^%d+') == string.match(want, '^%d+') then
+    -- A read of other options: the logs a move has yet to fill refuse
+    -- it as they refuse this identity's.
+    if logs and string.sub(mode, 2, 2) == 'l' then
+      return error(LOGS_MOVING_ERROR, 0)
+    end
     return false
   end
   return error('voting: incompatible store: ' .. string.match(got, '^[^\n]*') .. ' | ' .. want .. ' |', 0)
@@ -211,13 +257,14 @@ end
 -- unrecorded, having checked the record in mode (scripts.go scriptTable
 -- names each script's): 'w' for a write, 'r' for a read, 'wc' and 'rc'
 -- for those about comments, which refuse while Reconfigure moves the
--- comments of layout 4 (identity), 'n' for none (a vote, which checks
+-- comments of layout 4 (identity), 'wl' and 'rl' for those about the
+-- vote logs, which refuse while it moves the logs of layout 6, 'n' for none (a vote, which checks
 -- where it knows it writes; Drop, Reconfigure and the restores of
 -- votectl, which need no identity or record their own). Its fourth
 -- value is what the store keeps for the moderators (moderationIn), or
 -- false.
 local function openStore(keys, mode)
-  storeMoving = false
+  storeMoving, storeLogsMoving = false, false
   local f = fences[keys[#keys]] or fenceOf(keys[#keys])
   if mode == 'n' then
     return f[1], f[2], false, f[3]

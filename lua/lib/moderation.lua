@@ -3,8 +3,8 @@
 -- suspension, and the vote events (WithVoteEvents). vote() (lib/ballot.lua),
 -- comment_vote.lua, vote_batch.lua, post.lua, comment.lua, reverse.lua
 -- and suspend.lua call it at their marked hook points ("moderation:").
--- Needs: base.lua (expect, checkStore, num; openStore's moderation),
--- rules.lua (NOT_ALLOWED).
+-- Needs: base.lua (expect, checkStore, num, unmarked, storeLogsMoving;
+-- openStore's moderation), rules.lua (NOT_ALLOWED).
 
 -- A user's vote log (WithVoteLog) is a string at mod.log .. user, a
 -- journal of one line a vote, oldest first (layout.LogEntry):
@@ -45,6 +45,31 @@ local LOG_PAGE_BYTES = 40
 -- LOG_LINE matches a line, its newline left off: sign, item, at.
 local LOG_LINE = '^([-+x])([ac]%d+) (-?[%da-z]+)$'
 
+-- base36 writes the integer n in base 36, as strconv.FormatInt(n, 36)
+-- does (a line's time, layout.LogTail), for the lines the store writes
+-- from a number (reconfigure.lua's move of layout 6's logs);
+-- fromBase36 reads one back (Lua's tonumber(s, 36) reads no sign).
+local B36 = '0123456789abcdefghijklmnopqrstuvwxyz'
+local function base36(n)
+  local sign, digits = '', {}
+  if n < 0 then
+    sign, n = '-', -n
+  end
+  repeat
+    local d = n % 36
+    table.insert(digits, 1, string.sub(B36, d + 1, d + 1))
+    n = (n - d) / 36
+  until n == 0
+  return sign .. table.concat(digits)
+end
+
+local function fromBase36(s)
+  if string.byte(s) == 45 then -- '-'
+    return -tonumber(string.sub(s, 2), 36)
+  end
+  return tonumber(s, 36)
+end
+
 -- loggedVote reads a voter record's value v of a logged vote,
 -- '<vote>@<offset>', as its vote (1 or -1) and the offset of its line;
 -- nil for any other value.
@@ -68,6 +93,45 @@ local function logKill(key, off, old, item)
   return got
 end
 
+-- logVote6 is logVote (below) while Reconfigure moves the vote logs of
+-- layout 6 into journals (lib/base.lua storeLogsMoving, the record's
+-- key; reconfigure.lua, phase 'movelogs'), for a user whose log of layout
+-- 6 is still there: a sorted set at the journal's sibling of the family
+-- 'uvotes:' (layout.UserVotes6), of the items at twice the vote's time
+-- (Unix s), plus 1 for an upvote (layout.LogEntry Score). Such a vote is
+-- kept there as layout 6 kept it, and its voter record's value plain,
+-- so that the move carries it into the journal after the votes before
+-- it; a vote logged in the journal already (off) has its line marked
+-- taken back. It returns nil where the user has no log of layout 6 (the
+-- journal takes the vote), else what logVote returns: the reply of
+-- redis.pcall, an error reply, before any write, where either key holds
+-- another type, and no offset.
+local function logVote6(key, item, new, prev, off, line)
+  local tag = string.sub(storeLogsMoving, 1, -6) -- the record's, '<tag>store'
+  local old = tag .. 'uvotes:' .. string.sub(key, #tag + #'ulog:' + 1) -- the journal's is tag .. 'ulog:' .. user
+  local t = redis.call('TYPE', old)
+  t = t.ok or t
+  if t == 'none' then
+    return nil
+  elseif t ~= 'zset' then
+    return {err = 'voting: key ' .. old .. ' holds a ' .. t .. ', not a zset'}
+  end
+  local r = 0
+  if off then
+    r = logKill(key, off, prev, item)
+    if type(r) == 'table' and r.err then
+      return r
+    end
+  end
+  if new == 0 then
+    redis.call('ZREM', old, item)
+  else
+    local at = fromBase36(string.match(line, ' (%-?[%da-z]+)\n$')) -- the line's time (layout.LogTail)
+    redis.call('ZADD', old, num(2 * at + (new == 1 and 1 or 0)), item)
+  end
+  return r
+end
+
 -- logVote moves the entry of an item, the comment (comment true) or
 -- article id, in the journal at key from the vote prev, logged at
 -- offset off (nil for none logged), to the user's new vote (1, -1, or 0
@@ -80,6 +144,12 @@ end
 -- and puts its writes back (lib/ballot.lua vote): its first command on
 -- key fails before it writes.
 local function logVote(key, comment, id, new, prev, off, line)
+  if storeLogsMoving then -- a migration under way (logVote6), on no other vote's way
+    local r = logVote6(key, logItem(comment, id), new, prev, off, line)
+    if r then
+      return r
+    end
+  end
   local at, r
   if new ~= 0 then
     r = redis.pcall('APPEND', key, line)
@@ -139,9 +209,10 @@ end
 local function lastEnd(got, want)
   if type(got) == 'string' and #got > #want + 1 then
     -- The identity, or the identity marked while Reconfigure moves the
-    -- comments of layout 4 (lib/base.lua MOVING), then the end.
+    -- comments of layout 4 or the vote logs of layout 6 (lib/base.lua
+    -- unmarked), then the end.
     local head, tail = string.match(got, '^([^\n]*)\n(%d+)$')
-    if head == want or head == want .. MOVING then
+    if head == want or head and unmarked(head) == want then
       return tonumber(tail)
     end
   end
@@ -170,8 +241,12 @@ local function voterCheck(store, want, user, now)
   end
   local last = lastEnd(got, want)
   if not last then
-    checkStore(store, want, 'w') -- raises, or passes an empty store
+    checkStore(store, want, 'w') -- raises, or passes an empty store or one a migration marks
     return nil
+  elseif string.byte(got, #want + 1) ~= 10 then -- 10: '\n'
+    -- Marked by a migration under way: the identity check learns which
+    -- (lib/base.lua identity, storeLogsMoving).
+    checkStore(store, want, 'w')
   end
   if last > tonumber(now) * 1000 then
     return suspensionOf(suspendedKeyOf(store), user, now)
@@ -221,6 +296,10 @@ end
 local function expectModerated(mod, user, all)
   if mod.log and all then
     expect(mod.log .. user, 'string')
+    if storeLogsMoving then -- and the log of layout 6 a move has yet to take (logVote6)
+      local tag = string.sub(storeLogsMoving, 1, -6)
+      expect(tag .. 'uvotes:' .. user, 'zset')
+    end
   end
   if mod.events and (all or mod.log) then
     expect(mod.events, 'stream')
