@@ -170,6 +170,7 @@ func (s *Store) checkRecord(ctx context.Context, c redis.Conn, h *Health) {
 		h.problem(true, "the store's record %s: %v", s.keys.record, err)
 		return
 	}
+	raw, _, _ := strings.Cut(rec, "\n") // the identity and its marks
 	rec = recordIdentity(rec)
 	h.Recorded = rec
 	n, err := redis.Int64(do(ctx, c, "ZCARD", []interface{}{s.keys.orderingKey("time")}))
@@ -181,6 +182,9 @@ func (s *Store) checkRecord(ctx context.Context, c redis.Conn, h *Health) {
 		h.Compatible = true
 		if moving, err := redis.String(do(ctx, c, "GET", []interface{}{s.keys.moving})); err == nil {
 			h.problem(true, "Reconfigure has moved the comments of layout 4 up to id %s, not all: calls about comments refuse until it has (run it again)", moving)
+		}
+		if strings.HasSuffix(raw, logsMovingMark) {
+			h.problem(true, "Reconfigure has not moved every vote log of layout 6: VotesBy and ReverseVotes refuse until it has (run it again)")
 		}
 		return
 	}

@@ -7,6 +7,7 @@ package voting
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -317,6 +318,9 @@ func TestMoveVoteLogsVotesDuringMove(t *testing.T) {
 		}
 		if err := s.CheckIdentity(ctx); err != nil {
 			t.Errorf("CheckIdentity during the move: %v", err)
+		}
+		if h, err := s.Check(ctx); err != nil || !h.Compatible || !strings.Contains(fmt.Sprint(h.Problems), "every vote log of layout 6") {
+			t.Errorf("Check during the move: %+v, %v; want the move among its problems", h, err)
 		}
 		if id, _, err := s.Recorded(ctx); err != nil || id.String() != s.Identity().String() {
 			t.Errorf("Recorded during the move = %v, %v", id, err)
