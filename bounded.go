@@ -25,6 +25,7 @@ const (
 
 	backfillStep = 200 // articles whose links a step of Reconfigure's backfill indexes
 	moveStep     = 100 // comments of layout 4 a step of Reconfigure moves (reconfigure.lua; an id without one costs an eighth)
+	logMoveStep  = 128 // entries of layout 6's vote logs a step of Reconfigure moves into journals, and logs it opens (reconfigure.lua 'movelogs'): ~1 ms
 )
 
 // walkStep bounds the work of one call of a cold group page's walk of

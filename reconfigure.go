@@ -150,12 +150,6 @@ func (s *Store) reconfigureArgs(phase string) []interface{} {
 		k.cseq, k.moving, k.comment, k.body, k.kids, k.rules, s.rules.want}
 }
 
-// logMoveStep is about how many entries of the vote logs of layout 6 a
-// step of reconfigure.lua's phase 'movelogs' moves into the journals,
-// each a few commands (its voter record's read and write): a step of
-// 128 takes about a millisecond.
-const logMoveStep = 128
-
 // dropVoteLogs removes the vote logs (WithVoteLog) in steps of
 // reconfigure.lua's phase 'logs', a SCAN over their keys, which it
 // refuses while the recorded identity keeps the log: a log kept before
