@@ -58,7 +58,9 @@ var (
 var errNoVoteLog = fmt.Errorf("%w: the store keeps no vote log (WithVoteLog)", ErrNotAllowed)
 
 // VotesBy returns a page of user's standing votes, on articles and on
-// comments, newest first, from the store's vote log ([WithVoteLog]),
+// comments, newest first (in the order Redis took them, whatever the
+// clocks of the processes that cast them, which give At), from the
+// store's vote log ([WithVoteLog]),
 // and the cursor of the next page: cursor "" starts, and a returned ""
 // means the end. limit is 1 to [MaxModerationPage]; a page may hold
 // fewer, the log's entries whose article or comment is gone left out,
