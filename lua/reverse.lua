@@ -8,7 +8,8 @@ local k = {score = ARGV[6], article = ARGV[7], voted = ARGV[8], more = ARGV[9],
   upvoted = ARGV[10] ~= '' and ARGV[10] or nil, comment = ARGV[11], cvoted = ARGV[12], kids = ARGV[13],
   rules = readRules(ARGV, 14)}
 local events, maxLen = mod and mod.events, mod and mod.maxLen
--- now: the store's clock, Unix seconds; step: the most lines to read;
+-- now: the store's clock, Unix seconds; step: the most lines of votes
+-- to take back;
 -- budget: the most work (lib/reversal.lua reverseWork) a step starts on;
 -- walk: where the walk is, '<cursor> <floor> <top>' as the step before
 -- replied, '' to start one: it takes back the lines from cursor down to
@@ -49,22 +50,15 @@ if c and f <= c and c <= t and t <= len then
 end
 -- The voter's karma before the refunds, where the store keeps karma.
 local karmaBefore = k.rules and k.rules.karma and redis.call('ZSCORE', k.rules.karma, user)
-local taken, work = 0, 0
-if cursor > floor then
-  -- The lines whole in the part read (as votes_by.lua reads them), newest
-  -- first; the first bytes end a line before it, but at floor.
-  local start = math.max(floor, cursor - step * LOG_PAGE_BYTES)
-  local text = redis.call('GETRANGE', logKey, start, cursor - 1)
-  local lines, starts, from = {}, {}, 1
-  if start > floor then
-    from = (string.find(text, '\n', 1, true) or #text) + 1
+local taken, work, read = 0, 0, 0 -- read: the lines of votes read, at most step
+-- The log read back from cursor in parts of a few lines, each taken
+-- back newest first, until the step's work or lines are spent: a step
+-- parses about the lines it takes back.
+while cursor > floor and work < budget and read < step do
+  local lines, starts, start = logLinesBefore(logKey, floor, cursor, LOG_CHUNK)
+  if #lines == 0 then
+    cursor = start -- no line the store writes: passed over
   end
-  while from <= #text do
-    local nl = string.find(text, '\n', from, true) or #text
-    lines[#lines + 1], starts[#starts + 1] = string.sub(text, from, nl - 1), start + from - 1
-    from = nl + 1
-  end
-  local read = 0 -- the lines of votes read, at most step
   for i = #lines, 1, -1 do
     if work >= budget or read == step then
       break
@@ -90,9 +84,6 @@ if cursor > floor then
       end
     end
     cursor = starts[i]
-  end
-  if #lines == 0 then
-    cursor = start -- no line the store writes: passed over
   end
 end
 -- A voter whose karma the refunds bring to 0 leaves the karma

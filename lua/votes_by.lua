@@ -22,28 +22,11 @@ if cursor ~= '' then
   end
   stop = c
 end
-local start = math.max(0, stop - limit * LOG_PAGE_BYTES)
 local out = {OK, ''}
 if stop == 0 then
   return out
 end
-local text = redis.call('GETRANGE', logKey, start, stop - 1)
--- The lines whole in text, and where each starts: the first bytes, up
--- to a newline, end a line that starts before start, read on the next
--- page, but where text starts the log.
-local lines, starts = {}, {}
-local from = 1
-if start > 0 then
-  from = (string.find(text, '\n', 1, true) or #text) + 1
-end
-while from <= #text do
-  local nl = string.find(text, '\n', from, true)
-  if not nl then
-    return error('voting: key ' .. logKey .. ' holds no vote log', 0) -- a log ends in a newline
-  end
-  lines[#lines + 1], starts[#starts + 1] = string.sub(text, from, nl - 1), start + from - 1
-  from = nl + 1
-end
+local lines, starts = logLinesBefore(logKey, 0, stop, limit * LOG_PAGE_BYTES)
 local n = 0
 for i = #lines, 1, -1 do
   if n == limit then

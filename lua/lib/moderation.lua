@@ -42,6 +42,35 @@ local LOG_VOTES = {['+'] = 1, ['-'] = -1}
 -- read holds a whole line, and about twice and a half a usual one.
 local LOG_PAGE_BYTES = 40
 
+-- LOG_CHUNK is what a reversal's step (reverse.lua) reads of the log at
+-- a time: a few lines, so that it parses about those it takes back.
+local LOG_CHUNK = 16 * LOG_PAGE_BYTES
+
+-- logLinesBefore reads the lines of the journal at key that end at or
+-- before cursor, a line's start, from at most bytes before it and not
+-- before floor, another line's start: the lines (their newlines left
+-- off) and where each starts, oldest first, and where the part read
+-- starts. The part's first bytes, where it starts after floor, end a
+-- line that starts before it, which the next part reads (bytes above
+-- the longest line, LOG_PAGE_BYTES, make sure of one line).
+local function logLinesBefore(key, floor, cursor, bytes)
+  local start = math.max(floor, cursor - bytes)
+  local text = redis.call('GETRANGE', key, start, cursor - 1)
+  local lines, starts, from = {}, {}, 1
+  if start > floor then
+    from = (string.find(text, '\n', 1, true) or #text) + 1
+  end
+  while from <= #text do
+    local nl = string.find(text, '\n', from, true)
+    if not nl then
+      return error('voting: key ' .. key .. ' holds no vote log', 0) -- a log ends in a newline
+    end
+    lines[#lines + 1], starts[#starts + 1] = string.sub(text, from, nl - 1), start + from - 1
+    from = nl + 1
+  end
+  return lines, starts, start
+end
+
 -- LOG_LINE matches a line, its newline left off: sign, item, at.
 local LOG_LINE = '^([-+x])([ac]%d+) (-?[%da-z]+)$'
 
