@@ -134,13 +134,15 @@ func parseVotesBy(rest []interface{}) ([]UserVote, string, error) {
 // shadowed user ([Shadow]), whose vote counts nowhere. Each call is one
 // script that reads about limit voters (1 to [MaxModerationPage]) of
 // the record: a small record is read whole. A walk lists each voter
-// whose vote stands throughout it once, with the vote it has when read
-// (Redis's HSCAN may return one twice only where the record shrinks to
-// a fraction of its size during the walk, its votes cancelled); a voter
-// who votes during the walk may be listed or not. An unknown
-// article gets [ErrNotFound], one whose voter record is gone
-// [ErrVotingClosed]; a limit out of range or a cursor that no call
-// returned [ErrInvalidArgument].
+// whose vote stands throughout it exactly once, with the vote it has
+// when read, and lists no voter twice: a vote taken back keeps its field
+// in the record ("0", which no page lists) until the record expires, so
+// the record never shrinks under the walk, where Redis's HSCAN could
+// return a field twice. A page may so hold fewer voters than limit, or
+// none, before the end. A voter who votes during the walk may be listed
+// or not. An unknown article gets [ErrNotFound], one whose voter record
+// is gone [ErrVotingClosed]; a limit out of range or a cursor that no
+// call returned [ErrInvalidArgument].
 func (s *Store) Voters(ctx context.Context, id, cursor string, limit int) ([]Voter, string, error) {
 	if s.hooked(ctx) {
 		return observePage(ctx, s, Call{Op: "Voters"}, func(ctx context.Context) ([]Voter, string, error) {
@@ -217,7 +219,8 @@ func scanCursor(op, cursor string) (string, error) {
 }
 
 // parseVoters reads voters.lua's and comment_voters.lua's reply: the
-// next HSCAN cursor ("0" at the end), then user and vote pairs.
+// next HSCAN cursor ("0" at the end), then user and vote pairs, each a
+// vote up or down: the scripts skip a vote taken back ("0").
 func parseVoters(op string, rest []interface{}) ([]Voter, string, error) {
 	f, err := redis.Strings(rest, nil)
 	if err != nil || len(f)%2 != 1 {
@@ -227,7 +230,7 @@ func parseVoters(op string, rest []interface{}) ([]Voter, string, error) {
 	for i := 1; i < len(f); i += 2 {
 		v := Voter{User: f[i]}
 		vote, ok := storedVote(f[i+1]) // a shadowed voter's too (Shadow)
-		if !ok {
+		if !ok || vote == NoVote {
 			return nil, "", opErr(op, fmt.Errorf("%w: %q holds %q", errCorrupt, f[i], f[i+1]))
 		}
 		v.Vote = vote

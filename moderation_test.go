@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/votekit/voting/internal/layout"
 )
 
 // TestVotesBy checks the vote log: votes on articles and comments, newest
@@ -197,6 +198,169 @@ func TestVoters(t *testing.T) {
 			if _, _, err := s.Voters(ctx, a.ID, "", 10); !errors.Is(err, ErrVotingClosed) {
 				t.Fatalf("closed article: %v", err)
 			}
+		}
+	})
+}
+
+// TestVotersShrinking walks the voters of an article and of a comment
+// whose voter records are hash tables (over 128 fields: 1,000 voters)
+// while 950 of them cancel after the first page, which would shrink the
+// tables were their fields deleted (Redis shrinks a hash's table on an
+// HDEL that leaves it a tenth full, and HSCAN may then return a field
+// twice): no voter is listed twice, every voter whose vote stood
+// throughout is listed, with their vote, and the records keep the
+// cancelled votes' fields as "0", which reads as no vote.
+func TestVotersShrinking(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b *backend) {
+		s, _ := newStore(t, b)
+		a := mustPost(t, s, "poster", "title")
+		c := mustComment(t, s, a.ID, "", "cposter", "hello")
+		const n, cancelled = 1000, 950
+		user := func(i int) string { return fmt.Sprintf("u%04d", i) }
+		vote := func(i int) VoteType { return []VoteType{Upvote, Downvote}[i%2] }
+		stands := func(i int) bool { return i%20 == 0 } // 50 of 1,000
+		votes := func(v func(i int) VoteType) []Ballot {
+			var ballots []Ballot
+			for i := 0; i < n; i++ {
+				if v(i) != NoVote {
+					ballots = append(ballots, Ballot{User: user(i), ID: a.ID, Vote: v(i)})
+				}
+			}
+			return ballots
+		}
+		cancels := func(i int) VoteType {
+			if stands(i) {
+				return NoVote
+			}
+			return CancelVote
+		}
+		// voteAll casts ballots on the article, or on the comment.
+		voteAll := func(ballots []Ballot, comment bool) {
+			t.Helper()
+			if !comment {
+				res, err := s.VoteBatch(ctx, ballots)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range res {
+					if r.Err != nil {
+						t.Fatal(r.Err)
+					}
+				}
+				return
+			}
+			for _, x := range ballots {
+				if _, err := s.VoteComment(ctx, x.User, c.ID, x.Vote); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		voteAll(votes(vote), false)
+		voteAll(votes(vote), true)
+		votedKey, cvotedKey := s.keys.votedKey(a.ID), s.keys.cvoted+a.ID
+		if b.mr == nil {
+			for _, key := range []string{votedKey, cvotedKey} {
+				pool := b.pool
+				if b.node != nil {
+					pool = b.node(key) // the key's node in the cluster
+				}
+				if e, err := redis.String(serverDo(t, pool, "OBJECT", "ENCODING", key), nil); err != nil || e != "hashtable" {
+					t.Fatalf("%s: encoding %q, %v; want hashtable", key, e, err)
+				}
+			}
+		}
+		// walk reads every page of read, limit 10, calling between after
+		// the first; it fails on a voter listed twice.
+		walk := func(read func(cursor string) ([]Voter, string, error), between func()) map[string]VoteType {
+			t.Helper()
+			got := map[string]VoteType{}
+			cursor := ""
+			for page := 0; ; page++ {
+				list, next, err := read(cursor)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range list {
+					if _, dup := got[v.User]; dup {
+						t.Fatalf("page %d: voter %s twice", page, v.User)
+					}
+					got[v.User] = v.Vote
+				}
+				if next == "" {
+					if page == 0 {
+						if b.mr == nil {
+							t.Fatal("a record of 1,000 voters read in one page")
+						}
+						between() // miniredis's HSCAN reads a hash whole
+					}
+					return got
+				}
+				if page == 0 {
+					between()
+				}
+				if page > n {
+					t.Fatal("no end")
+				}
+				cursor = next
+			}
+		}
+		// check checks that got lists every voter whose vote stood.
+		check := func(what string, got map[string]VoteType) {
+			t.Helper()
+			if len(got) > n+1 {
+				t.Errorf("%s: %d voters listed", what, len(got))
+			}
+			for i := 0; i < n; i++ {
+				if v, ok := got[user(i)]; stands(i) && (!ok || v != vote(i)) {
+					t.Errorf("%s: %s, whose vote stood, listed %v, %v; want %v", what, user(i), v, ok, vote(i))
+				}
+			}
+		}
+		got := walk(func(cursor string) ([]Voter, string, error) { return s.Voters(ctx, a.ID, cursor, 10) },
+			func() { voteAll(votes(cancels), false) })
+		check("voters", got)
+		if got["poster"] != Upvote {
+			t.Errorf("voters: poster listed %v, want up", got["poster"])
+		}
+		got = walk(func(cursor string) ([]Voter, string, error) { return s.CommentVoters(ctx, c.ID, cursor, 10) },
+			func() { voteAll(votes(cancels), true) })
+		check("comment voters", got)
+		if got["cposter"] != Upvote {
+			t.Errorf("comment voters: cposter listed %v, want up", got["cposter"])
+		}
+
+		// The cancelled votes keep their fields, "0": no field is deleted.
+		for _, f := range [][2]string{{votedKey, user(1)}, {cvotedKey, layout.CVoteField(c.ID, user(1))}} {
+			if v, err := redis.String(b.do(t, "HGET", f[0], f[1]), nil); err != nil || v != "0" {
+				t.Errorf("%s %s: %q, %v; want \"0\"", f[0], f[1], v, err)
+			}
+		}
+		// The voters' fields and "": the article's poster's, and no comment
+		// poster's (their upvote is implied).
+		for key, want := range map[string]int{votedKey: n + 2, cvotedKey: n + 1} {
+			if l, err := redis.Int(b.do(t, "HLEN", key), nil); err != nil || l != want {
+				t.Errorf("HLEN %s = %d, %v; want %d", key, l, err, want)
+			}
+		}
+		// "0" reads as no vote, and a vote cast again counts.
+		if v, err := s.VoteOf(ctx, user(1), a.ID); err != nil || v != NoVote {
+			t.Errorf("VoteOf a cancelled vote: %v, %v", v, err)
+		}
+		if vs, err := s.VotesOf(ctx, user(1), []string{a.ID}); err != nil || vs[0] != NoVote {
+			t.Errorf("VotesOf a cancelled vote: %v, %v", vs, err)
+		}
+		if vs, err := s.CommentVotesOf(ctx, user(1), []string{c.ID}); err != nil || vs[0] != NoVote {
+			t.Errorf("CommentVotesOf a cancelled vote: %v, %v", vs, err)
+		}
+		if r, err := s.Vote(ctx, user(1), a.ID, Upvote); err != nil || r.Previous != NoVote {
+			t.Errorf("a vote after a cancel: %+v, %v", r, err)
+		}
+		if r, err := s.VoteComment(ctx, user(1), c.ID, Upvote); err != nil || r.Previous != NoVote {
+			t.Errorf("a comment vote after a cancel: %+v, %v", r, err)
+		}
+		got = walk(func(cursor string) ([]Voter, string, error) { return s.Voters(ctx, a.ID, cursor, 10) }, func() {})
+		if len(got) != n-cancelled+2 || got[user(1)] != Upvote { // the poster's and user(1)'s again
+			t.Errorf("voters after the votes again: %d listed, %s %v", len(got), user(1), got[user(1)])
 		}
 	})
 }

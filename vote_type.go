@@ -76,7 +76,8 @@ func (v VoteType) held() bool { return v >= Downvote && v <= Upvote }
 
 // storedVote reads a user's value in a voter record
 // (layout.ParseVoteValue) as the vote its voter sees, a shadow vote
-// (Shadow) included; ok is false for a value that is no vote.
+// (Shadow) included, and "0", a vote taken back, as NoVote; ok is false
+// for a value that is no vote.
 func storedVote(v string) (_ VoteType, ok bool) {
 	vote, _, ok := layout.ParseVoteValue(v)
 	return VoteType(vote), ok

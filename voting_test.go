@@ -612,7 +612,8 @@ func postWithWindow(t testing.TB, b *backend, window time.Duration) (*Store, *te
 
 // TestVoterRecordTTL checks the voter record's life on the server's
 // clock: Post creates it with a TTL of the window; votes and cancels,
-// even of every vote, neither end nor extend it. (TestStoreClockBehindServer
+// even of every vote, neither end nor extend it, and a cancel keeps its
+// field. (TestStoreClockBehindServer
 // sees it go.)
 func TestVoterRecordTTL(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
@@ -624,8 +625,10 @@ func TestVoterRecordTTL(t *testing.T) {
 		wantTTL(t, b, s, a.ID, time.Hour)
 		fields, err := redis.StringMap(b.do(t, "HGETALL", s.keys.votedKey(a.ID)), nil)
 		posted := a.Posted.Unix()
-		if err != nil || len(fields) != 1 || fields[""] != voterMeta(0, 0, 0, posted, posted+3600, "") {
-			t.Fatalf("voter record with every vote cancelled = %v, %v; want only the \"\" field", fields, err)
+		// A vote taken back keeps its field, "0" (lib/ballot.lua VOTES).
+		if err != nil || len(fields) != 3 || fields[""] != voterMeta(0, 0, 0, posted, posted+3600, "") ||
+			fields["alice"] != "0" || fields["bob"] != "0" {
+			t.Fatalf("voter record with every vote cancelled = %v, %v; want the \"\" field, and alice and bob at \"0\"", fields, err)
 		}
 	})
 }
@@ -1129,14 +1132,15 @@ func checkScore(t *testing.T, b *backend, s *Store, id string, want float64) {
 	}
 }
 
-// TestCorruptVoterRecord: a voter record holding anything but 1 or -1
-// (written by hand) is an error for the user's votes and VoteOf, never a
-// sentinel or an invalid VoteType, reads as NoVote in VotesOf (one bad
-// record does not fail a page's arrows), and changes nothing.
+// TestCorruptVoterRecord: a voter record holding anything but a vote's
+// value (written by hand) is an error for the user's votes and VoteOf,
+// never a sentinel or an invalid VoteType, reads as NoVote in VotesOf
+// (one bad record does not fail a page's arrows), and changes nothing.
+// "0", a vote taken back, is no vote, and no error.
 func TestCorruptVoterRecord(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b *backend) {
 		s, _ := newStore(t, b)
-		for _, bad := range []string{"5", "x", "0", "1.0", "+1", " 1", "-2", ""} {
+		for _, bad := range []string{"5", "x", "00", "0s", "1.0", "+1", " 1", "-2", ""} {
 			a := mustPost(t, s, "poster", "t")
 			b.do(t, "HSET", s.keys.votedKey(a.ID), "alice", bad)
 			for _, v := range []VoteType{Upvote, Downvote, NoVote} {
@@ -1167,6 +1171,14 @@ func TestCorruptVoterRecord(t *testing.T) {
 			}
 			mustVote(t, s, "bob", a.ID, Upvote)
 			checkInvariant(t, s, DefaultVoteWeight, []string{a.ID}, []string{"poster", "bob"})
+		}
+		a := mustPost(t, s, "poster", "t")
+		b.do(t, "HSET", s.keys.votedKey(a.ID), "alice", "0")
+		if v, err := s.VoteOf(ctx, "alice", a.ID); err != nil || v != NoVote {
+			t.Errorf("record \"0\": VoteOf = %v, %v; want none", v, err)
+		}
+		if r, err := s.Vote(ctx, "alice", a.ID, Upvote); err != nil || r.Previous != NoVote || r.Upvotes != 2 {
+			t.Errorf("record \"0\": Vote up = %+v, %v; want one from none", r, err)
 		}
 	})
 }

@@ -16,12 +16,13 @@ local logLine = ARGV[8]
 -- {NOT_FOUND} | {CLOSED} | {CORRUPT} | {NOT_ALLOWED} | {RATE_LIMITED, ms}.
 --
 -- The comment's voter record is the article's, k.cvoted .. aid, a hash
--- of "<cid>:<user>" -> '1' | '-1' | '0', or a logged vote's
+-- of "<cid>:<user>" -> '1' | '-1' | '0' (none), or a logged vote's
 -- '<vote>@<offset>' (lib/moderation.lua logVote). The poster's own
 -- upvote is implied: no field until they change it ('-1', or '0' for
--- their own vote cancelled), and none again when they upvote once more,
--- but where the log keeps that upvote. Others have a field while their
--- vote stands.
+-- their own vote cancelled), and '1' when they upvote once more. Others
+-- have a field from their first vote, '0' once they take it back: no
+-- field is deleted while the record lives (lib/ballot.lua VOTES says
+-- why).
 -- The record's head (lib/tree.lua CREC), parsed into locals: a
 -- table would cost the vote more. The counts and deleted are at their
 -- fixed places; the meta is matched from its own (C_META). A deleted
@@ -81,7 +82,7 @@ end
 local mode, left = voterCheck(storeKey, storeIdentity, user, now)
 local refused, stored, done = nil, vs, nil -- a voter neither suspended nor shadowed calls nothing
 if mode or shown then
-  refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, field, user ~= poster)
+  refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, field)
 end
 if refused then
   return refused
@@ -132,27 +133,13 @@ if mod and mod.log and prev ~= new then
   local r, at = logVote(mod.log .. user, true, cid, new, prev, off, logLine)
   must(r)
   if at then
-    vs = vs .. '@' .. at -- the line's offset (layout.LoggedVoteValue); a vote that counts
-    stored = vs
+    stored = vs .. '@' .. at -- the line's offset (layout.LoggedVoteValue); a vote that counts
   end
 end
-if stored ~= vs then -- moderation: a shadowed voter's vote
-  if stored == '0' and user ~= poster then
-    redis.call('HDEL', votedKey, field)
-  else
-    redis.call('HSET', votedKey, field, stored)
-  end
-elseif user == poster then
-  if vs == '1' then
-    redis.call('HDEL', votedKey, field)
-  else
-    redis.call('HSET', votedKey, field, vs)
-  end
-elseif new == 0 then
-  redis.call('HDEL', votedKey, field)
-else
-  redis.call('HSET', votedKey, field, vs)
-end
+-- The vote's value, a shadowed voter's (moderation) or a logged one's,
+-- '0' for none; a poster's upvote cast again is an explicit '1', which
+-- reads as their implied one does.
+redis.call('HSET', votedKey, field, stored)
 if mod and mod.events and prev ~= new then -- moderation: the vote events; the vote counted from prev to new
   must(addEvent(mod.events, mod.maxLen, 'vote', user, cid, true, prev, new, now .. '000'))
 end

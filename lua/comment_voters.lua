@@ -9,7 +9,11 @@ local cid, cursor, limit, cvoted = ARGV[1], ARGV[2], tonumber(ARGV[3]), ARGV[4]
 -- fields HSCAN is asked for at a time.
 -- Reply: {OK, next, user, vote, ...} (next '0' at the end) |
 -- {NOT_FOUND} | {CLOSED}: the comment's voter record is gone. The
--- poster's implied upvote (no field) comes first, on the first step.
+-- poster's implied upvote (no field) comes first, on the first step; a
+-- poster's field ('-1', '1' cast again, '0' taken back) replaces it.
+-- A vote taken back keeps its field, '0' (lib/ballot.lua VOTES), which
+-- is no voter: no field is deleted while the record lives, so its table
+-- never shrinks, and HSCAN returns each field once a walk.
 local c = readHead(key)
 if not c or c.x then
   return {NOT_FOUND}

@@ -102,9 +102,11 @@ end
 -- linkVote links the vote of entry e in its voter record to its line at
 -- offset at, where the record holds it plain, as the vote that logged
 -- it would have written it (lib/moderation.lua logVote); or, for a
--- comment's poster without a field (their implied upvote) and an
--- upvote, while the comment's votes stand (voterOpen), sets the field,
--- as comment_vote.lua keeps a poster's upvote cast again.
+-- comment's poster without a field (their implied upvote, which a
+-- store of layout 6 kept so where the poster cast it again and the log
+-- logged it) and an upvote, while the comment's votes stand
+-- (voterOpen), sets the field, as comment_vote.lua keeps a poster's
+-- upvote cast again.
 local function linkVote(e, at)
   if not e.vk then
     return

@@ -7,6 +7,10 @@ local cursor, limit, articleKey = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 -- fields HSCAN is asked for at a time.
 -- Reply: {OK, next, user, vote, ...} (next '0' at the end) |
 -- {NOT_FOUND} | {CLOSED}: the voter record is gone.
+-- A vote taken back keeps its field, '0' (lib/ballot.lua VOTES), which
+-- is no voter: a step may so reply fewer voters than it read. No field
+-- is deleted while the record lives, so its table never shrinks, and
+-- HSCAN returns each field once a walk.
 expect(votedKey, 'hash')
 if redis.call('EXISTS', votedKey) == 0 then
   if missing(articleKey) then
@@ -21,7 +25,7 @@ repeat
   local fields = r[2]
   for i = 1, #fields, 2 do
     local user = fields[i]
-    if user ~= '' and not seen[user] then
+    if user ~= '' and fields[i + 1] ~= '0' and not seen[user] then
       seen[user] = true
       out[#out + 1], out[#out + 2] = user, fields[i + 1]
     end

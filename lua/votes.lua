@@ -7,8 +7,9 @@ local user, articlePrefix, votedPrefix, exists = ARGV[1], ARGV[2], ARGV[3], ARGV
 -- vote, and runs this script only on a connection that cannot pipeline:
 -- it reads the same with plain commands, votes.go). ARGV[5..]: the ids.
 -- Reply: {OK, votes}: votes holds one byte per id: '+' up, '-' down, '0'
--- none, 'n' (with exists '1') the article does not exist, 'c' the user's
--- voter record holds anything but 1 or -1.
+-- none (no field, or '0': a vote taken back), 'n' (with exists '1') the
+-- article does not exist, 'c' the user's field in the voter record
+-- holds no value a vote writes.
 -- One command per id: a voter record exists only while its article does
 -- and its voting is open, so a vote found says the article exists, and
 -- only an id without one needs the article looked up, when asked.
@@ -16,7 +17,7 @@ local out = {}
 for i = 5, #ARGV do
   local v = redis.call('HGET', votedPrefix .. ARGV[i], user)
   local s = voteSign(v) -- a shadow vote as its voter sees it (lib/record.lua)
-  if s == '+' or s == '-' then
+  if s then
     v = s
   elseif v then
     v = 'c'

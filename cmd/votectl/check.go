@@ -299,6 +299,7 @@ func (c *checker) voters() error {
 				up++
 			case countedVote(v) == -1:
 				down++
+			case v == "0": // a vote taken back (ilayout.VoteValue)
 			case shadowVote(v) != 0: // a shadowed user's vote: counted nowhere
 			default:
 				c.problem(false, "%s: voter %q holds %q, not a vote", key, u, v)

@@ -246,9 +246,12 @@ func (e *env) exportComments(w *bufio.Writer, inv *inventory, exported map[strin
 			return votes[i].user < votes[j].user
 		})
 		for _, x := range votes {
-			v, shadow, ok := voteValue(x.v, true)
+			v, shadow, ok := voteValue(x.v)
 			if !ok {
 				return fmt.Errorf("%s: field %q holds %q, not a vote (run check)", key, cvoteField(x.cid, x.user), x.v)
+			}
+			if v == 0 && x.user != cs[x.cid].Poster {
+				continue // a vote taken back: no vote; a poster's is, in place of their implied upvote
 			}
 			if err := e.emit(w, line{Type: "cvote", ID: x.cid, User: x.user, Vote: &v, Shadow: shadow}); err != nil {
 				return err
@@ -689,7 +692,7 @@ func (c *checker) commentVotes(good map[string]crecord) error {
 				n[0]++
 			case countedVote(v) == -1:
 				n[1]++
-			case v == "0" && user == x.Poster:
+			case v == "0": // a vote taken back (ilayout.VoteValue), a poster's own among them
 			case shadowVote(v) != 0: // a shadowed user's vote: counted nowhere
 			default:
 				c.problem(false, "%s: field %q holds %q, not a vote", key, f, v)

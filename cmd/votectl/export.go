@@ -34,7 +34,9 @@ import (
 //	{"type":"group","id":"1","groups":["go","redis"]}   after its article
 //	{"type":"vote","id":"1","user":"bob","vote":1}     after its article, open articles only
 //	    the vote as it counts: a logged vote's value ("1@<offset>") is
-//	    written as its vote, and the import links it again (uvote)
+//	    written as its vote, and the import links it again (uvote); a
+//	    vote taken back, whose field the record keeps as "0" while it
+//	    lives, is no vote and no line
 //	{"type":"vote","id":"1","user":"sam","vote":1,"shadow":true}
 //	    a shadowed user's vote (voting.Shadow), "1s" or "-1s" in the voter
 //	    record: the user's reads show it, no count, karma, page or log has it
@@ -65,10 +67,11 @@ import (
 //	    made it (votes on older comments are closed) and when it expires
 //	{"type":"cvote","id":"7","user":"carol","vote":-1}  after its article's cvoted
 //	    a standing vote on a comment: 1, -1, or 0 for its poster's own
-//	    vote cancelled; the poster's own upvote is implied, as the store
-//	    keeps it (but one cast again and logged, which the record keeps,
-//	    "1@<offset>", as a vote line does); "shadow":true for a shadowed
-//	    user's, as on a vote line
+//	    vote cancelled (another voter's "0", a vote taken back, is no
+//	    line); the poster's own upvote is implied, as the store keeps it
+//	    (but one cast again, which the record keeps, "1", or "1@<offset>"
+//	    logged, as a vote line does); "shadow":true for a shadowed user's,
+//	    as on a vote line
 //	{"type":"cseq","seq":"83"}                      the last issued comment id
 //	{"type":"commented","user":"bob","id":"7","at":1700000100}
 //	{"type":"lastcomment","user":"bob","ms":1700000100000,"expires_ms":...}
@@ -484,9 +487,12 @@ func (e *env) exportArticle(w *bufio.Writer, inv *inventory, id string, r record
 		if u == "" {
 			continue
 		}
-		v, shadow, ok := voteValue(votes[u], false)
+		v, shadow, ok := voteValue(votes[u])
 		if !ok {
 			return fmt.Errorf("article %s: voter %q holds %q, not a vote (run check)", id, u, votes[u])
+		}
+		if v == 0 {
+			continue // a vote taken back: no vote
 		}
 		e.emit(w, line{Type: "vote", ID: id, User: u, Vote: &v, Shadow: shadow})
 	}

@@ -196,16 +196,22 @@ func cmdArticle(e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("article %s: %v", id, err)
 		}
-		n, err := redis.Int64(e.do("HLEN", votedKey))
+		// The voters whose votes count are the counts, up + down; the
+		// shadowed users' (Shadow), which count nowhere, are their fields.
+		// A field may hold "0", a vote taken back, which is no voter, so
+		// the record's length counts neither.
+		h, err := e.hashAll(votedKey)
 		if err != nil {
 			return err
 		}
-		// The record's fields but its "" are its voters: those whose votes
-		// count, up + down, and shadowed users' (Shadow), which count
-		// nowhere.
-		counted := mt.Up + mt.Down
-		out["open"], out["closes"], out["voters"] = true, mt.Closes, counted
-		if shadow := n - 1 - counted; shadow > 0 {
+		var shadow int64
+		for u, v := range h {
+			if u != "" && shadowVote(v) != 0 {
+				shadow++
+			}
+		}
+		out["open"], out["closes"], out["voters"] = true, mt.Closes, mt.Up+mt.Down
+		if shadow > 0 {
 			out["shadow_voters"] = shadow
 		}
 	} else if err != redis.ErrNil {

@@ -318,8 +318,8 @@ func shadowVote(v string) int {
 
 // countedVote returns the vote (1 or -1) of a voter record's value that
 // counts: "1", "-1", or a logged vote's "1@<offset>", "-1@<offset>"
-// (ilayout.ParseVoteValue); 0 for a shadow vote, a comment poster's "0"
-// and any other value.
+// (ilayout.ParseVoteValue); 0 for a shadow vote, "0" (a vote taken
+// back) and any other value.
 func countedVote(v string) int {
 	if vote, shadow, ok := ilayout.ParseVoteValue(v); ok && !shadow {
 		return vote
@@ -328,15 +328,14 @@ func countedVote(v string) int {
 }
 
 // voteValue reads a voter record's value v as an export line's vote:
-// the vote (1, -1, or 0 for a comment poster's own vote cancelled, where
-// zero allows it) and whether it is a shadow vote; ok is false for any
-// other value. A logged vote's offset is left out: the log's lines
-// (uvote) carry the vote, and an import links the value to its line
-// again.
-func voteValue(v string, zero bool) (vote int, shadow, ok bool) {
-	if v == "0" {
-		return 0, false, zero
-	}
+// the vote (1, -1, or 0 for "0", a vote taken back, which the record
+// keeps while it lives: ilayout.VoteValue) and whether it is a shadow
+// vote; ok is false for any other value. A logged vote's offset is left
+// out: the log's lines (uvote) carry the vote, and an import links the
+// value to its line again. An export writes a vote of 0 only for a
+// comment's poster, whose none differs from their implied upvote; any
+// other voter's is no vote, and no line.
+func voteValue(v string) (vote int, shadow, ok bool) {
 	return ilayout.ParseVoteValue(v)
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
 	"github.com/votekit/voting"
 )
 
@@ -153,6 +154,22 @@ func TestModerationExportImport(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// dan's votes, taken back, keep their fields as "0", which is no
+		// vote: no problem for check, no voter for article, no line of
+		// export.
+		for _, v := range []voting.VoteType{voting.Upvote, voting.CancelVote} {
+			if _, err := src.Vote(ctx, "dan", a.ID, v); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := src.VoteComment(ctx, "dan", c.ID, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, f := range [][2]string{{"{msrc}:voted:" + a.ID, "dan"}, {"{msrc}:cvoted:" + a.ID, c.ID + ":dan"}} {
+			if v, err := redis.String(do("HGET", f[0], f[1])); err != nil || v != "0" {
+				t.Fatalf("%s %s after a cancel: %q, %v; want \"0\"", f[0], f[1], v, err)
+			}
+		}
 		if code, out, errs := votectl(t, addr, "", "-prefix", "msrc", "check"); code != 0 {
 			t.Errorf("check: %d\n%s%s", code, out, errs)
 		}
@@ -162,6 +179,9 @@ func TestModerationExportImport(t *testing.T) {
 			t.Errorf("article %s:\n%s", a.ID, out)
 		}
 		_, export, _ := votectl(t, addr, "", "-prefix", "msrc", "export")
+		if strings.Contains(export, `"dan"`) {
+			t.Errorf("export names dan, whose votes were taken back:\n%s", export)
+		}
 		if code, _, errs := votectl(t, addr, export, "-prefix", "mdst", "import"); code != 0 {
 			t.Fatalf("import: %d %s", code, errs)
 		}

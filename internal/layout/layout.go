@@ -202,7 +202,7 @@ const (
 	StatusDuplicate   = 3 // a live article has the link; its row follows
 	StatusBuilding    = 4 // a step of a group cache build was done: call again
 	StatusLimit       = 5 // the article would be in more than MaxArticleGroups groups
-	StatusCorrupt     = 6 // the user's voter record holds neither 1 nor -1
+	StatusCorrupt     = 6 // the user's field in the voter record holds no vote's value
 	StatusNotAllowed  = 7 // a rule forbids the call
 	StatusRateLimited = 8 // a rate limit refuses the call; the ms to wait follow
 	StatusInvalid     = 9 // the input does not fit the data; the reason follows

@@ -364,11 +364,13 @@ func (m VoteMeta) String() string {
 }
 
 // VoteValue is a user's field in a voter record (an article's, or a
-// comment's, at CVoted + aid under "<cid>:<user>"): "1" or "-1", and
-// for a shadowed voter's vote (voting.Shadow) "1s" or "-1s", which its
-// voter's reads show and no count has (lib/ballot.lua,
-// lib/moderation.lua). A vote in a store with the vote log is
-// LoggedVoteValue's.
+// comment's, at CVoted + aid under "<cid>:<user>"): "1" or "-1", "0"
+// for none (a vote taken back, which keeps its field while the record
+// lives, so that the record's hash table never shrinks under a walk of
+// its voters: lib/ballot.lua VOTES), and for a shadowed voter's vote
+// (voting.Shadow) "1s" or "-1s", which its voter's reads show and no
+// count has (lib/ballot.lua, lib/moderation.lua). A vote in a store
+// with the vote log is LoggedVoteValue's.
 func VoteValue(vote int, shadow bool) string {
 	s := strconv.Itoa(vote)
 	if shadow {
@@ -384,10 +386,12 @@ func LoggedVoteValue(vote int, off int64) string {
 }
 
 // ParseVoteValue reads a voter record's user field: the vote, 1 or -1,
-// and whether it is a shadow vote; ok is false for any other value. A
-// logged vote's offset is VoteLogOffset's.
+// or 0 for "0", none, and whether it is a shadow vote; ok is false for
+// any other value. A logged vote's offset is VoteLogOffset's.
 func ParseVoteValue(v string) (vote int, shadow, ok bool) {
 	switch v {
+	case "0":
+		return 0, false, true
 	case "1":
 		return 1, false, true
 	case "-1":

@@ -77,7 +77,7 @@ func TestLuaRecords(t *testing.T) {
 		v            string
 		vote         int
 		shadow, okay bool
-	}{{"1", 1, false, true}, {"-1", -1, false, true}, {"1s", 1, true, true}, {"-1s", -1, true, true}, {"0", 0, false, false}, {"", 0, false, false}} {
+	}{{"1", 1, false, true}, {"-1", -1, false, true}, {"1s", 1, true, true}, {"-1s", -1, true, true}, {"0", 0, false, true}, {"", 0, false, false}, {"0s", 0, false, false}} {
 		vote, shadow, ok := ParseVoteValue(x.v)
 		if vote != x.vote || shadow != x.shadow || ok != x.okay || ok && VoteValue(vote, shadow) != x.v {
 			t.Errorf("ParseVoteValue(%q) = %d, %v, %v", x.v, vote, shadow, ok)

@@ -10,7 +10,12 @@
 local NONE = {}
 
 -- VOTES are the votes as the scripts' arguments and the voter records
--- write them: up, down, and '0' for none, which no record holds.
+-- write them: up, down, and '0' for none. A vote taken back leaves '0'
+-- in its field, which is never deleted while its record lives: Redis
+-- shrinks a hash's table when an HDEL leaves it a tenth full, and an
+-- HSCAN over a table that shrank between its calls may return a field
+-- twice, where Store.Voters promises each voter once a walk. A cancelled
+-- vote so keeps a small field until its record expires.
 local VOTES = {['1'] = 1, ['-1'] = -1, ['0'] = 0}
 
 -- priorVote reads v, a voter record's value for the voter (nil for
@@ -19,7 +24,7 @@ local VOTES = {['1'] = 1, ['-1'] = -1, ['0'] = 0}
 -- logged vote the offset of its line in the voter's vote log (off,
 -- loggedVote); nil where v is no vote the record may hold. implied is
 -- the vote of a voter without a value: 1 for a comment's poster (their
--- own upvote, which '0' cancels), else 0.
+-- own upvote, which '0' cancels), else 0. '0' is none for every voter.
 local function priorVote(v, implied)
   if not v then
     return implied
@@ -32,9 +37,6 @@ local function priorVote(v, implied)
     end
     local vote, off = loggedVote(v) -- nil for no vote
     return vote, nil, off
-  end
-  if prev == 0 and implied == 0 then
-    return nil
   end
   return prev
 end
@@ -54,9 +56,8 @@ end
 -- counts, the vote the voter sees where that is none (Shadow), what the
 -- voter record's field keeps, and true where the vote is done: a shadow
 -- vote where none counted before, kept at field of the voter record
--- votedKey, or dropped from it where it is none and the field needs no
--- value (drop).
-local function moderate(mode, left, prev, new, vs, votedKey, field, drop)
+-- votedKey ('0' where it is none, as VOTES says why).
+local function moderate(mode, left, prev, new, vs, votedKey, field)
   if not mode then
     return nil, new, nil, vs -- a shadow vote before never counted: the vote counts from none
   end
@@ -67,11 +68,7 @@ local function moderate(mode, left, prev, new, vs, votedKey, field, drop)
   if prev ~= 0 then
     return nil, 0, shown, stored -- the vote that counted is taken back
   end
-  if stored == '0' and drop then
-    redis.call('HDEL', votedKey, field)
-  else
-    redis.call('HSET', votedKey, field, stored)
-  end
+  redis.call('HSET', votedKey, field, stored)
   return nil, 0, shown, stored, true
 end
 
@@ -101,8 +98,8 @@ end
 -- vote applies one vote and returns its reply:
 --   {OK, previous, score, up, down} | {NOT_FOUND} | {CLOSED} | {CORRUPT}
 --   | {NOT_ALLOWED} | {RATE_LIMITED, ms} (k.rules, karmaRules)
--- CORRUPT: the user's voter record holds neither 1 nor -1 (written by
--- hand); nothing is changed.
+-- CORRUPT: the user's field in the voter record holds no value a vote
+-- writes (written by hand); nothing is changed.
 -- k holds the score ordering's key (score) and the key prefixes article,
 -- voted and more (fill); vs is the vote, '1', '-1' or '0', and now the
 -- store's clock in Unix seconds, both as the script's arguments hold
@@ -169,7 +166,7 @@ local function vote(k, id, user, vs, now, store, want)
   end
   local refused, stored, done = nil, vs, nil -- a voter neither suspended nor shadowed calls nothing
   if mode or shown then
-    refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, user, true)
+    refused, new, shown, stored, done = moderate(mode, left, prev, new, vs, votedKey, user)
   end
   if refused then
     return refused
@@ -287,13 +284,8 @@ local function vote(k, id, user, vs, now, store, want)
       redis.call('ZADD', key, values[o], m)
     end)
   end
-  meta = counts .. string.sub(meta, rest)
-  if stored == '0' then
-    redis.call('HSET', votedKey, '', meta)
-    redis.call('HDEL', votedKey, user)
-  else
-    redis.call('HSET', votedKey, '', meta, user, stored)
-  end
+  -- One HSET: the counts and the user's vote, '0' for none (VOTES).
+  redis.call('HSET', votedKey, '', counts .. string.sub(meta, rest), user, stored)
   if mod and mod.log and mod.events and prev ~= new then -- moderation: the vote events, after the log (above); the vote counted from prev to new
     must(addEvent(mod.events, mod.maxLen, 'vote', user, id, false, prev, new, now .. '000'))
   end

@@ -19,9 +19,10 @@ local RECORD = '^(%d+) (%d+) (%S+) (%S+) (%S*) (%d+) (%d+):()'
 local COUNTS, COUNT_DIGITS, MAX_COUNT = '%010d %010d', 10, 9999999999
 
 -- The voter record, at k.voted .. id, is a hash of each voter's vote ('1'
--- or '-1') and, under the field '' (no user's name), what a vote needs
--- of the article while its voting is open, which the vote reads with the
--- voter's own vote in one HMGET:
+-- or '-1', '0' once taken back: lib/ballot.lua VOTES) and, under the
+-- field '' (no user's name), what a vote needs of the article while its
+-- voting is open, which the vote reads with the voter's own vote in one
+-- HMGET:
 --   <up> <down> <groups> <posted> <closes> <weight> <orders>
 -- its counts, as the record has them; how many groups it is in (0 lets a
 -- vote skip reading them); its post time and the store's time its voting
@@ -177,8 +178,9 @@ local function rows(articlePrefix, members, out)
 end
 
 -- VOTE_SIGNS are a voter record's values as the vote their voter sees,
--- a byte: '+' up, '-' down, '0' a comment poster's own vote cancelled;
--- '1s', '-1s' are shadow votes (lib/moderation.lua).
+-- a byte: '+' up, '-' down, '0' none (a vote taken back, a comment
+-- poster's own among them); '1s', '-1s' are shadow votes
+-- (lib/moderation.lua).
 local VOTE_SIGNS = {['1'] = '+', ['-1'] = '-', ['0'] = '0', ['1s'] = '+', ['-1s'] = '-'}
 
 -- voteSign reads v, a user's value in a voter record, as VOTE_SIGNS
@@ -193,8 +195,9 @@ local function voteSign(v)
 end
 
 -- voteByte is user's vote in the voter record at votedKey as one byte:
--- '+' up, '-' down, '0' none, where the record is gone (voting closed)
--- or holds anything but a vote; as VotesOf reads it.
+-- '+' up, '-' down, '0' none: no field or '0' (a vote taken back), the
+-- record gone (voting closed), or a value that is no vote; as VotesOf
+-- reads it.
 local function voteByte(votedKey, user)
   local s = voteSign(redis.call('HGET', votedKey, user))
   if s == '+' or s == '-' then
@@ -208,8 +211,8 @@ end
 -- a row, in order: '+' up, '-' down, '0' none, read as page_for.lua and
 -- VotesOf read it (one HGET of the article's voter record, at
 -- votedPrefix .. id): none where the record is gone (voting closed) or
--- holds anything but 1 or -1. Without a user (nil or '': a plain read)
--- it appends nothing, and reads nothing.
+-- holds anything but an up or down vote. Without a user (nil or '': a
+-- plain read) it appends nothing, and reads nothing.
 local function withVotes(out, from, votedPrefix, user)
   if not user or user == '' then
     return out

@@ -97,15 +97,16 @@ local function reverseArticle(k, id, user, logged, now)
     redis.call('ZREM', page, m)
   end
   if meta then
-    redis.call('HSET', votedKey, '', counts .. string.sub(meta, rest))
-    redis.call('HDEL', votedKey, user)
+    -- The vote's field keeps '0', none (lib/ballot.lua VOTES).
+    redis.call('HSET', votedKey, '', counts .. string.sub(meta, rest), user, '0')
   end
   return true, reverseWork(#groups, a.orders), prev
 end
 
 -- reverseComment takes back user's vote on the comment cid, logged as
--- logged (1 or -1), at now, as reverseArticle does an article's; a
--- poster's own vote goes back to none ('0'), not to the implied upvote.
+-- logged (1 or -1), at now, as reverseArticle does an article's: its
+-- field keeps '0', none (lib/ballot.lua VOTES), and a poster's own vote
+-- so goes back to none, not to the implied upvote.
 local function reverseComment(k, cid, user, logged, now)
   local key = k.comment .. cid
   local c = readHead(key)
@@ -147,11 +148,7 @@ local function reverseComment(k, cid, user, logged, now)
   placeComment(keys, ords, cid, tonumber(c.t), tonumber(c.w) or 0, up, down, up0, down0)
   redis.call('SETRANGE', key, C_UP, string.format(COUNTS, up, down))
   if open then
-    if user == c.n then
-      redis.call('HSET', votedKey, field, '0')
-    else
-      redis.call('HDEL', votedKey, field)
-    end
+    redis.call('HSET', votedKey, field, '0')
   end
   return true, 4 + #keys, prev
 end
