@@ -164,7 +164,9 @@ func (s *Store) Voters(ctx context.Context, id, cursor string, limit int) ([]Vot
 // CommentVoters returns a page of the standing voters of the comment id,
 // as [Store.Voters] does of an article's, while the comment's voter
 // record is kept (its voting window): the poster's implied upvote, first
-// on the first page, is a voter where the poster has not changed it. An
+// on the walk's last page (a small record's only one), is a voter where
+// the poster has not changed it. A poster's vote, once cast, keeps its
+// field as any voter's does, so the walk lists the poster once too. An
 // unknown or deleted comment gets [ErrNotFound], one whose voter record
 // is gone [ErrVotingClosed]; a limit out of range or a cursor that no
 // call returned [ErrInvalidArgument].
