@@ -133,7 +133,7 @@ if mod and mod.log and prev ~= new then
   local r, at = logVote(mod.log .. user, true, cid, new, prev, off, logLine)
   must(r)
   if at then
-    stored = vs .. '@' .. at -- the line's offset (layout.LoggedVoteValue); a vote that counts
+    stored = loggedValue(vs, at) -- the line's offset; a vote that counts
   end
 end
 -- The vote's value, a shadowed voter's (moderation) or a logged one's,

@@ -256,7 +256,7 @@ if phase == 'movelogs' then
       local text = join(p.lines)
       local base = redis.call('APPEND', p.journal, text) - #text
       for _, f in ipairs(p.fields) do
-        redis.call('HSET', f[1], f[2], f[3] .. '@' .. num(base + f[4])) -- layout.LoggedVoteValue
+        redis.call('HSET', f[1], f[2], loggedValue(f[3], base + f[4]))
       end
       redis.call('ZREMRANGEBYRANK', p.key, 0, #p.lines - 1)
     end

@@ -113,7 +113,7 @@ local function linkVote(e, at)
   end
   local v = redis.call('HGET', e.vk, e.field)
   if v == e.vote or (not v and e.poster and e.vote == '1' and voterOpen(redis.call('HGET', e.vk, ''), e.id)) then
-    redis.call('HSET', e.vk, e.field, e.vote .. '@' .. at)
+    redis.call('HSET', e.vk, e.field, loggedValue(e.vote, at))
   end
 end
 
@@ -202,7 +202,7 @@ for _, e in ipairs(list) do
   elseif kind == 'ukill' then
     -- The line, where it is still the vote's and no voter record's vote
     -- links it (logKill's check).
-    local linked = e.vk and redis.call('HGET', e.vk, e.field) == e.vote .. '@' .. e.n
+    local linked = e.vk and redis.call('HGET', e.vk, e.field) == loggedValue(e.vote, e.n)
     if not linked and redis.call('GETRANGE', key, e.off, e.off + #e.head - 1) == e.head then
       redis.call('SETRANGE', key, e.off, LOG_DEAD)
     end
@@ -219,7 +219,7 @@ for _, e in ipairs(list) do
           redis.call('HSET', e.vk, e.field, e.vote)
         end
       elseif redis.call('GETRANGE', key, e.off, e.off + #e.head - 1) == e.head then
-        redis.call('HSET', e.vk, e.field, e.vote .. '@' .. e.n)
+        redis.call('HSET', e.vk, e.field, loggedValue(e.vote, e.n))
       end
     end
   elseif kind == 'page' then

@@ -256,7 +256,7 @@ local function vote(k, id, user, vs, now, store, want)
       local line = k.logLine or new ~= 0 and LOG_SIGNS[new] .. logItem(false, id) .. k.logTail
       r, at = logVote(mod.log .. user, false, id, new, prev, off, line)
       if at then
-        stored = stored .. '@' .. at -- the line's offset (layout.LoggedVoteValue)
+        stored = loggedValue(stored, at) -- the line's offset
       end
     else
       r = addEvent(mod.events, mod.maxLen, 'vote', user, id, false, prev, new, now .. '000')

@@ -99,6 +99,13 @@ local function fromBase36(s)
   return tonumber(s, 36)
 end
 
+-- loggedValue is the value of a logged vote vs ('1' or '-1') in its
+-- voter record, its line at offset at: '<vote>@<offset>'
+-- (layout.LoggedVoteValue); loggedVote reads it back.
+local function loggedValue(vs, at)
+  return vs .. '@' .. at
+end
+
 -- loggedVote reads a voter record's value v of a logged vote,
 -- '<vote>@<offset>', as its vote (1 or -1) and the offset of its line;
 -- nil for any other value.
