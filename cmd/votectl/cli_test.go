@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -145,4 +147,24 @@ func TestOptionsChange(t *testing.T) {
 			t.Errorf("a bad -orders: %d %s", code, errs)
 		}
 	})
+}
+
+// TestInterspersed: a command's flags may follow its arguments or sit
+// between them; a word that names none of its flags, and all after
+// "--", stay arguments in their order.
+func TestInterspersed(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.String("mode", "", "")
+	fs.Bool("comment", false, "")
+	for _, c := range []struct{ in, want []string }{
+		{[]string{"bob", "-mode", "shadow"}, []string{"-mode", "shadow", "bob"}},
+		{[]string{"-mode", "shadow", "bob", "-comment", "7"}, []string{"-mode", "shadow", "-comment", "bob", "7"}},
+		{[]string{"bob", "--mode=x", "-1"}, []string{"--mode=x", "bob", "-1"}},
+		{[]string{"bob", "--", "-mode", "x"}, []string{"bob", "--", "-mode", "x"}},
+		{[]string{"bob", "-mode"}, []string{"bob", "-mode"}},
+	} {
+		if got := interspersed(fs, c.in); !slices.Equal(got, c.want) {
+			t.Errorf("interspersed(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
 }

@@ -254,7 +254,7 @@ func subFlags(e *env, name string, args []string, n int, define func(fs *flag.Fl
 		}
 		return b.String()
 	}
-	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+	if err := fs.Parse(interspersed(fs, args)); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(e.stdout, help())
 		return nil, errHelp
 	} else if err != nil {
@@ -302,4 +302,38 @@ func isTerminal(f *os.File) bool {
 // API has.
 func (e *env) store(opts ...voting.Option) (*voting.Store, error) {
 	return voting.New(e.pool, append([]voting.Option{voting.WithKeyPrefix(e.prefix)}, opts...)...)
+}
+
+// interspersed returns args with the flags fs defines first, each with
+// its value, then the other arguments in their order, so that an
+// argument may come before a command's flags: "suspend bob -mode shadow
+// -for 1h" parses as "suspend -mode shadow -for 1h bob". A word that
+// names no flag of fs ("-1", "-h") stays where it was among the others,
+// and so does everything from "--" on.
+func interspersed(fs *flag.FlagSet, args []string) []string {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		name, _, valued := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if !strings.HasPrefix(a, "-") || f == nil {
+			rest = append(rest, a)
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !valued && !(ok && b.IsBoolFlag()) {
+			if i+1 == len(args) { // its value missing: left for Parse to say so where it stood
+				rest = append(rest, a)
+				continue
+			}
+			flags = append(flags, a)
+			i++
+			a = args[i]
+		}
+		flags = append(flags, a)
+	}
+	return append(flags, rest...)
 }

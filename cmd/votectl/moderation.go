@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/votekit/voting"
@@ -19,15 +18,6 @@ import (
 
 // modPage is how many entries a command reads per call.
 const modPage = 500
-
-// flagsFirst moves a leading positional argument after the flags, so
-// that "suspend USER -mode shadow" parses as "suspend -mode shadow USER".
-func flagsFirst(args []string) []string {
-	if len(args) > 1 && !strings.HasPrefix(args[0], "-") {
-		return append(append([]string{}, args[1:]...), args[0])
-	}
-	return args
-}
 
 // moderated opens the store with its recorded options.
 func (e *env) moderated() (*voting.Store, error) {
@@ -85,7 +75,7 @@ func printWalk[T any](e *env, read func(cursor string) ([]T, string, error)) err
 // with -comment, a JSON object a line (Store.Voters, CommentVoters).
 func cmdVoters(e *env, args []string) error {
 	var comment *bool
-	fs, err := subFlags(e, "voters", flagsFirst(args), 1, func(fs *flag.FlagSet) {
+	fs, err := subFlags(e, "voters", args, 1, func(fs *flag.FlagSet) {
 		comment = fs.Bool("comment", false, "ID is a comment's")
 	})
 	if err != nil {
@@ -150,7 +140,7 @@ func cmdReverse(e *env, args []string) error {
 func cmdSuspend(e *env, args []string) error {
 	var mode *string
 	var d *time.Duration
-	fs, err := subFlags(e, "suspend", flagsFirst(args), 1, func(fs *flag.FlagSet) {
+	fs, err := subFlags(e, "suspend", args, 1, func(fs *flag.FlagSet) {
 		mode = fs.String("mode", "refuse", "`refuse` (the user's votes, posts and comments get ErrNotAllowed) or shadow (votes accepted, counted nowhere)")
 		d = fs.Duration("for", 24*time.Hour, "how long, from now on the store's clock (this machine's): a `duration`, e.g. 72h")
 	})

@@ -62,6 +62,11 @@ func TestModerationCommands(t *testing.T) {
 		if code, out, errs := votectl(t, addr, "", "-prefix", "mod", "suspend", "carol", "-mode", "ban"); code != 2 {
 			t.Fatalf("suspend -mode ban: %d %q %q", code, out, errs)
 		}
+		// The user between the flags, as between any others.
+		code, out, errs = votectl(t, addr, "", "-prefix", "mod", "suspend", "-mode", "shadow", "carol", "-for", "2h")
+		if code != 0 || !strings.HasPrefix(out, "suspended carol (shadow) until ") {
+			t.Fatalf("suspend -mode shadow carol -for 2h: %d %q %q", code, out, errs)
+		}
 		if code, out, errs := votectl(t, addr, "", "-prefix", "mod", "unsuspend", "carol"); code != 0 || out != "unsuspended carol\n" {
 			t.Fatalf("unsuspend: %d %q %q", code, out, errs)
 		}
@@ -74,7 +79,7 @@ func TestModerationCommands(t *testing.T) {
 			}
 			kinds = append(kinds, e.Kind)
 		}
-		if code != 0 || strings.Join(kinds, " ") != "vote vote reversed suspend unsuspend" {
+		if code != 0 || strings.Join(kinds, " ") != "vote vote reversed suspend suspend unsuspend" {
 			t.Fatalf("events: %d %q %q", code, out, errs)
 		}
 		// -follow waits for more, and prints an event cast meanwhile,
