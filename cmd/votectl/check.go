@@ -949,7 +949,7 @@ func (c *checker) suspensions() error {
 		}
 		latest = max(latest, until)
 	}
-	if latest <= c.e.now().UnixMilli() {
+	if latest <= storeNowMs(c.e.now()) {
 		return nil // none on
 	}
 	rec, err := redis.String(c.e.do("GET", c.e.l.key(famStore, "")))

@@ -450,3 +450,30 @@ func TestExpireAtOfAGoneKey(t *testing.T) {
 		}
 	})
 }
+
+// TestExportSuspensionToTheSecond: export keeps a suspension that ends
+// within the current second, which Store.Suspended and a vote, whose
+// clock is whole seconds, still find on.
+func TestExportSuspensionToTheSecond(t *testing.T) {
+	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		ctx := context.Background()
+		now := time.Unix(1900000000, 0)
+		st, _, _ := commentedStore(t, addr, "sec", voting.WithKeyPrefix("sec"), voting.WithClock(func() time.Time { return now }))
+		if err := st.Suspend(ctx, "sam", voting.Shadow, now.Add(500*time.Millisecond)); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(700 * time.Millisecond) // past its end, in the same second
+		if mode, _, err := st.Suspended(ctx, "sam"); err != nil || mode != voting.Shadow {
+			t.Fatalf("Suspended: %v, %v; want on", mode, err)
+		}
+		var out bytes.Buffer
+		e, _ := recordingEnv(addr, "sec", &out)
+		e.now = func() time.Time { return now }
+		if err := cmdExport(e, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), `"type":"suspension","user":"sam"`) {
+			t.Errorf("export lacks sam's suspension:\n%s", out.String())
+		}
+	})
+}

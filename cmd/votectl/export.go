@@ -353,7 +353,8 @@ func (e *env) exportVoteLogs(w *bufio.Writer, inv *inventory) error {
 }
 
 // exportSuspensions writes the suspensions on at the time of the export;
-// those that ended are left out, as a read finds them (Store.Suspended).
+// those that ended are left out, as a read finds them (Store.Suspended,
+// to the second: storeNowMs).
 func (e *env) exportSuspensions(w *bufio.Writer, inv *inventory) error {
 	if !inv.has(famSuspended, "") {
 		return nil
@@ -363,7 +364,7 @@ func (e *env) exportSuspensions(w *bufio.Writer, inv *inventory) error {
 	if err != nil {
 		return err
 	}
-	now := e.now().UnixMilli()
+	now := storeNowMs(e.now())
 	for _, u := range sortedKeys(h) {
 		mode, until, ok := parseSuspension(h[u])
 		if !ok {

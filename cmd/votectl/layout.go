@@ -17,6 +17,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 
 	ilayout "github.com/votekit/voting/internal/layout"
 	"github.com/votekit/voting/internal/restore"
@@ -364,6 +365,13 @@ func logItem(e ilayout.LogEntry) string {
 	}
 	return "article"
 }
+
+// storeNowMs is t as the store's scripts take their clock to tell
+// whether a suspension is on: whole seconds (the store sends Unix
+// seconds; lib/moderation.lua suspensionOf), in ms. A suspension that
+// ends within the current second is still on, for Store.Suspended and a
+// vote as for votectl.
+func storeNowMs(t time.Time) int64 { return t.Unix() * 1000 }
 
 // suspensionModes are the names of the suspensions' modes
 // (ilayout.ParseSuspension) in votectl's lines.
