@@ -101,6 +101,9 @@ func cmdCheck(e *env, args []string) error {
 	if err := e.commentsReadable(inv); err != nil {
 		return err
 	}
+	if err := e.logsReadable(inv); err != nil {
+		return err
+	}
 	if karma == nil {
 		// The karma a vote moves, as the store records it: in its rules
 		// record, or, for a store of an earlier layout, its identity.

@@ -100,6 +100,19 @@ func (e *env) commentsReadable(inv *inventory) error {
 	return nil
 }
 
+// logsReadable refuses a store whose vote logs are not all of this
+// layout: sorted sets of layout 6 (uvotes:) are left, in a store recorded
+// as layout 6 or one whose logs Reconfigure is still moving into
+// journals. Commands that read the logs (check, export) call it first.
+func (e *env) logsReadable(inv *inventory) error {
+	if n := len(inv.names(famUVotes6)); n > 0 {
+		return usagef("the vote logs of the store are still moving from layout 6 to %d (%d sorted sets at %s* are left): "+
+			"finish the migration with votectl options and the flags of its service (Store.Reconfigure), then run this again",
+			voting.LayoutVersion, n, e.l.key(famUVotes6, ""))
+	}
+	return nil
+}
+
 // threads is the structure the comments imply, as the store's scripts
 // keep it: each parent's replies in id order (the order they came), the
 // live descendants of each comment and the live comments of each

@@ -477,3 +477,21 @@ func TestExportSuspensionToTheSecond(t *testing.T) {
 		}
 	})
 }
+
+// TestLogsMovingRefused: check and export refuse a store that still
+// holds vote logs of layout 6 (a Reconfigure's move not finished), whose
+// votes are half in the journals, and name the way out.
+func TestLogsMovingRefused(t *testing.T) {
+	onRedis(t, func(t *testing.T, addr string, do func(string, ...interface{}) (interface{}, error)) {
+		commentedStore(t, addr, "lmv", voting.WithKeyPrefix("lmv"), voting.WithVoteLog())
+		if _, err := do("ZADD", "{lmv}:uvotes:bob", 3800000001, "a1"); err != nil {
+			t.Fatal(err)
+		}
+		for _, cmd := range []string{"check", "export"} {
+			code, _, errs := votectl(t, addr, "", "-prefix", "lmv", cmd)
+			if code != 2 || !strings.Contains(errs, "vote logs of the store are still moving from layout 6") {
+				t.Errorf("%s: %d %q; want 2 and the move named", cmd, code, errs)
+			}
+		}
+	})
+}

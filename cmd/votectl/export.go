@@ -197,6 +197,9 @@ func cmdExport(e *env, args []string) error {
 	if err := e.commentsReadable(inv); err != nil {
 		return err
 	}
+	if err := e.logsReadable(inv); err != nil {
+		return err
+	}
 	w := bufio.NewWriterSize(e.stdout, 1<<16)
 	ids := inv.ids(famArticle)
 	opts := e.shownOptions(inv)

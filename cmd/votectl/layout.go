@@ -65,6 +65,7 @@ const (
 	famCommented   = ilayout.Commented
 	famLastComment = ilayout.LastComment
 	famUVotes      = ilayout.UserVotes
+	famUVotes6     = ilayout.UserVotes6 // layout 6's vote logs: none once Reconfigure has moved them
 	famSuspended   = ilayout.Suspended
 	famEvents      = ilayout.Events
 	famOther       = "other" // a key under the prefix of no family (votectl's import marker, or by hand)
@@ -73,7 +74,7 @@ const (
 var familyOrder = []string{famSeq, famStore, famRules, famBackfill, famArticle, famVoted, famBy, famTop, famGroups, famGroup, famCache,
 	famLink, famSubmitted, famUpvoted, famKarma, famVoteLog, famLastPost,
 	famCSeq, famComments, famMoving, famRemoving, famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment,
-	famUVotes, famSuspended, famEvents, famOther}
+	famUVotes, famUVotes6, famSuspended, famEvents, famOther}
 
 // importMarker is the key votectl's import writes first and deletes last
 // (export.go): while it exists, the store holds an unfinished import.
@@ -92,7 +93,7 @@ func (l layout) family(key string) (fam, name string, ok bool) {
 	}
 	for _, f := range []string{famBy, famTop, famArticle, famVoted, famGroups, famGroup, famCache,
 		famLink, famSubmitted, famUpvoted, famVoteLog, famLastPost,
-		famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famUVotes} {
+		famComment, famCBody, famThread, famKids, famCVoted, famCommented, famLastComment, famUVotes, famUVotes6} {
 		if n, ok := strings.CutPrefix(rest, f); ok {
 			return f, n, true
 		}
