@@ -595,14 +595,19 @@ func TestMigrateLayout6(t *testing.T) {
 	})
 }
 
-// TestLogMoveKeys keeps the keys the move and the votes during it name
-// from the record's tag (lib/moderation.lua logVote6, reconfigure.lua
-// phase 'movelogs') to internal/layout's families, and the marks of the
-// record to identity.go's.
+// TestLogMoveKeys keeps the key of a log of layout 6, which the move
+// and the votes during it name from the record's key (lib/moderation.lua
+// log6Key, its one spelling in Lua; reconfigure.lua's phase 'movelogs'
+// calls it, and names the journals as lib/base.lua moderationIn does),
+// to internal/layout's family, and the marks of the record to
+// identity.go's.
 func TestLogMoveKeys(t *testing.T) {
-	for _, w := range []string{"tag .. '" + layout.UserVotes6 + "'", "tag .. '" + layout.UserVotes + "'"} {
-		if !strings.Contains(libLua, w) || !strings.Contains(reconfigureLua, w) {
-			t.Errorf("lib/moderation.lua or reconfigure.lua names no %s", w)
+	if w := "'" + layout.UserVotes6 + "' .. user"; strings.Count(libLua, "'"+layout.UserVotes6+"'") != 1 || !strings.Contains(libLua, w) {
+		t.Errorf("lib/ names layout 6's logs other than once, as %s", w)
+	}
+	for _, w := range []string{layout.UserVotes6, layout.UserVotes} {
+		if strings.Contains(reconfigureLua, "'"+w+"'") {
+			t.Errorf("reconfigure.lua spells '%s' again", w)
 		}
 	}
 	for _, w := range []string{"local MOVING = '" + movingMark + "'", "local LOGS_MOVING = '" + logsMovingMark + "'",

@@ -130,7 +130,7 @@ if mod and mod.log and prev ~= new then
   -- A poster's upvote back on their own comment is logged, as one on
   -- their own article is: the comment's first upvote alone is the
   -- item's (docs/OPERATIONS.md, "Moderation").
-  local r, at = logVote(mod.log .. user, true, cid, new, prev, off, logLine)
+  local r, at = logVote(mod.log, user, true, cid, new, prev, off, logLine)
   must(r)
   if at then
     stored = loggedValue(vs, at) -- the line's offset; a vote that counts

@@ -175,11 +175,10 @@ if phase == 'movelogs' then
     return {OK, '0', 1}
   end
   local cursor, pattern, votedPrefix, cvotedPrefix = ARGV[13], ARGV[14], ARGV[15], ARGV[16]
-  -- The logs of layout 6 and the journals, the record's siblings in its
-  -- hash tag (layout.UserVotes6, layout.UserVotes), as lib/base.lua
-  -- moderationIn names the journals.
-  local tag = string.sub(storeKey, 1, -6)
-  local from, to = tag .. 'uvotes:', tag .. 'ulog:'
+  -- The logs of layout 6 (lib/moderation.lua log6Key) and the journals,
+  -- as this identity, which keeps them while the record is so marked,
+  -- names them (lib/base.lua moderationIn).
+  local from, to = log6Key(storeKey, ''), moderationIn(storeKey, storeIdentity).log
   local scan = redis.call('SCAN', cursor, 'MATCH', pattern, 'COUNT', step)
   -- A SCAN may name a key twice (while the keyspace rehashes), which
   -- the plan, read before any write, would move twice: each once.
@@ -217,9 +216,8 @@ if phase == 'movelogs' then
       if not kind or not score or score ~= math.floor(score) then
         return error('voting: key ' .. key .. ' holds no vote log of layout 6: ' .. item .. ' at ' .. list[i + 1], 0)
       end
-      local at = math.floor(score / 2)
-      local vote = score - 2 * at == 1 and 1 or -1
-      local line = LOG_SIGNS[vote] .. item .. ' ' .. base36(at) .. '\n' -- layout.LogEntry Line
+      local at, vote = fromScore6(score)
+      local line = LOG_SIGNS[vote] .. item .. logTail(at) -- layout.LogEntry Line
       p.lines[#p.lines + 1] = line
       -- The voter record's field where it still holds this vote, plain
       -- (a layout 6 value, or one a vote kept so during the move), or,

@@ -62,8 +62,9 @@ local PLACES = {
 local LOG_KINDS = {uvote = true, ukill = true, ulink = true}
 
 -- logEntry reads the vote log entry e: its item and vote, the offset of
--- its line (n: at least 0; -1 for none, an ulink's unlinking), the head
--- of its line (sign, item and the space before its time) and the field
+-- its line (n: at least 0; -1 for none, an ulink's unlinking), its item
+-- in the log (logged, lib/moderation.lua logItem) and the head of its
+-- line (logHead), and the field
 -- of its vote in the item's voter record (vk, field; none where the
 -- comment is gone), of which poster says whether the user posted the
 -- comment (their implied upvote). It raises for an entry the store
@@ -79,7 +80,8 @@ local function logEntry(e)
     return error(what .. ': offset ' .. e.n .. ' is none', 0)
   end
   e.off = tonumber(e.n)
-  e.head = LOG_SIGNS[vote] .. logItem(comment, e.id) .. ' '
+  e.logged = logItem(comment, e.id)
+  e.head = logHead(vote, e.logged)
   if e.kind == 'uvote' and (string.sub(e.text, 1, #e.head) ~= e.head or string.sub(e.text, -1) ~= '\n' or
       not string.match(string.sub(e.text, 1, -2), LOG_LINE)) then
     return error(what .. ': line ' .. string.gsub(e.text, '\n', '\\n') .. ' is no line of this vote', 0)
@@ -203,8 +205,8 @@ for _, e in ipairs(list) do
     -- The line, where it is still the vote's and no voter record's vote
     -- links it (logKill's check).
     local linked = e.vk and redis.call('HGET', e.vk, e.field) == loggedValue(e.vote, e.n)
-    if not linked and redis.call('GETRANGE', key, e.off, e.off + #e.head - 1) == e.head then
-      redis.call('SETRANGE', key, e.off, LOG_DEAD)
+    if not linked then
+      must(logKill(key, e.off, tonumber(e.vote), e.logged))
     end
   elseif kind == 'ulink' then
     -- The vote, where the record holds what the check read (text; ''

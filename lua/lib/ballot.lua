@@ -254,7 +254,7 @@ local function vote(k, id, user, vs, now, store, want)
     if mod.log then
       -- The line, sent (vote.lua) or, in a batch, of its tail (layout.LogTail).
       local line = k.logLine or new ~= 0 and LOG_SIGNS[new] .. logItem(false, id) .. k.logTail
-      r, at = logVote(mod.log .. user, false, id, new, prev, off, line)
+      r, at = logVote(mod.log, user, false, id, new, prev, off, line)
       if at then
         stored = loggedValue(stored, at) -- the line's offset
       end

@@ -99,6 +99,35 @@ local function fromBase36(s)
   return tonumber(s, 36)
 end
 
+-- logTail is the tail of the line of a vote at at (Unix s), ' <at>\n',
+-- at in base 36 (layout.LogTail), for a line the store writes from a
+-- number (reconfigure.lua's move); a vote's the store sends.
+local function logTail(at)
+  return ' ' .. base36(at) .. '\n'
+end
+
+-- Layout 6 kept a user's log in a sorted set at log6Key of the record's
+-- key store and the user (layout.UserVotes6), of the items at score6:
+-- twice the vote's time (Unix s), plus 1 for an upvote (layout.LogEntry
+-- Score), which fromScore6 reads back as the time and the vote.
+-- Reconfigure moves them into journals (reconfigure.lua, phase
+-- 'movelogs'); a vote meanwhile keeps one not moved yet (logVote6).
+local function log6Key(store, user)
+  return string.sub(store, 1, -6) .. 'uvotes:' .. user
+end
+
+local function score6(at, vote)
+  if vote == 1 then
+    return 2 * at + 1
+  end
+  return 2 * at
+end
+
+local function fromScore6(score)
+  local at = math.floor(score / 2)
+  return at, score - 2 * at == 1 and 1 or -1
+end
+
 -- loggedValue is the value of a logged vote vs ('1' or '-1') in its
 -- voter record, its line at offset at: '<vote>@<offset>'
 -- (layout.LoggedVoteValue); loggedVote reads it back.
@@ -116,12 +145,18 @@ local function loggedVote(v)
   end
 end
 
+-- logHead is the start of the line of a vote (1 or -1) on item, up to
+-- its time: what tells that vote's line from another's at its offset.
+local function logHead(vote, item)
+  return LOG_SIGNS[vote] .. item .. ' '
+end
+
 -- logKill marks taken back the line of the vote old (1 or -1) on item at
 -- offset off of the journal at key, where that line is there (a log
 -- dropped by Reconfigure, and begun again, holds another). It returns
 -- the reply of redis.pcall: an error where key holds another type.
 local function logKill(key, off, old, item)
-  local head = LOG_SIGNS[old] .. item .. ' '
+  local head = logHead(old, item)
   local got = redis.pcall('GETRANGE', key, off, off + #head - 1)
   if got == head then
     return redis.pcall('SETRANGE', key, off, LOG_DEAD)
@@ -131,20 +166,16 @@ end
 
 -- logVote6 is logVote (below) while Reconfigure moves the vote logs of
 -- layout 6 into journals (lib/base.lua storeLogsMoving, the record's
--- key; reconfigure.lua, phase 'movelogs'), for a user whose log of layout
--- 6 is still there: a sorted set at the journal's sibling of the family
--- 'uvotes:' (layout.UserVotes6), of the items at twice the vote's time
--- (Unix s), plus 1 for an upvote (layout.LogEntry Score). Such a vote is
--- kept there as layout 6 kept it, and its voter record's value plain,
--- so that the move carries it into the journal after the votes before
--- it; a vote logged in the journal already (off) has its line marked
--- taken back. It returns nil where the user has no log of layout 6 (the
--- journal takes the vote), else what logVote returns: the reply of
--- redis.pcall, an error reply, before any write, where either key holds
--- another type, and no offset.
-local function logVote6(key, item, new, prev, off, line)
-  local tag = string.sub(storeLogsMoving, 1, -6) -- the record's, '<tag>store'
-  local old = tag .. 'uvotes:' .. string.sub(key, #tag + #'ulog:' + 1) -- the journal's is tag .. 'ulog:' .. user
+-- key), for a user whose log of layout 6 (log6Key) is still there. Such
+-- a vote is kept there as layout 6 kept it, and its voter record's value
+-- plain, so that the move carries it into the journal at key after the
+-- votes before it; a vote logged in the journal already (off) has its
+-- line marked taken back. It returns nil where the user has no log of
+-- layout 6 (the journal takes the vote), else what logVote returns: the
+-- reply of redis.pcall, an error reply, before any write, where either
+-- key holds another type, and no offset.
+local function logVote6(key, user, item, new, prev, off, line)
+  local old = log6Key(storeLogsMoving, user)
   local t = redis.call('TYPE', old)
   t = t.ok or t
   if t == 'none' then
@@ -162,14 +193,14 @@ local function logVote6(key, item, new, prev, off, line)
   if new == 0 then
     redis.call('ZREM', old, item)
   else
-    local at = fromBase36(string.match(line, ' (%-?[%da-z]+)\n$')) -- the line's time (layout.LogTail)
-    redis.call('ZADD', old, num(2 * at + (new == 1 and 1 or 0)), item)
+    local _, _, at = string.match(string.sub(line, 1, -2), LOG_LINE) -- the line's time (layout.LogTail)
+    redis.call('ZADD', old, num(score6(fromBase36(at), new)), item)
   end
   return r
 end
 
 -- logVote moves the entry of an item, the comment (comment true) or
--- article id, in the journal at key from the vote prev, logged at
+-- article id, in user's journal (at log .. user) from the vote prev, logged at
 -- offset off (nil for none logged), to the user's new vote (1, -1, or 0
 -- for none), whose line is line (layout.LogEntry's Line, which the
 -- store sends with each vote: building it costs a vote in Lua a tenth of
@@ -179,9 +210,10 @@ end
 -- key (expect) and raises an error (must), or wrote it first unchecked
 -- and puts its writes back (lib/ballot.lua vote): its first command on
 -- key fails before it writes.
-local function logVote(key, comment, id, new, prev, off, line)
+local function logVote(log, user, comment, id, new, prev, off, line)
+  local key = log .. user
   if storeLogsMoving then -- a migration under way (logVote6), on no other vote's way
-    local r = logVote6(key, logItem(comment, id), new, prev, off, line)
+    local r = logVote6(key, user, logItem(comment, id), new, prev, off, line)
     if r then
       return r
     end
@@ -333,8 +365,7 @@ local function expectModerated(mod, user, all)
   if mod.log and all then
     expect(mod.log .. user, 'string')
     if storeLogsMoving then -- and the log of layout 6 a move has yet to take (logVote6)
-      local tag = string.sub(storeLogsMoving, 1, -6)
-      expect(tag .. 'uvotes:' .. user, 'zset')
+      expect(log6Key(storeLogsMoving, user), 'zset')
     end
   end
   if mod.events and (all or mod.log) then
