@@ -47,9 +47,10 @@ func (s *Store) Vote(ctx context.Context, user, id string, v VoteType) (VoteResu
 // the vote (voteArg), now (Unix seconds); ARGV[5..7]: the prefixes of
 // articles and voter records, and the rest, newline-separated
 // (keys.go votePrefixes); ARGV[8], where the store has a vote log, user
-// pages or rules: the vote's line in the voter's vote log (logLine); ARGV[9], where it has user pages or rules: the upvoted
-// pages' prefix. A store with the log alone sends 8 arguments, which
-// Lua's ARGV holds without growing its table.
+// pages or rules: the vote's line in the voter's vote log (logLine);
+// ARGV[9], where it has user pages or rules: the upvoted pages' prefix.
+// A store with the log alone sends 8 arguments, which Lua's ARGV holds
+// without growing its table.
 // It is the hottest path: its key and prefixes were boxed once, in
 // votePrefixes.
 func (s *Store) voteArgs(user, id string, v VoteType, now int64) []interface{} {
